@@ -1,0 +1,82 @@
+// The CPU device: runs every node with the kernels of devices/cpu/ops (reference kernels for
+// now; optimized ones will be chosen behind the same registry).
+#include "devices/cpu/cpu_kernel_registry.h"
+#include "devices/device.h"
+
+namespace orknn::devices {
+namespace {
+
+class CpuExecutable final : public Executable {
+ public:
+  struct Step {
+    size_t node_index;
+    std::unique_ptr<cpu::CpuKernel> kernel;
+    std::vector<int32_t> inputs;  // tensor indices (-1 omitted)
+    std::vector<int32_t> outputs;
+    std::vector<const void*> input_addresses;
+    std::vector<void*> output_addresses;
+  };
+
+  explicit CpuExecutable(std::vector<Step> steps) : steps_(std::move(steps)) {}
+
+  Status bind(const std::vector<void*>& tensor_addresses) override {
+    for (Step& step : steps_) {
+      for (size_t i = 0; i < step.inputs.size(); ++i) {
+        step.input_addresses[i] = step.inputs[i] < 0 ? nullptr : tensor_addresses[step.inputs[i]];
+      }
+      for (size_t i = 0; i < step.outputs.size(); ++i) {
+        step.output_addresses[i] = tensor_addresses[step.outputs[i]];
+      }
+    }
+    return ok_status();
+  }
+
+  Status run(exec::Profiler* profiler) override {
+    for (Step& step : steps_) {
+      const auto start = exec::Profiler::Clock::now();
+      Status status = step.kernel->run(step.input_addresses.data(), step.output_addresses.data());
+      if (!status.ok()) return status;
+      if (profiler) profiler->record(step.node_index, exec::Profiler::Clock::now() - start);
+    }
+    return ok_status();
+  }
+
+ private:
+  std::vector<Step> steps_;
+};
+
+class CpuDevice final : public Device {
+ public:
+  const char* name() const override { return "CPU"; }
+
+  bool supports(const graph::Graph&, const graph::Node& node) const override {
+    return cpu::find_cpu_op(node.op_type) != nullptr;
+  }
+
+  Result<std::unique_ptr<Executable>> compile(const graph::Graph& graph,
+                                              const std::vector<size_t>& node_indices,
+                                              const std::vector<graph::Shape>& shapes) override {
+    std::vector<CpuExecutable::Step> steps;
+    steps.reserve(node_indices.size());
+    for (size_t index : node_indices) {
+      const graph::Node& node = graph.nodes[index];
+      ORKNN_ASSIGN_OR_RETURN(std::unique_ptr<cpu::CpuKernel> kernel,
+                             cpu::build_cpu_kernel(graph, node, shapes));
+      CpuExecutable::Step step;
+      step.node_index = index;
+      step.kernel = std::move(kernel);
+      step.inputs = node.inputs;
+      step.outputs = node.outputs;
+      step.input_addresses.resize(node.inputs.size());
+      step.output_addresses.resize(node.outputs.size());
+      steps.push_back(std::move(step));
+    }
+    return std::unique_ptr<Executable>(std::make_unique<CpuExecutable>(std::move(steps)));
+  }
+};
+
+}  // namespace
+
+std::shared_ptr<Device> make_cpu_device() { return std::make_shared<CpuDevice>(); }
+
+}  // namespace orknn::devices

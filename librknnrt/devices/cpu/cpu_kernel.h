@@ -1,0 +1,89 @@
+// The CPU device's kernel interface: one CpuKernel per node, built once when a plan is made and
+// run many times. Building parses attributes, checks dtypes and may pre-pack weights; running
+// only computes and never allocates.
+//
+// Precision handling is shared, not per op (cpu_kernel_registry.cc):
+//  * kFloatDomain ops are written for float32 only. For fp16 or int8 tensors the registry wraps
+//    the kernel: activations are converted to float32 scratch before the run and back after it,
+//    constants once at build time. Tensors of other types (int64 indices, bool) pass unchanged.
+//  * kByteMove ops (Reshape, Transpose, Concat, ...) work on elements of any size; they run
+//    natively when all data inputs and outputs share the dtype and quantization, and are wrapped
+//    like kFloatDomain ops otherwise.
+//  * kNative ops (Cast) see the real dtypes always.
+//  * An op may also offer an int8 factory (Conv, Gemm, MatMul): it is tried first when the
+//    activations are per-tensor int8; returning kUnimplemented falls back to the float domain.
+#pragma once
+
+#include <memory>
+#include <string_view>
+#include <vector>
+
+#include "graph/graph.h"
+
+namespace orknn::devices::cpu {
+
+struct KernelBuildContext {
+  const graph::Node& node;
+  // nullptr for omitted optional inputs. In the float domain these are float32 views of the
+  // graph's tensors; constant inputs carry (possibly converted) constant_data.
+  std::vector<const graph::Tensor*> inputs;
+  std::vector<const graph::Tensor*> outputs;
+
+  const graph::Tensor* input(size_t position) const {
+    return position < inputs.size() ? inputs[position] : nullptr;
+  }
+  template <typename... Parts>
+  Status error(const Parts&... parts) const {
+    return invalid_model(node.describe(), ": ", parts...);
+  }
+};
+
+class CpuKernel {
+ public:
+  virtual ~CpuKernel() = default;
+  // inputs[i] is nullptr for omitted optional inputs; buffers hold the shapes and types given
+  // at build time. Must not allocate.
+  virtual Status run(const void* const* inputs, void* const* outputs) = 0;
+};
+
+using CpuKernelFactory = Result<std::unique_ptr<CpuKernel>> (*)(const KernelBuildContext& context);
+
+enum class DtypeHandling { kFloatDomain, kByteMove, kNative };
+
+struct CpuOpDefinition {
+  const char* op_type;
+  DtypeHandling dtype_handling;
+  CpuKernelFactory make_kernel;       // required
+  CpuKernelFactory make_int8_kernel;  // optional
+};
+
+// Per-family lists, concatenated by cpu_kernel_registry.cc. Each lives in devices/cpu/ops/.
+std::vector<CpuOpDefinition> convolution_cpu_ops();
+std::vector<CpuOpDefinition> pooling_cpu_ops();
+std::vector<CpuOpDefinition> elementwise_cpu_ops();
+std::vector<CpuOpDefinition> normalization_cpu_ops();
+std::vector<CpuOpDefinition> reduction_cpu_ops();
+std::vector<CpuOpDefinition> data_movement_cpu_ops();
+std::vector<CpuOpDefinition> resize_cpu_ops();
+
+const CpuOpDefinition* find_cpu_op(std::string_view op_type);
+
+// A kernel that runs a function object, usually a lambda capturing the parameters parsed at
+// build time; saves a class per simple op.
+template <typename Function>
+class FunctionKernel final : public CpuKernel {
+ public:
+  explicit FunctionKernel(Function function) : function_(std::move(function)) {}
+  Status run(const void* const* inputs, void* const* outputs) override {
+    return function_(inputs, outputs);
+  }
+
+ private:
+  Function function_;
+};
+template <typename Function>
+std::unique_ptr<CpuKernel> make_function_kernel(Function function) {
+  return std::make_unique<FunctionKernel<Function>>(std::move(function));
+}
+
+}  // namespace orknn::devices::cpu

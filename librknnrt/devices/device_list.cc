@@ -1,0 +1,12 @@
+// The one place that lists the devices that exist, in priority order. NPU and GPU devices
+// join here (before the CPU) when their backends are built.
+#include "devices/device.h"
+
+namespace orknn::devices {
+
+std::vector<std::shared_ptr<Device>> available_devices() {
+  static const std::vector<std::shared_ptr<Device>> devices = {make_cpu_device()};
+  return devices;
+}
+
+}  // namespace orknn::devices

@@ -1,0 +1,115 @@
+// A Session is everything one rknn_context owns: the shared graph, its executor, and the state
+// of the copying I/O API (converted inputs, timings, the last performance table). It speaks
+// only internal types; librknnrt/api/ maps the C structs onto it.
+//
+// Not thread-safe: the API layer serialises calls on one context.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "exec/executor.h"
+#include "exec/platform.h"
+#include "exec/profiler.h"
+#include "graph/graph.h"
+
+namespace orknn::exec {
+
+enum class Layout { kNCHW, kNHWC, kNC1HWC2, kUndefined };
+const char* layout_name(Layout layout);
+
+// Which form of a tensor's attributes to describe (the rknn_query families).
+enum class AttributeView {
+  kDefault,     // INPUT_ATTR / OUTPUT_ATTR: what the copying API accepts and returns
+  kNative,      // NATIVE_*: the runtime's own layout (NC1HWC2 for 4-D outputs)
+  kNativeNhwc,  // NATIVE_NHWC_*
+};
+
+struct TensorDescription {
+  std::string name;
+  std::vector<int64_t> dims;  // in `layout` order
+  Layout layout = Layout::kUndefined;
+  DataType type = DataType::kFloat32;
+  bool quantized = false;
+  float scale = 1.0f;
+  int32_t zero_point = 0;
+  uint64_t elements = 0;
+  uint64_t bytes = 0;
+  uint32_t w_stride = 0;
+  uint64_t bytes_with_stride = 0;
+};
+
+// How the application presents an input buffer.
+struct UserTensorFormat {
+  DataType type = DataType::kUInt8;
+  Layout layout = Layout::kNHWC;
+  bool pass_through = false;  // already in the model's native type and layout
+};
+
+struct SessionOptions {
+  bool collect_performance = false;  // time every node of every run
+  bool model_info_only = false;      // plan memory but build nothing runnable
+};
+
+struct MemoryFigures {
+  uint64_t weight_bytes = 0;
+  uint64_t internal_bytes = 0;
+  uint64_t total_allocated_bytes = 0;
+};
+
+class Session {
+ public:
+  static Result<std::unique_ptr<Session>> create(std::shared_ptr<const graph::Graph> graph,
+                                                 const SessionOptions& options);
+  // A new session on the same graph (weights shared), with its own buffers and state.
+  Result<std::unique_ptr<Session>> duplicate() const;
+
+  const graph::Graph& graph() const { return *graph_; }
+  const PlatformInfo& platform() const { return *platform_; }
+  size_t input_count() const { return graph_->inputs.size(); }
+  size_t output_count() const { return graph_->outputs.size(); }
+  bool is_dynamic() const { return !graph_->dynamic_shape_sets.empty(); }
+
+  TensorDescription describe_input(size_t index, AttributeView view) const;
+  TensorDescription describe_output(size_t index, AttributeView view) const;
+
+  // Converts `data` into the model's input `index` (mean/std, quantization, layout). Checks
+  // the type, layout and that `size` covers the tensor.
+  Status set_input(size_t index, const void* data, uint64_t size, const UserTensorFormat& format);
+  Status run();
+  // Bytes get_output writes for output `index`: float32 when want_float, else the model type.
+  uint64_t output_size(size_t index, bool want_float) const;
+  Status get_output(size_t index, bool want_float, void* destination, uint64_t size);
+
+  // Checks `mask` (an rknn_core_mask value) against the platform's cores and stores it.
+  Status set_core_mask(uint32_t mask);
+  uint32_t core_mask() const { return core_mask_; }
+
+  std::string performance_report() const;
+  int64_t last_run_microseconds() const { return last_run_microseconds_; }
+  MemoryFigures memory() const;
+
+ private:
+  Session() = default;
+  Status prepare(const SessionOptions& options);
+  Status require_runnable(const char* what) const;
+  graph::Shape current_shape(int32_t tensor) const;
+
+  std::shared_ptr<const graph::Graph> graph_;
+  SessionOptions options_;
+  const PlatformInfo* platform_ = nullptr;
+  std::unique_ptr<Executor> executor_;  // null for model_info_only sessions
+  size_t planned_internal_bytes_ = 0;
+  std::vector<std::vector<float>> input_scratch_;  // float staging per input
+  std::vector<bool> input_set_;
+  Profiler profiler_;
+  std::vector<int64_t> input_microseconds_;
+  std::vector<int64_t> output_microseconds_;
+  int64_t last_run_microseconds_ = 0;
+  bool has_run_ = false;
+  uint32_t core_mask_ = 0;
+};
+
+}  // namespace orknn::exec
