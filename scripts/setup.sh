@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Installs everything OpenRKNN needs to build and test on Debian 12 (bookworm). Safe to run
+# again: packages already present are skipped, so a second run costs a second.
+set -euo pipefail
+
+packages=(
+  build-essential cmake ninja-build pkg-config git
+  libprotobuf-dev protobuf-compiler   # the .rknn graph section
+  libcmocka-dev                       # tests
+  libcpu-features-dev                 # CPU kernel dispatch
+  libstb-dev                          # image decoding in samples and tools
+  gcc-arm-linux-gnueabihf gcc-aarch64-linux-gnu  # ABI layout checks for 32/64-bit ARM
+)
+
+missing=()
+for package in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" ||
+    missing+=("$package")
+done
+
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "setup: installing ${missing[*]}"
+  run_as_root=()
+  [ "$(id -u)" -eq 0 ] || run_as_root=(sudo)
+  export DEBIAN_FRONTEND=noninteractive
+  "${run_as_root[@]}" apt-get update -qq
+  "${run_as_root[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+echo "setup: all packages present"
