@@ -233,7 +233,7 @@ Status Session::set_input(size_t index, const void* data, uint64_t size,
       nhwc_to_nchw(static_cast<const uint8_t*>(data), destination, shape,
                    element_size(required_type));
     } else {
-      std::memcpy(destination, data, required);
+      if (required > 0) std::memcpy(destination, data, required);
     }
     input_set_[index] = true;
     input_microseconds_[index] = microseconds_since(start);
@@ -312,7 +312,8 @@ Status Session::get_output(size_t index, bool want_float, void* destination, uin
   tensor.shape = current_shape(graph_->outputs[index]);
   const uint8_t* source = executor_->output_data(index);
   if (!want_float || tensor.data_type == DataType::kFloat32) {
-    std::memcpy(destination, source, output_size(index, false));
+    const uint64_t bytes = output_size(index, false);
+    if (bytes > 0) std::memcpy(destination, source, bytes);
   } else if (graph::is_real_valued(tensor)) {
     graph::decode_to_float(tensor, source, static_cast<float*>(destination));
   } else {

@@ -69,6 +69,7 @@ bool is_real_valued(const Tensor& tensor) {
 
 void decode_to_float(const Tensor& tensor, const void* source, float* destination) {
   const int64_t count = tensor.elements();
+  if (count == 0) return;  // buffers of empty tensors may be null
   switch (tensor.data_type) {
     case DataType::kFloat32:
       std::memcpy(destination, source, static_cast<size_t>(count) * sizeof(float));
@@ -93,6 +94,7 @@ void decode_to_float(const Tensor& tensor, const void* source, float* destinatio
 
 void encode_from_float(const Tensor& tensor, const float* source, void* destination) {
   const int64_t count = tensor.elements();
+  if (count == 0) return;  // buffers of empty tensors may be null
   switch (tensor.data_type) {
     case DataType::kFloat32:
       std::memcpy(destination, source, static_cast<size_t>(count) * sizeof(float));

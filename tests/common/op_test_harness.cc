@@ -159,6 +159,7 @@ struct SingleNodeModel {
 
 std::vector<uint8_t> encode_values(const Tensor& tensor, const TensorSpec& spec) {
   std::vector<uint8_t> bytes(tensor.bytes());
+  if (bytes.empty()) return bytes;
   if (spec.data_type == DataType::kFloat32) {
     graph::encode_from_float(tensor, spec.values.data(), bytes.data());
   } else if (spec.data_type == DataType::kInt64) {

@@ -1,0 +1,234 @@
+// CPU kernels of the elementwise family. Everything runs in the float domain; unary ops also
+// have an int8 kernel: a 256-entry table built by pushing every int8 code through the same
+// decode -> reference function -> encode path the float domain uses, so it is bit-exact with
+// it by construction.
+#include <array>
+#include <cstdint>
+#include <cstring>
+#include <string>
+
+#include "devices/cpu/cpu_kernel.h"
+#include "graph/ops/elementwise_attributes.h"
+#include "graph/tensor_conversion.h"
+#include "reference/elementwise.h"
+
+namespace orknn::devices::cpu {
+namespace {
+
+namespace reference = kernels::reference;
+using graph::Tensor;
+
+Status require_float(const KernelBuildContext& context, const Tensor* tensor, const char* role,
+                     size_t position) {
+  if (!tensor || tensor->data_type == DataType::kFloat32) return ok_status();
+  return unimplemented(context.node.describe(), ": ", role, " ", position, " ('", tensor->name,
+                       "') is ", data_type_name(tensor->data_type),
+                       "; only real-valued (float or quantized) tensors are supported");
+}
+
+Status require_float_tensors(const KernelBuildContext& context, size_t skip_input = SIZE_MAX) {
+  for (size_t i = 0; i < context.inputs.size(); ++i) {
+    if (i == skip_input) continue;
+    ORKNN_RETURN_IF_ERROR(require_float(context, context.inputs[i], "input", i));
+  }
+  for (size_t i = 0; i < context.outputs.size(); ++i) {
+    ORKNN_RETURN_IF_ERROR(require_float(context, context.outputs[i], "output", i));
+  }
+  return ok_status();
+}
+
+// --- binary ----------------------------------------------------------------------------------
+
+reference::BinaryOperation binary_operation(const std::string& type) {
+  if (type == "Add") return reference::BinaryOperation::kAdd;
+  if (type == "Sub") return reference::BinaryOperation::kSubtract;
+  if (type == "Mul") return reference::BinaryOperation::kMultiply;
+  if (type == "Div") return reference::BinaryOperation::kDivide;
+  if (type == "Pow") return reference::BinaryOperation::kPower;
+  return reference::BinaryOperation::kPRelu;
+}
+
+bool is_integer_exponent(const Tensor* tensor) {
+  return tensor->data_type == DataType::kInt32 || tensor->data_type == DataType::kInt64;
+}
+
+// Pow (opset 12+) accepts an integer exponent; it is converted to float per run (or once, when
+// constant) so the reference kernel stays float-only.
+void integer_exponent_to_float(DataType type, const void* source, float* destination,
+                               int64_t count) {
+  for (int64_t i = 0; i < count; ++i) {
+    if (type == DataType::kInt64) {
+      int64_t value;
+      std::memcpy(&value, static_cast<const uint8_t*>(source) + 8 * i, 8);
+      destination[i] = static_cast<float>(value);
+    } else {
+      int32_t value;
+      std::memcpy(&value, static_cast<const uint8_t*>(source) + 4 * i, 4);
+      destination[i] = static_cast<float>(value);
+    }
+  }
+}
+
+Result<std::unique_ptr<CpuKernel>> make_binary_kernel(const KernelBuildContext& context) {
+  const reference::BinaryOperation operation = binary_operation(context.node.op_type);
+  const Tensor* exponent = context.input(1);
+  const bool integer_exponent =
+      operation == reference::BinaryOperation::kPower && is_integer_exponent(exponent);
+  ORKNN_RETURN_IF_ERROR(require_float_tensors(context, integer_exponent ? 1 : SIZE_MAX));
+  reference::BroadcastParams params =
+      reference::make_broadcast_params(context.input(0)->shape, context.input(1)->shape);
+  if (!integer_exponent) {
+    return make_function_kernel(
+        [operation, params](const void* const* inputs, void* const* outputs) {
+          reference::binary(operation, params, static_cast<const float*>(inputs[0]),
+                            static_cast<const float*>(inputs[1]), static_cast<float*>(outputs[0]));
+          return ok_status();
+        });
+  }
+  const int64_t count = exponent->elements();
+  std::vector<float> exponent_values(static_cast<size_t>(count));
+  const bool constant_exponent = exponent->is_constant();
+  if (constant_exponent) {
+    integer_exponent_to_float(exponent->data_type, exponent->constant_data, exponent_values.data(),
+                              count);
+  }
+  return make_function_kernel(
+      [operation, params, count, constant_exponent, type = exponent->data_type, exponent_values](
+          const void* const* inputs, void* const* outputs) mutable {
+        if (!constant_exponent) {
+          integer_exponent_to_float(type, inputs[1], exponent_values.data(), count);
+        }
+        reference::binary(operation, params, static_cast<const float*>(inputs[0]),
+                          exponent_values.data(), static_cast<float*>(outputs[0]));
+        return ok_status();
+      });
+}
+
+// --- unary -----------------------------------------------------------------------------------
+
+struct UnaryType {
+  const char* op_type;
+  reference::UnaryOperation operation;
+};
+constexpr UnaryType kUnaryTypes[] = {
+    {"Relu", reference::UnaryOperation::kRelu},
+    {"Clip", reference::UnaryOperation::kClip},
+    {"LeakyRelu", reference::UnaryOperation::kLeakyRelu},
+    {"Sigmoid", reference::UnaryOperation::kSigmoid},
+    {"HardSigmoid", reference::UnaryOperation::kHardSigmoid},
+    {"HardSwish", reference::UnaryOperation::kHardSwish},
+    {"Swish", reference::UnaryOperation::kSwish},
+    {"SiLU", reference::UnaryOperation::kSwish},
+    {"Tanh", reference::UnaryOperation::kTanh},
+    {"Exp", reference::UnaryOperation::kExp},
+    {"Sqrt", reference::UnaryOperation::kSqrt},
+    {"Neg", reference::UnaryOperation::kNeg},
+    {"Abs", reference::UnaryOperation::kAbs},
+    {"Reciprocal", reference::UnaryOperation::kReciprocal},
+};
+
+// Parameters from the attributes; Clip bounds given as inputs are filled in by the caller.
+Result<reference::UnaryParams> unary_params(const graph::Node& node) {
+  reference::UnaryParams params;
+  for (const UnaryType& type : kUnaryTypes) {
+    if (node.op_type == type.op_type) params.operation = type.operation;
+  }
+  ORKNN_ASSIGN_OR_RETURN(graph::UnaryAttributes attributes, graph::parse_unary_attributes(node));
+  params.alpha = attributes.alpha;
+  params.beta = attributes.beta;
+  if (params.operation == reference::UnaryOperation::kClip) {
+    ORKNN_ASSIGN_OR_RETURN(graph::ClipAttributes clip, graph::parse_clip_attributes(node));
+    params.minimum = clip.minimum;
+    params.maximum = clip.maximum;
+  }
+  return params;
+}
+
+Result<std::unique_ptr<CpuKernel>> make_unary_kernel(const KernelBuildContext& context) {
+  ORKNN_RETURN_IF_ERROR(require_float_tensors(context));
+  ORKNN_ASSIGN_OR_RETURN(reference::UnaryParams params, unary_params(context.node));
+  const int64_t count = context.input(0)->elements();
+  // Clip bounds given as inputs are read per run: they are scalars and may be non-constant.
+  const bool minimum_from_input = context.input(1) != nullptr;
+  const bool maximum_from_input = context.input(2) != nullptr;
+  return make_function_kernel([params, count, minimum_from_input, maximum_from_input](
+                                  const void* const* inputs, void* const* outputs) mutable {
+    if (minimum_from_input) params.minimum = *static_cast<const float*>(inputs[1]);
+    if (maximum_from_input) params.maximum = *static_cast<const float*>(inputs[2]);
+    reference::unary(params, static_cast<const float*>(inputs[0]), static_cast<float*>(outputs[0]),
+                     count);
+    return ok_status();
+  });
+}
+
+bool is_per_tensor_int8(const Tensor* tensor) {
+  return tensor && tensor->data_type == DataType::kInt8 && tensor->quantization.is_quantized() &&
+         !tensor->quantization.is_per_channel();
+}
+
+// The value of a constant scalar Clip bound in any real-valued representation.
+Result<float> constant_bound(const KernelBuildContext& context, size_t position) {
+  const Tensor* tensor = context.input(position);
+  if (!tensor->is_constant() || !graph::is_real_valued(*tensor)) {
+    return unimplemented(context.node.describe(), ": int8 table needs constant real bounds");
+  }
+  Tensor scalar = *tensor;
+  scalar.shape = {1};
+  float value = 0.0f;
+  graph::decode_to_float(scalar, tensor->constant_data, &value);
+  return value;
+}
+
+Result<std::unique_ptr<CpuKernel>> make_unary_int8_kernel(const KernelBuildContext& context) {
+  const Tensor* input = context.input(0);
+  const Tensor* output = context.outputs[0];
+  if (!is_per_tensor_int8(input) || !is_per_tensor_int8(output)) {
+    return unimplemented(context.node.describe(), ": int8 table needs per-tensor int8 tensors");
+  }
+  ORKNN_ASSIGN_OR_RETURN(reference::UnaryParams params, unary_params(context.node));
+  if (context.input(1)) {
+    ORKNN_ASSIGN_OR_RETURN(params.minimum, constant_bound(context, 1));
+  }
+  if (context.input(2)) {
+    ORKNN_ASSIGN_OR_RETURN(params.maximum, constant_bound(context, 2));
+  }
+
+  std::array<int8_t, 256> codes;
+  for (int i = 0; i < 256; ++i) codes[static_cast<size_t>(i)] = static_cast<int8_t>(i - 128);
+  Tensor table_input = *input;
+  table_input.shape = {256};
+  table_input.constant_data = nullptr;
+  Tensor table_output = *output;
+  table_output.shape = {256};
+  table_output.constant_data = nullptr;
+  std::array<float, 256> real_inputs;
+  std::array<float, 256> real_outputs;
+  graph::decode_to_float(table_input, codes.data(), real_inputs.data());
+  reference::unary(params, real_inputs.data(), real_outputs.data(), 256);
+  std::array<int8_t, 256> table;
+  graph::encode_from_float(table_output, real_outputs.data(), table.data());
+
+  const int64_t count = input->elements();
+  return make_function_kernel([table, count](const void* const* inputs, void* const* outputs) {
+    const auto* source = static_cast<const int8_t*>(inputs[0]);
+    auto* destination = static_cast<int8_t*>(outputs[0]);
+    for (int64_t i = 0; i < count; ++i) destination[i] = table[source[i] + 128];
+    return ok_status();
+  });
+}
+
+}  // namespace
+
+std::vector<CpuOpDefinition> elementwise_cpu_ops() {
+  std::vector<CpuOpDefinition> ops;
+  for (const char* type : {"Add", "Sub", "Mul", "Div", "Pow", "PRelu"}) {
+    ops.push_back({type, DtypeHandling::kFloatDomain, make_binary_kernel, nullptr});
+  }
+  for (const UnaryType& type : kUnaryTypes) {
+    ops.push_back(
+        {type.op_type, DtypeHandling::kFloatDomain, make_unary_kernel, make_unary_int8_kernel});
+  }
+  return ops;
+}
+
+}  // namespace orknn::devices::cpu
