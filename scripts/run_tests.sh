@@ -8,10 +8,12 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 jobs=${ORKNN_JOBS:-$(nproc)}
 
-build() {  # build DIR CMAKE_ARGS...
+build() {  # build DIR [--target T] CMAKE_ARGS...
   local dir=$1; shift
+  local targets=()
+  if [ "${1:-}" = --target ]; then targets=(--target "$2"); shift 2; fi
   cmake -S . -B "$dir" -G Ninja "$@" >/dev/null
-  cmake --build "$dir" -j "$jobs"
+  cmake --build "$dir" -j "$jobs" "${targets[@]}"
 }
 
 run_ctest() {  # run_ctest DIR CTEST_ARGS...
@@ -31,5 +33,6 @@ build build-asan -DCMAKE_BUILD_TYPE=Debug -DORKNN_SANITIZE=ON
 run_ctest build-asan
 
 echo "=== tests: ThreadSanitizer (threading tests) ==="
-build build-tsan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DORKNN_TSAN=ON
+build build-tsan --target test_api_threads -DCMAKE_BUILD_TYPE=RelWithDebInfo -DORKNN_TSAN=ON \
+  -DORKNN_BUILD_SAMPLES=OFF -DORKNN_BUILD_TOOLS=OFF
 run_ctest build-tsan -L threads
