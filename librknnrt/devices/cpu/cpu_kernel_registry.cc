@@ -163,11 +163,14 @@ Result<std::unique_ptr<CpuKernel>> build_float_domain(const CpuOpDefinition& op,
   return std::unique_ptr<CpuKernel>(std::move(kernel));
 }
 
-// All real-valued tensors share one dtype and one quantization.
+// All real-valued tensors share one dtype and one per-tensor quantization.
 bool real_tensors_agree(const NodeTensors& tensors) {
   const Tensor* first = nullptr;
   auto agrees = [&](const Tensor& tensor) {
     if (!graph::is_real_valued(tensor)) return true;
+    // Per-channel scales are tied to an axis that Transpose, Reshape or Slice may move, so
+    // such tensors always take the float domain.
+    if (tensor.quantization.is_per_channel()) return false;
     if (!first) {
       first = &tensor;
       return true;
