@@ -1,0 +1,165 @@
+#include "reference/convolution.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include <cstddef>
+
+namespace orknn::kernels::reference {
+
+float apply_fused_activation(const FusedActivation& activation, float value) {
+  switch (activation.kind) {
+    case FusedActivation::Kind::kNone:
+      return value;
+    case FusedActivation::Kind::kRelu:
+      return value < 0.0f ? 0.0f : value;
+    case FusedActivation::Kind::kClip:
+      return std::min(std::max(value, activation.minimum), activation.maximum);
+    case FusedActivation::Kind::kLeakyRelu:
+      return value < 0.0f ? value * activation.alpha : value;
+  }
+  return value;
+}
+
+float requantization_multiplier(double input_scale, double weight_scale, double output_scale,
+                                double alpha) {
+  return static_cast<float>(alpha * input_scale * weight_scale / output_scale);
+}
+
+int8_t requantize(int32_t accumulator, float multiplier, int32_t output_zero_point,
+                  int32_t output_minimum, int32_t output_maximum) {
+  const double scaled = static_cast<double>(accumulator) * static_cast<double>(multiplier);
+  // Bound before the integer conversion so huge multipliers cannot overflow it; anything this
+  // large saturates anyway.
+  const double bounded = std::min(std::max(scaled, -1e9), 1e9);
+  // std::nearbyint rounds half to even in the default floating-point environment.
+  const int64_t value = static_cast<int64_t>(std::nearbyint(bounded)) + output_zero_point;
+  return static_cast<int8_t>(
+      std::min<int64_t>(std::max<int64_t>(value, output_minimum), output_maximum));
+}
+
+namespace {
+
+// Calls visit(output_index, n, oc, oh, ow) for every output element in memory order.
+template <typename Visit>
+void for_each_output(const Conv2DShape& s, Visit&& visit) {
+  int64_t index = 0;
+  for (int64_t n = 0; n < s.batch; ++n) {
+    for (int64_t oc = 0; oc < s.output_channels; ++oc) {
+      for (int64_t oh = 0; oh < s.output_height; ++oh) {
+        for (int64_t ow = 0; ow < s.output_width; ++ow) visit(index++, n, oc, oh, ow);
+      }
+    }
+  }
+}
+
+// Calls visit(input_index, weight_index) for every product that contributes to convolution
+// output (n, oc, oh, ow); taps that fall into the padding are skipped (they read zero).
+template <typename Visit>
+void for_each_conv_tap(const Conv2DShape& s, int64_t n, int64_t oc, int64_t oh, int64_t ow,
+                       Visit&& visit) {
+  const int64_t in_per_group = s.input_channels / s.groups;
+  const int64_t out_per_group = s.output_channels / s.groups;
+  const int64_t group = oc / out_per_group;
+  for (int64_t local = 0; local < in_per_group; ++local) {
+    const int64_t ic = group * in_per_group + local;
+    for (int64_t kh = 0; kh < s.kernel_height; ++kh) {
+      const int64_t ih = oh * s.stride_height - s.pad_top + kh * s.dilation_height;
+      if (ih < 0 || ih >= s.input_height) continue;
+      for (int64_t kw = 0; kw < s.kernel_width; ++kw) {
+        const int64_t iw = ow * s.stride_width - s.pad_left + kw * s.dilation_width;
+        if (iw < 0 || iw >= s.input_width) continue;
+        visit(((n * s.input_channels + ic) * s.input_height + ih) * s.input_width + iw,
+              ((oc * in_per_group + local) * s.kernel_height + kh) * s.kernel_width + kw);
+      }
+    }
+  }
+}
+
+// The transposed convolution as a gather: output position o receives input position i through
+// kernel tap k when o + pad = i * stride + k * dilation.
+template <typename Visit>
+void for_each_transpose_tap(const Conv2DShape& s, int64_t n, int64_t oc, int64_t oh, int64_t ow,
+                            Visit&& visit) {
+  const int64_t in_per_group = s.input_channels / s.groups;
+  const int64_t out_per_group = s.output_channels / s.groups;
+  const int64_t group = oc / out_per_group;
+  const int64_t local_oc = oc % out_per_group;
+  for (int64_t local = 0; local < in_per_group; ++local) {
+    const int64_t ic = group * in_per_group + local;
+    for (int64_t kh = 0; kh < s.kernel_height; ++kh) {
+      const int64_t row = oh + s.pad_top - kh * s.dilation_height;
+      if (row < 0 || row % s.stride_height != 0) continue;
+      const int64_t ih = row / s.stride_height;
+      if (ih >= s.input_height) continue;
+      for (int64_t kw = 0; kw < s.kernel_width; ++kw) {
+        const int64_t column = ow + s.pad_left - kw * s.dilation_width;
+        if (column < 0 || column % s.stride_width != 0) continue;
+        const int64_t iw = column / s.stride_width;
+        if (iw >= s.input_width) continue;
+        visit(((n * s.input_channels + ic) * s.input_height + ih) * s.input_width + iw,
+              ((ic * out_per_group + local_oc) * s.kernel_height + kh) * s.kernel_width + kw);
+      }
+    }
+  }
+}
+
+template <bool kTranspose>
+void convolve_float(const Conv2DShape& s, const FusedActivation& activation, const float* input,
+                    const float* weights, const float* bias, float* output) {
+  for_each_output(s, [&](int64_t index, int64_t n, int64_t oc, int64_t oh, int64_t ow) {
+    float sum = 0.0f;
+    auto accumulate = [&](int64_t i, int64_t w) { sum += input[i] * weights[w]; };
+    if constexpr (kTranspose) {
+      for_each_transpose_tap(s, n, oc, oh, ow, accumulate);
+    } else {
+      for_each_conv_tap(s, n, oc, oh, ow, accumulate);
+    }
+    if (bias) sum += bias[oc];
+    output[index] = apply_fused_activation(activation, sum);
+  });
+}
+
+template <bool kTranspose>
+void convolve_int8(const Conv2DShape& s, const Int8Requantization& q, const int8_t* input,
+                   const int8_t* weights, const int32_t* bias, int8_t* output) {
+  for_each_output(s, [&](int64_t index, int64_t n, int64_t oc, int64_t oh, int64_t ow) {
+    const int32_t weight_zero_point = q.weight_zero_points[static_cast<size_t>(oc)];
+    int32_t accumulator = bias ? bias[oc] : 0;
+    auto accumulate = [&](int64_t i, int64_t w) {
+      accumulator += (input[i] - q.input_zero_point) * (weights[w] - weight_zero_point);
+    };
+    if constexpr (kTranspose) {
+      for_each_transpose_tap(s, n, oc, oh, ow, accumulate);
+    } else {
+      for_each_conv_tap(s, n, oc, oh, ow, accumulate);
+    }
+    output[index] = requantize(accumulator, q.multipliers[static_cast<size_t>(oc)],
+                               q.output_zero_point, q.output_minimum, q.output_maximum);
+  });
+}
+
+}  // namespace
+
+void conv2d(const Conv2DShape& shape, const FusedActivation& activation, const float* input,
+            const float* weights, const float* bias, float* output) {
+  convolve_float<false>(shape, activation, input, weights, bias, output);
+}
+
+void conv_transpose2d(const Conv2DShape& shape, const FusedActivation& activation,
+                      const float* input, const float* weights, const float* bias, float* output) {
+  convolve_float<true>(shape, activation, input, weights, bias, output);
+}
+
+void conv2d_int8(const Conv2DShape& shape, const Int8Requantization& requantization,
+                 const int8_t* input, const int8_t* weights, const int32_t* bias, int8_t* output) {
+  convolve_int8<false>(shape, requantization, input, weights, bias, output);
+}
+
+void conv_transpose2d_int8(const Conv2DShape& shape, const Int8Requantization& requantization,
+                           const int8_t* input, const int8_t* weights, const int32_t* bias,
+                           int8_t* output) {
+  convolve_int8<true>(shape, requantization, input, weights, bias, output);
+}
+
+}  // namespace orknn::kernels::reference

@@ -1,0 +1,107 @@
+// CPU kernels of the pooling family, all in the float domain (the registry converts fp16 and
+// int8 tensors around them; MaxPool's int64 Indices output passes through unchanged).
+#include "reference/pooling.h"
+#include "devices/cpu/cpu_kernel.h"
+#include "graph/ops/pooling_attributes.h"
+
+namespace orknn::devices::cpu {
+namespace {
+
+namespace reference = kernels::reference;
+using graph::Shape;
+
+// 1-D runs as 2-D with a unit height.
+Result<reference::Pool2DShape> pool_geometry(const KernelBuildContext& context,
+                                             const graph::PoolAttributes& attributes) {
+  const Shape& input = context.input(0)->shape;
+  const graph::SpatialWindow& window = attributes.window;
+  const size_t rank = input.size() - 2;
+  if (rank > 2) {
+    return unimplemented(context.node.describe(), ": ", rank,
+                         "-D pooling is not supported by the CPU kernels (1-D and 2-D are)");
+  }
+  const size_t last = rank - 1;
+  reference::Pool2DShape shape;
+  shape.planes = input[0] * input[1];
+  shape.input_width = input.back();
+  shape.output_width = window.output[last];
+  shape.kernel_width = window.kernel[last];
+  shape.stride_width = window.strides[last];
+  shape.dilation_width = window.dilations[last];
+  shape.pad_left = window.pads_begin[last];
+  shape.pad_right = window.pads_end[last];
+  if (rank == 2) {
+    shape.input_height = input[2];
+    shape.output_height = window.output[0];
+    shape.kernel_height = window.kernel[0];
+    shape.stride_height = window.strides[0];
+    shape.dilation_height = window.dilations[0];
+    shape.pad_top = window.pads_begin[0];
+    shape.pad_bottom = window.pads_end[0];
+  }
+  return shape;
+}
+
+Result<std::unique_ptr<CpuKernel>> make_max_pool_kernel(const KernelBuildContext& context) {
+  ORKNN_ASSIGN_OR_RETURN(graph::PoolAttributes attributes,
+                         graph::parse_pool(context.node, context.input(0)->shape));
+  ORKNN_ASSIGN_OR_RETURN(reference::Pool2DShape shape, pool_geometry(context, attributes));
+  const bool with_indices = context.outputs.size() > 1;
+  if (with_indices && context.outputs[1]->data_type != DataType::kInt64) {
+    return context.error("Indices output must be INT64, not ",
+                         data_type_name(context.outputs[1]->data_type));
+  }
+  const bool column_major = attributes.column_major_indices;
+  return make_function_kernel([shape, with_indices, column_major](const void* const* inputs,
+                                                                  void* const* outputs) {
+    reference::max_pool2d(shape, static_cast<const float*>(inputs[0]),
+                          static_cast<float*>(outputs[0]),
+                          with_indices ? static_cast<int64_t*>(outputs[1]) : nullptr, column_major);
+    return ok_status();
+  });
+}
+
+Result<std::unique_ptr<CpuKernel>> make_average_pool_kernel(const KernelBuildContext& context) {
+  ORKNN_ASSIGN_OR_RETURN(graph::PoolAttributes attributes,
+                         graph::parse_pool(context.node, context.input(0)->shape));
+  ORKNN_ASSIGN_OR_RETURN(reference::Pool2DShape shape, pool_geometry(context, attributes));
+  const bool count_include_pad = attributes.count_include_pad;
+  return make_function_kernel(
+      [shape, count_include_pad](const void* const* inputs, void* const* outputs) {
+        reference::average_pool2d(shape, count_include_pad, static_cast<const float*>(inputs[0]),
+                                  static_cast<float*>(outputs[0]));
+        return ok_status();
+      });
+}
+
+template <bool kMax>
+Result<std::unique_ptr<CpuKernel>> make_global_pool_kernel(const KernelBuildContext& context) {
+  const Shape& input = context.input(0)->shape;
+  if (input.size() < 3) return context.error("input must have rank >= 3");
+  const int64_t planes = input[0] * input[1];
+  const int64_t plane_size = graph::element_count(input) / std::max<int64_t>(planes, 1);
+  return make_function_kernel(
+      [planes, plane_size](const void* const* inputs, void* const* outputs) {
+        const auto* input = static_cast<const float*>(inputs[0]);
+        auto* output = static_cast<float*>(outputs[0]);
+        if constexpr (kMax) {
+          reference::global_max_pool(planes, plane_size, input, output);
+        } else {
+          reference::global_average_pool(planes, plane_size, input, output);
+        }
+        return ok_status();
+      });
+}
+
+}  // namespace
+
+std::vector<CpuOpDefinition> pooling_cpu_ops() {
+  return {
+      {"MaxPool", DtypeHandling::kFloatDomain, make_max_pool_kernel, nullptr},
+      {"AveragePool", DtypeHandling::kFloatDomain, make_average_pool_kernel, nullptr},
+      {"GlobalAveragePool", DtypeHandling::kFloatDomain, make_global_pool_kernel<false>, nullptr},
+      {"GlobalMaxPool", DtypeHandling::kFloatDomain, make_global_pool_kernel<true>, nullptr},
+  };
+}
+
+}  // namespace orknn::devices::cpu
