@@ -9,6 +9,8 @@ packages=(
   libcmocka-dev                       # tests
   libcpu-features-dev                 # CPU kernel dispatch
   libstb-dev                          # image decoding in samples and tools
+  libonnx-dev libyaml-cpp-dev         # rknn-convert: ONNX import, YAML/JSON configs
+  python3-venv                        # the venv below
   gcc-arm-linux-gnueabihf gcc-aarch64-linux-gnu  # ABI layout checks for 32/64-bit ARM
 )
 
@@ -27,3 +29,15 @@ if [ ${#missing[@]} -gt 0 ]; then
   "${run_as_root[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
 echo "setup: all packages present"
+
+# Python tools for tests: the onnx package (model builders, backend node tests) and ONNX Runtime
+# (the numerical oracle and performance peer), in a venv inside the checkout.
+venv=.venv
+python_packages=("onnx==1.23.*" "onnxruntime==1.31.*" "numpy>=1.26,<3")
+cd "$(dirname "$0")/.."
+if ! "$venv/bin/python" -c "import onnx, onnxruntime, numpy" 2>/dev/null; then
+  echo "setup: creating $venv with ${python_packages[*]}"
+  python3 -m venv "$venv"
+  "$venv/bin/pip" install -q --disable-pip-version-check "${python_packages[@]}"
+fi
+echo "setup: python venv ready ($venv)"
