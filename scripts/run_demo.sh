@@ -16,4 +16,4 @@ mkdir -p "$out"
 model="$out/mobilenet_mini.$precision.rknn"
 build/tools/orknn-make-model/orknn-make-model mobilenet_mini "$precision" "$model" \
   --input-npy "$out/input.npy"
-build/samples/rknn_api_demo/rknn_api_demo "$model" "$out/input.npy"
+build/samples/rknn_api_demo "$model" "$out/input.npy"
