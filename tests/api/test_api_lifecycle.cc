@@ -2,6 +2,7 @@
 // rejected argument.
 #include <cstdio>
 #include <cstdlib>
+#include <algorithm>
 #include <fstream>
 #include <string>
 #include <vector>
@@ -45,9 +46,9 @@ void test_init_from_path(void**) {
 
 void test_init_with_model_window(void**) {
   const std::vector<uint8_t> model = affine_bytes();
-  std::vector<uint8_t> container(100, 0x55);
-  container.insert(container.end(), model.begin(), model.end());
-  container.insert(container.end(), 37, 0x66);
+  // 100 bytes before the model and 37 after it, as when a model is embedded in a bigger file.
+  std::vector<uint8_t> container(100 + model.size() + 37, 0x55);
+  std::copy(model.begin(), model.end(), container.begin() + 100);
   rknn_init_extend extend;
   std::memset(&extend, 0, sizeof(extend));
   extend.real_model_offset = 100;
