@@ -2,6 +2,7 @@
 // catching anything thrown before it crosses the C boundary, and finding the context.
 #pragma once
 
+#include <cstring>
 #include <new>
 
 #include "api/context_registry.h"
@@ -46,6 +47,17 @@ int call_on_context(const char* function, rknn_context context, Body&& body) {
     std::lock_guard<std::mutex> lock(state->mutex);
     return body(*state);
   });
+}
+
+// The integer value of an enum received from C code. C callers may pass any int in an enum
+// parameter or field; loading an out-of-range value as a C++ enum is undefined behaviour, so
+// the bytes are read as an integer instead.
+template <typename Enum>
+int32_t enum_value(const Enum& value) {
+  static_assert(sizeof(Enum) == sizeof(int32_t), "C enums are 32-bit here");
+  int32_t integer;
+  std::memcpy(&integer, &value, sizeof(integer));
+  return integer;
 }
 
 // Type and layout mapping between the C enums and the internal ones.

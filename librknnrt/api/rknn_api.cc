@@ -155,9 +155,9 @@ int rknn_inputs_set(rknn_context context, uint32_t n_inputs, rknn_input inputs[]
       orknn::exec::UserTensorFormat format;
       format.pass_through = input.pass_through != 0;
       if (!format.pass_through) {
-        auto type = orknn::api::data_type_from_rknn(input.type);
+        auto type = orknn::api::data_type_from_rknn(orknn::api::enum_value(input.type));
         if (!type.ok()) return make_error(StatusCode::kInvalidInput, "inputs[", i, "]: ", type.status().message());
-        auto layout = orknn::api::layout_from_rknn(input.fmt);
+        auto layout = orknn::api::layout_from_rknn(orknn::api::enum_value(input.fmt));
         if (!layout.ok()) return make_error(StatusCode::kInvalidInput, "inputs[", i, "]: ", layout.status().message());
         format.type = type.value();
         format.layout = layout.value();
@@ -269,7 +269,7 @@ int rknn_outputs_release(rknn_context context, uint32_t n_ouputs, rknn_output ou
 
 int rknn_set_core_mask(rknn_context context, rknn_core_mask core_mask) {
   return call_on_context("rknn_set_core_mask", context, [&](ContextState& state) -> Status {
-    return state.session->set_core_mask(static_cast<uint32_t>(core_mask));
+    return state.session->set_core_mask(static_cast<uint32_t>(orknn::api::enum_value(core_mask)));
   });
 }
 

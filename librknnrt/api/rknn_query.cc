@@ -96,7 +96,7 @@ Status query_dynamic_range(const Session& session, void* info, uint32_t size) {
   return ok_status();
 }
 
-Status query(ContextState& state, rknn_query_cmd command, void* info, uint32_t size) {
+Status query(ContextState& state, int32_t command, void* info, uint32_t size) {
   const Session& session = *state.session;
   switch (command) {
     case RKNN_QUERY_IN_OUT_NUM: {
@@ -165,7 +165,7 @@ Status query(ContextState& state, rknn_query_cmd command, void* info, uint32_t s
     case RKNN_QUERY_INPUT_DYNAMIC_RANGE:
       return query_dynamic_range(session, info, size);
     default:
-      return invalid_argument("cmd = ", static_cast<int>(command), " is not in [0, ",
+      return invalid_argument("cmd = ", command, " is not in [0, ",
                               RKNN_QUERY_CMD_MAX - 1, "]");
   }
 }
@@ -174,7 +174,8 @@ Status query(ContextState& state, rknn_query_cmd command, void* info, uint32_t s
 
 extern "C" int rknn_query(rknn_context context, rknn_query_cmd cmd, void* info, uint32_t size) {
   return orknn::api::call_on_context("rknn_query", context, [&](ContextState& state) -> Status {
-    if (!info) return invalid_argument("info is NULL (cmd ", static_cast<int>(cmd), ")");
-    return query(state, cmd, info, size);
+    const int32_t command = orknn::api::enum_value(cmd);
+    if (!info) return invalid_argument("info is NULL (cmd ", command, ")");
+    return query(state, command, info, size);
   });
 }

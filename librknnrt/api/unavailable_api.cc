@@ -135,8 +135,9 @@ int rknn_set_input_shapes(rknn_context ctx, uint32_t n_inputs, rknn_tensor_attr 
 int rknn_mem_sync(rknn_context context, rknn_tensor_mem* mem, rknn_mem_sync_mode mode) {
   return call_api("rknn_mem_sync", [&]() -> Status {
     if (!mem) return invalid_argument("mem is NULL");
-    if (mode < RKNN_MEMORY_SYNC_TO_DEVICE || mode > RKNN_MEMORY_SYNC_BIDIRECTIONAL) {
-      return invalid_argument("mode ", static_cast<int>(mode), " is not 1, 2 or 3");
+    const int32_t sync_mode = orknn::api::enum_value(mode);
+    if (sync_mode < RKNN_MEMORY_SYNC_TO_DEVICE || sync_mode > RKNN_MEMORY_SYNC_BIDIRECTIONAL) {
+      return invalid_argument("mode ", sync_mode, " is not 1, 2 or 3");
     }
     return invalid_argument("mem was not created by rknn_create_mem* of this runtime");
   });

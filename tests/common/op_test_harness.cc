@@ -4,7 +4,6 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
-#include <memory>
 #include <random>
 
 // cmocka needs these before its header.
@@ -15,8 +14,6 @@ extern "C" {
 #include <cmocka.h>
 }
 
-#include "devices/cpu/cpu_kernel_registry.h"
-#include "graph/op_schema.h"
 #include "graph/tensor_conversion.h"
 
 namespace orknn::testing {
@@ -62,7 +59,9 @@ TensorSpec int64_constant(std::string name, Shape shape, std::vector<int64_t> va
   return spec;
 }
 
-TensorSpec omitted() { return TensorSpec(); }
+TensorSpec omitted() {
+  return TensorSpec();
+}
 
 Attribute attr_int(int64_t value) {
   Attribute attribute;
@@ -95,11 +94,22 @@ Attribute attr_floats(std::vector<float> values) {
   return attribute;
 }
 
+NodeSpec node_spec(std::string op_type, std::vector<TensorSpec> inputs, Attributes attributes) {
+  NodeSpec spec;
+  spec.op_type = std::move(op_type);
+  spec.inputs = std::move(inputs);
+  spec.attributes = std::move(attributes);
+  return spec;
+}
+
 const char* precision_name(Precision precision) {
   switch (precision) {
-    case Precision::kFloat32: return "float32";
-    case Precision::kFloat16: return "float16";
-    case Precision::kInt8: return "int8";
+    case Precision::kFloat32:
+      return "float32";
+    case Precision::kFloat16:
+      return "float16";
+    case Precision::kInt8:
+      return "int8";
   }
   return "?";
 }
@@ -150,13 +160,6 @@ graph::Quantization weight_quantization(const TensorSpec& spec) {
   return quantization;
 }
 
-// Owns the graph, its constant bytes and the run buffers of one single-node run.
-struct SingleNodeModel {
-  graph::Graph graph;
-  std::vector<std::vector<uint8_t>> constant_bytes;
-  std::vector<std::vector<uint8_t>> input_bytes;  // per node input (empty for constants)
-};
-
 std::vector<uint8_t> encode_values(const Tensor& tensor, const TensorSpec& spec) {
   std::vector<uint8_t> bytes(tensor.bytes());
   if (bytes.empty()) return bytes;
@@ -181,8 +184,8 @@ Status check_spec(const NodeSpec& spec) {
   for (const TensorSpec& tensor : spec.inputs) {
     if (tensor.name.empty()) continue;
     const size_t expected = static_cast<size_t>(graph::element_count(tensor.shape));
-    const size_t given = tensor.data_type == DataType::kFloat32 ? tensor.values.size()
-                                                                 : tensor.int_values.size();
+    const size_t given =
+        tensor.data_type == DataType::kFloat32 ? tensor.values.size() : tensor.int_values.size();
     if (given != expected) {
       return invalid_argument("test spec: input '", tensor.name, "' has ", given,
                               " values for shape ", graph::shape_to_string(tensor.shape));
@@ -217,35 +220,58 @@ std::vector<graph::Quantization> int8_input_quantizations(const NodeSpec& spec) 
   return result;
 }
 
-Result<std::vector<std::vector<float>>> decode_outputs(const SingleNodeModel& model,
-                                                       const graph::Node& node,
-                                                       const std::vector<std::vector<uint8_t>>& buffers) {
-  std::vector<std::vector<float>> outputs;
-  for (size_t i = 0; i < node.outputs.size(); ++i) {
-    const Tensor& tensor = model.graph.tensor(node.outputs[i]);
-    std::vector<float> values(static_cast<size_t>(tensor.elements()));
-    if (graph::is_real_valued(tensor)) {
-      graph::decode_to_float(tensor, buffers[i].data(), values.data());
-    } else if (tensor.data_type == DataType::kInt64) {
-      for (size_t j = 0; j < values.size(); ++j) {
-        int64_t value;
-        std::memcpy(&value, buffers[i].data() + 8 * j, 8);
-        values[j] = static_cast<float>(value);
-      }
-    } else if (tensor.data_type == DataType::kInt32) {
-      for (size_t j = 0; j < values.size(); ++j) {
-        int32_t value;
-        std::memcpy(&value, buffers[i].data() + 4 * j, 4);
-        values[j] = static_cast<float>(value);
-      }
-    } else if (tensor.data_type == DataType::kInt8) {
-      for (size_t j = 0; j < values.size(); ++j) values[j] = static_cast<int8_t>(buffers[i][j]);
-    } else {
-      for (size_t j = 0; j < values.size(); ++j) values[j] = buffers[i][j];
-    }
-    outputs.push_back(std::move(values));
+std::vector<float> decode_values(const Tensor& tensor, const std::vector<uint8_t>& bytes) {
+  std::vector<float> values(static_cast<size_t>(tensor.elements()));
+  if (graph::is_real_valued(tensor)) {
+    graph::decode_to_float(tensor, bytes.data(), values.data());
+  } else if (tensor.data_type == DataType::kInt64) {
+    const std::vector<int64_t> integers = from_bytes<int64_t>(bytes);
+    values.assign(integers.begin(), integers.end());
+  } else if (tensor.data_type == DataType::kInt32) {
+    const std::vector<int32_t> integers = from_bytes<int32_t>(bytes);
+    values.assign(integers.begin(), integers.end());
+  } else if (tensor.data_type == DataType::kInt8) {
+    const std::vector<int8_t> integers = from_bytes<int8_t>(bytes);
+    values.assign(integers.begin(), integers.end());
+  } else {
+    values.assign(bytes.begin(), bytes.end());
   }
-  return outputs;
+  return values;
+}
+
+// The input as the graph of a `precision` run stores it.
+StoredTensor stored_input(const TensorSpec& spec, Precision precision,
+                          const graph::Quantization& int8_quantization) {
+  if (spec.name.empty()) return StoredTensor();
+  Tensor tensor;
+  tensor.shape = spec.shape;
+  tensor.data_type = spec.data_type;
+  if (is_real_spec(spec)) {
+    if (precision == Precision::kFloat16) tensor.data_type = DataType::kFloat16;
+    if (precision == Precision::kInt8) {
+      tensor.quantization = int8_quantization;
+      tensor.data_type = spec.role == QuantRole::kBias ? DataType::kInt32 : DataType::kInt8;
+    }
+  }
+  std::vector<uint8_t> bytes = encode_values(tensor, spec);
+  return StoredTensor{spec.name,        tensor.data_type,    spec.shape,
+                      std::move(bytes), tensor.quantization, spec.constant};
+}
+
+StoredOutput stored_output(const NodeSpec& spec, size_t index, Precision precision,
+                           const std::vector<graph::Quantization>& output_quantizations) {
+  StoredOutput output;
+  const bool integer =
+      index < spec.integer_outputs.size() && spec.integer_outputs[index] != DataType::kFloat32;
+  if (integer) {
+    output.data_type = spec.integer_outputs[index];
+  } else if (precision == Precision::kFloat16) {
+    output.data_type = DataType::kFloat16;
+  } else if (precision == Precision::kInt8) {
+    output.data_type = DataType::kInt8;
+    output.quantization = output_quantizations.at(index);
+  }
+  return output;
 }
 
 NodeRun run_node_impl(const NodeSpec& spec, Precision precision,
@@ -254,118 +280,28 @@ NodeRun run_node_impl(const NodeSpec& spec, Precision precision,
   run.status = check_spec(spec);
   if (!run.status.ok()) return run;
 
-  SingleNodeModel model;
-  graph::Graph& graph = model.graph;
-  graph::Node node;
-  node.name = "node_under_test";
-  node.op_type = spec.op_type;
-  node.attributes = spec.attributes;
   const std::vector<graph::Quantization> int8_quantizations =
       precision == Precision::kInt8 ? int8_input_quantizations(spec)
                                     : std::vector<graph::Quantization>(spec.inputs.size());
-
-  model.constant_bytes.reserve(spec.inputs.size());
-  model.input_bytes.resize(spec.inputs.size());
-  std::vector<graph::Shape> shapes;
+  std::vector<StoredTensor> inputs;
   for (size_t i = 0; i < spec.inputs.size(); ++i) {
-    const TensorSpec& tensor_spec = spec.inputs[i];
-    if (tensor_spec.name.empty()) {
-      node.inputs.push_back(-1);
-      continue;
-    }
-    Tensor tensor;
-    tensor.name = tensor_spec.name;
-    tensor.shape = tensor_spec.shape;
-    tensor.data_type = tensor_spec.data_type;
-    if (is_real_spec(tensor_spec)) {
-      if (precision == Precision::kFloat16) tensor.data_type = DataType::kFloat16;
-      if (precision == Precision::kInt8) {
-        tensor.quantization = int8_quantizations[i];
-        tensor.data_type =
-            tensor_spec.role == QuantRole::kBias ? DataType::kInt32 : DataType::kInt8;
-      }
-    }
-    std::vector<uint8_t> bytes = encode_values(tensor, tensor_spec);
-    if (tensor_spec.constant) {
-      model.constant_bytes.push_back(std::move(bytes));
-      tensor.constant = true;
-      tensor.constant_data = model.constant_bytes.back().data();
-      tensor.constant_size = model.constant_bytes.back().size();
-    } else {
-      model.input_bytes[i] = std::move(bytes);
-      graph.inputs.push_back(graph::GraphInput{static_cast<int32_t>(graph.tensors.size())});
-    }
-    node.inputs.push_back(static_cast<int32_t>(graph.tensors.size()));
-    shapes.push_back(tensor.shape);
-    graph.tensors.push_back(std::move(tensor));
+    inputs.push_back(stored_input(spec.inputs[i], precision, int8_quantizations[i]));
   }
-
-  const graph::OpSchema* schema = graph::find_op_schema(spec.op_type);
-  if (!schema) {
-    run.status = unimplemented("no schema for op type ", spec.op_type);
-    return run;
+  std::vector<StoredOutput> outputs;
+  for (size_t i = 0; i < static_cast<size_t>(spec.output_count); ++i) {
+    outputs.push_back(stored_output(spec, i, precision, output_quantizations));
   }
-  for (int i = 0; i < spec.output_count; ++i) {
-    node.outputs.push_back(static_cast<int32_t>(graph.tensors.size() + i));
-  }
-  std::vector<graph::Shape> output_shapes;
-  // Output tensors are appended after shape inference; the context only reads input shapes.
-  graph::ShapeInferenceContext shape_context(graph, node, shapes);
-  run.status = schema->infer_shapes(shape_context, &output_shapes);
+  StoredRun stored = run_stored(spec.op_type, inputs, spec.attributes, outputs);
+  run.status = stored.status;
   if (!run.status.ok()) return run;
-  if (output_shapes.size() != static_cast<size_t>(spec.output_count)) {
-    run.status = internal_failure("shape function gave ", output_shapes.size(), " outputs, spec ",
-                                  "expects ", spec.output_count);
-    return run;
-  }
-  for (int i = 0; i < spec.output_count; ++i) {
+  run.output_shapes = stored.output_shapes;
+  for (size_t i = 0; i < outputs.size(); ++i) {
     Tensor tensor;
-    tensor.name = str_cat("output", i);
-    tensor.shape = output_shapes[i];
-    const bool integer = static_cast<size_t>(i) < spec.integer_outputs.size() &&
-                         spec.integer_outputs[i] != DataType::kFloat32;
-    if (integer) {
-      tensor.data_type = spec.integer_outputs[i];
-    } else if (precision == Precision::kFloat16) {
-      tensor.data_type = DataType::kFloat16;
-    } else if (precision == Precision::kInt8) {
-      tensor.data_type = DataType::kInt8;
-      tensor.quantization = output_quantizations.at(i);
-    }
-    shapes.push_back(tensor.shape);
-    graph.outputs.push_back(static_cast<int32_t>(graph.tensors.size()));
-    graph.tensors.push_back(std::move(tensor));
+    tensor.data_type = outputs[i].data_type;
+    tensor.shape = stored.output_shapes[i];
+    tensor.quantization = outputs[i].quantization;
+    run.outputs.push_back(decode_values(tensor, stored.outputs[i]));
   }
-  graph.nodes.push_back(node);
-
-  auto kernel = devices::cpu::build_cpu_kernel(graph, graph.nodes[0], shapes);
-  if (!kernel.ok()) {
-    run.status = kernel.take_status();
-    return run;
-  }
-  std::vector<const void*> input_pointers;
-  for (size_t i = 0; i < node.inputs.size(); ++i) {
-    if (node.inputs[i] < 0) {
-      input_pointers.push_back(nullptr);
-    } else {
-      const Tensor& tensor = graph.tensor(node.inputs[i]);
-      input_pointers.push_back(tensor.is_constant() ? tensor.constant_data
-                                                    : model.input_bytes[i].data());
-    }
-  }
-  std::vector<std::vector<uint8_t>> output_buffers;
-  std::vector<void*> output_pointers;
-  for (int32_t index : node.outputs) {
-    // One extra guard byte pattern would not be seen by ASan; exact sizes let ASan catch
-    // overruns.
-    output_buffers.emplace_back(graph.tensor(index).bytes());
-  }
-  for (auto& buffer : output_buffers) output_pointers.push_back(buffer.data());
-  run.status = kernel.value()->run(input_pointers.data(), output_pointers.data());
-  if (!run.status.ok()) return run;
-  run.output_shapes = output_shapes;
-  auto decoded = decode_outputs(model, node, output_buffers);
-  run.outputs = std::move(decoded.value());
   return run;
 }
 
@@ -391,6 +327,40 @@ NodeRun run_node(const NodeSpec& spec, Precision precision) {
   return run_node_impl(spec, precision, output_quantizations);
 }
 
+NodeRun run_ok(const NodeSpec& spec, Precision precision) {
+  NodeRun run = run_node(spec, precision);
+  if (!run.status.ok()) {
+    fail_msg("%s (%s) failed: %s", spec.op_type.c_str(), precision_name(precision),
+             run.status.message().c_str());
+  }
+  return run;
+}
+
+void expect_error(const NodeSpec& spec, StatusCode code, const char* fragment) {
+  NodeRun run = run_node(spec);
+  if (run.status.code() != code) {
+    fail_msg("%s: expected %s containing '%s', got %s (%s)", spec.op_type.c_str(),
+             status_code_name(code), fragment, status_code_name(run.status.code()),
+             run.status.message().c_str());
+  }
+  if (run.status.message().find(fragment) == std::string::npos) {
+    fail_msg("message '%s' lacks '%s'", run.status.message().c_str(), fragment);
+  }
+}
+
+void expect_invalid_model(const NodeSpec& spec, const char* fragment) {
+  expect_error(spec, StatusCode::kInvalidModel, fragment);
+}
+
+StoredRun run_stored_ok(const std::string& op_type, const std::vector<StoredTensor>& inputs,
+                        const Attributes& attributes, const std::vector<StoredOutput>& outputs) {
+  StoredRun run = run_stored(op_type, inputs, attributes, outputs);
+  if (!run.status.ok()) {
+    fail_msg("%s (stored) failed: %s", op_type.c_str(), run.status.message().c_str());
+  }
+  return run;
+}
+
 void expect_close(const std::vector<float>& actual, const std::vector<float>& expected,
                   double tolerance) {
   if (actual.size() != expected.size()) {
@@ -414,21 +384,21 @@ void expect_shape(const Shape& actual, const Shape& expected) {
   }
 }
 
-void check_precisions_agree(const NodeSpec& spec, double float16_tolerance,
-                            double int8_tolerance) {
+void check_precisions_agree(const NodeSpec& spec, double float16_tolerance, double int8_tolerance) {
   NodeRun reference = run_node(spec, Precision::kFloat32);
-  if (!reference.status.ok()) fail_msg("float32 run failed: %s", reference.status.message().c_str());
+  if (!reference.status.ok())
+    fail_msg("float32 run failed: %s", reference.status.message().c_str());
   for (Precision precision : {Precision::kFloat16, Precision::kInt8}) {
     NodeRun run = run_node(spec, precision);
     if (!run.status.ok()) {
       fail_msg("%s run failed: %s", precision_name(precision), run.status.message().c_str());
     }
-    const double tolerance =
-        precision == Precision::kFloat16 ? float16_tolerance : int8_tolerance;
+    const double tolerance = precision == Precision::kFloat16 ? float16_tolerance : int8_tolerance;
     for (size_t output = 0; output < reference.outputs.size(); ++output) {
       const std::vector<float>& expected = reference.outputs[output];
       const std::vector<float>& actual = run.outputs[output];
-      if (actual.size() != expected.size()) fail_msg("%s: output size differs", precision_name(precision));
+      if (actual.size() != expected.size())
+        fail_msg("%s: output size differs", precision_name(precision));
       const double bound = tolerance * std::max(1e-6, max_magnitude(expected));
       double dot = 0, norm_a = 0, norm_e = 0;
       for (size_t i = 0; i < expected.size(); ++i) {
@@ -455,6 +425,12 @@ std::vector<float> random_values(size_t count, float low, float high, uint32_t s
   std::uniform_real_distribution<float> distribution(low, high);
   std::vector<float> values(count);
   for (float& value : values) value = distribution(generator);
+  return values;
+}
+
+std::vector<float> iota_values(size_t count, float first) {
+  std::vector<float> values(count);
+  for (size_t i = 0; i < count; ++i) values[i] = first + static_cast<float>(i);
   return values;
 }
 

@@ -1,18 +1,15 @@
 // Data-movement family: Concat, Split, Slice, Reshape, Flatten, Transpose, Squeeze, Unsqueeze,
 // Pad and Cast. Each op runs three ways: float32 through the harness, int8 in the float domain
 // (harness int8 run: input and output quantizations differ), and int8 natively as a byte move
-// (run_raw below builds a node whose int8 tensors share one quantization, so the registry hands
-// the kernel the stored bytes). Expected values are written out by hand or follow from an
-// index formula in the test.
+// (the harness's run_stored builds a node whose int8 tensors share one quantization, so the
+// registry hands the kernel the stored bytes). Expected values are written out by hand or follow
+// from an index formula in the test.
 #include <cmath>
-#include <cstring>
 #include <limits>
 #include <numeric>
 #include <string>
 
 #include "common/op_test_harness.h"
-#include "devices/cpu/cpu_kernel_registry.h"
-#include "graph/op_schema.h"
 #include "reference/data_movement.h"
 
 // cmocka needs these before its header, and its macros (fail) must come after the C++ headers.
@@ -39,27 +36,6 @@ constexpr int64_t kInt64Min = std::numeric_limits<int64_t>::min();
 
 // --- helpers -------------------------------------------------------------------------------
 
-NodeRun run_ok(const NodeSpec& spec, Precision precision = Precision::kFloat32) {
-  NodeRun run = run_node(spec, precision);
-  if (!run.status.ok()) {
-    fail_msg("%s (%s) failed: %s", spec.op_type.c_str(), precision_name(precision),
-             run.status.message().c_str());
-  }
-  return run;
-}
-
-void expect_error(const NodeSpec& spec, const char* fragment) {
-  NodeRun run = run_node(spec);
-  if (run.status.code() != StatusCode::kInvalidModel) {
-    fail_msg("%s: expected an invalid-model error containing '%s', got %s (%s)",
-             spec.op_type.c_str(), fragment, status_code_name(run.status.code()),
-             run.status.message().c_str());
-  }
-  if (run.status.message().find(fragment) == std::string::npos) {
-    fail_msg("message '%s' lacks '%s'", run.status.message().c_str(), fragment);
-  }
-}
-
 void expect_exact(const std::vector<float>& actual, const std::vector<float>& expected,
                   const std::string& label) {
   if (actual.size() != expected.size()) {
@@ -72,12 +48,6 @@ void expect_exact(const std::vector<float>& actual, const std::vector<float>& ex
   }
 }
 
-std::vector<float> iota_values(size_t count, float first = 0.0f) {
-  std::vector<float> values(count);
-  std::iota(values.begin(), values.end(), first);
-  return values;
-}
-
 TensorSpec int_input(std::string name, Shape shape, std::vector<int64_t> values,
                      DataType type = DataType::kInt64) {
   TensorSpec spec;
@@ -88,137 +58,16 @@ TensorSpec int_input(std::string name, Shape shape, std::vector<int64_t> values,
   return spec;
 }
 
-// A graph-level run on raw bytes: tensors keep the exact dtype and quantization given, so the
+// Stored runs (the harness's run_stored) keep the exact dtypes and quantizations given, so the
 // registry's native byte-move path (or the Cast kernel's decode/encode) is exercised directly.
-struct RawTensor {
-  std::string name;  // empty: omitted
-  DataType type = DataType::kFloat32;
-  Shape shape;
-  std::vector<uint8_t> bytes;
-  graph::Quantization quantization;
-  bool constant = false;
-};
-
-struct OutputType {
-  DataType type;
-  graph::Quantization quantization;
-};
-
-struct RawRun {
-  Status status;
-  std::vector<Shape> shapes;
-  std::vector<std::vector<uint8_t>> outputs;
-};
-
-template <typename Value>
-std::vector<uint8_t> to_bytes(const std::vector<Value>& values) {
-  std::vector<uint8_t> bytes(values.size() * sizeof(Value));
-  if (!bytes.empty()) std::memcpy(bytes.data(), values.data(), bytes.size());
-  return bytes;
-}
-
-template <typename Value>
-std::vector<Value> from_bytes(const std::vector<uint8_t>& bytes) {
-  std::vector<Value> values(bytes.size() / sizeof(Value));
-  if (!bytes.empty()) std::memcpy(values.data(), bytes.data(), bytes.size());
-  return values;
-}
-
-RawTensor raw(std::string name, DataType type, Shape shape, std::vector<uint8_t> bytes,
-              graph::Quantization quantization = {}) {
-  return RawTensor{std::move(name),         type, std::move(shape), std::move(bytes),
-                   std::move(quantization), false};
-}
-
-RawTensor raw_int64_constant(std::string name, std::vector<int64_t> values) {
+StoredTensor stored_int64_constant(std::string name, const std::vector<int64_t>& values) {
   const int64_t count = static_cast<int64_t>(values.size());
-  return RawTensor{std::move(name), DataType::kInt64, {count}, to_bytes(values), {}, true};
+  return stored(std::move(name), DataType::kInt64, {count}, values, {}, true);
 }
 
-RawTensor raw_int8(std::string name, Shape shape, std::vector<int8_t> values,
-                   const graph::Quantization& quantization) {
-  return raw(std::move(name), DataType::kInt8, std::move(shape), to_bytes(values), quantization);
-}
-
-RawRun run_raw(const std::string& op_type, const std::vector<RawTensor>& inputs,
-               const std::map<std::string, Attribute>& attributes,
-               const std::vector<OutputType>& output_types) {
-  RawRun run;
-  graph::Graph graph;
-  graph::Node node;
-  node.name = "raw_node";
-  node.op_type = op_type;
-  node.attributes = attributes;
-  std::vector<Shape> shapes;
-  std::vector<const void*> input_pointers;
-  for (const RawTensor& input : inputs) {
-    if (input.name.empty()) {
-      node.inputs.push_back(-1);
-      input_pointers.push_back(nullptr);
-      continue;
-    }
-    graph::Tensor tensor;
-    tensor.name = input.name;
-    tensor.data_type = input.type;
-    tensor.shape = input.shape;
-    tensor.quantization = input.quantization;
-    const int32_t index = static_cast<int32_t>(graph.tensors.size());
-    if (input.constant) {
-      tensor.constant = true;
-      tensor.constant_data = input.bytes.data();
-      tensor.constant_size = input.bytes.size();
-    } else {
-      graph::GraphInput graph_input;
-      graph_input.tensor = index;
-      graph.inputs.push_back(graph_input);
-    }
-    node.inputs.push_back(index);
-    input_pointers.push_back(input.bytes.data());
-    shapes.push_back(tensor.shape);
-    graph.tensors.push_back(std::move(tensor));
-  }
-  for (size_t i = 0; i < output_types.size(); ++i) {
-    node.outputs.push_back(static_cast<int32_t>(graph.tensors.size() + i));
-  }
-  const graph::OpSchema* schema = graph::find_op_schema(op_type);
-  if (!schema) {
-    run.status = unimplemented("no schema for ", op_type);
-    return run;
-  }
-  graph::ShapeInferenceContext context(graph, node, shapes);
-  run.status = schema->infer_shapes(context, &run.shapes);
-  if (!run.status.ok()) return run;
-  for (size_t i = 0; i < output_types.size(); ++i) {
-    graph::Tensor tensor;
-    tensor.name = str_cat("raw_output", i);
-    tensor.shape = run.shapes.at(i);
-    tensor.data_type = output_types[i].type;
-    tensor.quantization = output_types[i].quantization;
-    shapes.push_back(tensor.shape);
-    graph.tensors.push_back(std::move(tensor));
-  }
-  graph.nodes.push_back(node);
-  auto kernel = devices::cpu::build_cpu_kernel(graph, graph.nodes[0], shapes);
-  if (!kernel.ok()) {
-    run.status = kernel.take_status();
-    return run;
-  }
-  std::vector<void*> output_pointers;
-  for (size_t i = 0; i < output_types.size(); ++i) {
-    run.outputs.emplace_back(graph.tensor(node.outputs[i]).bytes());
-  }
-  for (auto& buffer : run.outputs) output_pointers.push_back(buffer.data());
-  run.status = kernel.value()->run(input_pointers.data(), output_pointers.data());
-  return run;
-}
-
-RawRun run_raw_ok(const std::string& op_type, const std::vector<RawTensor>& inputs,
-                  const std::map<std::string, Attribute>& attributes,
-                  const std::vector<OutputType>& output_types) {
-  RawRun run = run_raw(op_type, inputs, attributes, output_types);
-  if (!run.status.ok())
-    fail_msg("%s (raw) failed: %s", op_type.c_str(), run.status.message().c_str());
-  return run;
+StoredTensor stored_int8(std::string name, Shape shape, const std::vector<int8_t>& values,
+                         const graph::Quantization& quantization) {
+  return stored(std::move(name), DataType::kInt8, std::move(shape), values, quantization);
 }
 
 // The quantization the native int8 runs share between input and output; the bytes move
@@ -433,42 +282,42 @@ void test_concat_values(void** state) {
 
 void test_concat_native_and_integer(void** state) {
   (void)state;
-  RawRun run = run_raw_ok("Concat",
-                          {raw_int8("a", {2, 1}, {1, 2}, kSharedInt8),
-                           raw_int8("b", {2, 2}, {3, 4, 5, 6}, kSharedInt8)},
-                          {{"axis", attr_int(-1)}}, {{DataType::kInt8, kSharedInt8}});
+  StoredRun run = run_stored_ok("Concat",
+                                {stored_int8("a", {2, 1}, {1, 2}, kSharedInt8),
+                                 stored_int8("b", {2, 2}, {3, 4, 5, 6}, kSharedInt8)},
+                                {{"axis", attr_int(-1)}}, {{DataType::kInt8, kSharedInt8}});
   expect_int8(run.outputs[0], {1, 3, 4, 2, 5, 6}, "int8 native");
 
-  run = run_raw_ok("Concat",
-                   {raw("a", DataType::kInt64, {2}, to_bytes<int64_t>({kInt64Max, -1})),
-                    raw("b", DataType::kInt64, {1}, to_bytes<int64_t>({kInt64Min}))},
-                   {{"axis", attr_int(0)}}, {{DataType::kInt64, {}}});
+  run = run_stored_ok("Concat",
+                      {stored<int64_t>("a", DataType::kInt64, {2}, {kInt64Max, -1}),
+                       stored<int64_t>("b", DataType::kInt64, {1}, {kInt64Min})},
+                      {{"axis", attr_int(0)}}, {{DataType::kInt64, {}}});
   assert_true(
       (from_bytes<int64_t>(run.outputs[0]) == std::vector<int64_t>{kInt64Max, -1, kInt64Min}));
 
   // Different quantizations go through the float domain: real values are kept.
   const graph::Quantization other{{0.25f}, {0}, 0};
-  run = run_raw_ok("Concat",
-                   {raw_int8("a", {2}, {2, 4}, kSharedInt8), raw_int8("b", {1}, {8}, other)},
-                   {{"axis", attr_int(0)}}, {{DataType::kInt8, kSharedInt8}});
+  run = run_stored_ok(
+      "Concat", {stored_int8("a", {2}, {2, 4}, kSharedInt8), stored_int8("b", {1}, {8}, other)},
+      {{"axis", attr_int(0)}}, {{DataType::kInt8, kSharedInt8}});
   // a: (2+3)*0.5=2.5, (4+3)*0.5=3.5; b: 8*0.25=2 -> requantized with scale 0.5, zero point -3.
   expect_int8(run.outputs[0], {2, 4, 1}, "int8 mixed quantization");
 }
 
 void test_concat_errors(void** state) {
   (void)state;
-  expect_error({"Concat", {input("a", {2}, {1, 2}), input("b", {2}, {1, 2})}, {}},
-               "attribute 'axis' is required");
-  expect_error(
+  expect_invalid_model({"Concat", {input("a", {2}, {1, 2}), input("b", {2}, {1, 2})}, {}},
+                       "attribute 'axis' is required");
+  expect_invalid_model(
       {"Concat", {input("a", {2}, {1, 2}), input("b", {1, 2}, {1, 2})}, {{"axis", attr_int(0)}}},
       "input 1 has rank 2 but input 0 has rank 1");
-  expect_error({"Concat",
-                {input("a", {2, 2}, {1, 2, 3, 4}), input("b", {2, 3}, iota_values(6))},
-                {{"axis", attr_int(0)}}},
-               "differs from input 0 (2x2) in dimension 1");
-  expect_error({"Concat", {input("a", {2}, {1, 2})}, {{"axis", attr_int(1)}}},
-               "axis 1 is out of range");
-  expect_error(
+  expect_invalid_model({"Concat",
+                        {input("a", {2, 2}, {1, 2, 3, 4}), input("b", {2, 3}, iota_values(6))},
+                        {{"axis", attr_int(0)}}},
+                       "differs from input 0 (2x2) in dimension 1");
+  expect_invalid_model({"Concat", {input("a", {2}, {1, 2})}, {{"axis", attr_int(1)}}},
+                       "axis 1 is out of range");
+  expect_invalid_model(
       {"Concat", {input("a", {2}, {1, 2}), int_input("b", {1}, {3})}, {{"axis", attr_int(0)}}},
       "must share one element type");
 }
@@ -528,41 +377,45 @@ void test_split_equal_and_uneven(void** state) {
 
 void test_split_native(void** state) {
   (void)state;
-  RawRun run = run_raw_ok(
-      "Split",
-      {raw_int8("x", {2, 7}, int8_iota(14), kSharedInt8), raw_int64_constant("split", {2, 5})},
-      {{"axis", attr_int(1)}}, {{DataType::kInt8, kSharedInt8}, {DataType::kInt8, kSharedInt8}});
+  StoredRun run = run_stored_ok("Split",
+                                {stored_int8("x", {2, 7}, int8_iota(14), kSharedInt8),
+                                 stored_int64_constant("split", {2, 5})},
+                                {{"axis", attr_int(1)}},
+                                {{DataType::kInt8, kSharedInt8}, {DataType::kInt8, kSharedInt8}});
   expect_int8(run.outputs[0], {0, 1, 7, 8}, "int8 native uneven 0");
   expect_int8(run.outputs[1], {2, 3, 4, 5, 6, 9, 10, 11, 12, 13}, "int8 native uneven 1");
 
-  run = run_raw_ok("Split", {raw_int8("x", {5}, int8_iota(5, -2), kSharedInt8)},
-                   {{"num_outputs", attr_int(2)}},
-                   {{DataType::kInt8, kSharedInt8}, {DataType::kInt8, kSharedInt8}});
+  run = run_stored_ok("Split", {stored_int8("x", {5}, int8_iota(5, -2), kSharedInt8)},
+                      {{"num_outputs", attr_int(2)}},
+                      {{DataType::kInt8, kSharedInt8}, {DataType::kInt8, kSharedInt8}});
   expect_int8(run.outputs[0], {-2, -1, 0}, "int8 num_outputs 0");
   expect_int8(run.outputs[1], {1, 2}, "int8 num_outputs 1");
 }
 
 void test_split_errors(void** state) {
   (void)state;
-  expect_error({"Split", {input("x", {7}, iota_values(7))}, {}, 2},
-               "does not split into 2 equal parts");
-  expect_error(
+  expect_invalid_model({"Split", {input("x", {7}, iota_values(7))}, {}, 2},
+                       "does not split into 2 equal parts");
+  expect_invalid_model(
       {"Split", {input("x", {7}, iota_values(7)), int64_constant("split", {2}, {3, 3})}, {}, 2},
       "split sizes sum to 6 but dimension 0 of the input is 7");
-  expect_error(
+  expect_invalid_model(
       {"Split", {input("x", {7}, iota_values(7)), int64_constant("split", {2}, {3, 4})}, {}, 3},
       "split has 2 sizes for 3 outputs");
-  expect_error(
+  expect_invalid_model(
       {"Split", {input("x", {7}, iota_values(7)), int64_constant("split", {2}, {-1, 8})}, {}, 2},
       "split[0] = -1 is outside [0, 7]");
-  expect_error({"Split", {input("x", {7}, iota_values(7))}, {{"num_outputs", attr_int(3)}}, 2},
-               "num_outputs is 3 but the node has 2 outputs");
-  expect_error({"Split", {input("x", {5}, iota_values(5))}, {{"num_outputs", attr_int(4)}}, 4},
-               "cannot be split into 4 chunks of 2");
-  expect_error({"Split", {input("x", {4}, iota_values(4))}, {{"axis", attr_int(1)}}, 2},
-               "axis 1 is out of range");
-  expect_error({"Split", {input("x", {4}, iota_values(4)), input("split", {2}, {2, 2})}, {}, 2},
-               "must be INT64 or INT32");
+  expect_invalid_model(
+      {"Split", {input("x", {7}, iota_values(7))}, {{"num_outputs", attr_int(3)}}, 2},
+      "num_outputs is 3 but the node has 2 outputs");
+  expect_invalid_model(
+      {"Split", {input("x", {5}, iota_values(5))}, {{"num_outputs", attr_int(4)}}, 4},
+      "cannot be split into 4 chunks of 2");
+  expect_invalid_model({"Split", {input("x", {4}, iota_values(4))}, {{"axis", attr_int(1)}}, 2},
+                       "axis 1 is out of range");
+  expect_invalid_model(
+      {"Split", {input("x", {4}, iota_values(4)), input("split", {2}, {2, 2})}, {}, 2},
+      "must be INT64 or INT32");
 }
 
 void test_split_precisions(void** state) {
@@ -634,21 +487,22 @@ void test_slice_clamping_native(void** state) {
   const std::vector<SliceCase>& cases = slice_cases();
   for (size_t i = 0; i < cases.size(); ++i) {
     const SliceCase& c = cases[i];
-    RawRun run =
-        run_raw_ok("Slice",
-                   {raw_int8("x", {10}, int8_iota(10), kSharedInt8),
-                    raw_int64_constant("starts", {c.start}), raw_int64_constant("ends", {c.end}),
-                    raw_int64_constant("axes", {0}), raw_int64_constant("steps", {c.step})},
-                   {}, {{DataType::kInt8, kSharedInt8}});
+    StoredRun run = run_stored_ok(
+        "Slice",
+        {stored_int8("x", {10}, int8_iota(10), kSharedInt8),
+         stored_int64_constant("starts", {c.start}), stored_int64_constant("ends", {c.end}),
+         stored_int64_constant("axes", {0}), stored_int64_constant("steps", {c.step})},
+        {}, {{DataType::kInt8, kSharedInt8}});
     expect_int8(run.outputs[0], as_ints(c.expected), str_cat("int8 native slice case ", i));
     // Eight-byte elements move the same way.
     std::vector<int64_t> wide(10);
     for (size_t k = 0; k < wide.size(); ++k) wide[k] = 1000 + static_cast<int64_t>(k);
-    run = run_raw_ok("Slice",
-                     {raw("x", DataType::kInt64, {10}, to_bytes(wide)),
-                      raw_int64_constant("starts", {c.start}), raw_int64_constant("ends", {c.end}),
-                      raw_int64_constant("axes", {0}), raw_int64_constant("steps", {c.step})},
-                     {}, {{DataType::kInt64, {}}});
+    run = run_stored_ok(
+        "Slice",
+        {stored("x", DataType::kInt64, {10}, wide), stored_int64_constant("starts", {c.start}),
+         stored_int64_constant("ends", {c.end}), stored_int64_constant("axes", {0}),
+         stored_int64_constant("steps", {c.step})},
+        {}, {{DataType::kInt64, {}}});
     const std::vector<int64_t> actual = from_bytes<int64_t>(run.outputs[0]);
     assert_int_equal(actual.size(), c.expected.size());
     for (size_t k = 0; k < actual.size(); ++k) {
@@ -705,31 +559,32 @@ void test_slice_multi_axis(void** state) {
 void test_slice_errors(void** state) {
   (void)state;
   const TensorSpec x = input("x", {4, 4}, iota_values(16));
-  expect_error({"Slice",
-                {x, int64_constant("s", {1}, {0}), int64_constant("e", {1}, {2}),
-                 int64_constant("a", {1}, {0}), int64_constant("st", {1}, {0})}},
-               "steps[0] is 0");
-  expect_error({"Slice", {x, int64_constant("s", {2}, {0, 0}), int64_constant("e", {1}, {2})}},
-               "starts has 2 values but ends has 1");
-  expect_error({"Slice",
-                {x, int64_constant("s", {2}, {0, 0}), int64_constant("e", {2}, {2, 2}),
-                 int64_constant("a", {2}, {1, -1})}},
-               "axes names axis 1 more than once");
-  expect_error({"Slice",
-                {x, int64_constant("s", {1}, {0}), int64_constant("e", {1}, {2}),
-                 int64_constant("a", {1}, {2})}},
-               "axes[0] = 2 is out of range for rank 2");
-  expect_error(
+  expect_invalid_model({"Slice",
+                        {x, int64_constant("s", {1}, {0}), int64_constant("e", {1}, {2}),
+                         int64_constant("a", {1}, {0}), int64_constant("st", {1}, {0})}},
+                       "steps[0] is 0");
+  expect_invalid_model(
+      {"Slice", {x, int64_constant("s", {2}, {0, 0}), int64_constant("e", {1}, {2})}},
+      "starts has 2 values but ends has 1");
+  expect_invalid_model({"Slice",
+                        {x, int64_constant("s", {2}, {0, 0}), int64_constant("e", {2}, {2, 2}),
+                         int64_constant("a", {2}, {1, -1})}},
+                       "axes names axis 1 more than once");
+  expect_invalid_model({"Slice",
+                        {x, int64_constant("s", {1}, {0}), int64_constant("e", {1}, {2}),
+                         int64_constant("a", {1}, {2})}},
+                       "axes[0] = 2 is out of range for rank 2");
+  expect_invalid_model(
       {"Slice", {x, int64_constant("s", {3}, {0, 0, 0}), int64_constant("e", {3}, {1, 1, 1})}},
       "starts has 3 values for an input of rank 2");
-  expect_error({"Slice", {x, int_input("s", {1}, {0}), int64_constant("e", {1}, {2})}},
-               "must be a constant");
-  expect_error({"Slice", {x, int64_constant("s", {1}, {0})}}, "ends (input 2) is required");
-  expect_error({"Slice", {x}}, "needs starts and ends");
-  expect_error({"Slice",
-                {x, int64_constant("s", {1}, {0}), int64_constant("e", {1}, {2}), omitted(),
-                 int64_constant("st", {2}, {1, 1})}},
-               "starts has 1 values but steps has 2");
+  expect_invalid_model({"Slice", {x, int_input("s", {1}, {0}), int64_constant("e", {1}, {2})}},
+                       "must be a constant");
+  expect_invalid_model({"Slice", {x, int64_constant("s", {1}, {0})}}, "ends (input 2) is required");
+  expect_invalid_model({"Slice", {x}}, "needs starts and ends");
+  expect_invalid_model({"Slice",
+                        {x, int64_constant("s", {1}, {0}), int64_constant("e", {1}, {2}), omitted(),
+                         int64_constant("st", {2}, {1, 1})}},
+                       "starts has 1 values but steps has 2");
 }
 
 void test_slice_precisions(void** state) {
@@ -766,18 +621,19 @@ void test_transpose_values(void** state) {
   run = run_ok({"Transpose", {input("x", {1}, {7})}});
   expect_exact(run.outputs[0], {7}, "rank 1");
 
-  RawRun raw_run = run_raw_ok("Transpose", {raw_int8("x", {2, 3}, int8_iota(6, -1), kSharedInt8)},
-                              {{"perm", attr_ints({1, 0})}}, {{DataType::kInt8, kSharedInt8}});
+  StoredRun raw_run =
+      run_stored_ok("Transpose", {stored_int8("x", {2, 3}, int8_iota(6, -1), kSharedInt8)},
+                    {{"perm", attr_ints({1, 0})}}, {{DataType::kInt8, kSharedInt8}});
   expect_int8(raw_run.outputs[0], {-1, 2, 0, 3, 1, 4}, "int8 native");
 }
 
 void test_transpose_errors(void** state) {
   (void)state;
   const TensorSpec x = input("x", {2, 3}, iota_values(6));
-  expect_error({"Transpose", {x}, {{"perm", attr_ints({0})}}}, "perm has 1 entries");
-  expect_error({"Transpose", {x}, {{"perm", attr_ints({0, 0})}}}, "not a permutation");
-  expect_error({"Transpose", {x}, {{"perm", attr_ints({0, 2})}}}, "not a permutation");
-  expect_error({"Transpose", {x}, {{"perm", attr_ints({-1, 0})}}}, "not a permutation");
+  expect_invalid_model({"Transpose", {x}, {{"perm", attr_ints({0})}}}, "perm has 1 entries");
+  expect_invalid_model({"Transpose", {x}, {{"perm", attr_ints({0, 0})}}}, "not a permutation");
+  expect_invalid_model({"Transpose", {x}, {{"perm", attr_ints({0, 2})}}}, "not a permutation");
+  expect_invalid_model({"Transpose", {x}, {{"perm", attr_ints({-1, 0})}}}, "not a permutation");
 }
 
 void test_transpose_precisions(void** state) {
@@ -827,12 +683,12 @@ void test_reshape_zero_and_minus_one(void** state) {
     expect_close(run.outputs[0], iota_values(count), 0.02);
 
     const int64_t rank = static_cast<int64_t>(c.target.size());
-    RawRun raw_run =
-        run_raw_ok("Reshape",
-                   {raw_int8("x", c.input, int8_iota(count, -5), kSharedInt8),
-                    RawTensor{"shape", DataType::kInt64, {rank}, to_bytes(c.target), {}, true}},
-                   {}, {{DataType::kInt8, kSharedInt8}});
-    expect_shape(raw_run.shapes[0], c.expected);
+    StoredRun raw_run = run_stored_ok(
+        "Reshape",
+        {stored_int8("x", c.input, int8_iota(count, -5), kSharedInt8),
+         StoredTensor{"shape", DataType::kInt64, {rank}, to_bytes(c.target), {}, true}},
+        {}, {{DataType::kInt8, kSharedInt8}});
+    expect_shape(raw_run.output_shapes[0], c.expected);
     expect_int8(raw_run.outputs[0], as_ints(iota_values(count, -5)),
                 str_cat("int8 native reshape case ", i));
   }
@@ -847,18 +703,19 @@ void test_reshape_zero_and_minus_one(void** state) {
 
 void test_reshape_errors(void** state) {
   (void)state;
-  expect_error(reshape_spec({2, 3}, {-1, -1}), "more than one -1");
-  expect_error(reshape_spec({2, 3}, {4, 2}), "cannot reshape 2x3 (6 elements) to 4x2 (8 elements)");
-  expect_error(reshape_spec({2, 3}, {-2, 3}), "shape[0] = -2");
-  expect_error(reshape_spec({6}, {3, 0}), "shape[1] = 0 copies input dimension 1");
-  expect_error(reshape_spec({2, 0, 3}, {0, -1}, 1), "cannot contain both 0 and -1");
-  expect_error(reshape_spec({2, 3}, {4, -1}), "cannot infer the -1");
+  expect_invalid_model(reshape_spec({2, 3}, {-1, -1}), "more than one -1");
+  expect_invalid_model(reshape_spec({2, 3}, {4, 2}),
+                       "cannot reshape 2x3 (6 elements) to 4x2 (8 elements)");
+  expect_invalid_model(reshape_spec({2, 3}, {-2, 3}), "shape[0] = -2");
+  expect_invalid_model(reshape_spec({6}, {3, 0}), "shape[1] = 0 copies input dimension 1");
+  expect_invalid_model(reshape_spec({2, 0, 3}, {0, -1}, 1), "cannot contain both 0 and -1");
+  expect_invalid_model(reshape_spec({2, 3}, {4, -1}), "cannot infer the -1");
   // Without allowzero a 0 copies the input's zero dim and leaves -1 undetermined.
-  expect_error(reshape_spec({0, 3}, {0, -1}), "cannot infer the -1");
-  expect_error(reshape_spec({2, 0, 3}, {0, 6}), "cannot reshape");
-  expect_error({"Reshape", {input("x", {2}, {1, 2})}}, "needs the target shape");
-  expect_error({"Reshape", {input("x", {2}, {1, 2}), int_input("shape", {1}, {2})}},
-               "must be a constant");
+  expect_invalid_model(reshape_spec({0, 3}, {0, -1}), "cannot infer the -1");
+  expect_invalid_model(reshape_spec({2, 0, 3}, {0, 6}), "cannot reshape");
+  expect_invalid_model({"Reshape", {input("x", {2}, {1, 2})}}, "needs the target shape");
+  expect_invalid_model({"Reshape", {input("x", {2}, {1, 2}), int_input("shape", {1}, {2})}},
+                       "must be a constant");
 }
 
 void test_flatten(void** state) {
@@ -877,14 +734,15 @@ void test_flatten(void** state) {
   }
   NodeRun run = run_ok({"Flatten", {input("x", {3, 2}, iota_values(6))}});
   expect_shape(run.output_shapes[0], {3, 2});  // default axis 1
-  RawRun raw_run = run_raw_ok("Flatten", {raw_int8("x", {2, 2}, {4, 3, 2, 1}, kSharedInt8)},
-                              {{"axis", attr_int(0)}}, {{DataType::kInt8, kSharedInt8}});
-  expect_shape(raw_run.shapes[0], {1, 4});
+  StoredRun raw_run =
+      run_stored_ok("Flatten", {stored_int8("x", {2, 2}, {4, 3, 2, 1}, kSharedInt8)},
+                    {{"axis", attr_int(0)}}, {{DataType::kInt8, kSharedInt8}});
+  expect_shape(raw_run.output_shapes[0], {1, 4});
   expect_int8(raw_run.outputs[0], {4, 3, 2, 1}, "int8 native flatten");
-  expect_error({"Flatten", {input("x", shape, iota_values(120))}, {{"axis", attr_int(5)}}},
-               "axis 5 is out of range [-4, 4]");
-  expect_error({"Flatten", {input("x", shape, iota_values(120))}, {{"axis", attr_int(-5)}}},
-               "axis -5 is out of range");
+  expect_invalid_model({"Flatten", {input("x", shape, iota_values(120))}, {{"axis", attr_int(5)}}},
+                       "axis 5 is out of range [-4, 4]");
+  expect_invalid_model({"Flatten", {input("x", shape, iota_values(120))}, {{"axis", attr_int(-5)}}},
+                       "axis -5 is out of range");
 }
 
 void test_squeeze(void** state) {
@@ -901,13 +759,15 @@ void test_squeeze(void** state) {
   run = run_ok({"Squeeze", {input("x", {1, 1}, {5})}});
   expect_shape(run.output_shapes[0], {});
   expect_exact(run.outputs[0], {5}, "squeeze to a scalar");
-  RawRun raw_run = run_raw_ok("Squeeze", {raw_int8("x", {1, 2}, {-7, 9}, kSharedInt8)}, {},
-                              {{DataType::kInt8, kSharedInt8}});
+  StoredRun raw_run = run_stored_ok("Squeeze", {stored_int8("x", {1, 2}, {-7, 9}, kSharedInt8)}, {},
+                                    {{DataType::kInt8, kSharedInt8}});
   expect_int8(raw_run.outputs[0], {-7, 9}, "int8 native squeeze");
 
-  expect_error({"Squeeze", {x}, {{"axes", attr_ints({1})}}}, "cannot squeeze axis 1 of size 3");
-  expect_error({"Squeeze", {x}, {{"axes", attr_ints({4})}}}, "axes[0] = 4 is out of range");
-  expect_error({"Squeeze", {x}, {{"axes", attr_ints({0, -4})}}}, "names axis 0 more than once");
+  expect_invalid_model({"Squeeze", {x}, {{"axes", attr_ints({1})}}},
+                       "cannot squeeze axis 1 of size 3");
+  expect_invalid_model({"Squeeze", {x}, {{"axes", attr_ints({4})}}}, "axes[0] = 4 is out of range");
+  expect_invalid_model({"Squeeze", {x}, {{"axes", attr_ints({0, -4})}}},
+                       "names axis 0 more than once");
 }
 
 void test_unsqueeze(void** state) {
@@ -930,17 +790,20 @@ void test_unsqueeze(void** state) {
     run = run_ok({"Unsqueeze", {x}, {{"axes", attr_ints(c.axes)}}});  // before opset 13
     expect_shape(run.output_shapes[0], c.expected);
   }
-  RawRun raw_run = run_raw_ok(
-      "Unsqueeze", {raw_int8("x", {2}, {-7, 9}, kSharedInt8), raw_int64_constant("axes", {0})}, {},
+  StoredRun raw_run = run_stored_ok(
+      "Unsqueeze",
+      {stored_int8("x", {2}, {-7, 9}, kSharedInt8), stored_int64_constant("axes", {0})}, {},
       {{DataType::kInt8, kSharedInt8}});
-  expect_shape(raw_run.shapes[0], {1, 2});
+  expect_shape(raw_run.output_shapes[0], {1, 2});
   expect_int8(raw_run.outputs[0], {-7, 9}, "int8 native unsqueeze");
 
-  expect_error({"Unsqueeze", {x}}, "needs axes");
-  expect_error({"Unsqueeze", {x}, {{"axes", attr_ints({0, 0})}}}, "names axis 0 more than once");
-  expect_error({"Unsqueeze", {x}, {{"axes", attr_ints({0, -4})}}}, "names axis 0 more than once");
-  expect_error({"Unsqueeze", {x}, {{"axes", attr_ints({3})}}},
-               "axes[0] = 3 is out of range for rank 3");
+  expect_invalid_model({"Unsqueeze", {x}}, "needs axes");
+  expect_invalid_model({"Unsqueeze", {x}, {{"axes", attr_ints({0, 0})}}},
+                       "names axis 0 more than once");
+  expect_invalid_model({"Unsqueeze", {x}, {{"axes", attr_ints({0, -4})}}},
+                       "names axis 0 more than once");
+  expect_invalid_model({"Unsqueeze", {x}, {{"axes", attr_ints({3})}}},
+                       "axes[0] = 3 is out of range for rank 3");
 }
 
 void test_shape_ops_precisions(void** state) {
@@ -1005,7 +868,7 @@ void test_pad_edges_float(void** state) {
   for (size_t i = 0; i < cases.size(); ++i) {
     const PadCase& c = cases[i];
     if (c.error) {
-      expect_error(pad_1d_spec(c), c.error);
+      expect_invalid_model(pad_1d_spec(c), c.error);
       continue;
     }
     std::vector<float> expected;
@@ -1022,10 +885,10 @@ void test_pad_edges_native(void** state) {
   const std::vector<PadCase>& cases = pad_cases();
   for (size_t i = 0; i < cases.size(); ++i) {
     const PadCase& c = cases[i];
-    RawRun run = run_raw("Pad",
-                         {raw_int8("x", {5}, int8_iota(5, 1), kSharedInt8),
-                          raw_int64_constant("pads", {c.begin, c.end})},
-                         {{"mode", attr_string(c.mode)}}, {{DataType::kInt8, kSharedInt8}});
+    StoredRun run = run_stored("Pad",
+                               {stored_int8("x", {5}, int8_iota(5, 1), kSharedInt8),
+                                stored_int64_constant("pads", {c.begin, c.end})},
+                               {{"mode", attr_string(c.mode)}}, {{DataType::kInt8, kSharedInt8}});
     if (c.error) {
       assert_int_equal(run.status.code(), StatusCode::kInvalidModel);
       continue;
@@ -1094,52 +957,55 @@ void test_pad_two_dimensional(void** state) {
 void test_pad_value_representations(void** state) {
   (void)state;
   const std::vector<uint8_t> pads_bytes = to_bytes<int64_t>({1, 1});
-  const RawTensor pads{"pads", DataType::kInt64, {2}, pads_bytes, {}, true};
-  const RawTensor data = raw_int8("x", {2}, {1, 2}, kSharedInt8);  // reals 2.0, 2.5
-  const std::vector<OutputType> int8_output{{DataType::kInt8, kSharedInt8}};
+  const StoredTensor pads{"pads", DataType::kInt64, {2}, pads_bytes, {}, true};
+  const StoredTensor data = stored_int8("x", {2}, {1, 2}, kSharedInt8);  // reals 2.0, 2.5
+  const std::vector<StoredOutput> int8_output{{DataType::kInt8, kSharedInt8}};
   const graph::Quantization other{{1.0f}, {0}, 0};
   auto constant_int8 = [](int8_t value, const graph::Quantization& quantization) {
-    RawTensor tensor = raw_int8("value", {}, {value}, quantization);
+    StoredTensor tensor = stored_int8("value", {}, {value}, quantization);
     tensor.constant = true;
     return tensor;
   };
 
   // Same quantization as the data: the value's byte is copied (native byte move).
-  RawRun run = run_raw_ok("Pad", {data, pads, constant_int8(7, kSharedInt8)}, {}, int8_output);
+  StoredRun run =
+      run_stored_ok("Pad", {data, pads, constant_int8(7, kSharedInt8)}, {}, int8_output);
   expect_int8(run.outputs[0], {7, 1, 2, 7}, "value shares the quantization");
   // Another quantization: decoded to float (real 3.0), then encoded like the output.
-  run = run_raw_ok("Pad", {data, pads, constant_int8(3, other)}, {}, int8_output);
+  run = run_stored_ok("Pad", {data, pads, constant_int8(3, other)}, {}, int8_output);
   expect_int8(run.outputs[0], {3, 1, 2, 3}, "value with its own quantization");
   // A float32 value in an int8 model (real 4.0).
-  RawTensor float_value{"value", DataType::kFloat32, {1}, to_bytes<float>({4.0f}), {}, true};
-  run = run_raw_ok("Pad", {data, pads, float_value}, {}, int8_output);
+  StoredTensor float_value{"value", DataType::kFloat32, {1}, to_bytes<float>({4.0f}), {}, true};
+  run = run_stored_ok("Pad", {data, pads, float_value}, {}, int8_output);
   expect_int8(run.outputs[0], {5, 1, 2, 5}, "float32 value");
   // No value: real zero is the zero point.
-  run = run_raw_ok("Pad", {data, pads}, {}, int8_output);
+  run = run_stored_ok("Pad", {data, pads}, {}, int8_output);
   expect_int8(run.outputs[0], {-3, 1, 2, -3}, "default zero");
   // The opset 2-10 float attribute, encoded with the data's quantization (-1.0 -> -5).
-  run = run_raw_ok("Pad", {data}, {{"pads", attr_ints({1, 1})}, {"value", attr_float(-1.0f)}},
-                   int8_output);
+  run = run_stored_ok("Pad", {data}, {{"pads", attr_ints({1, 1})}, {"value", attr_float(-1.0f)}},
+                      int8_output);
   expect_int8(run.outputs[0], {-5, 1, 2, -5}, "value attribute");
   // Values that are graph inputs are read at each run.
-  run = run_raw_ok("Pad", {data, pads, raw_int8("value", {1}, {7}, kSharedInt8)}, {}, int8_output);
+  run = run_stored_ok("Pad", {data, pads, stored_int8("value", {1}, {7}, kSharedInt8)}, {},
+                      int8_output);
   expect_int8(run.outputs[0], {7, 1, 2, 7}, "runtime value, native");
-  run = run_raw_ok("Pad", {data, pads, raw_int8("value", {1}, {3}, other)}, {}, int8_output);
+  run = run_stored_ok("Pad", {data, pads, stored_int8("value", {1}, {3}, other)}, {}, int8_output);
   expect_int8(run.outputs[0], {3, 1, 2, 3}, "runtime value, float domain");
 
   // Plain integer and float16 data.
-  run = run_raw_ok("Pad",
-                   {raw("x", DataType::kInt64, {2}, to_bytes<int64_t>({10, 20})), pads,
-                    RawTensor{"value", DataType::kInt64, {1}, to_bytes<int64_t>({-7}), {}, true}},
-                   {}, {{DataType::kInt64, {}}});
+  run = run_stored_ok(
+      "Pad",
+      {stored<int64_t>("x", DataType::kInt64, {2}, {10, 20}), pads,
+       StoredTensor{"value", DataType::kInt64, {1}, to_bytes<int64_t>({-7}), {}, true}},
+      {}, {{DataType::kInt64, {}}});
   assert_true((from_bytes<int64_t>(run.outputs[0]) == std::vector<int64_t>{-7, 10, 20, -7}));
-  run = run_raw_ok("Pad", {raw("x", DataType::kInt32, {2}, to_bytes<int32_t>({10, 20}))},
-                   {{"pads", attr_ints({1, 1})}, {"value", attr_float(2.7f)}},
-                   {{DataType::kInt32, {}}});
+  run = run_stored_ok("Pad", {stored<int32_t>("x", DataType::kInt32, {2}, {10, 20})},
+                      {{"pads", attr_ints({1, 1})}, {"value", attr_float(2.7f)}},
+                      {{DataType::kInt32, {}}});
   assert_true((from_bytes<int32_t>(run.outputs[0]) == std::vector<int32_t>{2, 10, 20, 2}));
-  run = run_raw_ok("Pad", {raw("x", DataType::kFloat16, {2}, to_bytes<uint16_t>({0x3C00, 0x4000}))},
-                   {{"pads", attr_ints({1, 1})}, {"value", attr_float(1.5f)}},
-                   {{DataType::kFloat16, {}}});
+  run = run_stored_ok("Pad", {stored<uint16_t>("x", DataType::kFloat16, {2}, {0x3C00, 0x4000})},
+                      {{"pads", attr_ints({1, 1})}, {"value", attr_float(1.5f)}},
+                      {{DataType::kFloat16, {}}});
   assert_true((from_bytes<uint16_t>(run.outputs[0]) ==
                std::vector<uint16_t>{0x3E00, 0x3C00, 0x4000, 0x3E00}));
 }
@@ -1147,27 +1013,29 @@ void test_pad_value_representations(void** state) {
 void test_pad_errors(void** state) {
   (void)state;
   const TensorSpec x = input("x", {2, 3}, iota_values(6));
-  expect_error(
+  expect_invalid_model(
       {"Pad", {x, int64_constant("pads", {4}, {0, 1, 0, 1})}, {{"mode", attr_string("wrap")}}},
       "mode 'wrap' is not supported");
-  expect_error({"Pad", {x, int64_constant("pads", {3}, {0, 1, 0})}},
-               "pads has 3 values, expected 4");
-  expect_error({"Pad", {x, int64_constant("pads", {4}, {0, 0, 0, 0}), constant("v", {2}, {1, 2})}},
-               "must hold one element");
-  expect_error(
+  expect_invalid_model({"Pad", {x, int64_constant("pads", {3}, {0, 1, 0})}},
+                       "pads has 3 values, expected 4");
+  expect_invalid_model(
+      {"Pad", {x, int64_constant("pads", {4}, {0, 0, 0, 0}), constant("v", {2}, {1, 2})}},
+      "must hold one element");
+  expect_invalid_model(
       {"Pad", {x, int64_constant("pads", {4}, {0, 0, 0, 0}), int64_constant("v", {}, {1})}},
       "must share one element type");
-  expect_error({"Pad", {x, int_input("pads", {4}, {0, 0, 0, 0})}}, "must be a constant");
-  expect_error({"Pad", {x}}, "needs pads");
-  expect_error(
+  expect_invalid_model({"Pad", {x, int_input("pads", {4}, {0, 0, 0, 0})}}, "must be a constant");
+  expect_invalid_model({"Pad", {x}}, "needs pads");
+  expect_invalid_model(
       {"Pad",
        {x, int64_constant("pads", {2}, {1, 1}), omitted(), int64_constant("axes", {1}, {2})}},
       "axes[0] = 2 is out of range");
-  expect_error({"Pad",
-                {input("x", {1}, {4}), int64_constant("pads", {2}, {1, 0})},
-                {{"mode", attr_string("reflect")}}},
-               "(1 elements allow at most 0");
-  expect_error({"Pad", {x, int64_constant("pads", {4}, {0, kInt64Max, 0, 0})}}, "too large");
+  expect_invalid_model({"Pad",
+                        {input("x", {1}, {4}), int64_constant("pads", {2}, {1, 0})},
+                        {{"mode", attr_string("reflect")}}},
+                       "(1 elements allow at most 0");
+  expect_invalid_model({"Pad", {x, int64_constant("pads", {4}, {0, kInt64Max, 0, 0})}},
+                       "too large");
 }
 
 void test_pad_precisions(void** state) {
@@ -1204,58 +1072,58 @@ void test_cast_quantized_tensors(void** state) {
   (void)state;
   const graph::Quantization q{{0.5f}, {-2}, 0};
   // A quantized int8 activation cast to FLOAT gives its real values.
-  RawRun run = run_raw_ok("Cast", {raw_int8("x", {5}, {-2, 0, 10, -128, 127}, q)},
-                          {{"to", attr_int(1)}}, {{DataType::kFloat32, {}}});
+  StoredRun run = run_stored_ok("Cast", {stored_int8("x", {5}, {-2, 0, 10, -128, 127}, q)},
+                                {{"to", attr_int(1)}}, {{DataType::kFloat32, {}}});
   assert_true(
       (from_bytes<float>(run.outputs[0]) == std::vector<float>{0.0f, 1.0f, 6.0f, -63.0f, 64.5f}));
   // A FLOAT result stored quantized (a converter quantized the output) is encoded.
-  run = run_raw_ok("Cast",
-                   {raw("x", DataType::kFloat32, {5}, to_bytes<float>({0, 1, 6.2f, 100, -100}))},
-                   {{"to", attr_int(1)}}, {{DataType::kInt8, q}});
+  run =
+      run_stored_ok("Cast", {stored<float>("x", DataType::kFloat32, {5}, {0, 1, 6.2f, 100, -100})},
+                    {{"to", attr_int(1)}}, {{DataType::kInt8, q}});
   expect_int8(run.outputs[0], {-2, 0, 10, 127, -128}, "FLOAT stored as int8");
   // Quantized to INT32 truncates the real values.
-  run = run_raw_ok("Cast", {raw_int8("x", {4}, {5, -5, 10, 0}, {{0.3f}, {0}, 0})},
-                   {{"to", attr_int(6)}}, {{DataType::kInt32, {}}});
+  run = run_stored_ok("Cast", {stored_int8("x", {4}, {5, -5, 10, 0}, {{0.3f}, {0}, 0})},
+                      {{"to", attr_int(6)}}, {{DataType::kInt32, {}}});
   assert_true((from_bytes<int32_t>(run.outputs[0]) == std::vector<int32_t>{1, -1, 3, 0}));
   // A plain (not quantized) int8 tensor holds integers.
-  run = run_raw_ok("Cast", {raw_int8("x", {2}, {-3, 5}, {})}, {{"to", attr_int(1)}},
-                   {{DataType::kFloat32, {}}});
+  run = run_stored_ok("Cast", {stored_int8("x", {2}, {-3, 5}, {})}, {{"to", attr_int(1)}},
+                      {{DataType::kFloat32, {}}});
   assert_true((from_bytes<float>(run.outputs[0]) == std::vector<float>{-3.0f, 5.0f}));
   // Requantization between two int8 encodings of FLOAT.
-  run = run_raw_ok("Cast", {raw_int8("x", {3}, {-2, 0, 10}, q)}, {{"to", attr_int(1)}},
-                   {{DataType::kInt8, {{0.25f}, {1}, 0}}});
+  run = run_stored_ok("Cast", {stored_int8("x", {3}, {-2, 0, 10}, q)}, {{"to", attr_int(1)}},
+                      {{DataType::kInt8, {{0.25f}, {1}, 0}}});
   expect_int8(run.outputs[0], {1, 5, 25}, "requantized");
   // Plain pairs: INT64 -> INT8 wraps, FLOAT -> BOOL, FLOAT16 -> FLOAT.
-  run = run_raw_ok("Cast", {raw("x", DataType::kInt64, {2}, to_bytes<int64_t>({300, -129}))},
-                   {{"to", attr_int(3)}}, {{DataType::kInt8, {}}});
+  run = run_stored_ok("Cast", {stored<int64_t>("x", DataType::kInt64, {2}, {300, -129})},
+                      {{"to", attr_int(3)}}, {{DataType::kInt8, {}}});
   expect_int8(run.outputs[0], {44, 127}, "INT64 to INT8");
-  run = run_raw_ok("Cast", {raw("x", DataType::kFloat32, {3}, to_bytes<float>({0, 0.1f, -2}))},
-                   {{"to", attr_int(9)}}, {{DataType::kBool, {}}});
+  run = run_stored_ok("Cast", {stored<float>("x", DataType::kFloat32, {3}, {0, 0.1f, -2})},
+                      {{"to", attr_int(9)}}, {{DataType::kBool, {}}});
   assert_true((run.outputs[0] == std::vector<uint8_t>{0, 1, 1}));
-  run =
-      run_raw_ok("Cast", {raw("x", DataType::kFloat16, {2}, to_bytes<uint16_t>({0x3E00, 0xC000}))},
-                 {{"to", attr_int(1)}}, {{DataType::kFloat32, {}}});
+  run = run_stored_ok("Cast", {stored<uint16_t>("x", DataType::kFloat16, {2}, {0x3E00, 0xC000})},
+                      {{"to", attr_int(1)}}, {{DataType::kFloat32, {}}});
   assert_true((from_bytes<float>(run.outputs[0]) == std::vector<float>{1.5f, -2.0f}));
   // INT64 stored as INT32 (a converter narrowed the model's integers).
-  run = run_raw_ok("Cast", {raw("x", DataType::kFloat32, {2}, to_bytes<float>({3.9f, -3.9f}))},
-                   {{"to", attr_int(7)}}, {{DataType::kInt32, {}}});
+  run = run_stored_ok("Cast", {stored<float>("x", DataType::kFloat32, {2}, {3.9f, -3.9f})},
+                      {{"to", attr_int(7)}}, {{DataType::kInt32, {}}});
   assert_true((from_bytes<int32_t>(run.outputs[0]) == std::vector<int32_t>{3, -3}));
 }
 
 void test_cast_errors(void** state) {
   (void)state;
   const TensorSpec x = input("x", {2}, {1, 2});
-  expect_error({"Cast", {x}, {{"to", attr_int(11)}}}, "to=11 is not a supported type");
-  expect_error({"Cast", {x}, {{"to", attr_int(8)}}}, "to=8 is not a supported type");
-  expect_error({"Cast", {x}}, "attribute 'to' is required");
-  expect_error({"Cast", {x}, {{"to", attr_string("FLOAT")}}}, "attribute 'to' is string");
+  expect_invalid_model({"Cast", {x}, {{"to", attr_int(11)}}}, "to=11 is not a supported type");
+  expect_invalid_model({"Cast", {x}, {{"to", attr_int(8)}}}, "to=8 is not a supported type");
+  expect_invalid_model({"Cast", {x}}, "attribute 'to' is required");
+  expect_invalid_model({"Cast", {x}, {{"to", attr_string("FLOAT")}}}, "attribute 'to' is string");
   // The model stores the output as FLOAT32 but asks for INT64.
-  expect_error({"Cast", {x}, {{"to", attr_int(7)}}}, "cannot hold the result of a Cast to INT64");
-  RawRun run = run_raw("Cast", {raw("x", DataType::kFloat32, {1}, to_bytes<float>({1}))},
-                       {{"to", attr_int(1)}}, {{DataType::kInt64, {}}});
+  expect_invalid_model({"Cast", {x}, {{"to", attr_int(7)}}},
+                       "cannot hold the result of a Cast to INT64");
+  StoredRun run = run_stored("Cast", {stored<float>("x", DataType::kFloat32, {1}, {1})},
+                             {{"to", attr_int(1)}}, {{DataType::kInt64, {}}});
   assert_int_equal(run.status.code(), StatusCode::kInvalidModel);
-  run = run_raw("Cast", {raw("x", DataType::kFloat32, {1}, to_bytes<float>({1}))},
-                {{"to", attr_int(3)}}, {{DataType::kInt8, {{0.5f}, {0}, 0}}});
+  run = run_stored("Cast", {stored<float>("x", DataType::kFloat32, {1}, {1})},
+                   {{"to", attr_int(3)}}, {{DataType::kInt8, {{0.5f}, {0}, 0}}});
   assert_int_equal(run.status.code(), StatusCode::kInvalidModel);
 }
 

@@ -2,14 +2,11 @@
 // activations. Expected values come from formulas written here (an independent index
 // computation for broadcasting), never from the reference kernels under test.
 #include <cmath>
-#include <cstring>
 #include <functional>
-#include <limits>
 #include <random>
 #include <string>
 
 #include "common/op_test_harness.h"
-#include "devices/cpu/cpu_kernel_registry.h"
 
 // cmocka comes last (its macros clash with standard headers) and needs these first.
 #include <setjmp.h>
@@ -27,33 +24,6 @@ using graph::Shape;
 
 using BinaryFormula = std::function<float(float, float)>;
 using UnaryFormula = std::function<float(float)>;
-
-NodeSpec node_spec(std::string op_type, std::vector<TensorSpec> inputs,
-                   std::map<std::string, graph::Attribute> attributes = {}) {
-  NodeSpec spec;
-  spec.op_type = std::move(op_type);
-  spec.inputs = std::move(inputs);
-  spec.attributes = std::move(attributes);
-  return spec;
-}
-
-NodeRun run_ok(const NodeSpec& spec, Precision precision = Precision::kFloat32) {
-  NodeRun run = run_node(spec, precision);
-  if (!run.status.ok())
-    fail_msg("%s failed: %s", spec.op_type.c_str(), run.status.message().c_str());
-  return run;
-}
-
-void expect_error(const NodeSpec& spec, StatusCode code, const char* fragment) {
-  NodeRun run = run_node(spec);
-  if (run.status.code() != code) {
-    fail_msg("%s: expected %s, got %s (%s)", spec.op_type.c_str(), status_code_name(code),
-             status_code_name(run.status.code()), run.status.message().c_str());
-  }
-  if (run.status.message().find(fragment) == std::string::npos) {
-    fail_msg("message '%s' lacks '%s'", run.status.message().c_str(), fragment);
-  }
-}
 
 // Numpy broadcasting by explicit index arithmetic on each output element.
 std::vector<float> broadcast_expected(const BinaryFormula& formula, const Shape& a_shape,
@@ -361,50 +331,23 @@ void test_clip_variants(void**) {
 }
 
 // The int8 table must equal the float domain exactly: decode, the float32 kernel, encode.
-void check_int8_table(const char* op_type, std::map<std::string, graph::Attribute> attributes) {
+void check_int8_table(const char* op_type, const Attributes& attributes) {
   const graph::Quantization in_q{{0.05f}, {3}, 0};
   const graph::Quantization out_q{{0.031f}, {-7}, 0};
-  auto make_graph = [&](DataType type) {
-    graph::Graph g;
-    for (const char* name : {"x", "y"}) {
-      graph::Tensor tensor;
-      tensor.name = name;
-      tensor.data_type = type;
-      tensor.shape = {256};
-      if (type == DataType::kInt8) tensor.quantization = g.tensors.empty() ? in_q : out_q;
-      g.tensors.push_back(tensor);
-    }
-    graph::Node node;
-    node.name = "n";
-    node.op_type = op_type;
-    node.inputs = {0};
-    node.outputs = {1};
-    node.attributes = attributes;
-    g.nodes.push_back(node);
-    graph::GraphInput graph_input;
-    graph_input.tensor = 0;
-    g.inputs.push_back(graph_input);
-    g.outputs = {1};
-    return g;
-  };
-  const std::vector<Shape> shapes = {{256}, {256}};
-  graph::Graph int8_graph = make_graph(DataType::kInt8);
-  graph::Graph float_graph = make_graph(DataType::kFloat32);
-  auto int8_kernel = devices::cpu::build_cpu_kernel(int8_graph, int8_graph.nodes[0], shapes);
-  auto float_kernel = devices::cpu::build_cpu_kernel(float_graph, float_graph.nodes[0], shapes);
-  assert_true(int8_kernel.ok() && float_kernel.ok());
-  std::vector<int8_t> codes(256), int8_out(256);
-  std::vector<float> reals(256), float_out(256);
+  std::vector<int8_t> codes(256);
+  std::vector<float> reals(256);
   for (int i = 0; i < 256; ++i) {
     codes[i] = static_cast<int8_t>(i - 128);
     reals[i] = dequantize(codes[i], in_q.scales[0], in_q.zero_points[0]);
   }
-  const void* in[] = {codes.data()};
-  void* out[] = {int8_out.data()};
-  assert_true(int8_kernel.value()->run(in, out).ok());
-  const void* float_in[] = {reals.data()};
-  void* float_result[] = {float_out.data()};
-  assert_true(float_kernel.value()->run(float_in, float_result).ok());
+  const StoredRun int8_run =
+      run_stored_ok(op_type, {stored("x", DataType::kInt8, {256}, codes, in_q)}, attributes,
+                    {{DataType::kInt8, out_q}});
+  const StoredRun float_run =
+      run_stored_ok(op_type, {stored("x", DataType::kFloat32, {256}, reals)}, attributes,
+                    {{DataType::kFloat32, {}}});
+  const std::vector<int8_t> int8_out = from_bytes<int8_t>(int8_run.outputs[0]);
+  const std::vector<float> float_out = from_bytes<float>(float_run.outputs[0]);
   for (int i = 0; i < 256; ++i) {
     const int8_t expected = quantize_int8(float_out[i], out_q.scales[0], out_q.zero_points[0]);
     if (int8_out[i] != expected) {

@@ -20,33 +20,6 @@ using namespace orknn;
 using namespace orknn::testing;
 using graph::Shape;
 
-NodeSpec node_spec(std::string op_type, std::vector<TensorSpec> inputs,
-                   std::map<std::string, graph::Attribute> attributes = {}) {
-  NodeSpec spec;
-  spec.op_type = std::move(op_type);
-  spec.inputs = std::move(inputs);
-  spec.attributes = std::move(attributes);
-  return spec;
-}
-
-NodeRun run_ok(const NodeSpec& spec) {
-  NodeRun run = run_node(spec);
-  if (!run.status.ok())
-    fail_msg("%s failed: %s", spec.op_type.c_str(), run.status.message().c_str());
-  return run;
-}
-
-void expect_error(const NodeSpec& spec, const char* fragment) {
-  NodeRun run = run_node(spec);
-  if (run.status.code() != StatusCode::kInvalidModel) {
-    fail_msg("%s: expected an invalid-model error, got %s (%s)", spec.op_type.c_str(),
-             status_code_name(run.status.code()), run.status.message().c_str());
-  }
-  if (run.status.message().find(fragment) == std::string::npos) {
-    fail_msg("message '%s' lacks '%s'", run.status.message().c_str(), fragment);
-  }
-}
-
 // Mean and population variance of values[begin + k * stride], k < count.
 void moments(const std::vector<float>& values, size_t begin, size_t stride, size_t count,
              double* mean, double* variance) {
@@ -103,22 +76,24 @@ void test_batch_normalization(void**) {
 void test_batch_normalization_errors(void**) {
   NodeSpec wrong_scale = batch_norm_spec({1, 2, 2}, std::vector<float>(4), 2);
   wrong_scale.inputs[1] = constant("scale", {3}, {1, 1, 1});
-  expect_error(wrong_scale, "scale (input 1) has shape 3, expected 2");
+  expect_invalid_model(wrong_scale, "scale (input 1) has shape 3, expected 2");
   NodeSpec wrong_var = batch_norm_spec({1, 2, 2}, std::vector<float>(4), 2);
   wrong_var.inputs[4] = constant("var", {2, 1}, {1, 1});
-  expect_error(wrong_var, "var (input 4) has shape 2x1");
-  expect_error(
+  expect_invalid_model(wrong_var, "var (input 4) has shape 2x1");
+  expect_invalid_model(
       batch_norm_spec({1, 2, 2}, std::vector<float>(4), 2, {{"training_mode", attr_int(1)}}),
       "training_mode=1 is not supported");
-  expect_error(batch_norm_spec({1, 2, 2}, std::vector<float>(4), 2, {{"spatial", attr_int(0)}}),
-               "spatial=0");
-  expect_error(batch_norm_spec({1, 2, 2}, std::vector<float>(4), 2, {{"epsilon", attr_float(-1)}}),
-               "epsilon -1 is negative");
+  expect_invalid_model(
+      batch_norm_spec({1, 2, 2}, std::vector<float>(4), 2, {{"spatial", attr_int(0)}}),
+      "spatial=0");
+  expect_invalid_model(
+      batch_norm_spec({1, 2, 2}, std::vector<float>(4), 2, {{"epsilon", attr_float(-1)}}),
+      "epsilon -1 is negative");
   NodeSpec rank1 = batch_norm_spec({2}, {1, 2}, 2);
-  expect_error(rank1, "input rank 1 < 2");
+  expect_invalid_model(rank1, "input rank 1 < 2");
   NodeSpec training_outputs = batch_norm_spec({1, 2, 2}, std::vector<float>(4), 2);
   training_outputs.output_count = 3;
-  expect_error(training_outputs, "only output Y is supported");
+  expect_invalid_model(training_outputs, "only output Y is supported");
 }
 
 // --- InstanceNormalization ----------------------------------------------------------------
@@ -158,10 +133,10 @@ void test_instance_normalization(void**) {
                              {input("x", {2, 3}, std::vector<float>(6)),
                               constant("scale", {3}, {1, 1, 1}), constant("B", {3}, {0, 0, 0})},
                              {});
-  expect_error(rank2, "input rank 2 < 3");
+  expect_invalid_model(rank2, "input rank 2 < 3");
   NodeSpec wrong_bias = spec;
   wrong_bias.inputs[2] = constant("B", {2}, {0, 0});
-  expect_error(wrong_bias, "B (input 2) has shape 2, expected 3");
+  expect_invalid_model(wrong_bias, "B (input 2) has shape 2, expected 3");
 }
 
 // --- LayerNormalization -------------------------------------------------------------------
@@ -236,17 +211,18 @@ void test_layer_normalization_errors(void**) {
       node_spec("LayerNormalization",
                 {input("x", {2, 3}, std::vector<float>(6)), constant("scale", {3}, {1, 1, 1})},
                 {{"axis", attr_int(2)}});
-  expect_error(bad_axis, "axis 2 is out of range for rank 2");
+  expect_invalid_model(bad_axis, "axis 2 is out of range for rank 2");
   NodeSpec bad_scale =
       node_spec("LayerNormalization",
                 {input("x", {2, 3}, std::vector<float>(6)), constant("scale", {2}, {1, 1})}, {});
-  expect_error(bad_scale, "Scale (input 1) shape 2 does not broadcast to the normalized shape 3");
+  expect_invalid_model(bad_scale,
+                       "Scale (input 1) shape 2 does not broadcast to the normalized shape 3");
   NodeSpec bad_bias =
       node_spec("LayerNormalization",
                 {input("x", {2, 3}, std::vector<float>(6)), constant("scale", {3}, {1, 1, 1}),
                  constant("B", {2, 3}, std::vector<float>(6))},
                 {{"axis", attr_int(1)}});
-  expect_error(bad_bias, "B (input 2) shape 2x3 does not broadcast");
+  expect_invalid_model(bad_bias, "B (input 2) shape 2x3 does not broadcast");
 }
 
 // --- Softmax ------------------------------------------------------------------------------
@@ -304,13 +280,13 @@ void test_softmax(void**) {
 }
 
 void test_softmax_errors(void**) {
-  expect_error(
+  expect_invalid_model(
       node_spec("Softmax", {input("x", {2, 3}, std::vector<float>(6))}, {{"axis", attr_int(2)}}),
       "axis 2 is out of range for rank 2");
-  expect_error(node_spec("Softmax", {input("x", {2, 3}, std::vector<float>(6))},
-                         {{"legacy_coerce_2d", attr_int(2)}}),
-               "legacy_coerce_2d must be 0 or 1");
-  expect_error(
+  expect_invalid_model(node_spec("Softmax", {input("x", {2, 3}, std::vector<float>(6))},
+                                 {{"legacy_coerce_2d", attr_int(2)}}),
+                       "legacy_coerce_2d must be 0 or 1");
+  expect_invalid_model(
       node_spec("Softmax", {input("x", {2, 3}, std::vector<float>(6))}, {{"axis", attr_float(1)}}),
       "attribute 'axis' is float");
 }

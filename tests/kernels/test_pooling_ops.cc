@@ -20,58 +20,23 @@ namespace {
 using namespace orknn;
 using namespace orknn::testing;
 using graph::Shape;
-using Attributes = std::map<std::string, graph::Attribute>;
-
-NodeSpec node_spec(std::string op_type, std::vector<TensorSpec> inputs, Attributes attributes) {
-  NodeSpec spec;
-  spec.op_type = std::move(op_type);
-  spec.inputs = std::move(inputs);
-  spec.attributes = std::move(attributes);
-  return spec;
-}
-
-NodeRun run_ok(const NodeSpec& spec, Precision precision = Precision::kFloat32) {
-  NodeRun run = run_node(spec, precision);
-  if (!run.status.ok()) {
-    fail_msg("%s (%s) failed: %s", spec.op_type.c_str(), precision_name(precision),
-             run.status.message().c_str());
-  }
-  return run;
-}
-
-void expect_error(const NodeSpec& spec, StatusCode code, const char* fragment) {
-  NodeRun run = run_node(spec);
-  if (run.status.code() != code) {
-    fail_msg("%s: expected %s, got %s (%s)", spec.op_type.c_str(), status_code_name(code),
-             status_code_name(run.status.code()), run.status.message().c_str());
-  }
-  if (run.status.message().find(fragment) == std::string::npos) {
-    fail_msg("message '%s' lacks '%s'", run.status.message().c_str(), fragment);
-  }
-}
-
-std::vector<float> iota(size_t count, float first = 1.0f) {
-  std::vector<float> values(count);
-  for (size_t i = 0; i < count; ++i) values[i] = first + static_cast<float>(i);
-  return values;
-}
 
 // ---- hand-checked ---------------------------------------------------------------------------
 
 void test_max_pool_hand_checked(void**) {
-  NodeSpec spec = node_spec("MaxPool", {input("x", {1, 1, 4, 4}, iota(16))},
+  NodeSpec spec = node_spec("MaxPool", {input("x", {1, 1, 4, 4}, iota_values(16, 1))},
                             {{"kernel_shape", attr_ints({2, 2})}, {"strides", attr_ints({2, 2})}});
   NodeRun run = run_ok(spec);
   expect_shape(run.output_shapes[0], {1, 1, 2, 2});
   expect_close(run.outputs[0], {6, 8, 14, 16}, 0);
 
   // Padding never wins, even against negative values.
-  spec = node_spec("MaxPool", {input("x", {1, 1, 3, 3}, iota(9, -9.0f))},
+  spec = node_spec("MaxPool", {input("x", {1, 1, 3, 3}, iota_values(9, -9.0f))},
                    {{"kernel_shape", attr_ints({3, 3})}, {"pads", attr_ints({1, 1, 1, 1})}});
   expect_close(run_ok(spec).outputs[0], {-5, -4, -4, -2, -1, -1, -2, -1, -1}, 0);
 
   // ceil_mode keeps a partial last window: 4 with kernel 3, stride 2 gives 2, not 1.
-  spec = node_spec("MaxPool", {input("x", {1, 1, 4, 4}, iota(16))},
+  spec = node_spec("MaxPool", {input("x", {1, 1, 4, 4}, iota_values(16, 1))},
                    {{"kernel_shape", attr_ints({3, 3})},
                     {"strides", attr_ints({2, 2})},
                     {"ceil_mode", attr_int(1)}});
@@ -82,7 +47,7 @@ void test_max_pool_hand_checked(void**) {
   expect_close(run_ok(spec).outputs[0], {11}, 0);
 
   // ...but drops one that would start in the end padding: length 5, kernel 2, stride 2, pads 1.
-  spec = node_spec("MaxPool", {input("x", {1, 1, 5}, iota(5))},
+  spec = node_spec("MaxPool", {input("x", {1, 1, 5}, iota_values(5, 1))},
                    {{"kernel_shape", attr_ints({2})},
                     {"strides", attr_ints({2})},
                     {"pads", attr_ints({1, 1})},
@@ -91,7 +56,7 @@ void test_max_pool_hand_checked(void**) {
   expect_shape(run.output_shapes[0], {1, 1, 3});
   expect_close(run.outputs[0], {1, 3, 5}, 0);
 
-  spec = node_spec("MaxPool", {input("x", {1, 1, 4, 4}, iota(16))},
+  spec = node_spec("MaxPool", {input("x", {1, 1, 4, 4}, iota_values(16, 1))},
                    {{"kernel_shape", attr_ints({2, 2})}, {"dilations", attr_ints({2, 2})}});
   run = run_ok(spec);
   expect_shape(run.output_shapes[0], {1, 1, 2, 2});
@@ -100,7 +65,7 @@ void test_max_pool_hand_checked(void**) {
 
 void test_max_pool_indices(void**) {
   NodeSpec spec =
-      node_spec("MaxPool", {input("x", {1, 1, 5, 5}, iota(25))},
+      node_spec("MaxPool", {input("x", {1, 1, 5, 5}, iota_values(25, 1))},
                 {{"kernel_shape", attr_ints({5, 5})}, {"pads", attr_ints({2, 2, 2, 2})}});
   spec.output_count = 2;
   spec.integer_outputs = {DataType::kFloat32, DataType::kInt64};
@@ -113,7 +78,7 @@ void test_max_pool_indices(void**) {
   expect_close(run.outputs[1], indices, 0);
 
   // storage_order 1 numbers the input column-major within each plane; planes stay outermost.
-  spec = node_spec("MaxPool", {input("x", {1, 2, 5, 5}, iota(50))},
+  spec = node_spec("MaxPool", {input("x", {1, 2, 5, 5}, iota_values(50, 1))},
                    {{"kernel_shape", attr_ints({2, 2})},
                     {"strides", attr_ints({2, 2})},
                     {"storage_order", attr_int(1)}});
@@ -127,7 +92,7 @@ void test_max_pool_indices(void**) {
 
 void test_average_pool_hand_checked(void**) {
   NodeSpec spec =
-      node_spec("AveragePool", {input("x", {1, 1, 3, 3}, iota(9))},
+      node_spec("AveragePool", {input("x", {1, 1, 3, 3}, iota_values(9, 1))},
                 {{"kernel_shape", attr_ints({2, 2})}, {"pads", attr_ints({1, 1, 1, 1})}});
   NodeRun run = run_ok(spec);
   expect_shape(run.output_shapes[0], {1, 1, 4, 4});
@@ -142,7 +107,7 @@ void test_average_pool_hand_checked(void**) {
   // A ceil-mode window past the padded input counts only the taps inside it, with or without
   // count_include_pad: [1 2] [3 4] [5 _].
   for (int include : {0, 1}) {
-    spec = node_spec("AveragePool", {input("x", {1, 1, 5}, iota(5))},
+    spec = node_spec("AveragePool", {input("x", {1, 1, 5}, iota_values(5, 1))},
                      {{"kernel_shape", attr_ints({2})},
                       {"strides", attr_ints({2})},
                       {"ceil_mode", attr_int(1)},

@@ -21,33 +21,6 @@ using namespace orknn;
 using namespace orknn::testing;
 using graph::Shape;
 
-NodeSpec node_spec(std::string op_type, std::vector<TensorSpec> inputs,
-                   std::map<std::string, graph::Attribute> attributes = {}) {
-  NodeSpec spec;
-  spec.op_type = std::move(op_type);
-  spec.inputs = std::move(inputs);
-  spec.attributes = std::move(attributes);
-  return spec;
-}
-
-NodeRun run_ok(const NodeSpec& spec, Precision precision = Precision::kFloat32) {
-  NodeRun run = run_node(spec, precision);
-  if (!run.status.ok())
-    fail_msg("%s failed: %s", spec.op_type.c_str(), run.status.message().c_str());
-  return run;
-}
-
-void expect_error(const NodeSpec& spec, const char* fragment) {
-  NodeRun run = run_node(spec);
-  if (run.status.code() != StatusCode::kInvalidModel) {
-    fail_msg("%s: expected an invalid-model error, got %s (%s)", spec.op_type.c_str(),
-             status_code_name(run.status.code()), run.status.message().c_str());
-  }
-  if (run.status.message().find(fragment) == std::string::npos) {
-    fail_msg("message '%s' lacks '%s'", run.status.message().c_str(), fragment);
-  }
-}
-
 // Reduces `x` of `shape` over the dimensions flagged in `mask` (bit d = dimension d).
 std::vector<float> reduce_expected(const std::string& op, const Shape& shape,
                                    const std::vector<float>& x, unsigned mask) {
@@ -168,24 +141,27 @@ void test_reduce_empty_axes(void**) {
 
 void test_reduce_errors(void**) {
   const std::vector<float> x(6);
-  expect_error(node_spec("ReduceSum", {input("x", {2, 3}, x)}, {{"axes", attr_ints({1, -1})}}),
-               "axis -1 is listed twice");
-  expect_error(node_spec("ReduceMean", {input("x", {2, 3}, x)}, {{"axes", attr_ints({2})}}),
-               "axis 2 is out of range for rank 2");
-  expect_error(node_spec("ReduceMax", {input("x", {2, 3}, x), int64_constant("axes", {1}, {0})},
-                         {{"axes", attr_ints({0})}}),
-               "both as attribute and as input 1");
+  expect_invalid_model(
+      node_spec("ReduceSum", {input("x", {2, 3}, x)}, {{"axes", attr_ints({1, -1})}}),
+      "axis -1 is listed twice");
+  expect_invalid_model(node_spec("ReduceMean", {input("x", {2, 3}, x)}, {{"axes", attr_ints({2})}}),
+                       "axis 2 is out of range for rank 2");
+  expect_invalid_model(
+      node_spec("ReduceMax", {input("x", {2, 3}, x), int64_constant("axes", {1}, {0})},
+                {{"axes", attr_ints({0})}}),
+      "both as attribute and as input 1");
   TensorSpec runtime_axes = int64_constant("axes", {1}, {0});
   runtime_axes.constant = false;
-  expect_error(node_spec("ReduceSum", {input("x", {2, 3}, x), runtime_axes}, {}),
-               "axes (input 1, 'axes') must be a constant");
-  expect_error(node_spec("ReduceSum", {input("x", {2, 3}, x), constant("axes", {1}, {0})}, {}),
-               "must be INT64 or INT32, not FP32");
-  expect_error(
+  expect_invalid_model(node_spec("ReduceSum", {input("x", {2, 3}, x), runtime_axes}, {}),
+                       "axes (input 1, 'axes') must be a constant");
+  expect_invalid_model(
+      node_spec("ReduceSum", {input("x", {2, 3}, x), constant("axes", {1}, {0})}, {}),
+      "must be INT64 or INT32, not FP32");
+  expect_invalid_model(
       node_spec("ReduceSum", {input("x", {2, 3}, x), int64_constant("axes", {1, 1}, {0})}, {}),
       "axes (input 1) must be 1-D");
-  expect_error(node_spec("ReduceSum", {input("x", {2, 3}, x)}, {{"axes", attr_int(0)}}),
-               "attribute 'axes' is int");
+  expect_invalid_model(node_spec("ReduceSum", {input("x", {2, 3}, x)}, {{"axes", attr_int(0)}}),
+                       "attribute 'axes' is int");
 }
 
 // --- ArgMax / ArgMin -----------------------------------------------------------------------
@@ -239,10 +215,11 @@ void test_arg_max(void**) {
 }
 
 void test_arg_max_errors(void**) {
-  expect_error(arg_spec("ArgMax", {2, 3}, std::vector<float>(6), {{"axis", attr_int(2)}}),
-               "axis 2 is out of range for rank 2");
-  expect_error(arg_spec("ArgMin", {}, {1}, {}), "axis 0 is out of range for rank 0");
-  expect_error(arg_spec("ArgMax", {2, 0}, {}, {{"axis", attr_int(1)}}), "axis 1 has size 0");
+  expect_invalid_model(arg_spec("ArgMax", {2, 3}, std::vector<float>(6), {{"axis", attr_int(2)}}),
+                       "axis 2 is out of range for rank 2");
+  expect_invalid_model(arg_spec("ArgMin", {}, {1}, {}), "axis 0 is out of range for rank 0");
+  expect_invalid_model(arg_spec("ArgMax", {2, 0}, {}, {{"axis", attr_int(1)}}),
+                       "axis 1 has size 0");
   NodeSpec float_output = node_spec("ArgMax", {input("x", {3}, {1, 2, 3})}, {});
   NodeRun run = run_node(float_output);
   assert_int_equal(static_cast<int>(run.status.code()),

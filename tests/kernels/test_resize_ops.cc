@@ -21,26 +21,6 @@ namespace {
 using namespace orknn;
 using namespace orknn::testing;
 using graph::Shape;
-using Attributes = std::map<std::string, graph::Attribute>;
-
-NodeRun run_ok(const NodeSpec& spec, Precision precision = Precision::kFloat32) {
-  NodeRun run = run_node(spec, precision);
-  if (!run.status.ok()) {
-    fail_msg("Resize (%s) failed: %s", precision_name(precision), run.status.message().c_str());
-  }
-  return run;
-}
-
-void expect_error(const NodeSpec& spec, StatusCode code, const char* fragment) {
-  NodeRun run = run_node(spec);
-  if (run.status.code() != code) {
-    fail_msg("expected %s, got %s (%s)", status_code_name(code),
-             status_code_name(run.status.code()), run.status.message().c_str());
-  }
-  if (run.status.message().find(fragment) == std::string::npos) {
-    fail_msg("message '%s' lacks '%s'", run.status.message().c_str(), fragment);
-  }
-}
 
 TensorSpec float_operand(std::string name, std::vector<float> values) {
   const int64_t count = static_cast<int64_t>(values.size());
@@ -52,23 +32,19 @@ TensorSpec float_operand(std::string name, std::vector<float> values) {
 // Resize-13 form: X, roi (omitted), scales, sizes.
 NodeSpec with_scales(Shape shape, std::vector<float> x, std::vector<float> scales,
                      Attributes attributes = {}) {
-  NodeSpec spec;
-  spec.op_type = "Resize";
-  spec.inputs = {input("x", std::move(shape), std::move(x)), omitted(),
-                 float_operand("scales", std::move(scales))};
-  spec.attributes = std::move(attributes);
-  return spec;
+  return node_spec("Resize",
+                   {input("x", std::move(shape), std::move(x)), omitted(),
+                    float_operand("scales", std::move(scales))},
+                   std::move(attributes));
 }
 
 NodeSpec with_sizes(Shape shape, std::vector<float> x, std::vector<int64_t> sizes,
                     Attributes attributes = {}) {
-  NodeSpec spec;
-  spec.op_type = "Resize";
   const int64_t count = static_cast<int64_t>(sizes.size());
-  spec.inputs = {input("x", std::move(shape), std::move(x)), omitted(), omitted(),
-                 int64_constant("sizes", {count}, std::move(sizes))};
-  spec.attributes = std::move(attributes);
-  return spec;
+  return node_spec("Resize",
+                   {input("x", std::move(shape), std::move(x)), omitted(), omitted(),
+                    int64_constant("sizes", {count}, std::move(sizes))},
+                   std::move(attributes));
 }
 
 Attributes modes(const char* mode, const char* transform, const char* nearest = nullptr) {
@@ -235,9 +211,8 @@ void test_linear_variants(void**) {
 
 void test_forms(void**) {
   // Resize-10: (X, scales), asymmetric coordinates with floor.
-  NodeSpec spec;
-  spec.op_type = "Resize";
-  spec.inputs = {input("x", {1, 3}, {10, 20, 30}), float_operand("scales", {1, 1.6f})};
+  NodeSpec spec =
+      node_spec("Resize", {input("x", {1, 3}, {10, 20, 30}), float_operand("scales", {1, 1.6f})});
   NodeRun run = run_ok(spec);
   // floor(3 * 1.6) = 4 outputs at x / 1.6 = 0, .625, 1.25, 1.875.
   expect_close(run.outputs[0], {10, 10, 20, 20}, 0);

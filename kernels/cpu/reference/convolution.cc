@@ -43,11 +43,12 @@ namespace {
 // Calls visit(output_index, n, oc, oh, ow) for every output element in memory order.
 template <typename Visit>
 void for_each_output(const Conv2DShape& s, Visit&& visit) {
+  const Window2D& window = s.window;
   int64_t index = 0;
   for (int64_t n = 0; n < s.batch; ++n) {
     for (int64_t oc = 0; oc < s.output_channels; ++oc) {
-      for (int64_t oh = 0; oh < s.output_height; ++oh) {
-        for (int64_t ow = 0; ow < s.output_width; ++ow) visit(index++, n, oc, oh, ow);
+      for (int64_t oh = 0; oh < window.output_height; ++oh) {
+        for (int64_t ow = 0; ow < window.output_width; ++ow) visit(index++, n, oc, oh, ow);
       }
     }
   }
@@ -58,19 +59,20 @@ void for_each_output(const Conv2DShape& s, Visit&& visit) {
 template <typename Visit>
 void for_each_conv_tap(const Conv2DShape& s, int64_t n, int64_t oc, int64_t oh, int64_t ow,
                        Visit&& visit) {
+  const Window2D& window = s.window;
   const int64_t in_per_group = s.input_channels / s.groups;
   const int64_t out_per_group = s.output_channels / s.groups;
   const int64_t group = oc / out_per_group;
   for (int64_t local = 0; local < in_per_group; ++local) {
     const int64_t ic = group * in_per_group + local;
-    for (int64_t kh = 0; kh < s.kernel_height; ++kh) {
-      const int64_t ih = oh * s.stride_height - s.pad_top + kh * s.dilation_height;
-      if (ih < 0 || ih >= s.input_height) continue;
-      for (int64_t kw = 0; kw < s.kernel_width; ++kw) {
-        const int64_t iw = ow * s.stride_width - s.pad_left + kw * s.dilation_width;
-        if (iw < 0 || iw >= s.input_width) continue;
-        visit(((n * s.input_channels + ic) * s.input_height + ih) * s.input_width + iw,
-              ((oc * in_per_group + local) * s.kernel_height + kh) * s.kernel_width + kw);
+    for (int64_t kh = 0; kh < window.kernel_height; ++kh) {
+      const int64_t ih = oh * window.stride_height - window.pad_top + kh * window.dilation_height;
+      if (ih < 0 || ih >= window.input_height) continue;
+      for (int64_t kw = 0; kw < window.kernel_width; ++kw) {
+        const int64_t iw = ow * window.stride_width - window.pad_left + kw * window.dilation_width;
+        if (iw < 0 || iw >= window.input_width) continue;
+        visit(((n * s.input_channels + ic) * window.input_height + ih) * window.input_width + iw,
+              ((oc * in_per_group + local) * window.kernel_height + kh) * window.kernel_width + kw);
       }
     }
   }
@@ -81,24 +83,26 @@ void for_each_conv_tap(const Conv2DShape& s, int64_t n, int64_t oc, int64_t oh, 
 template <typename Visit>
 void for_each_transpose_tap(const Conv2DShape& s, int64_t n, int64_t oc, int64_t oh, int64_t ow,
                             Visit&& visit) {
+  const Window2D& window = s.window;
   const int64_t in_per_group = s.input_channels / s.groups;
   const int64_t out_per_group = s.output_channels / s.groups;
   const int64_t group = oc / out_per_group;
   const int64_t local_oc = oc % out_per_group;
   for (int64_t local = 0; local < in_per_group; ++local) {
     const int64_t ic = group * in_per_group + local;
-    for (int64_t kh = 0; kh < s.kernel_height; ++kh) {
-      const int64_t row = oh + s.pad_top - kh * s.dilation_height;
-      if (row < 0 || row % s.stride_height != 0) continue;
-      const int64_t ih = row / s.stride_height;
-      if (ih >= s.input_height) continue;
-      for (int64_t kw = 0; kw < s.kernel_width; ++kw) {
-        const int64_t column = ow + s.pad_left - kw * s.dilation_width;
-        if (column < 0 || column % s.stride_width != 0) continue;
-        const int64_t iw = column / s.stride_width;
-        if (iw >= s.input_width) continue;
-        visit(((n * s.input_channels + ic) * s.input_height + ih) * s.input_width + iw,
-              ((ic * out_per_group + local_oc) * s.kernel_height + kh) * s.kernel_width + kw);
+    for (int64_t kh = 0; kh < window.kernel_height; ++kh) {
+      const int64_t row = oh + window.pad_top - kh * window.dilation_height;
+      if (row < 0 || row % window.stride_height != 0) continue;
+      const int64_t ih = row / window.stride_height;
+      if (ih >= window.input_height) continue;
+      for (int64_t kw = 0; kw < window.kernel_width; ++kw) {
+        const int64_t column = ow + window.pad_left - kw * window.dilation_width;
+        if (column < 0 || column % window.stride_width != 0) continue;
+        const int64_t iw = column / window.stride_width;
+        if (iw >= window.input_width) continue;
+        visit(((n * s.input_channels + ic) * window.input_height + ih) * window.input_width + iw,
+              ((ic * out_per_group + local_oc) * window.kernel_height + kh) * window.kernel_width +
+                  kw);
       }
     }
   }

@@ -9,6 +9,8 @@
 #include <cstdint>
 #include <vector>
 
+#include "reference/window_geometry.h"
+
 namespace orknn::kernels::reference {
 
 // An activation our converter fuses into Conv, ConvTranspose, Gemm and MatMul; applied after
@@ -47,28 +49,17 @@ float requantization_multiplier(double input_scale, double weight_scale, double 
 int8_t requantize(int32_t accumulator, float multiplier, int32_t output_zero_point,
                   int32_t output_minimum, int32_t output_maximum);
 
-// Geometry of a 2-D (transposed) convolution, NCHW.
+// A 2-D (transposed) convolution, NCHW.
 // Convolution weights are [output_channels][input_channels / groups][kernel_height][kernel_width].
 // Transposed convolution weights are [input_channels][output_channels / groups][kh][kw], and
-// the pads crop the full transposed output (they may exceed it on the high side, as with
-// output_padding or output_shape).
+// the window's pads crop the full transposed output (they may exceed it on the high side, as
+// with output_padding or output_shape).
 struct Conv2DShape {
   int64_t batch = 1;
   int64_t input_channels = 1;
-  int64_t input_height = 1;
-  int64_t input_width = 1;
   int64_t output_channels = 1;
-  int64_t output_height = 1;
-  int64_t output_width = 1;
-  int64_t kernel_height = 1;
-  int64_t kernel_width = 1;
-  int64_t stride_height = 1;
-  int64_t stride_width = 1;
-  int64_t dilation_height = 1;
-  int64_t dilation_width = 1;
-  int64_t pad_top = 0;  // bottom and right padding follow from the output size
-  int64_t pad_left = 0;
   int64_t groups = 1;
+  Window2D window;
 };
 
 // `bias` may be null (zero). Output [batch][output_channels][output_height][output_width].

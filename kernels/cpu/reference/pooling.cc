@@ -9,11 +9,13 @@ namespace {
 // window's taps are first + k * dilation.
 template <typename Visit>
 void for_each_window(const Pool2DShape& s, Visit&& visit) {
+  const Window2D& window = s.window;
   int64_t index = 0;
   for (int64_t plane = 0; plane < s.planes; ++plane) {
-    for (int64_t oh = 0; oh < s.output_height; ++oh) {
-      for (int64_t ow = 0; ow < s.output_width; ++ow) {
-        visit(index++, plane, oh * s.stride_height - s.pad_top, ow * s.stride_width - s.pad_left);
+    for (int64_t oh = 0; oh < window.output_height; ++oh) {
+      for (int64_t ow = 0; ow < window.output_width; ++ow) {
+        visit(index++, plane, oh * window.stride_height - window.pad_top,
+              ow * window.stride_width - window.pad_left);
       }
     }
   }
@@ -27,17 +29,18 @@ bool inside(int64_t position, int64_t low, int64_t high) {
 
 void max_pool2d(const Pool2DShape& s, const float* input, float* output, int64_t* indices,
                 bool column_major_indices) {
+  const Window2D& window = s.window;
   for_each_window(s, [&](int64_t index, int64_t plane, int64_t row0, int64_t column0) {
-    const float* plane_input = input + plane * s.input_height * s.input_width;
+    const float* plane_input = input + plane * window.input_height * window.input_width;
     float best = std::numeric_limits<float>::lowest();
     int64_t best_row = -1, best_column = -1;
-    for (int64_t kh = 0; kh < s.kernel_height; ++kh) {
-      const int64_t row = row0 + kh * s.dilation_height;
-      if (!inside(row, 0, s.input_height)) continue;
-      for (int64_t kw = 0; kw < s.kernel_width; ++kw) {
-        const int64_t column = column0 + kw * s.dilation_width;
-        if (!inside(column, 0, s.input_width)) continue;
-        const float value = plane_input[row * s.input_width + column];
+    for (int64_t kh = 0; kh < window.kernel_height; ++kh) {
+      const int64_t row = row0 + kh * window.dilation_height;
+      if (!inside(row, 0, window.input_height)) continue;
+      for (int64_t kw = 0; kw < window.kernel_width; ++kw) {
+        const int64_t column = column0 + kw * window.dilation_width;
+        if (!inside(column, 0, window.input_width)) continue;
+        const float value = plane_input[row * window.input_width + column];
         if (best_row < 0 || value > best) {
           best = value;
           best_row = row;
@@ -48,30 +51,31 @@ void max_pool2d(const Pool2DShape& s, const float* input, float* output, int64_t
     output[index] = best;
     if (indices) {
       const int64_t within = best_row < 0           ? 0
-                             : column_major_indices ? best_column * s.input_height + best_row
-                                                    : best_row * s.input_width + best_column;
-      indices[index] = plane * s.input_height * s.input_width + within;
+                             : column_major_indices ? best_column * window.input_height + best_row
+                                                    : best_row * window.input_width + best_column;
+      indices[index] = plane * window.input_height * window.input_width + within;
     }
   });
 }
 
 void average_pool2d(const Pool2DShape& s, bool count_include_pad, const float* input,
                     float* output) {
+  const Window2D& window = s.window;
   for_each_window(s, [&](int64_t index, int64_t plane, int64_t row0, int64_t column0) {
-    const float* plane_input = input + plane * s.input_height * s.input_width;
+    const float* plane_input = input + plane * window.input_height * window.input_width;
     float sum = 0.0f;
     int64_t inside_input = 0, inside_padded = 0;
-    for (int64_t kh = 0; kh < s.kernel_height; ++kh) {
-      const int64_t row = row0 + kh * s.dilation_height;
-      const bool row_padded = inside(row, -s.pad_top, s.input_height + s.pad_bottom);
-      const bool row_inside = inside(row, 0, s.input_height);
-      for (int64_t kw = 0; kw < s.kernel_width; ++kw) {
-        const int64_t column = column0 + kw * s.dilation_width;
-        if (row_padded && inside(column, -s.pad_left, s.input_width + s.pad_right)) {
+    for (int64_t kh = 0; kh < window.kernel_height; ++kh) {
+      const int64_t row = row0 + kh * window.dilation_height;
+      const bool row_padded = inside(row, -window.pad_top, window.input_height + window.pad_bottom);
+      const bool row_inside = inside(row, 0, window.input_height);
+      for (int64_t kw = 0; kw < window.kernel_width; ++kw) {
+        const int64_t column = column0 + kw * window.dilation_width;
+        if (row_padded && inside(column, -window.pad_left, window.input_width + window.pad_right)) {
           ++inside_padded;
         }
-        if (row_inside && inside(column, 0, s.input_width)) {
-          sum += plane_input[row * s.input_width + column];
+        if (row_inside && inside(column, 0, window.input_width)) {
+          sum += plane_input[row * window.input_width + column];
           ++inside_input;
         }
       }

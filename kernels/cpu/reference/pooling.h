@@ -5,27 +5,14 @@
 
 #include <cstdint>
 
+#include "reference/window_geometry.h"
+
 namespace orknn::kernels::reference {
 
 // Batch and channels are folded into `planes`: every plane is pooled independently.
 struct Pool2DShape {
   int64_t planes = 1;
-  int64_t input_height = 1;
-  int64_t input_width = 1;
-  int64_t output_height = 1;
-  int64_t output_width = 1;
-  int64_t kernel_height = 1;
-  int64_t kernel_width = 1;
-  int64_t stride_height = 1;
-  int64_t stride_width = 1;
-  int64_t dilation_height = 1;
-  int64_t dilation_width = 1;
-  int64_t pad_top = 0;
-  int64_t pad_left = 0;
-  // The padded input ends here; windows may run past it in ceil mode. Only the average with
-  // count_include_pad needs these.
-  int64_t pad_bottom = 0;
-  int64_t pad_right = 0;
+  Window2D window;
 };
 
 // Maximum over the window taps inside the input (padding never wins). A window with no tap

@@ -1,5 +1,5 @@
 // Shapes and attribute validation of Conv, ConvTranspose, Gemm and MatMul (ONNX semantics,
-// NCHW), and the sliding-window arithmetic that the pooling family shares.
+// NCHW). The sliding-window attributes they share with pooling are read in spatial_window.cc.
 //
 // Fused activations. Our converter folds an activation that follows a Conv, ConvTranspose,
 // Gemm or MatMul into that node, as attributes that ONNX does not define:
@@ -14,60 +14,10 @@
 
 #include "graph/op_schema.h"
 #include "graph/ops/convolution_attributes.h"
+#include "graph/ops/node_error.h"
 
 namespace orknn::graph {
 namespace {
-
-enum class AutoPad { kNotSet, kSameUpper, kSameLower, kValid };
-
-template <typename... Parts>
-Status node_error(const Node& node, const Parts&... parts) {
-  return invalid_model(node.describe(), ": ", parts...);
-}
-
-Result<AutoPad> parse_auto_pad(const Node& node) {
-  ORKNN_ASSIGN_OR_RETURN(std::string text, node.string_attribute("auto_pad", "NOTSET"));
-  if (text == "NOTSET" || text.empty()) return AutoPad::kNotSet;
-  if (text == "SAME_UPPER") return AutoPad::kSameUpper;
-  if (text == "SAME_LOWER") return AutoPad::kSameLower;
-  if (text == "VALID") return AutoPad::kValid;
-  return node_error(node, "auto_pad '", text,
-                    "' is not one of NOTSET, SAME_UPPER, SAME_LOWER, VALID");
-}
-
-// An ints attribute with `count` values, each >= minimum; `fallback` fills an absent one.
-Result<std::vector<int64_t>> ints_per_axis(const Node& node, const char* key, size_t count,
-                                           int64_t fallback, int64_t minimum) {
-  ORKNN_ASSIGN_OR_RETURN(std::vector<int64_t> values,
-                         node.ints_attribute(key, std::vector<int64_t>(count, fallback)));
-  if (values.size() != count) {
-    return node_error(node, "'", key, "' has ", values.size(), " values, expected ", count);
-  }
-  for (size_t i = 0; i < count; ++i) {
-    if (values[i] < minimum) {
-      return node_error(node, "'", key, "' value ", values[i], " at position ", i, " is below ",
-                        minimum);
-    }
-  }
-  return values;
-}
-
-// Explicit pads [begin..., end...]; with auto_pad other than NOTSET they must be absent or 0.
-Result<std::vector<int64_t>> explicit_pads(const Node& node, size_t rank, AutoPad auto_pad) {
-  ORKNN_ASSIGN_OR_RETURN(std::vector<int64_t> pads, ints_per_axis(node, "pads", 2 * rank, 0, 0));
-  if (auto_pad != AutoPad::kNotSet) {
-    for (int64_t pad : pads) {
-      if (pad != 0) return node_error(node, "explicit 'pads' cannot be combined with auto_pad");
-    }
-  }
-  return pads;
-}
-
-// Splits `total` padding: SAME_UPPER puts the odd element at the end, SAME_LOWER at the start.
-void split_padding(int64_t total, bool extra_at_end, int64_t* begin, int64_t* end) {
-  *begin = extra_at_end ? total / 2 : total - total / 2;
-  *end = total - *begin;
-}
 
 // The weights' spatial dimensions, checked against an optional kernel_shape attribute.
 Result<std::vector<int64_t>> kernel_from_weights(const Node& node, const Shape& weights) {
@@ -85,10 +35,7 @@ Result<std::vector<int64_t>> kernel_from_weights(const Node& node, const Shape& 
 }
 
 Status check_conv_ranks(const Node& node, const Shape& input, const Shape& weights) {
-  if (input.size() < 3) {
-    return node_error(node, "input shape ", shape_to_string(input),
-                      " must have rank >= 3 (N, C, spatial...)");
-  }
+  ORKNN_RETURN_IF_ERROR(check_spatial_input_rank(node, input));
   if (weights.size() != input.size()) {
     return node_error(node, "weights shape ", shape_to_string(weights),
                       " must have the rank of the input shape ", shape_to_string(input));
@@ -127,53 +74,6 @@ Result<FusedActivationAttributes> parse_fused_activation(const Node& node) {
     return node_error(node, "fused activation '", kind, "' is not one of Relu, Clip, LeakyRelu");
   }
   return activation;
-}
-
-Result<SpatialWindow> forward_window(const Node& node, const Shape& input_spatial,
-                                     const std::vector<int64_t>& kernel, bool ceil_mode) {
-  const size_t rank = input_spatial.size();
-  SpatialWindow window;
-  window.kernel = kernel;
-  ORKNN_ASSIGN_OR_RETURN(window.strides, ints_per_axis(node, "strides", rank, 1, 1));
-  ORKNN_ASSIGN_OR_RETURN(window.dilations, ints_per_axis(node, "dilations", rank, 1, 1));
-  ORKNN_ASSIGN_OR_RETURN(AutoPad auto_pad, parse_auto_pad(node));
-  ORKNN_ASSIGN_OR_RETURN(std::vector<int64_t> pads, explicit_pads(node, rank, auto_pad));
-  window.pads_begin.resize(rank);
-  window.pads_end.resize(rank);
-  window.output.resize(rank);
-  for (size_t i = 0; i < rank; ++i) {
-    const int64_t length = input_spatial[i];
-    const int64_t stride = window.strides[i];
-    const int64_t extent = window.dilations[i] * (kernel[i] - 1) + 1;
-    if (length < 1) return node_error(node, "input spatial dimension ", i, " is ", length);
-    int64_t& begin = window.pads_begin[i];
-    int64_t& end = window.pads_end[i];
-    if (auto_pad == AutoPad::kNotSet) {
-      begin = pads[i];
-      end = pads[i + rank];
-    } else if (auto_pad == AutoPad::kValid) {
-      begin = end = 0;
-    } else {
-      const int64_t same_output = (length + stride - 1) / stride;
-      const int64_t total = std::max<int64_t>(0, (same_output - 1) * stride + extent - length);
-      split_padding(total, auto_pad == AutoPad::kSameUpper, &begin, &end);
-    }
-    const int64_t padded = length + begin + end;
-    if (padded < extent) {
-      return node_error(node, "kernel extent ", extent, " (kernel ", kernel[i], ", dilation ",
-                        window.dilations[i], ") is larger than the padded input ", padded,
-                        " along spatial axis ", i);
-    }
-    const int64_t span = padded - extent;
-    int64_t output = span / stride + 1;
-    if (ceil_mode && span % stride != 0) {
-      ++output;
-      // A last window that would start in the end padding is dropped (as PyTorch and ONNX).
-      if ((output - 1) * stride >= length + begin) --output;
-    }
-    window.output[i] = output;
-  }
-  return window;
 }
 
 Result<ConvAttributes> parse_conv(const Node& node, const Shape& input, const Shape& weights,

@@ -1,6 +1,6 @@
-// Attribute parsing of the convolution family (Conv, ConvTranspose, Gemm, MatMul) and of the
-// sliding windows that pooling shares, used by the shape functions (which validate) and by the
-// CPU kernel factories (which trust), so both read a node the same way. Every function checks
+// Attribute parsing of the convolution family (Conv, ConvTranspose, Gemm, MatMul), used by the
+// shape functions (which validate) and by the CPU kernel factories (which trust), so both read a
+// node the same way. Every function checks
 // the node against the operand shapes and fails with an invalid-model Status naming the node.
 #pragma once
 
@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "graph/graph.h"
+#include "graph/ops/spatial_window.h"
 
 namespace orknn::graph {
 
@@ -21,23 +22,6 @@ struct FusedActivationAttributes {
   float alpha = 0.01f;                                   // kLeakyRelu
 };
 Result<FusedActivationAttributes> parse_fused_activation(const Node& node);
-
-// One sliding window per spatial axis with the padding resolved (auto_pad applied) and the
-// output length computed.
-struct SpatialWindow {
-  std::vector<int64_t> kernel;
-  std::vector<int64_t> strides;
-  std::vector<int64_t> dilations;
-  std::vector<int64_t> pads_begin;
-  std::vector<int64_t> pads_end;
-  std::vector<int64_t> output;
-};
-
-// The forward window of Conv and the pooling ops: reads auto_pad, strides, dilations and pads
-// for `kernel` sliding over `input_spatial`. `ceil_mode` rounds the output length up (pooling),
-// dropping a last window that would start in the end padding.
-Result<SpatialWindow> forward_window(const Node& node, const Shape& input_spatial,
-                                     const std::vector<int64_t>& kernel, bool ceil_mode);
 
 struct ConvAttributes {
   int64_t group = 1;

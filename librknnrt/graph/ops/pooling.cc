@@ -1,21 +1,14 @@
 // Shapes and attribute validation of MaxPool, AveragePool, GlobalAveragePool and GlobalMaxPool
-// (ONNX semantics, NCHW). The window arithmetic is Conv's (convolution.cc) plus ceil_mode.
+// (ONNX semantics, NCHW). The window arithmetic is Conv's (spatial_window.cc) plus ceil_mode.
 #include "graph/op_schema.h"
+#include "graph/ops/node_error.h"
 #include "graph/ops/pooling_attributes.h"
 
 namespace orknn::graph {
 namespace {
 
-template <typename... Parts>
-Status node_error(const Node& node, const Parts&... parts) {
-  return invalid_model(node.describe(), ": ", parts...);
-}
-
 Status check_pool_input(const Node& node, const Shape& input) {
-  if (input.size() < 3) {
-    return node_error(node, "input shape ", shape_to_string(input),
-                      " must have rank >= 3 (N, C, spatial...)");
-  }
+  ORKNN_RETURN_IF_ERROR(check_spatial_input_rank(node, input));
   for (size_t i = 2; i < input.size(); ++i) {
     if (input[i] < 1) {
       return node_error(node, "input shape ", shape_to_string(input), " has an empty spatial axis");

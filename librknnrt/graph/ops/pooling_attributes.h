@@ -3,7 +3,7 @@
 #pragma once
 
 #include "graph/graph.h"
-#include "graph/ops/convolution_attributes.h"
+#include "graph/ops/spatial_window.h"
 
 namespace orknn::graph {
 

@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "graph/op_schema.h"
+#include "graph/ops/node_error.h"
 #include "graph/ops/resize_attributes.h"
 
 namespace orknn::graph {
@@ -12,11 +13,6 @@ namespace {
 using Mode = ResizeAttributes::Mode;
 using Transform = ResizeAttributes::Transform;
 using Rounding = ResizeAttributes::Rounding;
-
-template <typename... Parts>
-Status node_error(const Node& node, const Parts&... parts) {
-  return invalid_model(node.describe(), ": ", parts...);
-}
 
 Result<std::vector<float>> read_floats(const Node& node, const Tensor& tensor) {
   if (!tensor.is_constant()) {

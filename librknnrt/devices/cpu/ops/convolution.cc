@@ -8,6 +8,7 @@
 #include <limits>
 
 #include "devices/cpu/cpu_kernel.h"
+#include "devices/cpu/ops/window_2d.h"
 #include "graph/ops/convolution_attributes.h"
 #include "reference/convolution.h"
 #include "reference/gemm.h"
@@ -61,36 +62,16 @@ Result<graph::ConvAttributes> parse_convolution(const KernelBuildContext& contex
              : graph::parse_conv(context.node, input, weights, optional_shape(context, 2));
 }
 
-// 1-D runs as 2-D with a unit height.
 Result<reference::Conv2DShape> conv_geometry(const KernelBuildContext& context,
                                              const graph::ConvAttributes& attributes) {
   const Shape& input = context.input(0)->shape;
-  const graph::SpatialWindow& window = attributes.window;
-  const size_t rank = input.size() - 2;
-  if (rank > 2) {
-    return unimplemented(context.node.describe(), ": ", rank,
-                         "-D convolution is not supported by the CPU kernels (1-D and 2-D are)");
-  }
-  const size_t last = rank - 1;  // width axis; height is axis 0 when rank == 2
   reference::Conv2DShape shape;
   shape.batch = input[0];
   shape.input_channels = input[1];
   shape.output_channels = attributes.output_shape[1];
   shape.groups = attributes.group;
-  shape.input_width = input.back();
-  shape.output_width = window.output[last];
-  shape.kernel_width = window.kernel[last];
-  shape.stride_width = window.strides[last];
-  shape.dilation_width = window.dilations[last];
-  shape.pad_left = window.pads_begin[last];
-  if (rank == 2) {
-    shape.input_height = input[2];
-    shape.output_height = window.output[0];
-    shape.kernel_height = window.kernel[0];
-    shape.stride_height = window.strides[0];
-    shape.dilation_height = window.dilations[0];
-    shape.pad_top = window.pads_begin[0];
-  }
+  ORKNN_ASSIGN_OR_RETURN(shape.window,
+                         reference_window_2d(context, attributes.window, "convolution"));
   return shape;
 }
 
@@ -261,7 +242,7 @@ Result<std::unique_ptr<CpuKernel>> make_convolution_int8_kernel(const KernelBuil
   operands.weight_axis = !kTranspose ? 0 : (shape.groups == 1 ? 1 : -1);
   operands.channels = shape.output_channels;
   operands.reduction_length =
-      shape.input_channels / shape.groups * shape.kernel_height * shape.kernel_width;
+      shape.input_channels / shape.groups * shape.window.kernel_height * shape.window.kernel_width;
   ORKNN_ASSIGN_OR_RETURN(reference::Int8Requantization q,
                          plan_int8(context, operands, attributes.activation));
   const bool has_bias = operands.bias != nullptr;

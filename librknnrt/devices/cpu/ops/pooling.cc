@@ -2,6 +2,7 @@
 // int8 tensors around them; MaxPool's int64 Indices output passes through unchanged).
 #include "reference/pooling.h"
 #include "devices/cpu/cpu_kernel.h"
+#include "devices/cpu/ops/window_2d.h"
 #include "graph/ops/pooling_attributes.h"
 
 namespace orknn::devices::cpu {
@@ -10,35 +11,12 @@ namespace {
 namespace reference = kernels::reference;
 using graph::Shape;
 
-// 1-D runs as 2-D with a unit height.
 Result<reference::Pool2DShape> pool_geometry(const KernelBuildContext& context,
                                              const graph::PoolAttributes& attributes) {
   const Shape& input = context.input(0)->shape;
-  const graph::SpatialWindow& window = attributes.window;
-  const size_t rank = input.size() - 2;
-  if (rank > 2) {
-    return unimplemented(context.node.describe(), ": ", rank,
-                         "-D pooling is not supported by the CPU kernels (1-D and 2-D are)");
-  }
-  const size_t last = rank - 1;
   reference::Pool2DShape shape;
   shape.planes = input[0] * input[1];
-  shape.input_width = input.back();
-  shape.output_width = window.output[last];
-  shape.kernel_width = window.kernel[last];
-  shape.stride_width = window.strides[last];
-  shape.dilation_width = window.dilations[last];
-  shape.pad_left = window.pads_begin[last];
-  shape.pad_right = window.pads_end[last];
-  if (rank == 2) {
-    shape.input_height = input[2];
-    shape.output_height = window.output[0];
-    shape.kernel_height = window.kernel[0];
-    shape.stride_height = window.strides[0];
-    shape.dilation_height = window.dilations[0];
-    shape.pad_top = window.pads_begin[0];
-    shape.pad_bottom = window.pads_end[0];
-  }
+  ORKNN_ASSIGN_OR_RETURN(shape.window, reference_window_2d(context, attributes.window, "pooling"));
   return shape;
 }
 
