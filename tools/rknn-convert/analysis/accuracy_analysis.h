@@ -1,0 +1,28 @@
+// accuracy-analysis (the toolkit's accuracy_analysis): where does quantization lose accuracy?
+// Runs the float32 model and the quantized model through the runtime on one sample and writes,
+// under the output directory:
+//   golden/<tensor>.npy      every activation of the float model
+//   quantized/<tensor>.npy   the same tensors of the quantized model, dequantized to float32
+//   error_analysis.txt       per layer: cosine similarity and euclidean distance to the float
+//                            values for the whole quantized model (entire) and for the layer
+//                            alone fed the float model's inputs (single); cosine < 0.99 is marked
+#pragma once
+
+#include "ir/graph.h"
+#include "options/convert_options.h"
+
+namespace orknn::convert {
+
+struct AccuracyAnalysisInput {
+  const ir::Graph* float_graph = nullptr;      // float32, the reference
+  const ir::Graph* quantized_graph = nullptr;  // same tensor names, int8 / float16
+  const ConvertOptions* options = nullptr;     // analysis_inputs, output directory, RGB2BGR
+};
+
+Status analyze_accuracy(const AccuracyAnalysisInput& input);
+
+// Comparison figures; exposed for tests. Cosine of two zero vectors is 1.
+double cosine_similarity(const std::vector<float>& a, const std::vector<float>& b);
+double euclidean_distance(const std::vector<float>& a, const std::vector<float>& b);
+
+}  // namespace orknn::convert
