@@ -104,6 +104,8 @@ Status Session::prepare(const SessionOptions& options) {
     planned_internal_bytes_ = plan_memory(graph, shapes).arena_bytes;
     return ok_status();
   }
+  thread_pool_ = std::make_unique<ThreadPool>(ThreadPool::default_thread_count());
+  const ThreadPool::Scope pool_scope(thread_pool_.get());  // kernels reserve their scratch
   ORKNN_ASSIGN_OR_RETURN(executor_,
                          Executor::create(graph_, input_shapes, devices::available_devices()));
   planned_internal_bytes_ = executor_->internal_bytes();
@@ -261,7 +263,10 @@ Status Session::set_input(size_t index, const void* data, uint64_t size,
   std::vector<float>& scratch = input_scratch_[index];
   const int64_t batch = shape.empty() ? 1 : shape[0];
   const int64_t channels = shape.size() >= 2 ? shape[1] : 1;
-  const int64_t spatial = shape.size() >= 2 ? static_cast<int64_t>(elements) / (batch * channels) : 1;
+  // A tensor with a zero dimension has nothing to convert (and would divide by zero below).
+  const int64_t planes = batch * channels;
+  const int64_t spatial =
+      planes == 0 ? 0 : (shape.size() >= 2 ? static_cast<int64_t>(elements) / planes : 1);
   const bool from_nhwc = four_d && format.layout == Layout::kNHWC;
   for (int64_t n = 0; n < batch; ++n) {
     for (int64_t c = 0; c < channels; ++c) {
@@ -287,6 +292,7 @@ Status Session::run() {
   const bool print_table = log_level() >= static_cast<int>(LogLevel::kVerbose);
   const bool profile = options_.collect_performance || print_table;
   const auto start = Clock::now();
+  const ThreadPool::Scope pool_scope(thread_pool_.get());
   ORKNN_RETURN_IF_ERROR(executor_->run(profile ? &profiler_ : nullptr));
   last_run_microseconds_ = microseconds_since(start);
   has_run_ = true;

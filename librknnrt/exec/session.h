@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "core/thread_pool.h"
 #include "exec/executor.h"
 #include "exec/platform.h"
 #include "exec/profiler.h"
@@ -100,6 +101,9 @@ class Session {
   std::shared_ptr<const graph::Graph> graph_;
   SessionOptions options_;
   const PlatformInfo* platform_ = nullptr;
+  // The context's CPU threads (ORKNN_CPU_THREADS), bound to the calling thread while the
+  // kernels are built (they reserve scratch in it) and while they run.
+  std::unique_ptr<ThreadPool> thread_pool_;
   std::unique_ptr<Executor> executor_;  // null for model_info_only sessions
   size_t planned_internal_bytes_ = 0;
   std::vector<std::vector<float>> input_scratch_;  // float staging per input

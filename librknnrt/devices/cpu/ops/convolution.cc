@@ -9,6 +9,7 @@
 
 #include "devices/cpu/cpu_kernel.h"
 #include "devices/cpu/ops/window_2d.h"
+#include "devices/cpu/optimized/optimized_kernels.h"
 #include "graph/ops/convolution_attributes.h"
 #include "reference/convolution.h"
 #include "reference/gemm.h"
@@ -80,6 +81,8 @@ Result<std::unique_ptr<CpuKernel>> make_convolution_kernel(const KernelBuildCont
   ORKNN_ASSIGN_OR_RETURN(graph::ConvAttributes attributes, parse_convolution(context, kTranspose));
   ORKNN_ASSIGN_OR_RETURN(reference::Conv2DShape shape, conv_geometry(context, attributes));
   const reference::FusedActivation activation = to_reference(attributes.activation);
+  if (auto fast = kTranspose ? nullptr : optimized::make_conv2d_kernel(context, shape, activation))
+    return fast;
   const bool has_bias = context.input(2) != nullptr;
   return make_function_kernel(
       [shape, activation, has_bias](const void* const* inputs, void* const* outputs) {
@@ -245,6 +248,8 @@ Result<std::unique_ptr<CpuKernel>> make_convolution_int8_kernel(const KernelBuil
       shape.input_channels / shape.groups * shape.window.kernel_height * shape.window.kernel_width;
   ORKNN_ASSIGN_OR_RETURN(reference::Int8Requantization q,
                          plan_int8(context, operands, attributes.activation));
+  if (auto fast = kTranspose ? nullptr : optimized::make_conv2d_int8_kernel(context, shape, q))
+    return fast;
   const bool has_bias = operands.bias != nullptr;
   return make_function_kernel(
       [shape, q, has_bias](const void* const* inputs, void* const* outputs) {
@@ -285,6 +290,7 @@ Result<std::unique_ptr<CpuKernel>> make_gemm_kernel(const KernelBuildContext& co
   ORKNN_ASSIGN_OR_RETURN(auto parsed, gemm_params(context));
   const reference::GemmParams params = parsed.second;
   const reference::FusedActivation activation = to_reference(parsed.first.activation);
+  if (auto fast = optimized::make_gemm_kernel(context, params, activation)) return fast;
   const bool has_c = context.input(2) != nullptr;
   return make_function_kernel(
       [params, activation, has_c](const void* const* inputs, void* const* outputs) {
@@ -316,6 +322,7 @@ Result<std::unique_ptr<CpuKernel>> make_gemm_int8_kernel(const KernelBuildContex
   }
   ORKNN_ASSIGN_OR_RETURN(reference::Int8Requantization q,
                          plan_int8(context, operands, attributes.activation));
+  if (auto fast = optimized::make_gemm_int8_kernel(context, params, q)) return fast;
   const bool has_c = c != nullptr;
   return make_function_kernel([params, q, has_c](const void* const* inputs, void* const* outputs) {
     reference::gemm_int8(params, q, typed<int8_t>(inputs[0]), typed<int8_t>(inputs[1]),
@@ -353,6 +360,7 @@ Result<std::unique_ptr<CpuKernel>> make_matmul_kernel(const KernelBuildContext& 
   ORKNN_ASSIGN_OR_RETURN(auto parsed, matmul_params(context));
   const reference::MatMulParams params = parsed.second;
   const reference::FusedActivation activation = to_reference(parsed.first.activation);
+  if (auto fast = optimized::make_matmul_kernel(context, params, activation)) return fast;
   return make_function_kernel(
       [params, activation](const void* const* inputs, void* const* outputs) {
         reference::matmul(params, activation, typed<float>(inputs[0]), typed<float>(inputs[1]),
@@ -375,6 +383,7 @@ Result<std::unique_ptr<CpuKernel>> make_matmul_int8_kernel(const KernelBuildCont
   operands.reduction_length = attributes.k;
   ORKNN_ASSIGN_OR_RETURN(reference::Int8Requantization q,
                          plan_int8(context, operands, attributes.activation));
+  if (auto fast = optimized::make_matmul_int8_kernel(context, params, q)) return fast;
   return make_function_kernel([params, q](const void* const* inputs, void* const* outputs) {
     reference::matmul_int8(params, q, typed<int8_t>(inputs[0]), typed<int8_t>(inputs[1]),
                            static_cast<int8_t*>(outputs[0]));

@@ -1,0 +1,434 @@
+// Kernel micro-benchmark: GFLOPS (float32) and GOPS (int8) of the optimized CPU kernels against
+// this machine's measured peaks (DESIGN.md 7: fp32 FMA ~95-100 GFLOPS per core, int8
+// vpmaddubsw/vpmaddwd ~156 GOPS per core), and of the reference kernels they replace.
+//
+//   bench_kernels [--reps N] [--threads 1,2] [--filter TEXT] [--reference] [--variant NAME]
+//                 [--peak-fp32 GFLOPS] [--peak-int8 GOPS]
+//
+// Sections: the micro-kernels alone on L1-resident panels; convolution layers of ResNet50 and
+// MobileNetV2 (224x224, batch 1) in float32 and int8; Gemm shapes. Every configuration (variant x
+// thread count) of one shape runs once per repetition, interleaved, and the table reports the
+// median of the repetitions, so the machine's noise (other builds) hits all of them alike.
+// Reference timings (--reference) use fewer repetitions: they take up to seconds per layer.
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <functional>
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+#include <time.h>
+
+#include "core/thread_pool.h"
+#include "dispatch.h"
+#include "optimized/micro_kernels.h"
+
+namespace {
+
+using namespace orknn;
+namespace cpu = kernels::cpu;
+namespace reference = kernels::reference;
+using Clock = std::chrono::steady_clock;
+
+struct Options {
+  int reps = 15;
+  std::vector<size_t> threads{1, 2};
+  std::string filter;
+  bool with_reference = false;
+  cpu::KernelVariant variant = cpu::best_kernel_variant();
+  double peak_fp32 = 96.0;  // GFLOPS per core, DESIGN.md 7
+  double peak_int8 = 156.0;  // GOPS per core
+};
+
+double seconds_since(Clock::time_point start) {
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+// CPU time of the calling thread: unlike wall time, it does not count the time other
+// processes held the core, so single-thread rates stay meaningful on a busy machine.
+double thread_cpu_seconds() {
+  timespec now{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &now);
+  return static_cast<double>(now.tv_sec) + 1e-9 * static_cast<double>(now.tv_nsec);
+}
+
+double median(std::vector<double> values) {
+  std::sort(values.begin(), values.end());
+  const size_t n = values.size();
+  return n % 2 ? values[n / 2] : 0.5 * (values[n / 2 - 1] + values[n / 2]);
+}
+
+std::vector<float> random_floats(size_t count, uint32_t seed) {
+  std::mt19937 generator(seed);
+  std::uniform_real_distribution<float> distribution(-1.0f, 1.0f);
+  std::vector<float> values(count);
+  for (float& value : values) value = distribution(generator);
+  return values;
+}
+
+std::vector<int8_t> random_codes(size_t count, uint32_t seed) {
+  std::mt19937 generator(seed);
+  std::uniform_int_distribution<int> distribution(-128, 127);
+  std::vector<int8_t> values(count);
+  for (int8_t& value : values) value = static_cast<int8_t>(distribution(generator));
+  return values;
+}
+
+// ---- micro-kernels ------------------------------------------------------------------------
+
+void bench_micro_kernels(const Options& options) {
+  namespace optimized = cpu::optimized;
+  const optimized::MicroKernels& kernels = options.variant == cpu::KernelVariant::kAvx2
+#if defined(__x86_64__)
+                                               ? optimized::avx2_micro_kernels()
+#else
+                                               ? optimized::portable_micro_kernels()
+#endif
+                                               : optimized::portable_micro_kernels();
+  const size_t depth = 256;
+  const size_t mr = kernels.float_rows, nr = kernels.float_columns;
+  std::vector<float> a = random_floats(depth * mr, 1), b = random_floats(depth * nr, 2);
+  std::vector<float> c(mr * nr);
+  optimized::FloatTile tile{mr,       nr,   depth,   a.data(), b.data(), nr,
+                            c.data(), nr,   true,    nullptr,  nullptr,  nullptr};
+  const size_t imr = kernels.int16_rows, inr = kernels.int16_columns;
+  std::vector<int16_t> a16(depth * imr * 2), b16(depth * inr * 2);
+  for (size_t i = 0; i < a16.size(); ++i) a16[i] = static_cast<int16_t>(i % 251 - 125);
+  for (size_t i = 0; i < b16.size(); ++i) b16[i] = static_cast<int16_t>(i % 241 - 120);
+  std::vector<int32_t> c32(imr * inr);
+  optimized::Int16PairTile itile{imr, inr, depth, a16.data(), b16.data(), c32.data(), inr,
+                                 true, nullptr, nullptr};
+  const int calls = 20000;
+  std::vector<double> float_rates, int_rates, float_cpu_rates, int_cpu_rates;
+  for (int rep = 0; rep < options.reps; ++rep) {
+    auto start = Clock::now();
+    double cpu_start = thread_cpu_seconds();
+    for (int i = 0; i < calls; ++i) kernels.float_tile(tile);
+    const double float_ops = 2.0 * mr * nr * depth * calls;
+    float_rates.push_back(float_ops / seconds_since(start) * 1e-9);
+    float_cpu_rates.push_back(float_ops / (thread_cpu_seconds() - cpu_start) * 1e-9);
+    start = Clock::now();
+    cpu_start = thread_cpu_seconds();
+    for (int i = 0; i < calls; ++i) kernels.int16_pair_tile(itile);
+    const double int_ops = 2.0 * imr * inr * 2 * depth * calls;
+    int_rates.push_back(int_ops / seconds_since(start) * 1e-9);
+    int_cpu_rates.push_back(int_ops / (thread_cpu_seconds() - cpu_start) * 1e-9);
+  }
+  std::printf("## Micro-kernels (%s, one thread, panels in L1, depth %zu)\n\n", kernels.name,
+              depth);
+  std::printf("| kernel | median (wall) | of peak | median (thread CPU time) | of peak |\n"
+              "|---|---:|---:|---:|---:|\n");
+  std::printf("| float32 %zux%zu FMA tile | %.1f GFLOPS | %.0f%% | %.1f GFLOPS | %.0f%% |\n", mr,
+              nr, median(float_rates), 100.0 * median(float_rates) / options.peak_fp32,
+              median(float_cpu_rates), 100.0 * median(float_cpu_rates) / options.peak_fp32);
+  std::printf("| int8 as int16 pairs (pmaddwd) %zux%zu tile | %.1f GOPS | %.0f%% | %.1f GOPS | "
+              "%.0f%% |\n\n",
+              imr, inr, median(int_rates), 100.0 * median(int_rates) / options.peak_int8,
+              median(int_cpu_rates), 100.0 * median(int_cpu_rates) / options.peak_int8);
+}
+
+// ---- layers -------------------------------------------------------------------------------
+
+struct Layer {
+  const char* name;
+  int64_t channels, size, output_channels, kernel, stride, groups;
+};
+
+// ResNet50 v1.5 (torchvision) and MobileNetV2 layers at 224x224; `size` is the input side.
+const Layer kLayers[] = {
+    {"resnet50 conv1 7x7/2 3->64 @224", 3, 224, 64, 7, 2, 1},
+    {"resnet50 1x1 64->64 @56", 64, 56, 64, 1, 1, 1},
+    {"resnet50 3x3 64->64 @56", 64, 56, 64, 3, 1, 1},
+    {"resnet50 1x1 64->256 @56", 64, 56, 256, 1, 1, 1},
+    {"resnet50 1x1 256->64 @56", 256, 56, 64, 1, 1, 1},
+    {"resnet50 3x3/2 128->128 @56", 128, 56, 128, 3, 2, 1},
+    {"resnet50 3x3 128->128 @28", 128, 28, 128, 3, 1, 1},
+    {"resnet50 1x1 512->128 @28", 512, 28, 128, 1, 1, 1},
+    {"resnet50 1x1/2 256->512 @56", 256, 56, 512, 1, 2, 1},
+    {"resnet50 3x3 256->256 @14", 256, 14, 256, 3, 1, 1},
+    {"resnet50 1x1 256->1024 @14", 256, 14, 1024, 1, 1, 1},
+    {"resnet50 1x1 1024->256 @14", 1024, 14, 256, 1, 1, 1},
+    {"resnet50 3x3 512->512 @7", 512, 7, 512, 3, 1, 1},
+    {"resnet50 1x1 2048->512 @7", 2048, 7, 512, 1, 1, 1},
+    {"mobilenetv2 3x3/2 3->32 @224", 3, 224, 32, 3, 2, 1},
+    {"mobilenetv2 dw3x3 32 @112", 32, 112, 32, 3, 1, 32},
+    {"mobilenetv2 1x1 16->96 @112", 16, 112, 96, 1, 1, 1},
+    {"mobilenetv2 dw3x3/2 96 @112", 96, 112, 96, 3, 2, 96},
+    {"mobilenetv2 dw3x3 144 @56", 144, 56, 144, 3, 1, 144},
+    {"mobilenetv2 1x1 144->24 @56", 144, 56, 24, 1, 1, 1},
+    {"mobilenetv2 dw3x3 576 @14", 576, 14, 576, 3, 1, 576},
+    {"mobilenetv2 1x1 960->160 @7", 960, 7, 160, 1, 1, 1},
+    {"mobilenetv2 1x1 320->1280 @7", 320, 7, 1280, 1, 1, 1},
+};
+
+reference::Conv2DShape shape_of(const Layer& layer) {
+  reference::Conv2DShape shape;
+  shape.input_channels = layer.channels;
+  shape.output_channels = layer.output_channels;
+  shape.groups = layer.groups;
+  reference::Window2D& w = shape.window;
+  w.input_height = w.input_width = layer.size;
+  w.kernel_height = w.kernel_width = layer.kernel;
+  w.stride_height = w.stride_width = layer.stride;
+  w.pad_top = w.pad_left = w.pad_bottom = w.pad_right = layer.kernel / 2;
+  w.output_height = w.output_width = (layer.size + 2 * (layer.kernel / 2) - layer.kernel) /
+                                         layer.stride + 1;
+  return shape;
+}
+
+double operations(const reference::Conv2DShape& s) {
+  return 2.0 * static_cast<double>(s.output_channels) * s.window.output_height *
+         s.window.output_width * (s.input_channels / s.groups) * s.window.kernel_height *
+         s.window.kernel_width;
+}
+
+// One configuration of a benchmark row: a callable that runs the layer once.
+struct Config {
+  std::string label;
+  std::function<void()> run;
+  int reps;
+  std::vector<double> seconds;
+  std::vector<double> cpu_seconds;  // of the calling thread: meaningful for one thread only
+};
+
+void run_interleaved(std::vector<Config>& configs) {
+  for (Config& config : configs) config.run();  // warm-up (page faults, caches)
+  int most = 0;
+  for (const Config& config : configs) most = std::max(most, config.reps);
+  for (int rep = 0; rep < most; ++rep) {
+    for (Config& config : configs) {
+      if (rep >= config.reps) continue;
+      const double cpu_start = thread_cpu_seconds();
+      const auto start = Clock::now();
+      config.run();
+      config.seconds.push_back(seconds_since(start));
+      config.cpu_seconds.push_back(thread_cpu_seconds() - cpu_start);
+    }
+  }
+}
+
+struct Pools {
+  std::vector<std::unique_ptr<ThreadPool>> pools;
+};
+
+void bench_convolutions(const Options& options, bool int8) {
+  std::vector<std::unique_ptr<ThreadPool>> pools;
+  for (size_t threads : options.threads) pools.push_back(std::make_unique<ThreadPool>(threads));
+  ThreadPool serial(1);
+  const double peak = int8 ? options.peak_int8 : options.peak_fp32;
+  const char* unit = int8 ? "GOPS" : "GFLOPS";
+  std::printf("## Convolution layers, %s (%s)\n\n", int8 ? "int8" : "float32",
+              cpu::kernel_variant_name(options.variant));
+  std::printf("| layer | algorithm | MOP |%s", options.with_reference ? " reference 1t |" : "");
+  for (size_t threads : options.threads) std::printf(" %zut %s | %zut of peak |", threads, unit, threads);
+  std::printf(" 1t %s by CPU time | of peak | ms (%zut) |\n|---|---|---:|", unit,
+              options.threads.back());
+  if (options.with_reference) std::printf("---:|");
+  for (size_t i = 0; i < options.threads.size(); ++i) std::printf("---:|---:|");
+  std::printf("---:|---:|---:|\n");
+
+  for (const Layer& layer : kLayers) {
+    if (!options.filter.empty() && std::strstr(layer.name, options.filter.c_str()) == nullptr) {
+      continue;
+    }
+    const reference::Conv2DShape shape = shape_of(layer);
+    const size_t input_size = static_cast<size_t>(shape.input_channels * shape.window.input_height *
+                                                  shape.window.input_width);
+    const size_t weight_size = static_cast<size_t>(shape.output_channels *
+                                                   (shape.input_channels / shape.groups) *
+                                                   shape.window.kernel_height *
+                                                   shape.window.kernel_width);
+    const size_t output_size = static_cast<size_t>(shape.output_channels *
+                                                   shape.window.output_height *
+                                                   shape.window.output_width);
+    const double ops = operations(shape);
+    std::vector<Config> configs;
+    std::string algorithm;
+    // Operands live as long as the configs below.
+    std::vector<float> x = random_floats(input_size, 3), w = random_floats(weight_size, 4);
+    std::vector<float> bias = random_floats(static_cast<size_t>(shape.output_channels), 5);
+    std::vector<float> y(output_size);
+    std::vector<int8_t> x8 = random_codes(input_size, 6), w8 = random_codes(weight_size, 7);
+    std::vector<int32_t> bias32(static_cast<size_t>(shape.output_channels), 1000);
+    std::vector<int8_t> y8(output_size);
+    reference::Int8Requantization q;
+    q.input_zero_point = 3;
+    q.weight_zero_points.assign(static_cast<size_t>(shape.output_channels), 0);
+    q.multipliers.assign(static_cast<size_t>(shape.output_channels), 1e-4f);
+    q.output_zero_point = -2;
+    q.output_minimum = -2;  // fused Relu
+    reference::FusedActivation relu;
+    relu.kind = reference::FusedActivation::Kind::kRelu;
+
+    std::vector<std::shared_ptr<cpu::PreparedKernel>> keep;
+    auto add = [&](cpu::KernelVariant variant, ThreadPool& pool, int reps) {
+      std::string label = std::string(cpu::kernel_variant_name(variant)) + " " +
+                          std::to_string(pool.thread_count()) + "t";
+      if (int8) {
+        std::shared_ptr<cpu::Conv2DInt8> kernel =
+            cpu::prepare_conv2d_int8(shape, q, w8.data(), variant);
+        pool.reserve_scratch(kernel->scratch_bytes());
+        if (variant != cpu::KernelVariant::kReference) algorithm = kernel->algorithm();
+        keep.push_back(kernel);
+        configs.push_back({label, [&, kernel, pool_pointer = &pool] {
+                             kernel->run(x8.data(), w8.data(), bias32.data(), y8.data(),
+                                         *pool_pointer);
+                           },
+                           reps, {}, {}});
+      } else {
+        std::shared_ptr<cpu::Conv2DFloat> kernel =
+            cpu::prepare_conv2d(shape, relu, w.data(), variant);
+        pool.reserve_scratch(kernel->scratch_bytes());
+        if (variant != cpu::KernelVariant::kReference) algorithm = kernel->algorithm();
+        keep.push_back(kernel);
+        configs.push_back({label, [&, kernel, pool_pointer = &pool] {
+                             kernel->run(x.data(), w.data(), bias.data(), y.data(), *pool_pointer);
+                           },
+                           reps, {}, {}});
+      }
+    };
+    if (options.with_reference) {
+      add(cpu::KernelVariant::kReference, serial, std::max(1, std::min(3, options.reps)));
+    }
+    for (auto& pool : pools) add(options.variant, *pool, options.reps);
+    run_interleaved(configs);
+
+    std::printf("| %s | %s | %.0f |", layer.name, algorithm.c_str(), ops * 1e-6);
+    size_t index = 0;
+    if (options.with_reference) {
+      std::printf(" %.2f |", ops / median(configs[index++].seconds) * 1e-9);
+    }
+    double last_ms = 0.0;
+    double cpu_rate = 0.0;
+    for (size_t threads : options.threads) {
+      const double seconds = median(configs[index].seconds);
+      const double rate = ops / seconds * 1e-9;
+      if (threads == 1) cpu_rate = ops / median(configs[index].cpu_seconds) * 1e-9;
+      ++index;
+      std::printf(" %.1f | %.0f%% |", rate, 100.0 * rate / (peak * static_cast<double>(threads)));
+      last_ms = seconds * 1e3;
+    }
+    std::printf(" %.1f | %.0f%% | %.3f |\n", cpu_rate, 100.0 * cpu_rate / peak, last_ms);
+    std::fflush(stdout);
+  }
+  std::printf("\n");
+}
+
+void bench_gemms(const Options& options) {
+  struct GemmShape {
+    const char* name;
+    int64_t m, n, k;
+    bool transpose_b;
+  };
+  const GemmShape shapes[] = {
+      {"resnet50 fc 1x2048 x 2048x1000 (transB)", 1, 1000, 2048, true},
+      {"square 256", 256, 256, 256, false},
+      {"square 512", 512, 512, 512, false},
+      {"tall 3136x64 x 64x256", 3136, 256, 64, false},
+  };
+  std::vector<std::unique_ptr<ThreadPool>> pools;
+  for (size_t threads : options.threads) pools.push_back(std::make_unique<ThreadPool>(threads));
+  std::printf("## Gemm, float32 (%s), constant B\n\n| shape |", cpu::kernel_variant_name(options.variant));
+  for (size_t threads : options.threads) std::printf(" %zut GFLOPS | %zut of peak |", threads, threads);
+  std::printf("\n|---|");
+  for (size_t i = 0; i < options.threads.size(); ++i) std::printf("---:|---:|");
+  std::printf("\n");
+  for (const GemmShape& s : shapes) {
+    if (!options.filter.empty() && std::strstr(s.name, options.filter.c_str()) == nullptr) continue;
+    reference::GemmParams params;
+    params.m = s.m;
+    params.n = s.n;
+    params.k = s.k;
+    params.transpose_b = s.transpose_b;
+    params.c_column_stride = 1;
+    std::vector<float> a = random_floats(static_cast<size_t>(s.m * s.k), 1);
+    std::vector<float> b = random_floats(static_cast<size_t>(s.k * s.n), 2);
+    std::vector<float> c = random_floats(static_cast<size_t>(s.n), 3);
+    std::vector<float> y(static_cast<size_t>(s.m * s.n));
+    std::shared_ptr<cpu::GemmFloat> kernel =
+        cpu::prepare_gemm(params, reference::FusedActivation{}, b.data(), options.variant);
+    std::vector<Config> configs;
+    for (auto& pool : pools) {
+      pool->reserve_scratch(kernel->scratch_bytes());
+      ThreadPool* pool_pointer = pool.get();
+      configs.push_back({"", [&, pool_pointer] {
+                           kernel->run(a.data(), b.data(), c.data(), y.data(), *pool_pointer);
+                         },
+                         options.reps, {}, {}});
+    }
+    run_interleaved(configs);
+    const double ops = 2.0 * s.m * s.n * s.k;
+    std::printf("| %s |", s.name);
+    for (size_t i = 0; i < options.threads.size(); ++i) {
+      const double rate = ops / median(configs[i].seconds) * 1e-9;
+      std::printf(" %.1f | %.0f%% |", rate,
+                  100.0 * rate / (options.peak_fp32 * static_cast<double>(options.threads[i])));
+    }
+    std::printf("\n");
+  }
+  std::printf("\n");
+}
+
+std::vector<size_t> parse_list(const char* text) {
+  std::vector<size_t> values;
+  for (const char* p = text; *p;) {
+    values.push_back(std::strtoul(p, nullptr, 10));
+    const char* comma = std::strchr(p, ',');
+    if (!comma) break;
+    p = comma + 1;
+  }
+  return values;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Options options;
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    auto value = [&]() -> const char* {
+      if (i + 1 >= argc) {
+        std::fprintf(stderr, "%s needs a value\n", arg.c_str());
+        std::exit(2);
+      }
+      return argv[++i];
+    };
+    if (arg == "--reps") {
+      options.reps = std::max(1, std::atoi(value()));
+    } else if (arg == "--threads") {
+      options.threads = parse_list(value());
+    } else if (arg == "--filter") {
+      options.filter = value();
+    } else if (arg == "--reference") {
+      options.with_reference = true;
+    } else if (arg == "--variant") {
+      const auto variant = cpu::parse_kernel_variant(value());
+      if (!variant || !cpu::kernel_variant_available(*variant)) {
+        std::fprintf(stderr, "unknown or unavailable variant\n");
+        return 2;
+      }
+      options.variant = *variant;
+    } else if (arg == "--peak-fp32") {
+      options.peak_fp32 = std::atof(value());
+    } else if (arg == "--peak-int8") {
+      options.peak_int8 = std::atof(value());
+    } else {
+      std::fprintf(stderr,
+                   "usage: %s [--reps N] [--threads 1,2] [--filter TEXT] [--reference] "
+                   "[--variant NAME] [--peak-fp32 GFLOPS] [--peak-int8 GOPS]\n",
+                   argv[0]);
+      return 2;
+    }
+  }
+  std::printf("# OpenRKNN kernel benchmark: variant %s, medians of %d interleaved repetitions\n\n",
+              cpu::kernel_variant_name(options.variant), options.reps);
+  if (options.filter.empty()) bench_micro_kernels(options);
+  bench_convolutions(options, false);
+  bench_convolutions(options, true);
+  bench_gemms(options);
+  return 0;
+}

@@ -1,0 +1,305 @@
+#include "dispatch.h"
+
+#include <atomic>
+#include <cstdlib>
+
+#include "core/logging.h"
+#include "optimized/optimized_kernels.h"
+
+#if defined(ORKNN_HAVE_X86_KERNELS)
+#include <cpuinfo_x86.h>
+#endif
+
+namespace orknn::kernels::cpu {
+namespace {
+
+constexpr int kNoOverride = -1;
+std::atomic<int> variant_override{kNoOverride};
+
+bool cpu_has_avx2_fma() {
+#if defined(ORKNN_HAVE_X86_KERNELS)
+  // cpu_features reports AVX2 only when the OS also saves the YMM registers.
+  static const bool supported = [] {
+    const cpu_features::X86Features features = cpu_features::GetX86Info().features;
+    return features.avx2 && features.fma3;
+  }();
+  return supported;
+#else
+  return false;
+#endif
+}
+
+KernelVariant from_environment() {
+  static const KernelVariant variant = [] {
+    const char* text = std::getenv("ORKNN_CPU_KERNELS");
+    if (!text || !*text) return best_kernel_variant();
+    const std::optional<KernelVariant> requested = parse_kernel_variant(text);
+    if (!requested) {
+      log_warning("ORKNN_CPU_KERNELS='", text,
+                  "' is not a kernel variant (reference, portable, avx2); using ",
+                  kernel_variant_name(best_kernel_variant()));
+      return best_kernel_variant();
+    }
+    if (!kernel_variant_available(*requested)) {
+      log_warning("ORKNN_CPU_KERNELS=", text, ": this CPU or build cannot run it; using ",
+                  kernel_variant_name(best_kernel_variant()));
+      return best_kernel_variant();
+    }
+    return *requested;
+  }();
+  return variant;
+}
+
+const optimized::MicroKernels& micro_kernels(KernelVariant variant) {
+#if defined(ORKNN_HAVE_X86_KERNELS)
+  if (variant == KernelVariant::kAvx2) return optimized::avx2_micro_kernels();
+#endif
+  return optimized::portable_micro_kernels();
+}
+
+// The reference kernels behind the prepared-kernel interfaces.
+
+class ReferenceConv2D final : public Conv2DFloat {
+ public:
+  ReferenceConv2D(const reference::Conv2DShape& shape, const reference::FusedActivation& activation,
+                  const float* constant_weights)
+      : shape_(shape), activation_(activation), constant_weights_(constant_weights) {}
+  size_t scratch_bytes() const override { return 0; }
+  const char* algorithm() const override { return "reference"; }
+  void run(const float* input, const float* weights, const float* bias, float* output,
+           ThreadPool&) const override {
+    reference::conv2d(shape_, activation_, input, constant_weights_ ? constant_weights_ : weights,
+                      bias, output);
+  }
+
+ private:
+  const reference::Conv2DShape shape_;
+  const reference::FusedActivation activation_;
+  const float* constant_weights_;
+};
+
+class ReferenceConv2DInt8 final : public Conv2DInt8 {
+ public:
+  ReferenceConv2DInt8(const reference::Conv2DShape& shape, const reference::Int8Requantization& q,
+                      const int8_t* constant_weights)
+      : shape_(shape), q_(q), constant_weights_(constant_weights) {}
+  size_t scratch_bytes() const override { return 0; }
+  const char* algorithm() const override { return "reference"; }
+  void run(const int8_t* input, const int8_t* weights, const int32_t* bias, int8_t* output,
+           ThreadPool&) const override {
+    reference::conv2d_int8(shape_, q_, input, constant_weights_ ? constant_weights_ : weights,
+                           bias, output);
+  }
+
+ private:
+  const reference::Conv2DShape shape_;
+  const reference::Int8Requantization q_;
+  const int8_t* constant_weights_;
+};
+
+class ReferenceGemm final : public GemmFloat {
+ public:
+  ReferenceGemm(const reference::GemmParams& params, const reference::FusedActivation& activation,
+                const float* constant_b)
+      : params_(params), activation_(activation), constant_b_(constant_b) {}
+  size_t scratch_bytes() const override { return 0; }
+  const char* algorithm() const override { return "reference"; }
+  void run(const float* a, const float* b, const float* c, float* y, ThreadPool&) const override {
+    reference::gemm(params_, activation_, a, constant_b_ ? constant_b_ : b, c, y);
+  }
+
+ private:
+  const reference::GemmParams params_;
+  const reference::FusedActivation activation_;
+  const float* constant_b_;
+};
+
+class ReferenceGemmInt8 final : public GemmInt8 {
+ public:
+  ReferenceGemmInt8(const reference::GemmParams& params, const reference::Int8Requantization& q,
+                    const int8_t* constant_b)
+      : params_(params), q_(q), constant_b_(constant_b) {}
+  size_t scratch_bytes() const override { return 0; }
+  const char* algorithm() const override { return "reference"; }
+  void run(const int8_t* a, const int8_t* b, const int32_t* c, int8_t* y,
+           ThreadPool&) const override {
+    reference::gemm_int8(params_, q_, a, constant_b_ ? constant_b_ : b, c, y);
+  }
+
+ private:
+  const reference::GemmParams params_;
+  const reference::Int8Requantization q_;
+  const int8_t* constant_b_;
+};
+
+class ReferenceMatMul final : public MatMulFloat {
+ public:
+  ReferenceMatMul(const reference::MatMulParams& params,
+                  const reference::FusedActivation& activation, const float* constant_b)
+      : params_(params), activation_(activation), constant_b_(constant_b) {}
+  size_t scratch_bytes() const override { return 0; }
+  const char* algorithm() const override { return "reference"; }
+  void run(const float* a, const float* b, float* y, ThreadPool&) const override {
+    reference::matmul(params_, activation_, a, constant_b_ ? constant_b_ : b, y);
+  }
+
+ private:
+  const reference::MatMulParams params_;
+  const reference::FusedActivation activation_;
+  const float* constant_b_;
+};
+
+class ReferenceMatMulInt8 final : public MatMulInt8 {
+ public:
+  ReferenceMatMulInt8(const reference::MatMulParams& params,
+                      const reference::Int8Requantization& q, const int8_t* constant_b)
+      : params_(params), q_(q), constant_b_(constant_b) {}
+  size_t scratch_bytes() const override { return 0; }
+  const char* algorithm() const override { return "reference"; }
+  void run(const int8_t* a, const int8_t* b, int8_t* y, ThreadPool&) const override {
+    reference::matmul_int8(params_, q_, a, constant_b_ ? constant_b_ : b, y);
+  }
+
+ private:
+  const reference::MatMulParams params_;
+  const reference::Int8Requantization q_;
+  const int8_t* constant_b_;
+};
+
+// An unavailable variant (forced by a test on the wrong CPU) runs as the best available one.
+KernelVariant usable(KernelVariant variant) {
+  return kernel_variant_available(variant) ? variant : best_kernel_variant();
+}
+
+// Products over an empty depth are the bias alone; the reference handles those.
+bool empty_depth(const reference::Conv2DShape& shape) {
+  return shape.input_channels / shape.groups * shape.window.kernel_height *
+             shape.window.kernel_width ==
+         0;
+}
+
+}  // namespace
+
+const char* kernel_variant_name(KernelVariant variant) {
+  switch (variant) {
+    case KernelVariant::kReference: return "reference";
+    case KernelVariant::kPortable: return "portable";
+    case KernelVariant::kAvx2: return "avx2";
+  }
+  return "unknown";
+}
+
+std::optional<KernelVariant> parse_kernel_variant(std::string_view name) {
+  for (KernelVariant variant :
+       {KernelVariant::kReference, KernelVariant::kPortable, KernelVariant::kAvx2}) {
+    if (name == kernel_variant_name(variant)) return variant;
+  }
+  return std::nullopt;
+}
+
+bool kernel_variant_available(KernelVariant variant) {
+  switch (variant) {
+    case KernelVariant::kReference:
+    case KernelVariant::kPortable:
+      return true;
+    case KernelVariant::kAvx2:
+      return cpu_has_avx2_fma();
+  }
+  return false;
+}
+
+KernelVariant best_kernel_variant() {
+  return cpu_has_avx2_fma() ? KernelVariant::kAvx2 : KernelVariant::kPortable;
+}
+
+KernelVariant selected_kernel_variant() {
+  const int forced = variant_override.load(std::memory_order_relaxed);
+  if (forced != kNoOverride) return usable(static_cast<KernelVariant>(forced));
+  return from_environment();
+}
+
+ScopedKernelVariant::ScopedKernelVariant(KernelVariant variant)
+    : previous_(variant_override.exchange(static_cast<int>(variant))) {}
+ScopedKernelVariant::~ScopedKernelVariant() { variant_override.store(previous_); }
+
+std::unique_ptr<Conv2DFloat> prepare_conv2d(const reference::Conv2DShape& shape,
+                                            const reference::FusedActivation& activation,
+                                            const float* constant_weights,
+                                            KernelVariant variant) {
+  variant = usable(variant);
+  if (variant == KernelVariant::kReference || empty_depth(shape)) {
+    return std::make_unique<ReferenceConv2D>(shape, activation, constant_weights);
+  }
+  const optimized::MicroKernels& kernels = micro_kernels(variant);
+  if (auto kernel = optimized::make_depthwise_conv2d(kernels, shape, activation, constant_weights)) {
+    return kernel;
+  }
+  return optimized::make_gemm_conv2d(kernels, shape, activation, constant_weights);
+}
+
+std::unique_ptr<Conv2DInt8> prepare_conv2d_int8(const reference::Conv2DShape& shape,
+                                                const reference::Int8Requantization& requantization,
+                                                const int8_t* constant_weights,
+                                                KernelVariant variant) {
+  variant = usable(variant);
+  if (variant != KernelVariant::kReference && !empty_depth(shape)) {
+    const optimized::MicroKernels& kernels = micro_kernels(variant);
+    if (auto kernel = optimized::make_depthwise_conv2d_int8(kernels, shape, requantization,
+                                                            constant_weights)) {
+      return kernel;
+    }
+    if (auto kernel =
+            optimized::make_gemm_conv2d_int8(kernels, shape, requantization, constant_weights)) {
+      return kernel;
+    }
+  }
+  return std::make_unique<ReferenceConv2DInt8>(shape, requantization, constant_weights);
+}
+
+std::unique_ptr<GemmFloat> prepare_gemm(const reference::GemmParams& params,
+                                        const reference::FusedActivation& activation,
+                                        const float* constant_b, KernelVariant variant) {
+  variant = usable(variant);
+  if (variant == KernelVariant::kReference || params.k == 0) {
+    return std::make_unique<ReferenceGemm>(params, activation, constant_b);
+  }
+  return optimized::make_gemm(micro_kernels(variant), params, activation, constant_b);
+}
+
+std::unique_ptr<GemmInt8> prepare_gemm_int8(const reference::GemmParams& params,
+                                            const reference::Int8Requantization& requantization,
+                                            const int8_t* constant_b, KernelVariant variant) {
+  variant = usable(variant);
+  if (variant != KernelVariant::kReference && params.k > 0) {
+    if (auto kernel =
+            optimized::make_gemm_int8(micro_kernels(variant), params, requantization, constant_b)) {
+      return kernel;
+    }
+  }
+  return std::make_unique<ReferenceGemmInt8>(params, requantization, constant_b);
+}
+
+std::unique_ptr<MatMulFloat> prepare_matmul(const reference::MatMulParams& params,
+                                            const reference::FusedActivation& activation,
+                                            const float* constant_b, KernelVariant variant) {
+  variant = usable(variant);
+  if (variant == KernelVariant::kReference || params.k == 0) {
+    return std::make_unique<ReferenceMatMul>(params, activation, constant_b);
+  }
+  return optimized::make_matmul(micro_kernels(variant), params, activation, constant_b);
+}
+
+std::unique_ptr<MatMulInt8> prepare_matmul_int8(
+    const reference::MatMulParams& params, const reference::Int8Requantization& requantization,
+    const int8_t* constant_b, KernelVariant variant) {
+  variant = usable(variant);
+  if (variant != KernelVariant::kReference && params.k > 0) {
+    if (auto kernel = optimized::make_matmul_int8(micro_kernels(variant), params, requantization,
+                                                  constant_b)) {
+      return kernel;
+    }
+  }
+  return std::make_unique<ReferenceMatMulInt8>(params, requantization, constant_b);
+}
+
+}  // namespace orknn::kernels::cpu

@@ -1,0 +1,134 @@
+// The one dispatch point of the CPU kernels: which implementation ("variant") of the
+// convolution and matrix-product kernels runs, chosen once from the CPU's features, and the
+// prepared kernels themselves.
+//
+// Variants:
+//   reference  kernels/cpu/reference/, the naive oracle
+//   portable   the blocked, packed kernels of kernels/cpu/optimized/ with plain C++ micro-kernels
+//              (any CPU; the fallback where no SIMD variant exists)
+//   avx2       the same drivers with AVX2/FMA micro-kernels (kernels/cpu/x86/)
+//
+// selected_kernel_variant() is, in order: the test override (ScopedKernelVariant), the
+// ORKNN_CPU_KERNELS environment variable (reference|portable|avx2, read once; a variant this
+// CPU cannot run is refused with a warning), the best variant the CPU supports.
+//
+// A prepared kernel is made once per node (rknn_init): it chooses its algorithm from the shape
+// (GEMM on packed panels, a 1x1 fast path, depthwise), packs constant weights, and says how much
+// per-thread scratch memory it needs. run() computes, splitting the work over the pool's threads;
+// it never allocates when the pool's scratch was reserved (reserve_scratch) beforehand.
+// Results: float32 kernels match the reference to rounding (the sums run in another order); int8
+// kernels are bit-exact with the reference (docs/quantization.md).
+//
+// A prepared kernel is immutable: several threads may run it at once on different pools.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string_view>
+
+#include "core/thread_pool.h"
+#include "reference/convolution.h"
+#include "reference/gemm.h"
+
+namespace orknn::kernels::cpu {
+
+enum class KernelVariant { kReference, kPortable, kAvx2 };
+
+const char* kernel_variant_name(KernelVariant variant);
+std::optional<KernelVariant> parse_kernel_variant(std::string_view name);
+// Compiled into this build and supported by this CPU.
+bool kernel_variant_available(KernelVariant variant);
+// The fastest available variant (computed once from cpu_features).
+KernelVariant best_kernel_variant();
+// The variant new kernels use (see the top of this file).
+KernelVariant selected_kernel_variant();
+
+// Test hook: forces `variant` for the kernels prepared while it lives (process-wide; nests).
+// Forcing a variant that is not available makes selected_kernel_variant() return the best one.
+class ScopedKernelVariant {
+ public:
+  explicit ScopedKernelVariant(KernelVariant variant);
+  ~ScopedKernelVariant();
+  ScopedKernelVariant(const ScopedKernelVariant&) = delete;
+  ScopedKernelVariant& operator=(const ScopedKernelVariant&) = delete;
+
+ private:
+  int previous_;
+};
+
+// ---- Prepared kernels ----------------------------------------------------------------------
+
+class PreparedKernel {
+ public:
+  virtual ~PreparedKernel() = default;
+  // Scratch bytes run() uses per thread of its pool.
+  virtual size_t scratch_bytes() const = 0;
+  // Which algorithm and variant, e.g. "avx2 gemm 6x16", "reference" (for tests and logs).
+  virtual const char* algorithm() const = 0;
+};
+
+// 2-D convolution (reference::conv2d semantics). When `constant_weights` is non-null the weights
+// are packed now and run() ignores its `weights` argument.
+class Conv2DFloat : public PreparedKernel {
+ public:
+  virtual void run(const float* input, const float* weights, const float* bias, float* output,
+                   ThreadPool& pool) const = 0;
+};
+std::unique_ptr<Conv2DFloat> prepare_conv2d(const reference::Conv2DShape& shape,
+                                            const reference::FusedActivation& activation,
+                                            const float* constant_weights,
+                                            KernelVariant variant = selected_kernel_variant());
+
+// int8 2-D convolution (reference::conv2d_int8 semantics, bit-exact).
+class Conv2DInt8 : public PreparedKernel {
+ public:
+  virtual void run(const int8_t* input, const int8_t* weights, const int32_t* bias,
+                   int8_t* output, ThreadPool& pool) const = 0;
+};
+std::unique_ptr<Conv2DInt8> prepare_conv2d_int8(const reference::Conv2DShape& shape,
+                                                const reference::Int8Requantization& requantization,
+                                                const int8_t* constant_weights,
+                                                KernelVariant variant = selected_kernel_variant());
+
+// ONNX Gemm (reference::gemm semantics). `constant_b` as for the convolution weights.
+class GemmFloat : public PreparedKernel {
+ public:
+  virtual void run(const float* a, const float* b, const float* c, float* y,
+                   ThreadPool& pool) const = 0;
+};
+std::unique_ptr<GemmFloat> prepare_gemm(const reference::GemmParams& params,
+                                        const reference::FusedActivation& activation,
+                                        const float* constant_b,
+                                        KernelVariant variant = selected_kernel_variant());
+
+class GemmInt8 : public PreparedKernel {
+ public:
+  virtual void run(const int8_t* a, const int8_t* b, const int32_t* c, int8_t* y,
+                   ThreadPool& pool) const = 0;
+};
+std::unique_ptr<GemmInt8> prepare_gemm_int8(const reference::GemmParams& params,
+                                            const reference::Int8Requantization& requantization,
+                                            const int8_t* constant_b,
+                                            KernelVariant variant = selected_kernel_variant());
+
+// Batched MatMul (reference::matmul semantics).
+class MatMulFloat : public PreparedKernel {
+ public:
+  virtual void run(const float* a, const float* b, float* y, ThreadPool& pool) const = 0;
+};
+std::unique_ptr<MatMulFloat> prepare_matmul(const reference::MatMulParams& params,
+                                            const reference::FusedActivation& activation,
+                                            const float* constant_b,
+                                            KernelVariant variant = selected_kernel_variant());
+
+class MatMulInt8 : public PreparedKernel {
+ public:
+  virtual void run(const int8_t* a, const int8_t* b, int8_t* y, ThreadPool& pool) const = 0;
+};
+std::unique_ptr<MatMulInt8> prepare_matmul_int8(
+    const reference::MatMulParams& params, const reference::Int8Requantization& requantization,
+    const int8_t* constant_b, KernelVariant variant = selected_kernel_variant());
+
+}  // namespace orknn::kernels::cpu

@@ -1,0 +1,226 @@
+#include "optimized/blocking.h"
+
+#include <algorithm>
+#include <cstring>
+
+namespace orknn::kernels::cpu::optimized {
+
+OutputBlocks choose_output_blocks(size_t rows, size_t columns, size_t independent,
+                                  size_t threads, size_t mr, size_t nr,
+                                  const BlockLimits& limits) {
+  size_t row_blocks = divide_round_up(rows, limits.task_rows);
+  size_t column_blocks = divide_round_up(columns, limits.column_block);
+  if (threads > 1) {
+    // Tasks are handed out dynamically, so a few per thread even out uneven blocks and a
+    // thread that the OS preempts.
+    const size_t wanted = 4 * threads;
+    while (independent * row_blocks * column_blocks < wanted) {
+      // Split columns while blocks keep 4 panels (B is packed per task, so column splits cost
+      // nothing extra), then rows while they keep 2 panels (each row block re-packs B).
+      if (columns / (column_blocks + 1) >= 4 * nr) {
+        ++column_blocks;
+      } else if (rows / (row_blocks + 1) >= 2 * mr) {
+        ++row_blocks;
+      } else {
+        break;
+      }
+    }
+  }
+  OutputBlocks blocks;
+  blocks.row_block = round_up(divide_round_up(rows, row_blocks), mr);
+  blocks.column_block = round_up(divide_round_up(columns, column_blocks), nr);
+  blocks.row_blocks = divide_round_up(rows, blocks.row_block);
+  blocks.column_blocks = divide_round_up(columns, blocks.column_block);
+  return blocks;
+}
+
+Im2colGeometry im2col_geometry(const reference::Conv2DShape& shape) {
+  const reference::Window2D& window = shape.window;
+  Im2colGeometry geometry;
+  geometry.channels = shape.input_channels / shape.groups;
+  const bool pointwise = window.kernel_height == 1 && window.kernel_width == 1 &&
+                         window.stride_height == 1 && window.stride_width == 1 &&
+                         window.pad_top == 0 && window.pad_left == 0 &&
+                         window.output_height == window.input_height &&
+                         window.output_width == window.input_width;
+  if (pointwise) {
+    geometry.input_width = geometry.output_width = window.input_height * window.input_width;
+    return geometry;
+  }
+  geometry.input_height = window.input_height;
+  geometry.input_width = window.input_width;
+  geometry.output_height = window.output_height;
+  geometry.output_width = window.output_width;
+  geometry.kernel_height = window.kernel_height;
+  geometry.kernel_width = window.kernel_width;
+  geometry.stride_height = window.stride_height;
+  geometry.stride_width = window.stride_width;
+  geometry.dilation_height = window.dilation_height;
+  geometry.dilation_width = window.dilation_width;
+  geometry.pad_top = window.pad_top;
+  geometry.pad_left = window.pad_left;
+  return geometry;
+}
+
+size_t build_segments(const Im2colGeometry& g, size_t first_column, size_t columns,
+                      size_t panel_columns, Segment* segments) {
+  size_t count = 0;
+  size_t j = 0;
+  while (j < columns) {
+    const int64_t pixel = static_cast<int64_t>(first_column + j);
+    const int64_t output_row = pixel / g.output_width;
+    const int64_t output_column = pixel % g.output_width;
+    const size_t lane = j % panel_columns;
+    const size_t length = std::min({panel_columns - lane, columns - j,
+                                    static_cast<size_t>(g.output_width - output_column)});
+    segments[count++] = Segment{static_cast<uint32_t>(j / panel_columns),
+                                static_cast<uint32_t>(lane), static_cast<uint32_t>(length),
+                                static_cast<int32_t>(output_row * g.stride_height - g.pad_top),
+                                static_cast<int32_t>(output_column * g.stride_width - g.pad_left)};
+    j += length;
+  }
+  return count;
+}
+
+namespace {
+
+// Writes im2col row `k` (matrix depth index) for every segment. `destination(segment)` is
+// where the segment's first element goes; consecutive elements are kStep apart.
+template <size_t kStep, typename Out, typename In, typename Convert, typename Destination>
+void pack_row(const Im2colGeometry& g, const In* input, int64_t k, const Segment* segments,
+              size_t segment_count, Convert convert, Destination destination, Out pad = Out{0}) {
+  const int64_t taps = g.kernel_height * g.kernel_width;
+  const int64_t channel = k / taps;
+  const int64_t kernel_row = k % taps / g.kernel_width;
+  const int64_t kernel_column = k % g.kernel_width;
+  const In* plane = input + channel * g.input_height * g.input_width;
+  const int64_t row_offset = kernel_row * g.dilation_height;
+  const int64_t column_offset = kernel_column * g.dilation_width;
+  for (size_t s = 0; s < segment_count; ++s) {
+    const Segment& segment = segments[s];
+    Out* out = destination(segment);
+    const int64_t length = segment.length;
+    const int64_t input_row = segment.input_row + row_offset;
+    if (input_row < 0 || input_row >= g.input_height) {
+      for (int64_t t = 0; t < length; ++t) out[t * kStep] = pad;
+      continue;
+    }
+    const In* row = plane + input_row * g.input_width;
+    const int64_t first = segment.input_column + column_offset;
+    if (g.stride_width == 1) {
+      // Valid t: 0 <= first + t < width.
+      const int64_t low = std::clamp<int64_t>(-first, 0, length);
+      const int64_t high = std::clamp<int64_t>(g.input_width - first, low, length);
+      for (int64_t t = 0; t < low; ++t) out[t * kStep] = pad;
+      const In* source = row + first;
+      for (int64_t t = low; t < high; ++t) out[t * kStep] = convert(source[t]);
+      for (int64_t t = high; t < length; ++t) out[t * kStep] = pad;
+    } else {
+      for (int64_t t = 0; t < length; ++t) {
+        const int64_t column = first + t * g.stride_width;
+        out[t * kStep] = column >= 0 && column < g.input_width ? convert(row[column]) : pad;
+      }
+    }
+  }
+}
+
+}  // namespace
+
+void pack_im2col_float(const Im2colGeometry& g, const float* input, size_t depth_begin,
+                       size_t depth, const Segment* segments, size_t segment_count,
+                       size_t columns, size_t panel_columns, float* packed) {
+  const size_t panel_size = depth * panel_columns;
+  const size_t tail = columns % panel_columns;
+  float* last_panel = packed + (columns / panel_columns) * panel_size;
+  for (size_t kk = 0; kk < depth; ++kk) {
+    pack_row<1, float>(
+        g, input, static_cast<int64_t>(depth_begin + kk), segments, segment_count,
+        [](float value) { return value; },
+        [&](const Segment& segment) {
+          return packed + segment.panel * panel_size + kk * panel_columns + segment.lane;
+        });
+    if (tail) std::memset(last_panel + kk * panel_columns + tail, 0, (panel_columns - tail) * 4);
+  }
+}
+
+namespace {
+
+// Any zero point: converts element by element into the interleaved pairs.
+void pack_pairs_elementwise(const Im2colGeometry& g, const int8_t* input, int32_t zero_point,
+                            size_t pair_begin, size_t pairs, const Segment* segments,
+                            size_t segment_count, size_t columns, size_t panel_columns,
+                            int16_t* packed) {
+  const size_t panel_size = pairs * panel_columns * 2;
+  const size_t tail = columns % panel_columns;
+  const size_t panels = divide_round_up(columns, panel_columns);
+  int16_t* last_panel = packed + (columns / panel_columns) * panel_size;
+  const int64_t depth = g.depth();
+  for (size_t pp = 0; pp < pairs; ++pp) {
+    for (size_t half = 0; half < 2; ++half) {
+      const int64_t k = static_cast<int64_t>(2 * (pair_begin + pp) + half);
+      if (k >= depth) {
+        for (size_t panel = 0; panel < panels; ++panel) {
+          int16_t* out = packed + panel * panel_size + pp * panel_columns * 2 + half;
+          for (size_t j = 0; j < panel_columns; ++j) out[2 * j] = 0;
+        }
+        continue;
+      }
+      pack_row<2, int16_t>(
+          g, input, k, segments, segment_count,
+          [zero_point](int8_t value) { return static_cast<int16_t>(value - zero_point); },
+          [&](const Segment& segment) {
+            return packed + segment.panel * panel_size + (pp * panel_columns + segment.lane) * 2 +
+                   half;
+          });
+    }
+    if (tail) {
+      std::memset(last_panel + (pp * panel_columns + tail) * 2, 0,
+                  (panel_columns - tail) * 2 * sizeof(int16_t));
+    }
+  }
+}
+
+}  // namespace
+
+void pack_im2col_int16_pairs(const MicroKernels& kernels, const Im2colGeometry& g,
+                             const int8_t* input, int32_t zero_point, size_t first_column,
+                             size_t pair_begin, size_t pairs, const Segment* segments,
+                             size_t segment_count, size_t columns, int8_t* rows,
+                             int16_t* packed) {
+  const size_t panel_columns = kernels.int16_columns;
+  if (zero_point < -128 || zero_point > 127) {
+    // Padding (x == zero point) has no int8 code: convert element by element.
+    pack_pairs_elementwise(g, input, zero_point, pair_begin, pairs, segments, segment_count,
+                           columns, panel_columns, packed);
+    return;
+  }
+  const bool pointwise = g.input_height == 1 && g.output_height == 1 && g.kernel_height == 1 &&
+                         g.kernel_width == 1 && g.stride_width == 1 && g.pad_left == 0;
+  const int64_t depth = g.depth();
+  // Im2col row k of the block's columns, gathered as int8 (padding = the zero point), unless
+  // it is a stretch of the input already (pointwise).
+  auto row_of = [&](int64_t k, int8_t* row) -> const int8_t* {
+    if (k >= depth) return nullptr;
+    if (pointwise) return input + k * g.input_width + static_cast<int64_t>(first_column);
+    pack_row<1, int8_t>(
+        g, input, k, segments, segment_count, [](int8_t value) { return value; },
+        [&](const Segment& segment) {
+          return row + segment.panel * panel_columns + segment.lane;
+        },
+        static_cast<int8_t>(zero_point));
+    return row;
+  };
+  Int8PairRows pair_rows{};
+  pair_rows.columns = columns;
+  pair_rows.zero_point = zero_point;
+  pair_rows.panel_stride = pairs * panel_columns * 2;
+  for (size_t pp = 0; pp < pairs; ++pp) {
+    const int64_t k = static_cast<int64_t>(2 * (pair_begin + pp));
+    pair_rows.row0 = row_of(k, rows);
+    pair_rows.row1 = row_of(k + 1, rows + columns);
+    pair_rows.out = packed + pp * panel_columns * 2;
+    kernels.pack_int8_pairs(pair_rows);
+  }
+}
+
+}  // namespace orknn::kernels::cpu::optimized

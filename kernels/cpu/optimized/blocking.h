@@ -1,0 +1,216 @@
+// Shared pieces of the optimized drivers: cache blocking, the split of an output into tasks for
+// the thread pool, the im2col packing of convolution inputs into B panels, and scratch layout.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "optimized/micro_kernels.h"
+#include "reference/convolution.h"
+
+namespace orknn::kernels::cpu::optimized {
+
+inline size_t divide_round_up(size_t value, size_t divisor) { return (value + divisor - 1) / divisor; }
+inline size_t round_up(size_t value, size_t multiple) {
+  return divide_round_up(value, multiple) * multiple;
+}
+// Scratch regions start on cache lines.
+inline size_t align_bytes(size_t bytes) { return round_up(bytes, 64); }
+
+// Cache blocking of C = A x B (rows x columns, depth): depth chunks of `depth_block` (a B panel
+// of depth_block x NR stays in L1 while the A panels of a row block stream from L2), tasks of at
+// most task_rows x column_block outputs, each packing its B block once per depth chunk and
+// walking its rows in row blocks.
+struct BlockLimits {
+  size_t depth_block;   // in depth steps (float) or pairs (int16)
+  size_t row_block;     // multiple of every MR
+  size_t column_block;  // multiple of every NR
+  size_t task_rows;     // multiple of row_block
+};
+// Convolutions: A is the packed weights, so a task may take every row.
+constexpr BlockLimits kFloatConvolutionLimits{256, 144, 256, size_t{1} << 40};
+// int8 convolutions keep a task's int32 accumulators (task_rows x column_block) in scratch.
+constexpr BlockLimits kInt16ConvolutionLimits{256, 144, 192, 288};
+// Gemm/MatMul pack A per task: one row block per task.
+constexpr BlockLimits kFloatMatrixLimits{256, 144, 256, 144};
+constexpr BlockLimits kInt16MatrixLimits{256, 144, 192, 144};
+
+struct OutputBlocks {
+  size_t row_block = 0;  // rows per task, a multiple of MR (not of BlockLimits::row_block)
+  size_t column_block = 0;
+  size_t row_blocks = 0;
+  size_t column_blocks = 0;
+};
+
+// Splits rows x columns into blocks within `limits`, with enough of them (times `independent`,
+// the images x groups that also become separate tasks) to keep `threads` busy.
+OutputBlocks choose_output_blocks(size_t rows, size_t columns, size_t independent,
+                                  size_t threads, size_t mr, size_t nr,
+                                  const BlockLimits& limits);
+
+inline FloatActivation to_float_activation(const reference::FusedActivation& activation) {
+  using Kind = reference::FusedActivation::Kind;
+  constexpr float kInfinity = __builtin_huge_valf();
+  FloatActivation result{-kInfinity, kInfinity, false, 0.0f};
+  switch (activation.kind) {
+    case Kind::kNone:
+      break;
+    case Kind::kRelu:
+      result.minimum = 0.0f;
+      break;
+    case Kind::kClip:
+      result.minimum = activation.minimum;
+      result.maximum = activation.maximum;
+      break;
+    case Kind::kLeakyRelu:
+      result.leaky = true;
+      result.leaky_alpha = activation.alpha;
+      break;
+  }
+  return result;
+}
+
+// ---- im2col packing ----------------------------------------------------------------------
+
+// One image and one group of a convolution, as the im2col matrix sees it: row k of the matrix
+// is (channel, kernel row, kernel column) = (k / (kh * kw), k / kw % kh, k % kw), column n is
+// output pixel n. A pointwise convolution (1x1, stride 1, no padding) is described as one row
+// of height x width pixels, so packing it copies whole panels.
+struct Im2colGeometry {
+  int64_t channels = 1;  // input channels of one group
+  int64_t input_height = 1;
+  int64_t input_width = 1;
+  int64_t output_height = 1;
+  int64_t output_width = 1;
+  int64_t kernel_height = 1;
+  int64_t kernel_width = 1;
+  int64_t stride_height = 1;
+  int64_t stride_width = 1;
+  int64_t dilation_height = 1;
+  int64_t dilation_width = 1;
+  int64_t pad_top = 0;
+  int64_t pad_left = 0;
+
+  int64_t depth() const { return channels * kernel_height * kernel_width; }
+  int64_t columns() const { return output_height * output_width; }
+};
+Im2colGeometry im2col_geometry(const reference::Conv2DShape& shape);
+
+// A run of consecutive output pixels in one output row and one B panel.
+struct Segment {
+  uint32_t panel;
+  uint32_t lane;    // first column inside the panel
+  uint32_t length;
+  int32_t input_row;     // output_row * stride - pad_top
+  int32_t input_column;  // output_column * stride - pad_left
+};
+// At most this many segments describe `columns` pixels.
+inline size_t max_segments(size_t columns) { return columns + 1; }
+size_t build_segments(const Im2colGeometry& geometry, size_t first_column, size_t columns,
+                      size_t panel_columns, Segment* segments);
+
+// Packs im2col rows [depth_begin, depth_begin + depth) of one image and group (`input` at the
+// group's first channel) into float B panels: panel p at packed + p * depth * NR. Columns past
+// `columns` in the last panel are zeroed.
+void pack_im2col_float(const Im2colGeometry& geometry, const float* input, size_t depth_begin,
+                       size_t depth, const Segment* segments, size_t segment_count,
+                       size_t columns, size_t panel_columns, float* packed);
+
+// The same into int16-pair B panels of x - zero_point (padding is 0, i.e. x == zero_point),
+// for depth pairs [pair_begin, pair_begin + pairs); rows past the matrix depth are zero. The
+// block starts at output pixel first_column; `rows` is scratch for two int8 rows of `columns`.
+void pack_im2col_int16_pairs(const MicroKernels& kernels, const Im2colGeometry& geometry,
+                             const int8_t* input, int32_t zero_point, size_t first_column,
+                             size_t pair_begin, size_t pairs, const Segment* segments,
+                             size_t segment_count, size_t columns, int8_t* rows,
+                             int16_t* packed);
+
+// ---- depthwise planes ----------------------------------------------------------------------
+
+// The zero-padded input plane a depthwise kernel slides over, split into stride_width column
+// phases (micro_kernels.h DepthwisePlane): exactly the rows the outputs read, and per phase the
+// columns they read plus 8 of slack for vector over-reads.
+struct PaddedPlane {
+  size_t height = 0;
+  size_t width = 0;   // row stride of a phase, a multiple of 8
+  size_t phases = 1;  // stride_width
+  size_t pad_top = 0;
+  size_t pad_left = 0;
+  size_t phase_size() const { return height * width; }
+  size_t size() const { return phases * phase_size(); }
+};
+inline PaddedPlane padded_plane(const reference::Window2D& window) {
+  PaddedPlane plane;
+  plane.phases = static_cast<size_t>(window.stride_width);
+  plane.height = static_cast<size_t>((window.output_height - 1) * window.stride_height +
+                                     (window.kernel_height - 1) * window.dilation_height + 1);
+  const size_t largest_offset = static_cast<size_t>(
+      (window.kernel_width - 1) * window.dilation_width / window.stride_width);
+  plane.width = round_up(static_cast<size_t>(window.output_width) + largest_offset + 8, 8);
+  plane.pad_top = static_cast<size_t>(window.pad_top);
+  plane.pad_left = static_cast<size_t>(window.pad_left);
+  return plane;
+}
+
+// The plane description of a depthwise window over `padded` (weights, bias, activation and
+// output left for the caller).
+inline DepthwisePlane plane_description(const reference::Window2D& window,
+                                        const PaddedPlane& plane, const float* padded) {
+  DepthwisePlane description{};
+  description.input = padded;
+  description.input_stride = plane.width;
+  description.phase_stride = plane.phase_size();
+  description.kernel_height = static_cast<size_t>(window.kernel_height);
+  description.kernel_width = static_cast<size_t>(window.kernel_width);
+  description.stride_height = static_cast<size_t>(window.stride_height);
+  description.stride_width = static_cast<size_t>(window.stride_width);
+  description.dilation_height = static_cast<size_t>(window.dilation_height);
+  description.dilation_width = static_cast<size_t>(window.dilation_width);
+  description.output_height = static_cast<size_t>(window.output_height);
+  description.output_width = static_cast<size_t>(window.output_width);
+  description.output_stride = static_cast<size_t>(window.output_width);
+  return description;
+}
+
+// Fills `padded` from one input channel: convert(x) inside the input, 0 elsewhere. Phase p,
+// position t holds padded column t * phases + p. `line` is scratch for one padded row
+// (line_size() floats). Written as simple constant-stride loops the compiler vectorises.
+inline size_t line_size(const PaddedPlane& plane) { return plane.phases * plane.width; }
+
+template <typename In, typename Convert>
+void fill_padded_plane(const PaddedPlane& plane, const In* input, size_t input_height,
+                       size_t input_width, Convert convert, float* line, float* padded) {
+  const size_t length = line_size(plane);
+  // Columns [first, end) of a padded row hold input columns [0, end - first).
+  const size_t first = plane.pad_left < length ? plane.pad_left : length;
+  const size_t end = first + input_width < length ? first + input_width : length;
+  for (size_t r = 0; r < plane.height; ++r) {
+    float* out = padded + r * plane.width;
+    const size_t input_row = r - plane.pad_top;  // wraps around when r < pad_top
+    const bool inside = r >= plane.pad_top && input_row < input_height;
+    float* row = plane.phases == 1 ? out : line;
+    if (!inside) {
+      for (size_t c = 0; c < length; ++c) row[c] = 0.0f;
+    } else {
+      const In* source = input + input_row * input_width;
+      for (size_t c = 0; c < first; ++c) row[c] = 0.0f;
+      for (size_t c = first; c < end; ++c) row[c] = convert(source[c - first]);
+      for (size_t c = end; c < length; ++c) row[c] = 0.0f;
+    }
+    if (plane.phases == 2) {
+      float* even = out;
+      float* odd = out + plane.phase_size();
+      for (size_t t = 0; t < plane.width; ++t) {
+        even[t] = line[2 * t];
+        odd[t] = line[2 * t + 1];
+      }
+    } else if (plane.phases > 2) {
+      for (size_t phase = 0; phase < plane.phases; ++phase) {
+        float* phase_row = out + phase * plane.phase_size();
+        for (size_t t = 0; t < plane.width; ++t) phase_row[t] = line[t * plane.phases + phase];
+      }
+    }
+  }
+}
+
+}  // namespace orknn::kernels::cpu::optimized

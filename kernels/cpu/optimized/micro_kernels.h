@@ -1,0 +1,147 @@
+// The ISA-specific part of the optimized kernels: a small table of micro-kernels. The drivers
+// in this directory (blocking, packing, threading) are written once against this table; each
+// ISA (x86/ AVX2, portable C++, later ARM NEON) provides one.
+//
+// Packed operand formats (the drivers produce them, the micro-kernels read them):
+//  * float32: an A panel holds `rows` (MR) matrix rows: element (r, k) at a[k * MR + r]; a B
+//    panel holds `columns` (NR) matrix columns: element (k, j) at b[k * NR + j]. Rows and
+//    columns past the matrix edge are zero.
+//  * int16 pairs (the int8 kernels, offsets already subtracted): depth is split into pairs
+//    p = k / 2; A element (r, k) at a[(p * MR + r) * 2 + k % 2], B element (k, j) at
+//    b[(p * NR + j) * 2 + k % 2]; an odd depth is padded with a zero pair member. Products of
+//    a pair are summed exactly in int32 (pmaddwd semantics).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+namespace orknn::kernels::cpu::optimized {
+
+// The activation applied by a float tile after its last depth chunk, as a clamp
+// (minimum/maximum, +-infinity when none) and optionally a leaky slope for negatives.
+struct FloatActivation {
+  float minimum;
+  float maximum;
+  bool leaky;
+  float leaky_alpha;
+};
+
+// One MR x NR block of C = A x B over `depth` packed steps. Only rows x columns of it are
+// real: c is written for r < rows, j < columns at c[r * c_stride + j].
+struct FloatTile {
+  size_t rows;
+  size_t columns;
+  size_t depth;
+  const float* a;
+  const float* b;
+  // Floats from one depth step of B to the next: NR for a packed panel, or a matrix row's
+  // length when the tile reads B in place (then all NR columns must be readable).
+  size_t b_stride;
+  float* c;
+  size_t c_stride;
+  // false: c = init + A x B, where init is row_bias[r] (if non-null) + column_bias[j] (if
+  // non-null) or 0. true: c += A x B.
+  bool accumulate;
+  const float* row_bias;
+  const float* column_bias;
+  const FloatActivation* activation;  // null: none (not the last depth chunk)
+};
+
+// The int32 equivalent on int16 pairs; `depth_pairs` steps of two.
+struct Int16PairTile {
+  size_t rows;
+  size_t columns;
+  size_t depth_pairs;
+  const int16_t* a;
+  const int16_t* b;
+  int32_t* c;
+  size_t c_stride;
+  bool accumulate;
+  const int32_t* row_bias;
+  const int32_t* column_bias;
+};
+
+// docs/quantization.md 4.3 over a row of accumulators:
+//   output[i] = clamp(round_half_to_even(double(accumulators[i]) * double(m_i)) + zero_point,
+//                     minimum, maximum)
+// with m_i = multipliers[0] when per_element is false, multipliers[i] otherwise.
+// `small_multipliers` (set by the caller with small_multipliers() below) promises every
+// multiplier is at most 0.49 and |output_zero_point| < 2^20: then |accumulator x multiplier| <
+// 2^30, the +-1e9 bound never applies and the kernel may finish in int32.
+struct RequantizeRow {
+  const int32_t* accumulators;
+  size_t count;
+  const float* multipliers;
+  bool per_element;
+  int32_t output_zero_point;
+  int32_t output_minimum;
+  int32_t output_maximum;
+  int8_t* output;
+  bool small_multipliers;
+};
+
+inline bool small_multipliers(const float* multipliers, size_t count, int32_t zero_point) {
+  if (zero_point <= -(1 << 20) || zero_point >= (1 << 20)) return false;
+  for (size_t i = 0; i < count; ++i) {
+    if (!(multipliers[i] >= -0.49f && multipliers[i] <= 0.49f)) return false;
+  }
+  return true;
+}
+
+// One output plane of a depthwise (single input channel) convolution over a zero-padded copy of
+// the input split into `stride_width` column phases (phase p holds padded columns p, p + s,
+// p + 2s, ...), so that every tap reads consecutive floats whatever the stride:
+//   output[oh * output_stride + o] = activation(bias + sum_{i, j} weights[i * kernel_width + j] *
+//       phase((j * dilation_width) % s)[(oh * stride_height + i * dilation_height) * input_stride
+//                                       + o + (j * dilation_width) / s])
+// where phase(p) = input + p * phase_stride. Each phase row may be read up to 8 floats past the
+// last column any output needs.
+struct DepthwisePlane {
+  const float* input;
+  size_t input_stride;
+  size_t phase_stride;
+  const float* weights;
+  size_t kernel_height;
+  size_t kernel_width;
+  size_t stride_height;
+  size_t stride_width;
+  size_t dilation_height;
+  size_t dilation_width;
+  size_t output_height;
+  size_t output_width;
+  size_t output_stride;
+  float bias;
+  const FloatActivation* activation;  // null: none
+  float* output;
+};
+
+// Two int8 rows (matrix depth 2p and 2p + 1) of `columns` values into int16-pair B panels of
+// NR columns: panel q at out + q * panel_stride, element (half, j) = row_half[q * NR + j] -
+// zero_point, or 0 past `columns` and for a null row1 (an odd depth). zero_point fits int16.
+struct Int8PairRows {
+  const int8_t* row0;
+  const int8_t* row1;
+  size_t columns;
+  int32_t zero_point;
+  size_t panel_stride;  // in int16 elements
+  int16_t* out;
+};
+
+struct MicroKernels {
+  const char* name;  // "avx2", "portable"
+  size_t float_rows;     // MR of the float tile, at most 8
+  size_t float_columns;  // NR, at most 32
+  void (*float_tile)(const FloatTile& tile);
+  size_t int16_rows;
+  size_t int16_columns;
+  void (*int16_pair_tile)(const Int16PairTile& tile);
+  void (*pack_int8_pairs)(const Int8PairRows& rows);
+  void (*requantize_row)(const RequantizeRow& row);
+  void (*depthwise_plane)(const DepthwisePlane& plane);
+};
+
+const MicroKernels& portable_micro_kernels();
+// Defined only in x86-64 builds (kernels/cpu/x86/).
+const MicroKernels& avx2_micro_kernels();
+
+}  // namespace orknn::kernels::cpu::optimized

@@ -1,0 +1,57 @@
+// The optimized drivers, written once against a MicroKernels table (micro_kernels.h). Only the
+// dispatcher (kernels/cpu/dispatch.cc) calls these; a factory returns null when its algorithm
+// does not apply to the shape, and the dispatcher tries the next one.
+#pragma once
+
+#include <memory>
+
+#include "dispatch.h"
+#include "optimized/micro_kernels.h"
+
+namespace orknn::kernels::cpu::optimized {
+
+// groups == input channels > 1 with a whole number of output channels per group.
+bool is_depthwise(const reference::Conv2DShape& shape);
+
+// Depthwise convolution (groups == input channels > 1, one input channel per group): per
+// channel a zero-padded plane and vector rows.
+std::unique_ptr<Conv2DFloat> make_depthwise_conv2d(const MicroKernels& kernels,
+                                                   const reference::Conv2DShape& shape,
+                                                   const reference::FusedActivation& activation,
+                                                   const float* constant_weights);
+// Any convolution as GEMM: packed weights x im2col panels packed on the fly (plain panel copies
+// for 1x1 stride-1 convolutions).
+std::unique_ptr<Conv2DFloat> make_gemm_conv2d(const MicroKernels& kernels,
+                                              const reference::Conv2DShape& shape,
+                                              const reference::FusedActivation& activation,
+                                              const float* constant_weights);
+
+// int8 depthwise, computed exactly in float (every partial sum is an integer below 2^24); null
+// when the kernel is too large for that.
+std::unique_ptr<Conv2DInt8> make_depthwise_conv2d_int8(
+    const MicroKernels& kernels, const reference::Conv2DShape& shape,
+    const reference::Int8Requantization& requantization, const int8_t* constant_weights);
+// int8 convolution as GEMM on int16 pairs (x - zx, w - zw); null when an offset does not fit
+// int16.
+std::unique_ptr<Conv2DInt8> make_gemm_conv2d_int8(
+    const MicroKernels& kernels, const reference::Conv2DShape& shape,
+    const reference::Int8Requantization& requantization, const int8_t* constant_weights);
+
+std::unique_ptr<GemmFloat> make_gemm(const MicroKernels& kernels,
+                                     const reference::GemmParams& params,
+                                     const reference::FusedActivation& activation,
+                                     const float* constant_b);
+std::unique_ptr<GemmInt8> make_gemm_int8(const MicroKernels& kernels,
+                                         const reference::GemmParams& params,
+                                         const reference::Int8Requantization& requantization,
+                                         const int8_t* constant_b);
+std::unique_ptr<MatMulFloat> make_matmul(const MicroKernels& kernels,
+                                         const reference::MatMulParams& params,
+                                         const reference::FusedActivation& activation,
+                                         const float* constant_b);
+std::unique_ptr<MatMulInt8> make_matmul_int8(const MicroKernels& kernels,
+                                             const reference::MatMulParams& params,
+                                             const reference::Int8Requantization& requantization,
+                                             const int8_t* constant_b);
+
+}  // namespace orknn::kernels::cpu::optimized

@@ -1,0 +1,128 @@
+// Plain C++ micro-kernels: the "portable" variant, for CPUs without a SIMD variant and as a
+// second implementation that checks the drivers independently of any intrinsics. Written so
+// compilers can vectorise the inner loops at the target's baseline ISA.
+#include <cmath>
+
+#include "optimized/micro_kernels.h"
+#include "reference/convolution.h"
+
+namespace orknn::kernels::cpu::optimized {
+namespace {
+
+constexpr size_t kRows = 4;
+constexpr size_t kColumns = 8;
+
+float activate(const FloatActivation& activation, float value) {
+  if (activation.leaky && value < 0.0f) value *= activation.leaky_alpha;
+  // The reference's std::min(std::max(value, minimum), maximum).
+  value = value < activation.minimum ? activation.minimum : value;
+  return activation.maximum < value ? activation.maximum : value;
+}
+
+void float_tile(const FloatTile& tile) {
+  float sums[kRows][kColumns] = {};
+  const float* a = tile.a;
+  const float* b = tile.b;
+  for (size_t k = 0; k < tile.depth; ++k, a += kRows, b += tile.b_stride) {
+    for (size_t r = 0; r < kRows; ++r) {
+      for (size_t j = 0; j < kColumns; ++j) sums[r][j] += a[r] * b[j];
+    }
+  }
+  for (size_t r = 0; r < tile.rows; ++r) {
+    float* c = tile.c + r * tile.c_stride;
+    for (size_t j = 0; j < tile.columns; ++j) {
+      float value;
+      if (tile.accumulate) {
+        value = c[j] + sums[r][j];
+      } else {
+        float init = 0.0f;
+        if (tile.row_bias) init += tile.row_bias[r];
+        if (tile.column_bias) init += tile.column_bias[j];
+        value = init + sums[r][j];
+      }
+      c[j] = tile.activation ? activate(*tile.activation, value) : value;
+    }
+  }
+}
+
+void int16_pair_tile(const Int16PairTile& tile) {
+  int32_t sums[kRows][kColumns] = {};
+  const int16_t* a = tile.a;
+  const int16_t* b = tile.b;
+  for (size_t p = 0; p < tile.depth_pairs; ++p, a += 2 * kRows, b += 2 * kColumns) {
+    for (size_t r = 0; r < kRows; ++r) {
+      for (size_t j = 0; j < kColumns; ++j) {
+        sums[r][j] += int32_t{a[2 * r]} * b[2 * j] + int32_t{a[2 * r + 1]} * b[2 * j + 1];
+      }
+    }
+  }
+  for (size_t r = 0; r < tile.rows; ++r) {
+    int32_t* c = tile.c + r * tile.c_stride;
+    for (size_t j = 0; j < tile.columns; ++j) {
+      if (tile.accumulate) {
+        c[j] += sums[r][j];
+      } else {
+        int32_t init = 0;
+        if (tile.row_bias) init += tile.row_bias[r];
+        if (tile.column_bias) init += tile.column_bias[j];
+        c[j] = init + sums[r][j];
+      }
+    }
+  }
+}
+
+void pack_int8_pairs(const Int8PairRows& rows) {
+  const size_t panels = (rows.columns + kColumns - 1) / kColumns;
+  for (size_t panel = 0; panel < panels; ++panel) {
+    int16_t* out = rows.out + panel * rows.panel_stride;
+    for (size_t j = 0; j < kColumns; ++j) {
+      const size_t column = panel * kColumns + j;
+      const bool real = column < rows.columns;
+      out[2 * j] = real ? static_cast<int16_t>(rows.row0[column] - rows.zero_point) : 0;
+      out[2 * j + 1] = real && rows.row1
+                           ? static_cast<int16_t>(rows.row1[column] - rows.zero_point)
+                           : 0;
+    }
+  }
+}
+
+void requantize_row(const RequantizeRow& row) {
+  for (size_t i = 0; i < row.count; ++i) {
+    row.output[i] = reference::requantize(row.accumulators[i],
+                                          row.multipliers[row.per_element ? i : 0],
+                                          row.output_zero_point, row.output_minimum,
+                                          row.output_maximum);
+  }
+}
+
+void depthwise_plane(const DepthwisePlane& plane) {
+  for (size_t oh = 0; oh < plane.output_height; ++oh) {
+    float* out = plane.output + oh * plane.output_stride;
+    for (size_t o = 0; o < plane.output_width; ++o) {
+      float sum = plane.bias;
+      for (size_t i = 0; i < plane.kernel_height; ++i) {
+        const size_t row =
+            (oh * plane.stride_height + i * plane.dilation_height) * plane.input_stride + o;
+        for (size_t j = 0; j < plane.kernel_width; ++j) {
+          const size_t column = j * plane.dilation_width;
+          const float* phase =
+              plane.input + (column % plane.stride_width) * plane.phase_stride;
+          sum += plane.weights[i * plane.kernel_width + j] *
+                 phase[row + column / plane.stride_width];
+        }
+      }
+      out[o] = plane.activation ? activate(*plane.activation, sum) : sum;
+    }
+  }
+}
+
+}  // namespace
+
+const MicroKernels& portable_micro_kernels() {
+  static const MicroKernels kernels{"portable",      kRows,           kColumns,       float_tile,
+                                    kRows,           kColumns,        int16_pair_tile,
+                                    pack_int8_pairs, requantize_row,  depthwise_plane};
+  return kernels;
+}
+
+}  // namespace orknn::kernels::cpu::optimized

@@ -1,0 +1,543 @@
+// AVX2 + FMA micro-kernels (x86-64). This file alone is compiled with -mavx2 -mfma; the
+// dispatcher calls into it only after cpu_features reported both.
+//
+// Rule for this file: no standard-library templates or inline functions (std::min, std::vector,
+// std::memcpy, ...). An inline function instantiated here gets AVX encodings, and the linker may
+// keep this copy for the whole program, which would then fault on CPUs without AVX. Only
+// intrinsics, plain loops and functions in the anonymous namespace.
+#include <immintrin.h>
+
+#include "optimized/micro_kernels.h"
+
+namespace orknn::kernels::cpu::optimized {
+namespace {
+
+// Float tile: 6 rows x 16 columns = 12 ymm accumulators, 2 for B, 1 broadcast of A.
+constexpr size_t kFloatRows = 6;
+constexpr size_t kFloatColumns = 16;
+// int16-pair tile: the same shape in int32 lanes.
+constexpr size_t kIntRows = 6;
+constexpr size_t kIntColumns = 16;
+
+struct VectorActivation {
+  __m256 minimum;
+  __m256 maximum;
+  __m256 leaky_alpha;
+  bool leaky;
+};
+
+VectorActivation broadcast_activation(const FloatActivation& activation) {
+  return VectorActivation{_mm256_set1_ps(activation.minimum), _mm256_set1_ps(activation.maximum),
+                          _mm256_set1_ps(activation.leaky_alpha), activation.leaky};
+}
+
+inline __m256 activate(const VectorActivation& activation, __m256 value) {
+  if (activation.leaky) {
+    // value < 0 ? value * alpha : value
+    const __m256 negative = _mm256_cmp_ps(value, _mm256_setzero_ps(), _CMP_LT_OQ);
+    value = _mm256_blendv_ps(value, _mm256_mul_ps(value, activation.leaky_alpha), negative);
+  }
+  // std::max(value, minimum) keeps a NaN value, and so does max_ps with value second; likewise
+  // std::min(value, maximum) and min_ps.
+  value = _mm256_max_ps(activation.minimum, value);
+  return _mm256_min_ps(activation.maximum, value);
+}
+
+// The tiles keep their accumulators in named variables (not arrays, which GCC leaves in
+// memory), one pair per row, and handle rows >= kRows with `if constexpr`.
+#define ORKNN_FOR_EACH_ROW(MACRO) \
+  MACRO(0) MACRO(1) MACRO(2) MACRO(3) MACRO(4) MACRO(5)
+
+// kVectors = 1 computes only the first 8 columns (tiles of at most 8 real columns).
+template <size_t kRows, size_t kVectors>
+void float_tile_rows(const FloatTile& tile) {
+  // Partial tiles (fewer than 16 columns) run on a staging copy of C.
+  alignas(32) float staging[kRows * kFloatColumns];
+  alignas(32) float column_bias[kFloatColumns];
+  const bool partial = tile.columns < kFloatColumns;
+  float* c = tile.c;
+  size_t c_stride = tile.c_stride;
+  if (partial) {
+    if (tile.accumulate) {
+      for (size_t r = 0; r < kRows; ++r) {
+        for (size_t j = 0; j < kFloatColumns; ++j) {
+          staging[r * kFloatColumns + j] = j < tile.columns ? tile.c[r * tile.c_stride + j] : 0.0f;
+        }
+      }
+    }
+    c = staging;
+    c_stride = kFloatColumns;
+  }
+
+#define ORKNN_DECLARE(r)                   \
+  __m256 low##r = _mm256_setzero_ps();     \
+  __m256 high##r = _mm256_setzero_ps();
+  ORKNN_FOR_EACH_ROW(ORKNN_DECLARE)
+#undef ORKNN_DECLARE
+  if (tile.accumulate) {
+#define ORKNN_LOAD(r)                                                    \
+  if constexpr (kRows > r) {                                             \
+    low##r = _mm256_loadu_ps(c + r * c_stride);                          \
+    if constexpr (kVectors == 2) high##r = _mm256_loadu_ps(c + r * c_stride + 8); \
+  }
+    ORKNN_FOR_EACH_ROW(ORKNN_LOAD)
+#undef ORKNN_LOAD
+  } else {
+    __m256 bias_low = _mm256_setzero_ps();
+    __m256 bias_high = _mm256_setzero_ps();
+    if (tile.column_bias) {
+      for (size_t j = 0; j < kFloatColumns; ++j) {
+        column_bias[j] = j < tile.columns ? tile.column_bias[j] : 0.0f;
+      }
+      bias_low = _mm256_load_ps(column_bias);
+      bias_high = _mm256_load_ps(column_bias + 8);
+    }
+    const float* row_bias = tile.row_bias;
+#define ORKNN_INIT(r)                                                                      \
+  if constexpr (kRows > r) {                                                               \
+    const __m256 row = row_bias ? _mm256_set1_ps(row_bias[r]) : _mm256_setzero_ps();      \
+    low##r = _mm256_add_ps(row, bias_low);                                                 \
+    high##r = _mm256_add_ps(row, bias_high);                                               \
+  }
+    ORKNN_FOR_EACH_ROW(ORKNN_INIT)
+#undef ORKNN_INIT
+  }
+
+  const float* a = tile.a;
+  const float* b = tile.b;
+  const size_t b_stride = tile.b_stride;
+  for (size_t k = tile.depth; k > 0; --k) {
+    const __m256 b_low = _mm256_loadu_ps(b);
+    const __m256 b_high = kVectors == 2 ? _mm256_loadu_ps(b + 8) : b_low;
+#define ORKNN_STEP(r)                                                                    \
+  if constexpr (kRows > r) {                                                             \
+    const __m256 a_row = _mm256_broadcast_ss(a + r);                                     \
+    low##r = _mm256_fmadd_ps(a_row, b_low, low##r);                                      \
+    if constexpr (kVectors == 2) high##r = _mm256_fmadd_ps(a_row, b_high, high##r);      \
+  }
+    ORKNN_FOR_EACH_ROW(ORKNN_STEP)
+#undef ORKNN_STEP
+    a += kFloatRows;
+    b += b_stride;
+  }
+
+  if (tile.activation) {
+    const VectorActivation activation = broadcast_activation(*tile.activation);
+#define ORKNN_ACTIVATE(r)                                                      \
+  if constexpr (kRows > r) {                                                   \
+    low##r = activate(activation, low##r);                                     \
+    if constexpr (kVectors == 2) high##r = activate(activation, high##r);      \
+  }
+    ORKNN_FOR_EACH_ROW(ORKNN_ACTIVATE)
+#undef ORKNN_ACTIVATE
+  }
+#define ORKNN_STORE(r)                                                             \
+  if constexpr (kRows > r) {                                                       \
+    _mm256_storeu_ps(c + r * c_stride, low##r);                                    \
+    if constexpr (kVectors == 2) _mm256_storeu_ps(c + r * c_stride + 8, high##r);  \
+  }
+  ORKNN_FOR_EACH_ROW(ORKNN_STORE)
+#undef ORKNN_STORE
+  if (partial) {
+    for (size_t r = 0; r < kRows; ++r) {
+      for (size_t j = 0; j < tile.columns; ++j) {
+        tile.c[r * tile.c_stride + j] = staging[r * kFloatColumns + j];
+      }
+    }
+  }
+}
+
+template <size_t kVectors>
+void float_tile_vectors(const FloatTile& tile) {
+  switch (tile.rows) {
+    case 1: return float_tile_rows<1, kVectors>(tile);
+    case 2: return float_tile_rows<2, kVectors>(tile);
+    case 3: return float_tile_rows<3, kVectors>(tile);
+    case 4: return float_tile_rows<4, kVectors>(tile);
+    case 5: return float_tile_rows<5, kVectors>(tile);
+    default: return float_tile_rows<6, kVectors>(tile);
+  }
+}
+
+void float_tile(const FloatTile& tile) {
+  if (tile.columns <= 8) return float_tile_vectors<1>(tile);
+  float_tile_vectors<2>(tile);
+}
+
+template <size_t kRows, size_t kVectors>
+void int16_pair_tile_rows(const Int16PairTile& tile) {
+  alignas(32) int32_t staging[kRows * kIntColumns];
+  alignas(32) int32_t column_bias[kIntColumns];
+  const bool partial = tile.columns < kIntColumns;
+  int32_t* c = tile.c;
+  size_t c_stride = tile.c_stride;
+  if (partial) {
+    if (tile.accumulate) {
+      for (size_t r = 0; r < kRows; ++r) {
+        for (size_t j = 0; j < kIntColumns; ++j) {
+          staging[r * kIntColumns + j] = j < tile.columns ? tile.c[r * tile.c_stride + j] : 0;
+        }
+      }
+    }
+    c = staging;
+    c_stride = kIntColumns;
+  }
+
+#define ORKNN_DECLARE(r)                        \
+  __m256i low##r = _mm256_setzero_si256();      \
+  __m256i high##r = _mm256_setzero_si256();
+  ORKNN_FOR_EACH_ROW(ORKNN_DECLARE)
+#undef ORKNN_DECLARE
+  if (tile.accumulate) {
+#define ORKNN_LOAD(r)                                                                    \
+  if constexpr (kRows > r) {                                                             \
+    low##r = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(c + r * c_stride));     \
+    if constexpr (kVectors == 2) {                                                       \
+      high##r = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(c + r * c_stride + 8)); \
+    }                                                                                    \
+  }
+    ORKNN_FOR_EACH_ROW(ORKNN_LOAD)
+#undef ORKNN_LOAD
+  } else {
+    __m256i bias_low = _mm256_setzero_si256();
+    __m256i bias_high = _mm256_setzero_si256();
+    if (tile.column_bias) {
+      for (size_t j = 0; j < kIntColumns; ++j) {
+        column_bias[j] = j < tile.columns ? tile.column_bias[j] : 0;
+      }
+      bias_low = _mm256_load_si256(reinterpret_cast<const __m256i*>(column_bias));
+      bias_high = _mm256_load_si256(reinterpret_cast<const __m256i*>(column_bias + 8));
+    }
+    const int32_t* row_bias = tile.row_bias;
+#define ORKNN_INIT(r)                                                                      \
+  if constexpr (kRows > r) {                                                               \
+    const __m256i row = row_bias ? _mm256_set1_epi32(row_bias[r]) : _mm256_setzero_si256(); \
+    low##r = _mm256_add_epi32(row, bias_low);                                              \
+    high##r = _mm256_add_epi32(row, bias_high);                                            \
+  }
+    ORKNN_FOR_EACH_ROW(ORKNN_INIT)
+#undef ORKNN_INIT
+  }
+
+  const int16_t* a = tile.a;
+  const int16_t* b = tile.b;
+  for (size_t p = tile.depth_pairs; p > 0; --p) {
+    const __m256i b_low = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(b));
+    const __m256i b_high =
+        kVectors == 2 ? _mm256_loadu_si256(reinterpret_cast<const __m256i*>(b + 16)) : b_low;
+    // The pair (w[r][2p], w[r][2p + 1]) in every 32-bit lane: a load-port broadcast.
+#define ORKNN_STEP(r)                                                                         \
+  if constexpr (kRows > r) {                                                                  \
+    const __m256i a_pair =                                                                    \
+        _mm256_castps_si256(_mm256_broadcast_ss(reinterpret_cast<const float*>(a + 2 * r)));  \
+    low##r = _mm256_add_epi32(low##r, _mm256_madd_epi16(b_low, a_pair));                      \
+    if constexpr (kVectors == 2) {                                                            \
+      high##r = _mm256_add_epi32(high##r, _mm256_madd_epi16(b_high, a_pair));                 \
+    }                                                                                         \
+  }
+    ORKNN_FOR_EACH_ROW(ORKNN_STEP)
+#undef ORKNN_STEP
+    a += 2 * kIntRows;
+    b += 2 * kIntColumns;
+  }
+
+#define ORKNN_STORE(r)                                                                \
+  if constexpr (kRows > r) {                                                          \
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(c + r * c_stride), low##r);        \
+    if constexpr (kVectors == 2) {                                                    \
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(c + r * c_stride + 8), high##r); \
+    }                                                                                 \
+  }
+  ORKNN_FOR_EACH_ROW(ORKNN_STORE)
+#undef ORKNN_STORE
+  if (partial) {
+    for (size_t r = 0; r < kRows; ++r) {
+      for (size_t j = 0; j < tile.columns; ++j) {
+        tile.c[r * tile.c_stride + j] = staging[r * kIntColumns + j];
+      }
+    }
+  }
+}
+#undef ORKNN_FOR_EACH_ROW
+
+template <size_t kVectors>
+void int16_pair_tile_vectors(const Int16PairTile& tile) {
+  switch (tile.rows) {
+    case 1: return int16_pair_tile_rows<1, kVectors>(tile);
+    case 2: return int16_pair_tile_rows<2, kVectors>(tile);
+    case 3: return int16_pair_tile_rows<3, kVectors>(tile);
+    case 4: return int16_pair_tile_rows<4, kVectors>(tile);
+    case 5: return int16_pair_tile_rows<5, kVectors>(tile);
+    default: return int16_pair_tile_rows<6, kVectors>(tile);
+  }
+}
+
+void int16_pair_tile(const Int16PairTile& tile) {
+  if (tile.columns <= 8) return int16_pair_tile_vectors<1>(tile);
+  int16_pair_tile_vectors<2>(tile);
+}
+
+// 16 columns of two int16 rows -> one panel step of pairs [x0 y0 x1 y1 ... x15 y15].
+inline void store_pairs16(__m256i first, __m256i second, int16_t* out) {
+  const __m256i low = _mm256_unpacklo_epi16(first, second);   // columns 0-3 | 8-11
+  const __m256i high = _mm256_unpackhi_epi16(first, second);  // columns 4-7 | 12-15
+  _mm256_storeu_si256(reinterpret_cast<__m256i*>(out), _mm256_permute2x128_si256(low, high, 0x20));
+  _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + 16),
+                      _mm256_permute2x128_si256(low, high, 0x31));
+}
+
+inline __m256i widen16(const int8_t* values, __m256i zero_point) {
+  return _mm256_sub_epi16(
+      _mm256_cvtepi8_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(values))), zero_point);
+}
+
+void pack_int8_pairs(const Int8PairRows& rows) {
+  const __m256i zero_point = _mm256_set1_epi16(static_cast<int16_t>(rows.zero_point));
+  size_t column = 0;
+  int16_t* out = rows.out;
+  for (; column + kIntColumns <= rows.columns; column += kIntColumns, out += rows.panel_stride) {
+    const __m256i first = widen16(rows.row0 + column, zero_point);
+    const __m256i second =
+        rows.row1 ? widen16(rows.row1 + column, zero_point) : _mm256_setzero_si256();
+    store_pairs16(first, second, out);
+  }
+  if (column == rows.columns) return;
+  // The last partial panel, staged; lanes past the columns are zero.
+  alignas(16) int8_t row0[kIntColumns] = {};
+  alignas(16) int8_t row1[kIntColumns] = {};
+  const size_t rest = rows.columns - column;
+  for (size_t j = 0; j < rest; ++j) {
+    row0[j] = rows.row0[column + j];
+    if (rows.row1) row1[j] = rows.row1[column + j];
+  }
+  const __m256i lanes = _mm256_setr_epi16(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+  const __m256i real = _mm256_cmpgt_epi16(_mm256_set1_epi16(static_cast<int16_t>(rest)), lanes);
+  const __m256i first = _mm256_and_si256(widen16(row0, zero_point), real);
+  const __m256i second = rows.row1 ? _mm256_and_si256(widen16(row1, zero_point), real)
+                                   : _mm256_setzero_si256();
+  store_pairs16(first, second, out);
+}
+
+// Requantizes 8 accumulators exactly as reference::requantize does, in double.
+struct RequantizeConstants {
+  __m256d lower_bound;
+  __m256d upper_bound;
+  __m256d zero_point;
+  __m256d minimum;
+  __m256d maximum;
+};
+
+inline __m128i requantize_half(__m256d scaled, const RequantizeConstants& k) {
+  // std::min(std::max(scaled, -1e9), 1e9), NaN-preserving like the reference.
+  scaled = _mm256_min_pd(k.upper_bound, _mm256_max_pd(k.lower_bound, scaled));
+  // nearbyint in the default environment: round half to even.
+  __m256d value = _mm256_round_pd(scaled, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+  // Integers below 2^53 add exactly in double, so this equals the reference's int64 sum.
+  value = _mm256_add_pd(value, k.zero_point);
+  value = _mm256_min_pd(k.maximum, _mm256_max_pd(k.minimum, value));
+  return _mm256_cvtpd_epi32(value);  // integral and within [-128, 127]
+}
+
+inline void requantize8(const int32_t* accumulators, const float* multipliers, bool per_element,
+                        __m256d uniform, const RequantizeConstants& k, int8_t* output) {
+  const __m256i values = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(accumulators));
+  __m256d multiplier_low = uniform;
+  __m256d multiplier_high = uniform;
+  if (per_element) {
+    multiplier_low = _mm256_cvtps_pd(_mm_loadu_ps(multipliers));
+    multiplier_high = _mm256_cvtps_pd(_mm_loadu_ps(multipliers + 4));
+  }
+  const __m256d low =
+      _mm256_mul_pd(_mm256_cvtepi32_pd(_mm256_castsi256_si128(values)), multiplier_low);
+  const __m256d high =
+      _mm256_mul_pd(_mm256_cvtepi32_pd(_mm256_extracti128_si256(values, 1)), multiplier_high);
+  const __m128i words = _mm_packs_epi32(requantize_half(low, k), requantize_half(high, k));
+  _mm_storel_epi64(reinterpret_cast<__m128i*>(output), _mm_packs_epi16(words, words));
+}
+
+// The same when |accumulator x multiplier| < 2^30 (RequantizeRow::small_multipliers): the bound
+// is moot, cvtpd_epi32 rounds half to even in the default MXCSR mode exactly as nearbyint does,
+// and the zero point and clamp are exact in int32.
+struct SmallRequantizeConstants {
+  __m256i zero_point;
+  __m256i minimum;
+  __m256i maximum;
+};
+
+inline void requantize8_small(const int32_t* accumulators, const float* multipliers,
+                              bool per_element, __m256d uniform,
+                              const SmallRequantizeConstants& k, int8_t* output) {
+  const __m256i values = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(accumulators));
+  __m256d multiplier_low = uniform;
+  __m256d multiplier_high = uniform;
+  if (per_element) {
+    multiplier_low = _mm256_cvtps_pd(_mm_loadu_ps(multipliers));
+    multiplier_high = _mm256_cvtps_pd(_mm_loadu_ps(multipliers + 4));
+  }
+  const __m128i low = _mm256_cvtpd_epi32(
+      _mm256_mul_pd(_mm256_cvtepi32_pd(_mm256_castsi256_si128(values)), multiplier_low));
+  const __m128i high = _mm256_cvtpd_epi32(
+      _mm256_mul_pd(_mm256_cvtepi32_pd(_mm256_extracti128_si256(values, 1)), multiplier_high));
+  __m256i rounded = _mm256_inserti128_si256(_mm256_castsi128_si256(low), high, 1);
+  rounded = _mm256_add_epi32(rounded, k.zero_point);
+  rounded = _mm256_min_epi32(_mm256_max_epi32(rounded, k.minimum), k.maximum);
+  const __m128i words = _mm_packs_epi32(_mm256_castsi256_si128(rounded),
+                                        _mm256_extracti128_si256(rounded, 1));
+  _mm_storel_epi64(reinterpret_cast<__m128i*>(output), _mm_packs_epi16(words, words));
+}
+
+void requantize_row(const RequantizeRow& row) {
+  const RequantizeConstants k{_mm256_set1_pd(-1e9), _mm256_set1_pd(1e9),
+                              _mm256_set1_pd(static_cast<double>(row.output_zero_point)),
+                              _mm256_set1_pd(static_cast<double>(row.output_minimum)),
+                              _mm256_set1_pd(static_cast<double>(row.output_maximum))};
+  // min(max(v, low), high) with low > high gives high, as the reference's clamp does.
+  const int32_t minimum = row.output_minimum <= row.output_maximum ? row.output_minimum
+                                                                   : row.output_maximum;
+  const SmallRequantizeConstants small{_mm256_set1_epi32(row.output_zero_point),
+                                       _mm256_set1_epi32(minimum),
+                                       _mm256_set1_epi32(row.output_maximum)};
+  const __m256d uniform = _mm256_set1_pd(static_cast<double>(row.multipliers[0]));
+  size_t i = 0;
+  if (row.small_multipliers) {
+    for (; i + 8 <= row.count; i += 8) {
+      requantize8_small(row.accumulators + i, row.multipliers + (row.per_element ? i : 0),
+                        row.per_element, uniform, small, row.output + i);
+    }
+  } else {
+    for (; i + 8 <= row.count; i += 8) {
+      requantize8(row.accumulators + i, row.multipliers + (row.per_element ? i : 0),
+                  row.per_element, uniform, k, row.output + i);
+    }
+  }
+  if (i == row.count) return;
+  alignas(32) int32_t accumulators[8] = {};
+  alignas(32) float multipliers[8] = {};
+  alignas(16) int8_t output[8];
+  const size_t rest = row.count - i;
+  for (size_t t = 0; t < rest; ++t) {
+    accumulators[t] = row.accumulators[i + t];
+    if (row.per_element) multipliers[t] = row.multipliers[i + t];
+  }
+  if (row.small_multipliers) {
+    requantize8_small(accumulators, multipliers, row.per_element, uniform, small, output);
+  } else {
+    requantize8(accumulators, multipliers, row.per_element, uniform, k, output);
+  }
+  for (size_t t = 0; t < rest; ++t) row.output[i + t] = output[t];
+}
+
+// Stores 8 outputs, or the first `count` of them through a staging copy.
+inline void store_outputs(float* output, __m256 value, size_t count) {
+  if (count >= 8) {
+    _mm256_storeu_ps(output, value);
+    return;
+  }
+  alignas(32) float staging[8];
+  _mm256_store_ps(staging, value);
+  for (size_t t = 0; t < count; ++t) output[t] = staging[t];
+}
+
+// 3x3, dilation 1: nine weights in registers, one partial sum per kernel row (three short FMA
+// chains instead of one of nine), two vectors of outputs per step.
+void depthwise_plane_3x3(const DepthwisePlane& plane) {
+  const bool has_activation = plane.activation != nullptr;
+  VectorActivation activation{};
+  if (has_activation) activation = broadcast_activation(*plane.activation);
+  const __m256 w00 = _mm256_broadcast_ss(plane.weights + 0);
+  const __m256 w01 = _mm256_broadcast_ss(plane.weights + 1);
+  const __m256 w02 = _mm256_broadcast_ss(plane.weights + 2);
+  const __m256 w10 = _mm256_broadcast_ss(plane.weights + 3);
+  const __m256 w11 = _mm256_broadcast_ss(plane.weights + 4);
+  const __m256 w12 = _mm256_broadcast_ss(plane.weights + 5);
+  const __m256 w20 = _mm256_broadcast_ss(plane.weights + 6);
+  const __m256 w21 = _mm256_broadcast_ss(plane.weights + 7);
+  const __m256 w22 = _mm256_broadcast_ss(plane.weights + 8);
+  const __m256 bias = _mm256_set1_ps(plane.bias);
+  const size_t s = plane.stride_width;
+  // Tap column j reads phase j % s at offset j / s.
+  const size_t phase1 = (1 % s) * plane.phase_stride, offset1 = 1 / s;
+  const size_t phase2 = (2 % s) * plane.phase_stride, offset2 = 2 / s;
+  const size_t width = plane.output_width;
+  for (size_t oh = 0; oh < plane.output_height; ++oh) {
+    const float* row0 = plane.input + oh * plane.stride_height * plane.input_stride;
+    const float* row1 = row0 + plane.input_stride;
+    const float* row2 = row1 + plane.input_stride;
+    float* out = plane.output + oh * plane.output_stride;
+#define ORKNN_DEPTHWISE_VECTOR(o, result)                                                          __m256 result;                                                                                   {                                                                                                  __m256 top = _mm256_fmadd_ps(w00, _mm256_loadu_ps(row0 + (o)), bias);                            __m256 middle = _mm256_mul_ps(w10, _mm256_loadu_ps(row1 + (o)));                                 __m256 bottom = _mm256_mul_ps(w20, _mm256_loadu_ps(row2 + (o)));                                 top = _mm256_fmadd_ps(w01, _mm256_loadu_ps(row0 + phase1 + offset1 + (o)), top);                 middle = _mm256_fmadd_ps(w11, _mm256_loadu_ps(row1 + phase1 + offset1 + (o)), middle);           bottom = _mm256_fmadd_ps(w21, _mm256_loadu_ps(row2 + phase1 + offset1 + (o)), bottom);           top = _mm256_fmadd_ps(w02, _mm256_loadu_ps(row0 + phase2 + offset2 + (o)), top);                 middle = _mm256_fmadd_ps(w12, _mm256_loadu_ps(row1 + phase2 + offset2 + (o)), middle);           bottom = _mm256_fmadd_ps(w22, _mm256_loadu_ps(row2 + phase2 + offset2 + (o)), bottom);           result = _mm256_add_ps(_mm256_add_ps(top, middle), bottom);                                      if (has_activation) result = activate(activation, result);                                     }
+    size_t o = 0;
+    for (; o + 16 <= width; o += 16) {
+      ORKNN_DEPTHWISE_VECTOR(o, first)
+      ORKNN_DEPTHWISE_VECTOR(o + 8, second)
+      _mm256_storeu_ps(out + o, first);
+      _mm256_storeu_ps(out + o + 8, second);
+    }
+    for (; o < width; o += 8) {
+      ORKNN_DEPTHWISE_VECTOR(o, last)
+      store_outputs(out + o, last, width - o);
+    }
+#undef ORKNN_DEPTHWISE_VECTOR
+  }
+}
+
+// Any kernel size, stride and dilation (the phases make every tap a contiguous load).
+void depthwise_plane_general(const DepthwisePlane& plane) {
+  const bool has_activation = plane.activation != nullptr;
+  VectorActivation activation{};
+  if (has_activation) activation = broadcast_activation(*plane.activation);
+  const __m256 bias = _mm256_set1_ps(plane.bias);
+  const size_t s = plane.stride_width;
+  const size_t width = plane.output_width;
+  for (size_t oh = 0; oh < plane.output_height; ++oh) {
+    float* out = plane.output + oh * plane.output_stride;
+    for (size_t o = 0; o < width; o += 8) {
+      __m256 even = bias;
+      __m256 odd = _mm256_setzero_ps();
+      for (size_t i = 0; i < plane.kernel_height; ++i) {
+        const float* row =
+            plane.input + (oh * plane.stride_height + i * plane.dilation_height) *
+                              plane.input_stride + o;
+        const float* weights = plane.weights + i * plane.kernel_width;
+        size_t j = 0;
+        for (; j + 2 <= plane.kernel_width; j += 2) {
+          const size_t first = j * plane.dilation_width;
+          const size_t second = first + plane.dilation_width;
+          even = _mm256_fmadd_ps(_mm256_broadcast_ss(weights + j),
+                                 _mm256_loadu_ps(row + (first % s) * plane.phase_stride + first / s),
+                                 even);
+          odd = _mm256_fmadd_ps(
+              _mm256_broadcast_ss(weights + j + 1),
+              _mm256_loadu_ps(row + (second % s) * plane.phase_stride + second / s), odd);
+        }
+        if (j < plane.kernel_width) {
+          const size_t column = j * plane.dilation_width;
+          even = _mm256_fmadd_ps(
+              _mm256_broadcast_ss(weights + j),
+              _mm256_loadu_ps(row + (column % s) * plane.phase_stride + column / s), even);
+        }
+      }
+      __m256 sum = _mm256_add_ps(even, odd);
+      if (has_activation) sum = activate(activation, sum);
+      store_outputs(out + o, sum, width - o);
+    }
+  }
+}
+
+void depthwise_plane(const DepthwisePlane& plane) {
+  if (plane.kernel_height == 3 && plane.kernel_width == 3 && plane.dilation_height == 1 &&
+      plane.dilation_width == 1) {
+    return depthwise_plane_3x3(plane);
+  }
+  depthwise_plane_general(plane);
+}
+
+}  // namespace
+
+const MicroKernels& avx2_micro_kernels() {
+  static const MicroKernels kernels{"avx2",          kFloatRows,     kFloatColumns,  float_tile,
+                                    kIntRows,        kIntColumns,    int16_pair_tile,
+                                    pack_int8_pairs, requantize_row, depthwise_plane};
+  return kernels;
+}
+
+}  // namespace orknn::kernels::cpu::optimized

@@ -1,0 +1,176 @@
+#include "core/thread_pool.h"
+
+#include <chrono>
+#include <cstdlib>
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <immintrin.h>
+#endif
+#if defined(__linux__)
+#include <sched.h>
+#endif
+
+namespace orknn {
+namespace {
+
+// The pool whose task the calling thread is running (for nested parallel_for), and its index.
+struct RunningTask {
+  const ThreadPool* pool = nullptr;
+  size_t thread = 0;
+};
+thread_local RunningTask running_task;
+thread_local ThreadPool* bound_pool = nullptr;
+
+void cpu_relax() {
+#if defined(__x86_64__) || defined(__i386__)
+  _mm_pause();
+#elif defined(__aarch64__) || defined(__arm__)
+  asm volatile("yield");
+#endif
+}
+
+uint32_t generation_of(uint64_t claim) { return static_cast<uint32_t>(claim >> 32); }
+
+// How long an idle worker polls for the next job before it sleeps: a model runs its
+// parallel kernels back to back with short serial ops in between, and a futex wake-up costs
+// tens of microseconds.
+constexpr auto kWorkerSpin = std::chrono::microseconds(100);
+
+}  // namespace
+
+ThreadPool::ThreadPool(size_t thread_count)
+    : thread_count_(thread_count < 1 ? 1 : thread_count), scratch_(thread_count_) {
+  workers_.reserve(thread_count_ - 1);
+  for (size_t thread = 1; thread < thread_count_; ++thread) {
+    workers_.emplace_back([this, thread] { worker_main(thread); });
+  }
+}
+
+ThreadPool::~ThreadPool() {
+  {
+    std::lock_guard<std::mutex> lock(sleep_mutex_);
+    stopping_ = true;
+  }
+  wake_.notify_all();
+  for (std::thread& worker : workers_) worker.join();
+}
+
+void ThreadPool::reserve_scratch(size_t bytes) {
+  for (AlignedBuffer& buffer : scratch_) {
+    if (buffer.size() < bytes) buffer = AlignedBuffer(bytes);
+  }
+}
+
+uint8_t* ThreadPool::scratch(size_t thread, size_t bytes) {
+  AlignedBuffer& buffer = scratch_[thread];
+  if (buffer.size() < bytes) buffer = AlignedBuffer(bytes);
+  return buffer.data();
+}
+
+ThreadPool* ThreadPool::current() { return bound_pool; }
+
+ThreadPool& ThreadPool::current_or_serial() {
+  if (bound_pool) return *bound_pool;
+  thread_local ThreadPool serial(1);
+  return serial;
+}
+
+size_t ThreadPool::default_thread_count() {
+  static const size_t count = [] {
+    if (const char* text = std::getenv("ORKNN_CPU_THREADS")) {
+      const long requested = std::strtol(text, nullptr, 10);
+      if (requested > 0) return static_cast<size_t>(requested > 64 ? 64 : requested);
+    }
+    size_t cpus = std::thread::hardware_concurrency();
+#if defined(__linux__)
+    cpu_set_t set;
+    if (sched_getaffinity(0, sizeof(set), &set) == 0) cpus = static_cast<size_t>(CPU_COUNT(&set));
+#endif
+    if (cpus < 1) cpus = 1;
+    return cpus > 8 ? size_t{8} : cpus;
+  }();
+  return count;
+}
+
+ThreadPool::Scope::Scope(ThreadPool* pool) : previous_(bound_pool) { bound_pool = pool; }
+ThreadPool::Scope::~Scope() { bound_pool = previous_; }
+
+void ThreadPool::run(size_t count, Invoke invoke, void* context) {
+  if (running_task.pool == this || thread_count_ == 1 || count == 1) {
+    // Nested in one of our tasks (its workers are busy), or nothing to share: run inline on
+    // the calling thread's own index.
+    const size_t thread = running_task.pool == this ? running_task.thread : 0;
+    for (size_t index = 0; index < count; ++index) invoke(context, index, thread);
+    return;
+  }
+  std::lock_guard<std::mutex> submit(submit_mutex_);
+  job_invoke_.store(invoke, std::memory_order_relaxed);
+  job_context_.store(context, std::memory_order_relaxed);
+  job_count_.store(count, std::memory_order_relaxed);
+  finished_.store(0, std::memory_order_relaxed);
+  uint32_t generation;
+  {
+    std::lock_guard<std::mutex> lock(sleep_mutex_);
+    generation = generation_of(claim_.load(std::memory_order_relaxed)) + 1;
+    claim_.store(static_cast<uint64_t>(generation) << 32, std::memory_order_release);
+  }
+  wake_.notify_all();
+  work(generation, 0);
+  // Every task has been claimed; wait for the ones other threads still run.
+  for (unsigned spins = 0; finished_.load(std::memory_order_acquire) != count; ++spins) {
+    if (spins < 4096) {
+      cpu_relax();
+    } else {
+      std::this_thread::yield();
+    }
+  }
+}
+
+void ThreadPool::work(uint32_t generation, size_t thread) {
+  const RunningTask outer = running_task;
+  running_task = RunningTask{this, thread};
+  uint64_t claim = claim_.load(std::memory_order_acquire);
+  while (generation_of(claim) == generation) {
+    const size_t index = static_cast<uint32_t>(claim);
+    // Read after claim_: if the job changed since, the exchange below fails.
+    const size_t count = job_count_.load(std::memory_order_relaxed);
+    if (index >= count) break;
+    if (!claim_.compare_exchange_weak(claim, claim + 1, std::memory_order_acq_rel,
+                                      std::memory_order_acquire)) {
+      continue;  // `claim` now holds the current value
+    }
+    // Task `index` of this job is ours, so the job (and its fields) outlives this call.
+    job_invoke_.load(std::memory_order_relaxed)(job_context_.load(std::memory_order_relaxed),
+                                                index, thread);
+    finished_.fetch_add(1, std::memory_order_release);
+    claim = claim_.load(std::memory_order_acquire);
+  }
+  running_task = outer;
+}
+
+void ThreadPool::worker_main(size_t thread) {
+  uint32_t seen = 0;
+  for (;;) {
+    uint32_t generation = generation_of(claim_.load(std::memory_order_acquire));
+    if (generation == seen) {
+      const auto spin_until = std::chrono::steady_clock::now() + kWorkerSpin;
+      for (unsigned spins = 1; generation == seen; ++spins) {
+        cpu_relax();
+        generation = generation_of(claim_.load(std::memory_order_acquire));
+        if (spins % 64 == 0 && std::chrono::steady_clock::now() > spin_until) break;
+      }
+    }
+    if (generation == seen) {
+      std::unique_lock<std::mutex> lock(sleep_mutex_);
+      wake_.wait(lock, [&] {
+        return stopping_ || generation_of(claim_.load(std::memory_order_acquire)) != seen;
+      });
+      if (stopping_) return;
+      generation = generation_of(claim_.load(std::memory_order_acquire));
+    }
+    seen = generation;
+    work(generation, thread);
+  }
+}
+
+}  // namespace orknn

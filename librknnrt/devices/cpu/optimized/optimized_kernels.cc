@@ -1,0 +1,136 @@
+#include "devices/cpu/optimized/optimized_kernels.h"
+
+#include "core/thread_pool.h"
+#include "dispatch.h"
+
+namespace orknn::devices::cpu::optimized {
+namespace {
+
+namespace dispatch = kernels::cpu;
+namespace reference = kernels::reference;
+
+template <typename T>
+const T* constant_input(const KernelBuildContext& context, size_t position) {
+  const graph::Tensor* tensor = context.input(position);
+  return tensor && tensor->is_constant() ? reinterpret_cast<const T*>(tensor->constant_data)
+                                         : nullptr;
+}
+
+template <typename T>
+const T* typed(const void* pointer) {
+  return static_cast<const T*>(pointer);
+}
+
+// Wraps a prepared kernel; `call` maps the node's buffers onto its run().
+template <typename Prepared, typename Call>
+class PreparedCpuKernel final : public CpuKernel {
+ public:
+  PreparedCpuKernel(std::unique_ptr<Prepared> prepared, Call call)
+      : prepared_(std::move(prepared)), call_(std::move(call)) {
+    if (ThreadPool* pool = ThreadPool::current()) pool->reserve_scratch(prepared_->scratch_bytes());
+  }
+  Status run(const void* const* inputs, void* const* outputs) override {
+    call_(*prepared_, inputs, outputs, ThreadPool::current_or_serial());
+    return ok_status();
+  }
+
+ private:
+  std::unique_ptr<Prepared> prepared_;
+  Call call_;
+};
+
+template <typename Prepared, typename Call>
+std::unique_ptr<CpuKernel> wrap(std::unique_ptr<Prepared> prepared, Call call) {
+  return std::make_unique<PreparedCpuKernel<Prepared, Call>>(std::move(prepared), std::move(call));
+}
+
+bool reference_selected() {
+  return dispatch::selected_kernel_variant() == dispatch::KernelVariant::kReference;
+}
+
+}  // namespace
+
+std::unique_ptr<CpuKernel> make_conv2d_kernel(const KernelBuildContext& context,
+                                              const reference::Conv2DShape& shape,
+                                              const reference::FusedActivation& activation) {
+  if (reference_selected()) return nullptr;
+  const bool has_bias = context.input(2) != nullptr;
+  return wrap(dispatch::prepare_conv2d(shape, activation, constant_input<float>(context, 1)),
+              [has_bias](const dispatch::Conv2DFloat& kernel, const void* const* inputs,
+                         void* const* outputs, ThreadPool& pool) {
+                kernel.run(typed<float>(inputs[0]), typed<float>(inputs[1]),
+                           has_bias ? typed<float>(inputs[2]) : nullptr,
+                           static_cast<float*>(outputs[0]), pool);
+              });
+}
+
+std::unique_ptr<CpuKernel> make_conv2d_int8_kernel(
+    const KernelBuildContext& context, const reference::Conv2DShape& shape,
+    const reference::Int8Requantization& requantization) {
+  if (reference_selected()) return nullptr;
+  const bool has_bias = context.input(2) != nullptr;
+  return wrap(
+      dispatch::prepare_conv2d_int8(shape, requantization, constant_input<int8_t>(context, 1)),
+      [has_bias](const dispatch::Conv2DInt8& kernel, const void* const* inputs,
+                 void* const* outputs, ThreadPool& pool) {
+        kernel.run(typed<int8_t>(inputs[0]), typed<int8_t>(inputs[1]),
+                   has_bias ? typed<int32_t>(inputs[2]) : nullptr,
+                   static_cast<int8_t*>(outputs[0]), pool);
+      });
+}
+
+std::unique_ptr<CpuKernel> make_gemm_kernel(const KernelBuildContext& context,
+                                            const reference::GemmParams& params,
+                                            const reference::FusedActivation& activation) {
+  if (reference_selected()) return nullptr;
+  const bool has_c = context.input(2) != nullptr;
+  return wrap(dispatch::prepare_gemm(params, activation, constant_input<float>(context, 1)),
+              [has_c](const dispatch::GemmFloat& kernel, const void* const* inputs,
+                      void* const* outputs, ThreadPool& pool) {
+                kernel.run(typed<float>(inputs[0]), typed<float>(inputs[1]),
+                           has_c ? typed<float>(inputs[2]) : nullptr,
+                           static_cast<float*>(outputs[0]), pool);
+              });
+}
+
+std::unique_ptr<CpuKernel> make_gemm_int8_kernel(
+    const KernelBuildContext& context, const reference::GemmParams& params,
+    const reference::Int8Requantization& requantization) {
+  if (reference_selected()) return nullptr;
+  const bool has_c = context.input(2) != nullptr;
+  return wrap(
+      dispatch::prepare_gemm_int8(params, requantization, constant_input<int8_t>(context, 1)),
+      [has_c](const dispatch::GemmInt8& kernel, const void* const* inputs, void* const* outputs,
+              ThreadPool& pool) {
+        kernel.run(typed<int8_t>(inputs[0]), typed<int8_t>(inputs[1]),
+                   has_c ? typed<int32_t>(inputs[2]) : nullptr, static_cast<int8_t*>(outputs[0]),
+                   pool);
+      });
+}
+
+std::unique_ptr<CpuKernel> make_matmul_kernel(const KernelBuildContext& context,
+                                              const reference::MatMulParams& params,
+                                              const reference::FusedActivation& activation) {
+  if (reference_selected()) return nullptr;
+  return wrap(dispatch::prepare_matmul(params, activation, constant_input<float>(context, 1)),
+              [](const dispatch::MatMulFloat& kernel, const void* const* inputs,
+                 void* const* outputs, ThreadPool& pool) {
+                kernel.run(typed<float>(inputs[0]), typed<float>(inputs[1]),
+                           static_cast<float*>(outputs[0]), pool);
+              });
+}
+
+std::unique_ptr<CpuKernel> make_matmul_int8_kernel(
+    const KernelBuildContext& context, const reference::MatMulParams& params,
+    const reference::Int8Requantization& requantization) {
+  if (reference_selected()) return nullptr;
+  return wrap(
+      dispatch::prepare_matmul_int8(params, requantization, constant_input<int8_t>(context, 1)),
+      [](const dispatch::MatMulInt8& kernel, const void* const* inputs, void* const* outputs,
+         ThreadPool& pool) {
+        kernel.run(typed<int8_t>(inputs[0]), typed<int8_t>(inputs[1]),
+                   static_cast<int8_t*>(outputs[0]), pool);
+      });
+}
+
+}  // namespace orknn::devices::cpu::optimized

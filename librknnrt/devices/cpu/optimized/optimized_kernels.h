@@ -1,0 +1,46 @@
+// CPU kernels of Conv, Gemm and MatMul on the optimized kernels of kernels/cpu/dispatch.h.
+//
+// The factories in devices/cpu/ops/convolution.cc parse and validate a node (attributes, the
+// int8 conditions of docs/quantization.md) and then ask here first:
+//
+//   if (auto fast = optimized::make_conv2d_kernel(context, shape, activation)) return fast;
+//
+// Each function returns the kernel of the selected variant (kernels/cpu/dispatch.h), or null
+// when the reference variant is selected, so the caller builds its own reference kernel. Constant
+// weights (input 1) are packed now; the kernel runs on the thread pool of the calling context
+// (ThreadPool::current(), serial without one) and reserves its scratch there when built.
+#pragma once
+
+#include <memory>
+
+#include "devices/cpu/cpu_kernel.h"
+#include "reference/convolution.h"
+#include "reference/gemm.h"
+
+namespace orknn::devices::cpu::optimized {
+
+// Conv (not ConvTranspose): inputs X, W, optional B.
+std::unique_ptr<CpuKernel> make_conv2d_kernel(const KernelBuildContext& context,
+                                              const kernels::reference::Conv2DShape& shape,
+                                              const kernels::reference::FusedActivation& activation);
+std::unique_ptr<CpuKernel> make_conv2d_int8_kernel(
+    const KernelBuildContext& context, const kernels::reference::Conv2DShape& shape,
+    const kernels::reference::Int8Requantization& requantization);
+
+// Gemm: inputs A, B, optional C.
+std::unique_ptr<CpuKernel> make_gemm_kernel(const KernelBuildContext& context,
+                                            const kernels::reference::GemmParams& params,
+                                            const kernels::reference::FusedActivation& activation);
+std::unique_ptr<CpuKernel> make_gemm_int8_kernel(
+    const KernelBuildContext& context, const kernels::reference::GemmParams& params,
+    const kernels::reference::Int8Requantization& requantization);
+
+// MatMul: inputs A, B.
+std::unique_ptr<CpuKernel> make_matmul_kernel(
+    const KernelBuildContext& context, const kernels::reference::MatMulParams& params,
+    const kernels::reference::FusedActivation& activation);
+std::unique_ptr<CpuKernel> make_matmul_int8_kernel(
+    const KernelBuildContext& context, const kernels::reference::MatMulParams& params,
+    const kernels::reference::Int8Requantization& requantization);
+
+}  // namespace orknn::devices::cpu::optimized

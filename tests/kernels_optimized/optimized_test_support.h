@@ -1,0 +1,100 @@
+// Shared helpers of the optimized-kernel tests: deterministic data, the variants to check, and
+// comparisons that name the case and the first mismatch before failing the cmocka test.
+#pragma once
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "dispatch.h"
+
+namespace orknn::testing {
+
+// The optimized variants this build and CPU can run (the reference is the oracle).
+inline std::vector<kernels::cpu::KernelVariant> optimized_variants() {
+  using kernels::cpu::KernelVariant;
+  std::vector<KernelVariant> variants{KernelVariant::kPortable};
+  if (kernels::cpu::kernel_variant_available(KernelVariant::kAvx2)) {
+    variants.push_back(KernelVariant::kAvx2);
+  }
+  return variants;
+}
+
+class Random {
+ public:
+  explicit Random(uint32_t seed) : generator_(seed) {}
+  std::vector<float> floats(size_t count, float low = -1.0f, float high = 1.0f) {
+    std::uniform_real_distribution<float> distribution(low, high);
+    std::vector<float> values(count);
+    for (float& value : values) value = distribution(generator_);
+    return values;
+  }
+  std::vector<int8_t> codes(size_t count, int low = -128, int high = 127) {
+    std::uniform_int_distribution<int> distribution(low, high);
+    std::vector<int8_t> values(count);
+    for (int8_t& value : values) value = static_cast<int8_t>(distribution(generator_));
+    return values;
+  }
+  std::vector<int32_t> ints(size_t count, int32_t low, int32_t high) {
+    std::uniform_int_distribution<int32_t> distribution(low, high);
+    std::vector<int32_t> values(count);
+    for (int32_t& value : values) value = distribution(generator_);
+    return values;
+  }
+  int32_t integer(int32_t low, int32_t high) {
+    return std::uniform_int_distribution<int32_t>(low, high)(generator_);
+  }
+  float real(float low, float high) {
+    return std::uniform_real_distribution<float>(low, high)(generator_);
+  }
+
+ private:
+  std::mt19937 generator_;
+};
+
+// Empty when |actual - expected| <= tolerance x max(1, max|expected|) everywhere, else a
+// description of the first mismatch.
+inline std::string compare_floats(const std::vector<float>& actual,
+                                  const std::vector<float>& expected, double tolerance) {
+  if (actual.size() != expected.size()) {
+    return "size " + std::to_string(actual.size()) + " != " + std::to_string(expected.size());
+  }
+  double largest = 1.0;
+  for (float value : expected) largest = std::max(largest, std::fabs(double{value}));
+  for (size_t i = 0; i < actual.size(); ++i) {
+    const double difference = std::fabs(double{actual[i]} - double{expected[i]});
+    if (!(difference <= tolerance * largest)) {
+      char text[160];
+      std::snprintf(text, sizeof(text), "element %zu: %.9g, expected %.9g (scale %.3g)", i,
+                    double{actual[i]}, double{expected[i]}, largest);
+      return text;
+    }
+  }
+  return "";
+}
+
+template <typename T>
+std::string compare_exact(const std::vector<T>& actual, const std::vector<T>& expected) {
+  if (actual.size() != expected.size()) {
+    return "size " + std::to_string(actual.size()) + " != " + std::to_string(expected.size());
+  }
+  for (size_t i = 0; i < actual.size(); ++i) {
+    if (actual[i] != expected[i]) {
+      return "element " + std::to_string(i) + ": " + std::to_string(int64_t{actual[i]}) +
+             ", expected " + std::to_string(int64_t{expected[i]});
+    }
+  }
+  return "";
+}
+
+// Output size of a convolution window axis.
+inline int64_t conv_output_size(int64_t input, int64_t kernel, int64_t stride, int64_t dilation,
+                                int64_t pad_begin, int64_t pad_end) {
+  return (input + pad_begin + pad_end - dilation * (kernel - 1) - 1) / stride + 1;
+}
+
+}  // namespace orknn::testing

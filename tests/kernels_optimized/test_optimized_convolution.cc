@@ -1,0 +1,358 @@
+// Optimized 2-D convolution (kernels/cpu/dispatch.h) against the reference kernels, for every
+// optimized variant this CPU runs, on 1, 2 and 3 threads, with packed (constant) and per-run
+// weights: float32 within 1e-5 of the output scale, int8 bit-exact. Shapes sit on the tile and
+// block boundaries (MR 4/6, NR 8/16, depth chunks of 256 floats / 512 int8, column blocks of
+// 192/256, row blocks of 144) and on awkward sizes: 1, tile - 1, tile, tile + 1, primes.
+#include <limits>
+#include <memory>
+
+#include "core/thread_pool.h"
+#include "dispatch.h"
+#include "kernels_optimized/optimized_test_support.h"
+#include "reference/convolution.h"
+
+// cmocka comes last (its macros clash with standard headers) and needs these first.
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+extern "C" {
+#include <cmocka.h>
+}
+
+namespace {
+
+using namespace orknn;
+using namespace orknn::testing;
+namespace reference = kernels::reference;
+using kernels::cpu::KernelVariant;
+
+struct ConvCase {
+  const char* name;
+  int64_t batch, channels, height, width, output_channels, kernel_height, kernel_width;
+  int64_t stride_height = 1, stride_width = 1, dilation_height = 1, dilation_width = 1;
+  int64_t pad_top = 0, pad_left = 0, pad_bottom = 0, pad_right = 0;
+  int64_t groups = 1;
+};
+
+// name, N, C, H, W, M, kh, kw, sh, sw, dh, dw, pads (top, left, bottom, right), groups
+const ConvCase kCases[] = {
+    {"pointwise 15 pixels", 1, 7, 3, 5, 5, 1, 1},
+    {"pointwise 16 pixels 6 channels", 1, 3, 4, 4, 6, 1, 1},
+    {"pointwise 17 pixels 7 channels", 1, 9, 1, 17, 7, 1, 1},
+    {"pointwise primes", 1, 37, 11, 13, 13, 1, 1},
+    {"pointwise depth 256", 1, 256, 3, 3, 4, 1, 1},
+    {"pointwise depth 257", 1, 257, 2, 5, 5, 1, 1},
+    {"pointwise depth 300 19 channels", 1, 300, 5, 7, 19, 1, 1},
+    {"pointwise 600 pixels (column blocks)", 1, 5, 1, 600, 6, 1, 1},
+    {"pointwise 1 pixel 1 channel", 1, 1, 1, 1, 1, 1, 1},
+    {"pointwise stride 2", 1, 8, 9, 9, 16, 1, 1, 2, 2},
+    {"3x3 pad 1", 1, 8, 14, 15, 12, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1},
+    {"3x3 stride 2 pad 1", 1, 5, 17, 16, 7, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1},
+    {"3x3 depth 261", 1, 29, 6, 7, 11, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1},
+    {"5x5 dilation 2 asymmetric pads", 1, 3, 13, 11, 6, 5, 5, 1, 1, 2, 2, 2, 1, 0, 3},
+    {"7x7 stride 2 pad 3", 1, 3, 32, 29, 8, 7, 7, 2, 2, 1, 1, 3, 3, 3, 3},
+    {"3x5 stride 1x3", 1, 4, 10, 20, 5, 3, 5, 1, 3, 1, 1, 0, 2, 1, 2},
+    {"1-D kernel 3", 1, 4, 1, 50, 5, 1, 3, 1, 1, 1, 1, 0, 1, 0, 1},
+    {"3x3 on 1x1 input", 1, 6, 1, 1, 7, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1},
+    {"150 output channels (row blocks)", 1, 4, 3, 3, 150, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1},
+    {"301 output channels (int8 task rows)", 1, 8, 2, 5, 301, 1, 1},
+    {"64 channels 28x28", 1, 64, 28, 28, 64, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1},
+    {"batch 2", 2, 6, 8, 9, 7, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1},
+    {"groups 3", 1, 12, 9, 10, 9, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 3},
+    {"groups 2 pointwise", 1, 8, 5, 6, 6, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 2},
+    {"depthwise 3x3", 1, 13, 10, 19, 13, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 13},
+    {"depthwise 3x3 stride 2", 1, 6, 15, 23, 6, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 6},
+    {"depthwise 3x3 stride 2 even", 1, 4, 16, 32, 4, 3, 3, 2, 2, 1, 1, 0, 0, 1, 1, 4},
+    {"depthwise multiplier 2", 1, 5, 7, 9, 10, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 5},
+    {"depthwise 5x5", 1, 4, 12, 17, 4, 5, 5, 1, 1, 1, 1, 2, 2, 2, 2, 4},
+    {"depthwise 3x3 dilation 2", 1, 3, 11, 12, 3, 3, 3, 1, 1, 2, 2, 2, 2, 2, 2, 3},
+    {"depthwise stride 3", 1, 3, 13, 14, 3, 3, 3, 3, 3, 1, 1, 1, 1, 1, 1, 3},
+    {"depthwise asymmetric pads", 1, 5, 9, 8, 5, 3, 3, 1, 1, 1, 1, 0, 2, 1, 0, 5},
+    {"depthwise batch 2 wide", 2, 3, 5, 41, 3, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 3},
+};
+
+reference::Conv2DShape shape_of(const ConvCase& c) {
+  reference::Conv2DShape shape;
+  shape.batch = c.batch;
+  shape.input_channels = c.channels;
+  shape.output_channels = c.output_channels;
+  shape.groups = c.groups;
+  reference::Window2D& w = shape.window;
+  w.input_height = c.height;
+  w.input_width = c.width;
+  w.kernel_height = c.kernel_height;
+  w.kernel_width = c.kernel_width;
+  w.stride_height = c.stride_height;
+  w.stride_width = c.stride_width;
+  w.dilation_height = c.dilation_height;
+  w.dilation_width = c.dilation_width;
+  w.pad_top = c.pad_top;
+  w.pad_left = c.pad_left;
+  w.pad_bottom = c.pad_bottom;
+  w.pad_right = c.pad_right;
+  w.output_height = conv_output_size(c.height, c.kernel_height, c.stride_height,
+                                     c.dilation_height, c.pad_top, c.pad_bottom);
+  w.output_width = conv_output_size(c.width, c.kernel_width, c.stride_width, c.dilation_width,
+                                    c.pad_left, c.pad_right);
+  return shape;
+}
+
+size_t input_size(const reference::Conv2DShape& s) {
+  return static_cast<size_t>(s.batch * s.input_channels * s.window.input_height *
+                             s.window.input_width);
+}
+size_t weight_size(const reference::Conv2DShape& s) {
+  return static_cast<size_t>(s.output_channels * (s.input_channels / s.groups) *
+                             s.window.kernel_height * s.window.kernel_width);
+}
+size_t output_size(const reference::Conv2DShape& s) {
+  return static_cast<size_t>(s.batch * s.output_channels * s.window.output_height *
+                             s.window.output_width);
+}
+
+reference::FusedActivation activation_number(size_t index) {
+  reference::FusedActivation activation;
+  switch (index % 4) {
+    case 0: break;
+    case 1: activation.kind = reference::FusedActivation::Kind::kRelu; break;
+    case 2:
+      activation.kind = reference::FusedActivation::Kind::kClip;
+      activation.minimum = -0.5f;
+      activation.maximum = 0.7f;
+      break;
+    case 3:
+      activation.kind = reference::FusedActivation::Kind::kLeakyRelu;
+      activation.alpha = 0.1f;
+      break;
+  }
+  return activation;
+}
+
+struct Pools {
+  ThreadPool one{1};
+  ThreadPool two{2};
+  ThreadPool three{3};
+  ThreadPool* all[3] = {&one, &two, &three};
+};
+
+void test_float_convolution(void**) {
+  Pools pools;
+  size_t case_index = 0;
+  for (const ConvCase& c : kCases) {
+    const reference::Conv2DShape shape = shape_of(c);
+    Random random(static_cast<uint32_t>(1000 + case_index));
+    const std::vector<float> input = random.floats(input_size(shape));
+    const std::vector<float> weights = random.floats(weight_size(shape));
+    const std::vector<float> bias = random.floats(static_cast<size_t>(shape.output_channels));
+    for (size_t a = 0; a < 4; ++a) {
+      // Every activation on the small cases, one (rotating) on the others.
+      if (a > 0 && output_size(shape) * weight_size(shape) > 4000000) continue;
+      const size_t activation_index = output_size(shape) * weight_size(shape) > 4000000
+                                          ? case_index
+                                          : a;
+      const reference::FusedActivation activation = activation_number(activation_index);
+      const bool with_bias = (case_index + a) % 3 != 2;
+      std::vector<float> expected(output_size(shape));
+      reference::conv2d(shape, activation, input.data(), weights.data(),
+                        with_bias ? bias.data() : nullptr, expected.data());
+      for (KernelVariant variant : optimized_variants()) {
+        for (bool constant : {true, false}) {
+          auto kernel = kernels::cpu::prepare_conv2d(shape, activation,
+                                                     constant ? weights.data() : nullptr, variant);
+          for (ThreadPool* pool : pools.all) {
+            std::vector<float> output(expected.size(), std::numeric_limits<float>::quiet_NaN());
+            kernel->run(input.data(), weights.data(), with_bias ? bias.data() : nullptr,
+                        output.data(), *pool);
+            const std::string mismatch = compare_floats(output, expected, 1e-5);
+            if (!mismatch.empty()) {
+              fail_msg("%s (%s, activation %zu, %s weights, bias %d, %zu threads): %s", c.name,
+                       kernel->algorithm(), activation_index % 4,
+                       constant ? "packed" : "per-run", with_bias, pool->thread_count(),
+                       mismatch.c_str());
+            }
+          }
+        }
+      }
+    }
+    ++case_index;
+  }
+}
+
+// Quantization parameters that keep most outputs inside [-128, 127] for this depth.
+reference::Int8Requantization make_requantization(Random& random, int64_t channels, int64_t depth,
+                                                  size_t activation_kind) {
+  reference::Int8Requantization q;
+  q.input_zero_point = random.integer(-20, 20);
+  for (int64_t c = 0; c < channels; ++c) {
+    q.weight_zero_points.push_back(c % 4 == 3 ? random.integer(-3, 3) : 0);
+    const double spread = std::sqrt(static_cast<double>(depth)) * 74.0 * 74.0;
+    q.multipliers.push_back(static_cast<float>(random.real(20.0f, 90.0f) / spread));
+  }
+  q.output_zero_point = random.integer(-10, 10);
+  switch (activation_kind % 3) {
+    case 0: break;
+    case 1: q.output_minimum = std::max(-128, q.output_zero_point); break;
+    case 2:
+      q.output_minimum = -50;
+      q.output_maximum = 90;
+      break;
+  }
+  return q;
+}
+
+void test_int8_convolution(void**) {
+  Pools pools;
+  size_t case_index = 0;
+  for (const ConvCase& c : kCases) {
+    const reference::Conv2DShape shape = shape_of(c);
+    const int64_t depth =
+        c.channels / c.groups * c.kernel_height * c.kernel_width;
+    Random random(static_cast<uint32_t>(2000 + case_index));
+    const std::vector<int8_t> input = random.codes(input_size(shape));
+    const std::vector<int8_t> weights = random.codes(weight_size(shape));
+    const std::vector<int32_t> bias =
+        random.ints(static_cast<size_t>(shape.output_channels), -20000, 20000);
+    const reference::Int8Requantization q =
+        make_requantization(random, shape.output_channels, depth, case_index);
+    const bool with_bias = case_index % 3 != 2;
+    std::vector<int8_t> expected(output_size(shape));
+    reference::conv2d_int8(shape, q, input.data(), weights.data(),
+                           with_bias ? bias.data() : nullptr, expected.data());
+    for (KernelVariant variant : optimized_variants()) {
+      for (bool constant : {true, false}) {
+        auto kernel = kernels::cpu::prepare_conv2d_int8(
+            shape, q, constant ? weights.data() : nullptr, variant);
+        for (ThreadPool* pool : pools.all) {
+          std::vector<int8_t> output(expected.size(), 0x55);
+          kernel->run(input.data(), weights.data(), with_bias ? bias.data() : nullptr,
+                      output.data(), *pool);
+          const std::string mismatch = compare_exact(output, expected);
+          if (!mismatch.empty()) {
+            fail_msg("%s (%s, %s weights, bias %d, %zu threads): %s", c.name, kernel->algorithm(),
+                     constant ? "packed" : "per-run", with_bias, pool->thread_count(),
+                     mismatch.c_str());
+          }
+        }
+      }
+    }
+    ++case_index;
+  }
+}
+
+// Extreme codes and zero points: every product at its largest magnitude (pmaddwd pairs of
+// 255 x 255), saturating outputs, weight zero points on every channel, depthwise and GEMM.
+void test_int8_convolution_extremes(void**) {
+  ThreadPool pool(2);
+  const ConvCase cases[] = {
+      {"extreme gemm 3x3", 1, 70, 6, 7, 13, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1},
+      {"extreme depthwise 3x3", 1, 9, 7, 18, 9, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 9},
+      {"extreme depthwise 5x5 stride 2", 1, 3, 11, 21, 6, 5, 5, 2, 2, 1, 1, 2, 2, 2, 2, 3},
+  };
+  for (const ConvCase& c : cases) {
+    const reference::Conv2DShape shape = shape_of(c);
+    for (int pattern = 0; pattern < 4; ++pattern) {
+      Random random(static_cast<uint32_t>(77 + pattern));
+      reference::Int8Requantization q;
+      // Offsets up to 255 in both operands.
+      q.input_zero_point = pattern % 2 ? 127 : -128;
+      const int8_t x_code = pattern % 2 ? -128 : 127;
+      const int8_t w_code = pattern / 2 ? -128 : 127;
+      for (int64_t channel = 0; channel < shape.output_channels; ++channel) {
+        q.weight_zero_points.push_back(pattern / 2 ? 127 : -128);
+        q.multipliers.push_back(channel % 2 ? 1e-6f : 3e-4f);
+      }
+      q.output_zero_point = 3;
+      std::vector<int8_t> input(input_size(shape), x_code);
+      std::vector<int8_t> weights(weight_size(shape), w_code);
+      // A few ordinary values so not every output is the same.
+      const std::vector<int8_t> noise = random.codes(input.size());
+      for (size_t i = 0; i < input.size(); i += 7) input[i] = noise[i];
+      const std::vector<int32_t> bias =
+          random.ints(static_cast<size_t>(shape.output_channels), -100000, 100000);
+      std::vector<int8_t> expected(output_size(shape));
+      reference::conv2d_int8(shape, q, input.data(), weights.data(), bias.data(), expected.data());
+      for (KernelVariant variant : optimized_variants()) {
+        auto kernel = kernels::cpu::prepare_conv2d_int8(shape, q, weights.data(), variant);
+        std::vector<int8_t> output(expected.size(), 0x55);
+        kernel->run(input.data(), weights.data(), bias.data(), output.data(), pool);
+        const std::string mismatch = compare_exact(output, expected);
+        if (!mismatch.empty()) {
+          fail_msg("%s pattern %d (%s): %s", c.name, pattern, kernel->algorithm(),
+                   mismatch.c_str());
+        }
+      }
+    }
+  }
+}
+
+// Zero points with no int8 code (graphs may carry them): padding cannot be an input code, so
+// the packing converts element by element; still bit-exact.
+void test_int8_zero_points_outside_int8(void**) {
+  ThreadPool pool(2);
+  const ConvCase cases[] = {
+      {"3x3 pad 1", 1, 5, 9, 10, 7, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1},
+      {"pointwise", 1, 6, 4, 5, 7, 1, 1},
+      {"depthwise", 1, 4, 6, 9, 4, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 4},
+  };
+  for (const ConvCase& c : cases) {
+    const reference::Conv2DShape shape = shape_of(c);
+    Random random(31);
+    reference::Int8Requantization q;
+    q.input_zero_point = 300;
+    for (int64_t channel = 0; channel < shape.output_channels; ++channel) {
+      q.weight_zero_points.push_back(channel % 2 ? -200 : 0);
+      q.multipliers.push_back(2e-6f);
+    }
+    q.output_zero_point = 1;
+    const std::vector<int8_t> input = random.codes(input_size(shape));
+    const std::vector<int8_t> weights = random.codes(weight_size(shape));
+    const std::vector<int32_t> bias =
+        random.ints(static_cast<size_t>(shape.output_channels), -1000, 1000);
+    std::vector<int8_t> expected(output_size(shape));
+    reference::conv2d_int8(shape, q, input.data(), weights.data(), bias.data(), expected.data());
+    for (KernelVariant variant : optimized_variants()) {
+      auto kernel = kernels::cpu::prepare_conv2d_int8(shape, q, weights.data(), variant);
+      std::vector<int8_t> output(expected.size(), 0x55);
+      kernel->run(input.data(), weights.data(), bias.data(), output.data(), pool);
+      const std::string mismatch = compare_exact(output, expected);
+      if (!mismatch.empty()) {
+        fail_msg("%s (%s): %s", c.name, kernel->algorithm(), mismatch.c_str());
+      }
+    }
+  }
+}
+
+// The dispatcher picks the algorithms the shapes call for.
+void test_algorithm_choice(void**) {
+  using kernels::cpu::KernelVariant;
+  const KernelVariant variant = optimized_variants().back();
+  const std::string name = kernels::cpu::kernel_variant_name(variant);
+  const reference::FusedActivation none;
+  const ConvCase depthwise{"depthwise", 1, 4, 5, 5, 4, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 4};
+  const ConvCase pointwise{"pointwise", 1, 4, 5, 5, 8, 1, 1};
+  const ConvCase general{"3x3", 1, 4, 5, 5, 8, 3, 3};
+  auto algorithm = [&](const ConvCase& c) {
+    return std::string(
+        kernels::cpu::prepare_conv2d(shape_of(c), none, nullptr, variant)->algorithm());
+  };
+  assert_string_equal(algorithm(depthwise).c_str(), (name + " depthwise 3x3").c_str());
+  assert_true(algorithm(pointwise).find("pointwise") != std::string::npos);
+  assert_true(algorithm(general).find("im2col") != std::string::npos);
+  assert_string_equal(kernels::cpu::prepare_conv2d(shape_of(general), none, nullptr,
+                                                   KernelVariant::kReference)
+                          ->algorithm(),
+                      "reference");
+}
+
+}  // namespace
+
+int main() {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_float_convolution),
+      cmocka_unit_test(test_int8_convolution),
+      cmocka_unit_test(test_int8_convolution_extremes),
+      cmocka_unit_test(test_int8_zero_points_outside_int8),
+      cmocka_unit_test(test_algorithm_choice),
+  };
+  return cmocka_run_group_tests(tests, nullptr, nullptr);
+}

@@ -1,0 +1,182 @@
+// The context thread pool (librknnrt/core/thread_pool.h) and the kernel-variant dispatch point
+// (kernels/cpu/dispatch.h): every task runs exactly once on a valid thread index, nested and
+// concurrent calls, scratch memory, the thread binding, variant names, the test override, and
+// ORKNN_CPU_KERNELS (ctest runs this program again with the variable set and
+// ORKNN_EXPECT_KERNEL_VARIANT naming the variant it must produce).
+#include <atomic>
+#include <cstdlib>
+#include <cstring>
+#include <thread>
+#include <vector>
+
+#include "core/thread_pool.h"
+#include "dispatch.h"
+
+// cmocka comes last (its macros clash with standard headers) and needs these first.
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+extern "C" {
+#include <cmocka.h>
+}
+
+namespace {
+
+using namespace orknn;
+using kernels::cpu::KernelVariant;
+
+void check_every_task_once(ThreadPool& pool, size_t count) {
+  std::vector<std::atomic<int>> runs(count);
+  std::atomic<bool> bad_thread{false};
+  pool.parallel_for(count, [&](size_t index, size_t thread) {
+    runs[index].fetch_add(1);
+    if (thread >= pool.thread_count()) bad_thread = true;
+  });
+  for (size_t i = 0; i < count; ++i) assert_int_equal(runs[i].load(), 1);
+  assert_false(bad_thread.load());
+}
+
+void test_every_task_runs_once(void**) {
+  for (size_t threads : {1u, 2u, 4u}) {
+    ThreadPool pool(threads);
+    assert_int_equal(pool.thread_count(), threads);
+    for (size_t count : {0u, 1u, 2u, 3u, 100u, 10000u}) check_every_task_once(pool, count);
+    // Back-to-back jobs: late workers must never run a task of a finished job.
+    for (int repeat = 0; repeat < 2000; ++repeat) check_every_task_once(pool, 3);
+  }
+}
+
+void test_nested_calls_run_inline(void**) {
+  ThreadPool pool(2);
+  std::atomic<int> inner{0};
+  pool.parallel_for(4, [&](size_t, size_t outer_thread) {
+    pool.parallel_for(3, [&](size_t, size_t thread) {
+      if (thread == outer_thread) inner.fetch_add(1);
+    });
+  });
+  assert_int_equal(inner.load(), 12);
+}
+
+void test_concurrent_callers(void**) {
+  ThreadPool pool(3);
+  std::vector<std::thread> callers;
+  std::atomic<int> failures{0};
+  for (int caller = 0; caller < 4; ++caller) {
+    callers.emplace_back([&] {
+      for (int repeat = 0; repeat < 200; ++repeat) {
+        std::atomic<int> sum{0};
+        pool.parallel_for(17, [&](size_t index, size_t) { sum += static_cast<int>(index); });
+        if (sum.load() != 17 * 16 / 2) failures.fetch_add(1);
+      }
+    });
+  }
+  for (std::thread& caller : callers) caller.join();
+  assert_int_equal(failures.load(), 0);
+}
+
+void test_scratch(void**) {
+  ThreadPool pool(2);
+  pool.reserve_scratch(1000);
+  uint8_t* first = pool.scratch(0, 1000);
+  uint8_t* second = pool.scratch(1, 10);
+  assert_non_null(first);
+  assert_non_null(second);
+  assert_true(first != second);
+  assert_int_equal(reinterpret_cast<uintptr_t>(first) % 64, 0);
+  assert_ptr_equal(pool.scratch(0, 500), first);  // reserved: no reallocation
+  std::memset(pool.scratch(1, 5000), 1, 5000);    // grows on demand
+}
+
+void test_binding(void**) {
+  assert_null(ThreadPool::current());
+  ThreadPool& serial = ThreadPool::current_or_serial();
+  assert_int_equal(serial.thread_count(), 1);
+  ThreadPool pool(2);
+  {
+    ThreadPool::Scope scope(&pool);
+    assert_ptr_equal(ThreadPool::current(), &pool);
+    assert_ptr_equal(&ThreadPool::current_or_serial(), &pool);
+    {
+      ThreadPool inner(1);
+      ThreadPool::Scope inner_scope(&inner);
+      assert_ptr_equal(ThreadPool::current(), &inner);
+    }
+    assert_ptr_equal(ThreadPool::current(), &pool);
+    // Another thread has no binding.
+    bool other_unbound = false;
+    std::thread([&] { other_unbound = ThreadPool::current() == nullptr; }).join();
+    assert_true(other_unbound);
+  }
+  assert_null(ThreadPool::current());
+  assert_true(ThreadPool::default_thread_count() >= 1);
+}
+
+void test_variant_names(void**) {
+  for (KernelVariant variant :
+       {KernelVariant::kReference, KernelVariant::kPortable, KernelVariant::kAvx2}) {
+    const auto parsed = kernels::cpu::parse_kernel_variant(kernels::cpu::kernel_variant_name(variant));
+    assert_true(parsed.has_value());
+    assert_int_equal(static_cast<int>(*parsed), static_cast<int>(variant));
+  }
+  assert_false(kernels::cpu::parse_kernel_variant("avx512").has_value());
+  assert_true(kernels::cpu::kernel_variant_available(KernelVariant::kReference));
+  assert_true(kernels::cpu::kernel_variant_available(KernelVariant::kPortable));
+  assert_true(kernels::cpu::kernel_variant_available(kernels::cpu::best_kernel_variant()));
+  assert_true(kernels::cpu::best_kernel_variant() != KernelVariant::kReference);
+#if defined(__x86_64__)
+  // This project's x86 machines all have AVX2 + FMA (DESIGN.md 7); the dispatcher must see it.
+  if (std::getenv("ORKNN_EXPECT_NO_AVX2") == nullptr) {
+    assert_int_equal(static_cast<int>(kernels::cpu::best_kernel_variant()),
+                     static_cast<int>(KernelVariant::kAvx2));
+  }
+#endif
+}
+
+void test_override(void**) {
+  const KernelVariant before = kernels::cpu::selected_kernel_variant();
+  {
+    kernels::cpu::ScopedKernelVariant force(KernelVariant::kReference);
+    assert_int_equal(static_cast<int>(kernels::cpu::selected_kernel_variant()),
+                     static_cast<int>(KernelVariant::kReference));
+    {
+      kernels::cpu::ScopedKernelVariant inner(KernelVariant::kPortable);
+      assert_int_equal(static_cast<int>(kernels::cpu::selected_kernel_variant()),
+                       static_cast<int>(KernelVariant::kPortable));
+    }
+    assert_int_equal(static_cast<int>(kernels::cpu::selected_kernel_variant()),
+                     static_cast<int>(KernelVariant::kReference));
+  }
+  assert_int_equal(static_cast<int>(kernels::cpu::selected_kernel_variant()),
+                   static_cast<int>(before));
+}
+
+// ORKNN_CPU_KERNELS decides the selection without an override (set by ctest; with neither
+// variable set this checks the default, the best variant).
+void test_environment(void**) {
+  const char* expected = std::getenv("ORKNN_EXPECT_KERNEL_VARIANT");
+  KernelVariant want = kernels::cpu::best_kernel_variant();
+  if (expected && *expected) {
+    const auto parsed = kernels::cpu::parse_kernel_variant(expected);
+    assert_true(parsed.has_value());
+    // A variant this CPU cannot run is refused (with a warning) in favour of the best one.
+    if (kernels::cpu::kernel_variant_available(*parsed)) want = *parsed;
+  }
+  assert_string_equal(kernels::cpu::kernel_variant_name(kernels::cpu::selected_kernel_variant()),
+                      kernels::cpu::kernel_variant_name(want));
+}
+
+}  // namespace
+
+int main() {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_every_task_runs_once),
+      cmocka_unit_test(test_nested_calls_run_inline),
+      cmocka_unit_test(test_concurrent_callers),
+      cmocka_unit_test(test_scratch),
+      cmocka_unit_test(test_binding),
+      cmocka_unit_test(test_variant_names),
+      cmocka_unit_test(test_override),
+      cmocka_unit_test(test_environment),
+  };
+  return cmocka_run_group_tests(tests, nullptr, nullptr);
+}
