@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "converter_test_util.h"
+#include "dataset/npy_file.h"
 #include "quantize/tensor_statistics.h"
 
 #include "cmocka_last.h"  // last: cmocka's macros clash with standard headers
@@ -380,6 +381,49 @@ void test_dynamic_input_sets(void**) {
   assert_false(file_exists(options.output_path));
 }
 
+// A .npy file written byte by byte: `descr` and `fortran` in the header, then `data`.
+void write_raw_npy(const std::string& path, const std::string& descr, bool fortran,
+                   const std::string& shape, const std::string& data) {
+  std::string header = "{'descr': '" + descr +
+                       "', 'fortran_order': " + (fortran ? "True" : "False") +
+                       ", 'shape': " + shape + ", }";
+  header.append((64 - (10 + header.size() + 1) % 64) % 64, ' ');
+  header += '\n';
+  std::ofstream file(path, std::ios::binary);
+  file << "\x93NUMPY" << '\x01' << '\x00' << static_cast<char>(header.size() & 0xff)
+       << static_cast<char>(header.size() >> 8) << header << data;
+}
+
+void test_npy_dtypes_and_fortran_order(void**) {
+  TempDir directory;
+  // A 2x3 array 0..5 stored column-major: 0 3 1 4 2 5.
+  const uint8_t column_major[] = {0, 3, 1, 4, 2, 5};
+  write_raw_npy(directory.path("f.npy"), "|u1", true, "(2, 3)",
+                std::string(reinterpret_cast<const char*>(column_major), 6));
+  Result<NpyArray> fortran = read_npy(directory.path("f.npy"));
+  if (!fortran.ok()) fail_msg("%s", fortran.status().message().c_str());
+  for (int i = 0; i < 6; ++i) assert_true(fortran->values[static_cast<size_t>(i)] == i);
+
+  const int64_t wide[] = {-5, 1LL << 40};
+  write_raw_npy(directory.path("i8.npy"), "<i8", false, "(2,)",
+                std::string(reinterpret_cast<const char*>(wide), sizeof(wide)));
+  Result<NpyArray> integers = read_npy(directory.path("i8.npy"));
+  assert_true(integers.ok());
+  assert_true(integers->values[0] == -5.0 && integers->values[1] == 1099511627776.0);
+
+  const double doubles[] = {0.25, -1.5, 3.0};
+  write_raw_npy(directory.path("f8.npy"), "<f8", false, "(3,)",
+                std::string(reinterpret_cast<const char*>(doubles), sizeof(doubles)));
+  assert_true(read_npy(directory.path("f8.npy"))->values[1] == -1.5);
+
+  write_raw_npy(directory.path("short.npy"), "<f4", false, "(4,)", std::string(8, '\0'));
+  ASSERT_FAILS_WITH(read_npy(directory.path("short.npy")).status(), "short.npy", "truncated");
+  write_raw_npy(directory.path("big.npy"), ">f4", false, "(1,)", std::string(4, '\0'));
+  ASSERT_FAILS_WITH(read_npy(directory.path("big.npy")).status(), "big-endian");
+  write_raw_npy(directory.path("complex.npy"), "<c8", false, "(1,)", std::string(8, '\0'));
+  ASSERT_FAILS_WITH(read_npy(directory.path("complex.npy")).status(), "'c8'", "not supported");
+}
+
 }  // namespace
 
 int main() {
@@ -396,6 +440,7 @@ int main() {
       cmocka_unit_test(test_image_dataset_with_mean_std),
       cmocka_unit_test(test_batch_size),
       cmocka_unit_test(test_dynamic_input_sets),
+      cmocka_unit_test(test_npy_dtypes_and_fortran_order),
   };
   return cmocka_run_group_tests(tests, nullptr, nullptr);
 }

@@ -21,6 +21,10 @@ int fail(const orknn::Status& status) {
 int main(int argc, char** argv) {
   using namespace orknn::convert;
   const std::vector<std::string> arguments(argv, argv + argc);
+  if (arguments.size() <= 1) {
+    std::fputs(usage_text().c_str(), stderr);
+    return 2;
+  }
   orknn::Result<ParsedCommandLine> parsed = parse_command_line(arguments);
   if (!parsed.ok()) {
     fail(parsed.status());

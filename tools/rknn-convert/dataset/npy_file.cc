@@ -64,11 +64,8 @@ Result<NpyArray> read_npy(const std::string& path) {
   const std::string header = bytes.substr(header_start, header_length);
   NpyArray array;
   std::string descr = header_value(header, "descr");
-  if (header_value(header, "fortran_order").find("True") != std::string::npos) {
-    return invalid_argument(what,
-                            ": Fortran-ordered arrays are not supported (save with "
-                            "np.ascontiguousarray)");
-  }
+  const bool fortran_order =
+      header_value(header, "fortran_order").find("True") != std::string::npos;
   if (descr.size() < 2) return invalid_argument(what, ": no dtype in the header");
   if (descr[0] == '>') return invalid_argument(what, ": big-endian data is not supported");
   if (descr[0] == '<' || descr[0] == '|' || descr[0] == '=') descr = descr.substr(1);
@@ -131,6 +128,27 @@ Result<NpyArray> read_npy(const std::string& path) {
           kind == 'i' ? static_cast<double>(static_cast<int64_t>(bits)) : static_cast<double>(bits);
     }
     array.values[i] = value;
+  }
+  if (fortran_order && array.shape.size() > 1) {
+    // Column-major (numpy writes it for transposed arrays): reorder into C order.
+    const size_t rank = array.shape.size();
+    std::vector<double> reordered(array.values.size());
+    std::vector<int64_t> index(rank, 0);
+    for (size_t c = 0; c < reordered.size(); ++c) {
+      // `index` walks the array in C order; its column-major offset is where the value is.
+      size_t offset = 0;
+      size_t stride = 1;
+      for (size_t d = 0; d < rank; ++d) {
+        offset += static_cast<size_t>(index[d]) * stride;
+        stride *= static_cast<size_t>(array.shape[d]);
+      }
+      reordered[c] = array.values[offset];
+      for (size_t d = rank; d-- > 0;) {
+        if (++index[d] < array.shape[d]) break;
+        index[d] = 0;
+      }
+    }
+    array.values = std::move(reordered);
   }
   return array;
 }
