@@ -243,7 +243,9 @@ Status resize_shape(const ShapeInferenceContext& ctx, std::vector<Shape>* out_sh
 }  // namespace
 
 std::vector<OpSchema> resize_op_schemas() {
-  return {{"Resize", 2, 4, 1, 1, resize_shape}};
+  // Only X is required: roi (input 1) is optional since opset 13, and the shape function
+  // requires exactly one of scales and sizes.
+  return {{"Resize", 1, 4, 1, 1, resize_shape}};
 }
 
 }  // namespace orknn::graph
