@@ -40,7 +40,7 @@ struct Options {
   std::string filter;
   bool with_reference = false;
   cpu::KernelVariant variant = cpu::best_kernel_variant();
-  double peak_fp32 = 96.0;  // GFLOPS per core, DESIGN.md 7
+  double peak_fp32 = 96.0;   // GFLOPS per core, DESIGN.md 7
   double peak_int8 = 156.0;  // GOPS per core
 };
 
@@ -93,15 +93,15 @@ void bench_micro_kernels(const Options& options) {
   const size_t mr = kernels.float_rows, nr = kernels.float_columns;
   std::vector<float> a = random_floats(depth * mr, 1), b = random_floats(depth * nr, 2);
   std::vector<float> c(mr * nr);
-  optimized::FloatTile tile{mr,       nr,   depth,   a.data(), b.data(), nr,
-                            c.data(), nr,   true,    nullptr,  nullptr,  nullptr};
+  optimized::FloatTile tile{mr,       nr, depth, a.data(), b.data(), nr,
+                            c.data(), nr, true,  nullptr,  nullptr,  nullptr};
   const size_t imr = kernels.int16_rows, inr = kernels.int16_columns;
   std::vector<int16_t> a16(depth * imr * 2), b16(depth * inr * 2);
   for (size_t i = 0; i < a16.size(); ++i) a16[i] = static_cast<int16_t>(i % 251 - 125);
   for (size_t i = 0; i < b16.size(); ++i) b16[i] = static_cast<int16_t>(i % 241 - 120);
   std::vector<int32_t> c32(imr * inr);
-  optimized::Int16PairTile itile{imr, inr, depth, a16.data(), b16.data(), c32.data(), inr,
-                                 true, nullptr, nullptr};
+  optimized::Int16PairTile itile{imr,        inr, depth, a16.data(), b16.data(),
+                                 c32.data(), inr, true,  nullptr,    nullptr};
   const int calls = 20000;
   std::vector<double> float_rates, int_rates, float_cpu_rates, int_cpu_rates;
   for (int rep = 0; rep < options.reps; ++rep) {
@@ -120,15 +120,17 @@ void bench_micro_kernels(const Options& options) {
   }
   std::printf("## Micro-kernels (%s, one thread, panels in L1, depth %zu)\n\n", kernels.name,
               depth);
-  std::printf("| kernel | median (wall) | of peak | median (thread CPU time) | of peak |\n"
-              "|---|---:|---:|---:|---:|\n");
+  std::printf(
+      "| kernel | median (wall) | of peak | median (thread CPU time) | of peak |\n"
+      "|---|---:|---:|---:|---:|\n");
   std::printf("| float32 %zux%zu FMA tile | %.1f GFLOPS | %.0f%% | %.1f GFLOPS | %.0f%% |\n", mr,
               nr, median(float_rates), 100.0 * median(float_rates) / options.peak_fp32,
               median(float_cpu_rates), 100.0 * median(float_cpu_rates) / options.peak_fp32);
-  std::printf("| int8 as int16 pairs (pmaddwd) %zux%zu tile | %.1f GOPS | %.0f%% | %.1f GOPS | "
-              "%.0f%% |\n\n",
-              imr, inr, median(int_rates), 100.0 * median(int_rates) / options.peak_int8,
-              median(int_cpu_rates), 100.0 * median(int_cpu_rates) / options.peak_int8);
+  std::printf(
+      "| int8 as int16 pairs (pmaddwd) %zux%zu tile | %.1f GOPS | %.0f%% | %.1f GOPS | "
+      "%.0f%% |\n\n",
+      imr, inr, median(int_rates), 100.0 * median(int_rates) / options.peak_int8,
+      median(int_cpu_rates), 100.0 * median(int_cpu_rates) / options.peak_int8);
 }
 
 // ---- layers -------------------------------------------------------------------------------
@@ -175,8 +177,8 @@ reference::Conv2DShape shape_of(const Layer& layer) {
   w.kernel_height = w.kernel_width = layer.kernel;
   w.stride_height = w.stride_width = layer.stride;
   w.pad_top = w.pad_left = w.pad_bottom = w.pad_right = layer.kernel / 2;
-  w.output_height = w.output_width = (layer.size + 2 * (layer.kernel / 2) - layer.kernel) /
-                                         layer.stride + 1;
+  w.output_height = w.output_width =
+      (layer.size + 2 * (layer.kernel / 2) - layer.kernel) / layer.stride + 1;
   return shape;
 }
 
@@ -224,7 +226,8 @@ void bench_convolutions(const Options& options, bool int8) {
   std::printf("## Convolution layers, %s (%s)\n\n", int8 ? "int8" : "float32",
               cpu::kernel_variant_name(options.variant));
   std::printf("| layer | algorithm | MOP |%s", options.with_reference ? " reference 1t |" : "");
-  for (size_t threads : options.threads) std::printf(" %zut %s | %zut of peak |", threads, unit, threads);
+  for (size_t threads : options.threads)
+    std::printf(" %zut %s | %zut of peak |", threads, unit, threads);
   std::printf(" 1t %s by CPU time | of peak | ms (%zut) |\n|---|---|---:|", unit,
               options.threads.back());
   if (options.with_reference) std::printf("---:|");
@@ -238,13 +241,11 @@ void bench_convolutions(const Options& options, bool int8) {
     const reference::Conv2DShape shape = shape_of(layer);
     const size_t input_size = static_cast<size_t>(shape.input_channels * shape.window.input_height *
                                                   shape.window.input_width);
-    const size_t weight_size = static_cast<size_t>(shape.output_channels *
-                                                   (shape.input_channels / shape.groups) *
-                                                   shape.window.kernel_height *
-                                                   shape.window.kernel_width);
-    const size_t output_size = static_cast<size_t>(shape.output_channels *
-                                                   shape.window.output_height *
-                                                   shape.window.output_width);
+    const size_t weight_size =
+        static_cast<size_t>(shape.output_channels * (shape.input_channels / shape.groups) *
+                            shape.window.kernel_height * shape.window.kernel_width);
+    const size_t output_size = static_cast<size_t>(
+        shape.output_channels * shape.window.output_height * shape.window.output_width);
     const double ops = operations(shape);
     std::vector<Config> configs;
     std::string algorithm;
@@ -274,21 +275,27 @@ void bench_convolutions(const Options& options, bool int8) {
         pool.reserve_scratch(kernel->scratch_bytes());
         if (variant != cpu::KernelVariant::kReference) algorithm = kernel->algorithm();
         keep.push_back(kernel);
-        configs.push_back({label, [&, kernel, pool_pointer = &pool] {
+        configs.push_back({label,
+                           [&, kernel, pool_pointer = &pool] {
                              kernel->run(x8.data(), w8.data(), bias32.data(), y8.data(),
                                          *pool_pointer);
                            },
-                           reps, {}, {}});
+                           reps,
+                           {},
+                           {}});
       } else {
         std::shared_ptr<cpu::Conv2DFloat> kernel =
             cpu::prepare_conv2d(shape, relu, w.data(), variant);
         pool.reserve_scratch(kernel->scratch_bytes());
         if (variant != cpu::KernelVariant::kReference) algorithm = kernel->algorithm();
         keep.push_back(kernel);
-        configs.push_back({label, [&, kernel, pool_pointer = &pool] {
+        configs.push_back({label,
+                           [&, kernel, pool_pointer = &pool] {
                              kernel->run(x.data(), w.data(), bias.data(), y.data(), *pool_pointer);
                            },
-                           reps, {}, {}});
+                           reps,
+                           {},
+                           {}});
       }
     };
     if (options.with_reference) {
@@ -332,8 +339,10 @@ void bench_gemms(const Options& options) {
   };
   std::vector<std::unique_ptr<ThreadPool>> pools;
   for (size_t threads : options.threads) pools.push_back(std::make_unique<ThreadPool>(threads));
-  std::printf("## Gemm, float32 (%s), constant B\n\n| shape |", cpu::kernel_variant_name(options.variant));
-  for (size_t threads : options.threads) std::printf(" %zut GFLOPS | %zut of peak |", threads, threads);
+  std::printf("## Gemm, float32 (%s), constant B\n\n| shape |",
+              cpu::kernel_variant_name(options.variant));
+  for (size_t threads : options.threads)
+    std::printf(" %zut GFLOPS | %zut of peak |", threads, threads);
   std::printf("\n|---|");
   for (size_t i = 0; i < options.threads.size(); ++i) std::printf("---:|---:|");
   std::printf("\n");
@@ -355,10 +364,13 @@ void bench_gemms(const Options& options) {
     for (auto& pool : pools) {
       pool->reserve_scratch(kernel->scratch_bytes());
       ThreadPool* pool_pointer = pool.get();
-      configs.push_back({"", [&, pool_pointer] {
+      configs.push_back({"",
+                         [&, pool_pointer] {
                            kernel->run(a.data(), b.data(), c.data(), y.data(), *pool_pointer);
                          },
-                         options.reps, {}, {}});
+                         options.reps,
+                         {},
+                         {}});
     }
     run_interleaved(configs);
     const double ops = 2.0 * s.m * s.n * s.k;

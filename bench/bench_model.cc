@@ -42,9 +42,15 @@ void json_string(const char* text) {
   std::putchar('"');
   for (const char* p = text; *p; ++p) {
     switch (*p) {
-      case '"': std::fputs("\\\"", stdout); break;
-      case '\\': std::fputs("\\\\", stdout); break;
-      case '\n': std::fputs("\\n", stdout); break;
+      case '"':
+        std::fputs("\\\"", stdout);
+        break;
+      case '\\':
+        std::fputs("\\\\", stdout);
+        break;
+      case '\n':
+        std::fputs("\\n", stdout);
+        break;
       default:
         if (static_cast<unsigned char>(*p) >= 0x20) std::putchar(*p);
     }
@@ -152,7 +158,9 @@ int main(int argc, char** argv) {
   std::vector<double> sorted = times;
   std::sort(sorted.begin(), sorted.end());
   const size_t n = sorted.size();
-  const double median = n == 0 ? 0.0 : n % 2 ? sorted[n / 2] : 0.5 * (sorted[n / 2 - 1] + sorted[n / 2]);
+  const double median = n == 0  ? 0.0
+                        : n % 2 ? sorted[n / 2]
+                                : 0.5 * (sorted[n / 2 - 1] + sorted[n / 2]);
   std::printf("{\"init_ms\": %.3f, \"median_ms\": %.4f, \"run_ms\": [", init_ms, median);
   for (size_t i = 0; i < times.size(); ++i) std::printf("%s%.4f", i ? ", " : "", times[i]);
   std::printf("]");

@@ -87,8 +87,8 @@ class ReferenceConv2DInt8 final : public Conv2DInt8 {
   const char* algorithm() const override { return "reference"; }
   void run(const int8_t* input, const int8_t* weights, const int32_t* bias, int8_t* output,
            ThreadPool&) const override {
-    reference::conv2d_int8(shape_, q_, input, constant_weights_ ? constant_weights_ : weights,
-                           bias, output);
+    reference::conv2d_int8(shape_, q_, input, constant_weights_ ? constant_weights_ : weights, bias,
+                           output);
   }
 
  private:
@@ -151,8 +151,8 @@ class ReferenceMatMul final : public MatMulFloat {
 
 class ReferenceMatMulInt8 final : public MatMulInt8 {
  public:
-  ReferenceMatMulInt8(const reference::MatMulParams& params,
-                      const reference::Int8Requantization& q, const int8_t* constant_b)
+  ReferenceMatMulInt8(const reference::MatMulParams& params, const reference::Int8Requantization& q,
+                      const int8_t* constant_b)
       : params_(params), q_(q), constant_b_(constant_b) {}
   size_t scratch_bytes() const override { return 0; }
   const char* algorithm() const override { return "reference"; }
@@ -182,9 +182,12 @@ bool empty_depth(const reference::Conv2DShape& shape) {
 
 const char* kernel_variant_name(KernelVariant variant) {
   switch (variant) {
-    case KernelVariant::kReference: return "reference";
-    case KernelVariant::kPortable: return "portable";
-    case KernelVariant::kAvx2: return "avx2";
+    case KernelVariant::kReference:
+      return "reference";
+    case KernelVariant::kPortable:
+      return "portable";
+    case KernelVariant::kAvx2:
+      return "avx2";
   }
   return "unknown";
 }
@@ -220,18 +223,20 @@ KernelVariant selected_kernel_variant() {
 
 ScopedKernelVariant::ScopedKernelVariant(KernelVariant variant)
     : previous_(variant_override.exchange(static_cast<int>(variant))) {}
-ScopedKernelVariant::~ScopedKernelVariant() { variant_override.store(previous_); }
+ScopedKernelVariant::~ScopedKernelVariant() {
+  variant_override.store(previous_);
+}
 
 std::unique_ptr<Conv2DFloat> prepare_conv2d(const reference::Conv2DShape& shape,
                                             const reference::FusedActivation& activation,
-                                            const float* constant_weights,
-                                            KernelVariant variant) {
+                                            const float* constant_weights, KernelVariant variant) {
   variant = usable(variant);
   if (variant == KernelVariant::kReference || empty_depth(shape)) {
     return std::make_unique<ReferenceConv2D>(shape, activation, constant_weights);
   }
   const optimized::MicroKernels& kernels = micro_kernels(variant);
-  if (auto kernel = optimized::make_depthwise_conv2d(kernels, shape, activation, constant_weights)) {
+  if (auto kernel =
+          optimized::make_depthwise_conv2d(kernels, shape, activation, constant_weights)) {
     return kernel;
   }
   return optimized::make_gemm_conv2d(kernels, shape, activation, constant_weights);
@@ -289,9 +294,9 @@ std::unique_ptr<MatMulFloat> prepare_matmul(const reference::MatMulParams& param
   return optimized::make_matmul(micro_kernels(variant), params, activation, constant_b);
 }
 
-std::unique_ptr<MatMulInt8> prepare_matmul_int8(
-    const reference::MatMulParams& params, const reference::Int8Requantization& requantization,
-    const int8_t* constant_b, KernelVariant variant) {
+std::unique_ptr<MatMulInt8> prepare_matmul_int8(const reference::MatMulParams& params,
+                                                const reference::Int8Requantization& requantization,
+                                                const int8_t* constant_b, KernelVariant variant) {
   variant = usable(variant);
   if (variant != KernelVariant::kReference && params.k > 0) {
     if (auto kernel = optimized::make_matmul_int8(micro_kernels(variant), params, requantization,

@@ -84,8 +84,8 @@ std::unique_ptr<Conv2DFloat> prepare_conv2d(const reference::Conv2DShape& shape,
 // int8 2-D convolution (reference::conv2d_int8 semantics, bit-exact).
 class Conv2DInt8 : public PreparedKernel {
  public:
-  virtual void run(const int8_t* input, const int8_t* weights, const int32_t* bias,
-                   int8_t* output, ThreadPool& pool) const = 0;
+  virtual void run(const int8_t* input, const int8_t* weights, const int32_t* bias, int8_t* output,
+                   ThreadPool& pool) const = 0;
 };
 std::unique_ptr<Conv2DInt8> prepare_conv2d_int8(const reference::Conv2DShape& shape,
                                                 const reference::Int8Requantization& requantization,
@@ -127,8 +127,9 @@ class MatMulInt8 : public PreparedKernel {
  public:
   virtual void run(const int8_t* a, const int8_t* b, int8_t* y, ThreadPool& pool) const = 0;
 };
-std::unique_ptr<MatMulInt8> prepare_matmul_int8(
-    const reference::MatMulParams& params, const reference::Int8Requantization& requantization,
-    const int8_t* constant_b, KernelVariant variant = selected_kernel_variant());
+std::unique_ptr<MatMulInt8> prepare_matmul_int8(const reference::MatMulParams& params,
+                                                const reference::Int8Requantization& requantization,
+                                                const int8_t* constant_b,
+                                                KernelVariant variant = selected_kernel_variant());
 
 }  // namespace orknn::kernels::cpu

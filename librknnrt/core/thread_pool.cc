@@ -1,5 +1,6 @@
 #include "core/thread_pool.h"
 
+#include <cassert>
 #include <chrono>
 #include <cstdlib>
 
@@ -29,7 +30,12 @@ void cpu_relax() {
 #endif
 }
 
-uint32_t generation_of(uint64_t claim) { return static_cast<uint32_t>(claim >> 32); }
+uint32_t generation_of(uint64_t claim) {
+  return static_cast<uint32_t>(claim >> 32);
+}
+
+// The index of a closed job's claim word: above any task count.
+constexpr uint64_t kClosed = 0xffffffffu;
 
 // How long an idle worker polls for the next job before it sleeps: a model runs its
 // parallel kernels back to back with short serial ops in between, and a futex wake-up costs
@@ -67,7 +73,9 @@ uint8_t* ThreadPool::scratch(size_t thread, size_t bytes) {
   return buffer.data();
 }
 
-ThreadPool* ThreadPool::current() { return bound_pool; }
+ThreadPool* ThreadPool::current() {
+  return bound_pool;
+}
 
 ThreadPool& ThreadPool::current_or_serial() {
   if (bound_pool) return *bound_pool;
@@ -92,10 +100,15 @@ size_t ThreadPool::default_thread_count() {
   return count;
 }
 
-ThreadPool::Scope::Scope(ThreadPool* pool) : previous_(bound_pool) { bound_pool = pool; }
-ThreadPool::Scope::~Scope() { bound_pool = previous_; }
+ThreadPool::Scope::Scope(ThreadPool* pool) : previous_(bound_pool) {
+  bound_pool = pool;
+}
+ThreadPool::Scope::~Scope() {
+  bound_pool = previous_;
+}
 
 void ThreadPool::run(size_t count, Invoke invoke, void* context) {
+  assert(count < kClosed);
   if (running_task.pool == this || thread_count_ == 1 || count == 1) {
     // Nested in one of our tasks (its workers are busy), or nothing to share: run inline on
     // the calling thread's own index.
@@ -104,15 +117,19 @@ void ThreadPool::run(size_t count, Invoke invoke, void* context) {
     return;
   }
   std::lock_guard<std::mutex> submit(submit_mutex_);
-  job_invoke_.store(invoke, std::memory_order_relaxed);
-  job_context_.store(context, std::memory_order_relaxed);
-  job_count_.store(count, std::memory_order_relaxed);
-  finished_.store(0, std::memory_order_relaxed);
-  uint32_t generation;
+  const uint32_t previous = generation_of(claim_.load());
+  // Close the previous job before rewriting the job fields: a worker still in it may have read
+  // its claim word and then the new count, and its exchange must fail. These accesses are
+  // sequentially consistent so that reading the new count implies seeing the closed word.
+  claim_.store(static_cast<uint64_t>(previous) << 32 | kClosed);
+  job_invoke_.store(invoke);
+  job_context_.store(context);
+  job_count_.store(count);
+  finished_.store(0);
+  const uint32_t generation = previous + 1;
   {
     std::lock_guard<std::mutex> lock(sleep_mutex_);
-    generation = generation_of(claim_.load(std::memory_order_relaxed)) + 1;
-    claim_.store(static_cast<uint64_t>(generation) << 32, std::memory_order_release);
+    claim_.store(static_cast<uint64_t>(generation) << 32);
   }
   wake_.notify_all();
   work(generation, 0);
@@ -129,21 +146,18 @@ void ThreadPool::run(size_t count, Invoke invoke, void* context) {
 void ThreadPool::work(uint32_t generation, size_t thread) {
   const RunningTask outer = running_task;
   running_task = RunningTask{this, thread};
-  uint64_t claim = claim_.load(std::memory_order_acquire);
+  uint64_t claim = claim_.load();
   while (generation_of(claim) == generation) {
     const size_t index = static_cast<uint32_t>(claim);
-    // Read after claim_: if the job changed since, the exchange below fails.
-    const size_t count = job_count_.load(std::memory_order_relaxed);
+    // Read after claim_: if the job changed since, the exchange below fails (run() closed the
+    // old claim word before it stored the new count).
+    const size_t count = job_count_.load();
     if (index >= count) break;
-    if (!claim_.compare_exchange_weak(claim, claim + 1, std::memory_order_acq_rel,
-                                      std::memory_order_acquire)) {
-      continue;  // `claim` now holds the current value
-    }
+    if (!claim_.compare_exchange_weak(claim, claim + 1)) continue;  // `claim` is reloaded
     // Task `index` of this job is ours, so the job (and its fields) outlives this call.
-    job_invoke_.load(std::memory_order_relaxed)(job_context_.load(std::memory_order_relaxed),
-                                                index, thread);
+    job_invoke_.load()(job_context_.load(), index, thread);
     finished_.fetch_add(1, std::memory_order_release);
-    claim = claim_.load(std::memory_order_acquire);
+    claim = claim_.load();
   }
   running_task = outer;
 }

@@ -92,7 +92,7 @@ class ThreadPool {
 
   // The current job. `claim_` packs (generation << 32 | next index); a thread may run task i of
   // generation g only after moving claim_ from (g, i) to (g, i + 1), so a worker that wakes
-  // late can never run a task of a finished job.
+  // late can never run a task of a finished job. Between jobs the word is (g, closed).
   std::atomic<uint64_t> claim_{0};
   std::atomic<size_t> job_count_{0};
   std::atomic<Invoke> job_invoke_{nullptr};

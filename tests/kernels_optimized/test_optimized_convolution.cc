@@ -90,8 +90,8 @@ reference::Conv2DShape shape_of(const ConvCase& c) {
   w.pad_left = c.pad_left;
   w.pad_bottom = c.pad_bottom;
   w.pad_right = c.pad_right;
-  w.output_height = conv_output_size(c.height, c.kernel_height, c.stride_height,
-                                     c.dilation_height, c.pad_top, c.pad_bottom);
+  w.output_height = conv_output_size(c.height, c.kernel_height, c.stride_height, c.dilation_height,
+                                     c.pad_top, c.pad_bottom);
   w.output_width = conv_output_size(c.width, c.kernel_width, c.stride_width, c.dilation_width,
                                     c.pad_left, c.pad_right);
   return shape;
@@ -113,8 +113,11 @@ size_t output_size(const reference::Conv2DShape& s) {
 reference::FusedActivation activation_number(size_t index) {
   reference::FusedActivation activation;
   switch (index % 4) {
-    case 0: break;
-    case 1: activation.kind = reference::FusedActivation::Kind::kRelu; break;
+    case 0:
+      break;
+    case 1:
+      activation.kind = reference::FusedActivation::Kind::kRelu;
+      break;
     case 2:
       activation.kind = reference::FusedActivation::Kind::kClip;
       activation.minimum = -0.5f;
@@ -147,9 +150,8 @@ void test_float_convolution(void**) {
     for (size_t a = 0; a < 4; ++a) {
       // Every activation on the small cases, one (rotating) on the others.
       if (a > 0 && output_size(shape) * weight_size(shape) > 4000000) continue;
-      const size_t activation_index = output_size(shape) * weight_size(shape) > 4000000
-                                          ? case_index
-                                          : a;
+      const size_t activation_index =
+          output_size(shape) * weight_size(shape) > 4000000 ? case_index : a;
       const reference::FusedActivation activation = activation_number(activation_index);
       const bool with_bias = (case_index + a) % 3 != 2;
       std::vector<float> expected(output_size(shape));
@@ -166,9 +168,8 @@ void test_float_convolution(void**) {
             const std::string mismatch = compare_floats(output, expected, 1e-5);
             if (!mismatch.empty()) {
               fail_msg("%s (%s, activation %zu, %s weights, bias %d, %zu threads): %s", c.name,
-                       kernel->algorithm(), activation_index % 4,
-                       constant ? "packed" : "per-run", with_bias, pool->thread_count(),
-                       mismatch.c_str());
+                       kernel->algorithm(), activation_index % 4, constant ? "packed" : "per-run",
+                       with_bias, pool->thread_count(), mismatch.c_str());
             }
           }
         }
@@ -190,8 +191,11 @@ reference::Int8Requantization make_requantization(Random& random, int64_t channe
   }
   q.output_zero_point = random.integer(-10, 10);
   switch (activation_kind % 3) {
-    case 0: break;
-    case 1: q.output_minimum = std::max(-128, q.output_zero_point); break;
+    case 0:
+      break;
+    case 1:
+      q.output_minimum = std::max(-128, q.output_zero_point);
+      break;
     case 2:
       q.output_minimum = -50;
       q.output_maximum = 90;
@@ -205,8 +209,7 @@ void test_int8_convolution(void**) {
   size_t case_index = 0;
   for (const ConvCase& c : kCases) {
     const reference::Conv2DShape shape = shape_of(c);
-    const int64_t depth =
-        c.channels / c.groups * c.kernel_height * c.kernel_width;
+    const int64_t depth = c.channels / c.groups * c.kernel_height * c.kernel_width;
     Random random(static_cast<uint32_t>(2000 + case_index));
     const std::vector<int8_t> input = random.codes(input_size(shape));
     const std::vector<int8_t> weights = random.codes(weight_size(shape));
@@ -338,10 +341,10 @@ void test_algorithm_choice(void**) {
   assert_string_equal(algorithm(depthwise).c_str(), (name + " depthwise 3x3").c_str());
   assert_true(algorithm(pointwise).find("pointwise") != std::string::npos);
   assert_true(algorithm(general).find("im2col") != std::string::npos);
-  assert_string_equal(kernels::cpu::prepare_conv2d(shape_of(general), none, nullptr,
-                                                   KernelVariant::kReference)
-                          ->algorithm(),
-                      "reference");
+  assert_string_equal(
+      kernels::cpu::prepare_conv2d(shape_of(general), none, nullptr, KernelVariant::kReference)
+          ->algorithm(),
+      "reference");
 }
 
 }  // namespace

@@ -157,13 +157,15 @@ void test_gemm_and_matmul_hooks(void**) {
   matmul.k = k;
   reference::matmul(matmul, none, a.data(), b.data(), expected_matmul.data());
 
-  const std::vector<StoredTensor> gemm_inputs{
-      stored("a", DataType::kFloat32, {m, k}, a), stored("b", DataType::kFloat32, {k, n}, b, {}, true),
-      stored("c", DataType::kFloat32, {n}, c, {}, true)};
-  Result<graph::Graph> gemm = single_node_graph("Gemm", gemm_inputs, {}, {{DataType::kFloat32, {}}});
+  const std::vector<StoredTensor> gemm_inputs{stored("a", DataType::kFloat32, {m, k}, a),
+                                              stored("b", DataType::kFloat32, {k, n}, b, {}, true),
+                                              stored("c", DataType::kFloat32, {n}, c, {}, true)};
+  Result<graph::Graph> gemm =
+      single_node_graph("Gemm", gemm_inputs, {}, {{DataType::kFloat32, {}}});
   assert_true(gemm.ok());
   const std::vector<StoredTensor> matmul_inputs{
-      stored("a", DataType::kFloat32, {m, k}, a), stored("b", DataType::kFloat32, {k, n}, b, {}, true)};
+      stored("a", DataType::kFloat32, {m, k}, a),
+      stored("b", DataType::kFloat32, {k, n}, b, {}, true)};
   Result<graph::Graph> matmul_graph =
       single_node_graph("MatMul", matmul_inputs, {}, {{DataType::kFloat32, {}}});
   assert_true(matmul_graph.ok());
@@ -269,8 +271,8 @@ void test_registry_variants_agree(void**) {
       }
       const StoredRun run8 = run_forced(variant, c.op_type, inputs8, c.attributes, output8);
       assert_true(run8.status.ok());
-      const std::string mismatch8 =
-          compare_exact(from_bytes<int8_t>(run8.outputs[0]), from_bytes<int8_t>(expected8.outputs[0]));
+      const std::string mismatch8 = compare_exact(from_bytes<int8_t>(run8.outputs[0]),
+                                                  from_bytes<int8_t>(expected8.outputs[0]));
       if (!mismatch8.empty()) {
         fail_msg("%s int8 %s: %s", c.op_type, kernel_variant_name(variant), mismatch8.c_str());
       }

@@ -175,8 +175,7 @@ struct MatMulCase {
   std::vector<int64_t> b_batch;
 };
 
-reference::MatMulParams matmul_params(const MatMulCase& c, size_t* a_matrices,
-                                      size_t* b_matrices) {
+reference::MatMulParams matmul_params(const MatMulCase& c, size_t* a_matrices, size_t* b_matrices) {
   reference::MatMulParams p;
   p.m = c.m;
   p.n = c.n;
@@ -199,8 +198,8 @@ reference::MatMulParams matmul_params(const MatMulCase& c, size_t* a_matrices,
 const MatMulCase kMatMulCases[] = {
     {1, 1, 1, {}, {}, {}},
     {17, 23, 29, {}, {}, {}},
-    {7, 16, 300, {3}, {3}, {1}},        // shared B (a Linear layer over a batch)
-    {5, 9, 6, {2, 3}, {2, 3}, {2, 3}},  // every product its own B
+    {7, 16, 300, {3}, {3}, {1}},         // shared B (a Linear layer over a batch)
+    {5, 9, 6, {2, 3}, {2, 3}, {2, 3}},   // every product its own B
     {4, 18, 5, {2, 3}, {1, 3}, {2, 1}},  // broadcast on both sides
 };
 
@@ -299,11 +298,16 @@ void test_requantize_row(void**) {
           expected[i] = reference::requantize(accumulators[i], multipliers[per_element ? i : 0],
                                               zero_point, low, high);
         }
-        optimized::RequantizeRow row{accumulators.data(), count,      multipliers.data(),
-                                     per_element,         zero_point, low,
-                                     high,                output.data(),
-                                     optimized::small_multipliers(
-                                         multipliers.data(), per_element ? count : 1, zero_point)};
+        optimized::RequantizeRow row{
+            accumulators.data(),
+            count,
+            multipliers.data(),
+            per_element,
+            zero_point,
+            low,
+            high,
+            output.data(),
+            optimized::small_multipliers(multipliers.data(), per_element ? count : 1, zero_point)};
         if (trial % 2 == 1) assert_true(row.small_multipliers);
         table->requantize_row(row);
         const std::string mismatch = compare_exact(output, expected);

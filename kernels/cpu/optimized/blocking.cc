@@ -5,9 +5,8 @@
 
 namespace orknn::kernels::cpu::optimized {
 
-OutputBlocks choose_output_blocks(size_t rows, size_t columns, size_t independent,
-                                  size_t threads, size_t mr, size_t nr,
-                                  const BlockLimits& limits) {
+OutputBlocks choose_output_blocks(size_t rows, size_t columns, size_t independent, size_t threads,
+                                  size_t mr, size_t nr, const BlockLimits& limits) {
   size_t row_blocks = divide_round_up(rows, limits.task_rows);
   size_t column_blocks = divide_round_up(columns, limits.column_block);
   if (threads > 1) {
@@ -38,11 +37,10 @@ Im2colGeometry im2col_geometry(const reference::Conv2DShape& shape) {
   const reference::Window2D& window = shape.window;
   Im2colGeometry geometry;
   geometry.channels = shape.input_channels / shape.groups;
-  const bool pointwise = window.kernel_height == 1 && window.kernel_width == 1 &&
-                         window.stride_height == 1 && window.stride_width == 1 &&
-                         window.pad_top == 0 && window.pad_left == 0 &&
-                         window.output_height == window.input_height &&
-                         window.output_width == window.input_width;
+  const bool pointwise =
+      window.kernel_height == 1 && window.kernel_width == 1 && window.stride_height == 1 &&
+      window.stride_width == 1 && window.pad_top == 0 && window.pad_left == 0 &&
+      window.output_height == window.input_height && window.output_width == window.input_width;
   if (pointwise) {
     geometry.input_width = geometry.output_width = window.input_height * window.input_width;
     return geometry;
@@ -71,8 +69,8 @@ size_t build_segments(const Im2colGeometry& g, size_t first_column, size_t colum
     const int64_t output_row = pixel / g.output_width;
     const int64_t output_column = pixel % g.output_width;
     const size_t lane = j % panel_columns;
-    const size_t length = std::min({panel_columns - lane, columns - j,
-                                    static_cast<size_t>(g.output_width - output_column)});
+    const size_t length = std::min(
+        {panel_columns - lane, columns - j, static_cast<size_t>(g.output_width - output_column)});
     segments[count++] = Segment{static_cast<uint32_t>(j / panel_columns),
                                 static_cast<uint32_t>(lane), static_cast<uint32_t>(length),
                                 static_cast<int32_t>(output_row * g.stride_height - g.pad_top),
@@ -127,8 +125,8 @@ void pack_row(const Im2colGeometry& g, const In* input, int64_t k, const Segment
 }  // namespace
 
 void pack_im2col_float(const Im2colGeometry& g, const float* input, size_t depth_begin,
-                       size_t depth, const Segment* segments, size_t segment_count,
-                       size_t columns, size_t panel_columns, float* packed) {
+                       size_t depth, const Segment* segments, size_t segment_count, size_t columns,
+                       size_t panel_columns, float* packed) {
   const size_t panel_size = depth * panel_columns;
   const size_t tail = columns % panel_columns;
   float* last_panel = packed + (columns / panel_columns) * panel_size;
@@ -185,8 +183,7 @@ void pack_pairs_elementwise(const Im2colGeometry& g, const int8_t* input, int32_
 void pack_im2col_int16_pairs(const MicroKernels& kernels, const Im2colGeometry& g,
                              const int8_t* input, int32_t zero_point, size_t first_column,
                              size_t pair_begin, size_t pairs, const Segment* segments,
-                             size_t segment_count, size_t columns, int8_t* rows,
-                             int16_t* packed) {
+                             size_t segment_count, size_t columns, int8_t* rows, int16_t* packed) {
   const size_t panel_columns = kernels.int16_columns;
   if (zero_point < -128 || zero_point > 127) {
     // Padding (x == zero point) has no int8 code: convert element by element.
@@ -204,9 +201,7 @@ void pack_im2col_int16_pairs(const MicroKernels& kernels, const Im2colGeometry& 
     if (pointwise) return input + k * g.input_width + static_cast<int64_t>(first_column);
     pack_row<1, int8_t>(
         g, input, k, segments, segment_count, [](int8_t value) { return value; },
-        [&](const Segment& segment) {
-          return row + segment.panel * panel_columns + segment.lane;
-        },
+        [&](const Segment& segment) { return row + segment.panel * panel_columns + segment.lane; },
         static_cast<int8_t>(zero_point));
     return row;
   };

@@ -10,12 +10,16 @@
 
 namespace orknn::kernels::cpu::optimized {
 
-inline size_t divide_round_up(size_t value, size_t divisor) { return (value + divisor - 1) / divisor; }
+inline size_t divide_round_up(size_t value, size_t divisor) {
+  return (value + divisor - 1) / divisor;
+}
 inline size_t round_up(size_t value, size_t multiple) {
   return divide_round_up(value, multiple) * multiple;
 }
 // Scratch regions start on cache lines.
-inline size_t align_bytes(size_t bytes) { return round_up(bytes, 64); }
+inline size_t align_bytes(size_t bytes) {
+  return round_up(bytes, 64);
+}
 
 // Cache blocking of C = A x B (rows x columns, depth): depth chunks of `depth_block` (a B panel
 // of depth_block x NR stays in L1 while the A panels of a row block stream from L2), tasks of at
@@ -44,9 +48,8 @@ struct OutputBlocks {
 
 // Splits rows x columns into blocks within `limits`, with enough of them (times `independent`,
 // the images x groups that also become separate tasks) to keep `threads` busy.
-OutputBlocks choose_output_blocks(size_t rows, size_t columns, size_t independent,
-                                  size_t threads, size_t mr, size_t nr,
-                                  const BlockLimits& limits);
+OutputBlocks choose_output_blocks(size_t rows, size_t columns, size_t independent, size_t threads,
+                                  size_t mr, size_t nr, const BlockLimits& limits);
 
 inline FloatActivation to_float_activation(const reference::FusedActivation& activation) {
   using Kind = reference::FusedActivation::Kind;
@@ -99,13 +102,15 @@ Im2colGeometry im2col_geometry(const reference::Conv2DShape& shape);
 // A run of consecutive output pixels in one output row and one B panel.
 struct Segment {
   uint32_t panel;
-  uint32_t lane;    // first column inside the panel
+  uint32_t lane;  // first column inside the panel
   uint32_t length;
   int32_t input_row;     // output_row * stride - pad_top
   int32_t input_column;  // output_column * stride - pad_left
 };
 // At most this many segments describe `columns` pixels.
-inline size_t max_segments(size_t columns) { return columns + 1; }
+inline size_t max_segments(size_t columns) {
+  return columns + 1;
+}
 size_t build_segments(const Im2colGeometry& geometry, size_t first_column, size_t columns,
                       size_t panel_columns, Segment* segments);
 
@@ -113,8 +118,8 @@ size_t build_segments(const Im2colGeometry& geometry, size_t first_column, size_
 // group's first channel) into float B panels: panel p at packed + p * depth * NR. Columns past
 // `columns` in the last panel are zeroed.
 void pack_im2col_float(const Im2colGeometry& geometry, const float* input, size_t depth_begin,
-                       size_t depth, const Segment* segments, size_t segment_count,
-                       size_t columns, size_t panel_columns, float* packed);
+                       size_t depth, const Segment* segments, size_t segment_count, size_t columns,
+                       size_t panel_columns, float* packed);
 
 // The same into int16-pair B panels of x - zero_point (padding is 0, i.e. x == zero_point),
 // for depth pairs [pair_begin, pair_begin + pairs); rows past the matrix depth are zero. The
@@ -122,8 +127,7 @@ void pack_im2col_float(const Im2colGeometry& geometry, const float* input, size_
 void pack_im2col_int16_pairs(const MicroKernels& kernels, const Im2colGeometry& geometry,
                              const int8_t* input, int32_t zero_point, size_t first_column,
                              size_t pair_begin, size_t pairs, const Segment* segments,
-                             size_t segment_count, size_t columns, int8_t* rows,
-                             int16_t* packed);
+                             size_t segment_count, size_t columns, int8_t* rows, int16_t* packed);
 
 // ---- depthwise planes ----------------------------------------------------------------------
 
@@ -144,8 +148,8 @@ inline PaddedPlane padded_plane(const reference::Window2D& window) {
   plane.phases = static_cast<size_t>(window.stride_width);
   plane.height = static_cast<size_t>((window.output_height - 1) * window.stride_height +
                                      (window.kernel_height - 1) * window.dilation_height + 1);
-  const size_t largest_offset = static_cast<size_t>(
-      (window.kernel_width - 1) * window.dilation_width / window.stride_width);
+  const size_t largest_offset =
+      static_cast<size_t>((window.kernel_width - 1) * window.dilation_width / window.stride_width);
   plane.width = round_up(static_cast<size_t>(window.output_width) + largest_offset + 8, 8);
   plane.pad_top = static_cast<size_t>(window.pad_top);
   plane.pad_left = static_cast<size_t>(window.pad_left);
@@ -154,8 +158,8 @@ inline PaddedPlane padded_plane(const reference::Window2D& window) {
 
 // The plane description of a depthwise window over `padded` (weights, bias, activation and
 // output left for the caller).
-inline DepthwisePlane plane_description(const reference::Window2D& window,
-                                        const PaddedPlane& plane, const float* padded) {
+inline DepthwisePlane plane_description(const reference::Window2D& window, const PaddedPlane& plane,
+                                        const float* padded) {
   DepthwisePlane description{};
   description.input = padded;
   description.input_stride = plane.width;
@@ -175,7 +179,9 @@ inline DepthwisePlane plane_description(const reference::Window2D& window,
 // Fills `padded` from one input channel: convert(x) inside the input, 0 elsewhere. Phase p,
 // position t holds padded column t * phases + p. `line` is scratch for one padded row
 // (line_size() floats). Written as simple constant-stride loops the compiler vectorises.
-inline size_t line_size(const PaddedPlane& plane) { return plane.phases * plane.width; }
+inline size_t line_size(const PaddedPlane& plane) {
+  return plane.phases * plane.width;
+}
 
 template <typename In, typename Convert>
 void fill_padded_plane(const PaddedPlane& plane, const In* input, size_t input_height,

@@ -33,7 +33,8 @@ class GemmConvolution final : public Conv2DFloat {
     columns_ = static_cast<size_t>(geometry_.columns());
     group_weights_size_ = divide_round_up(group_rows_, mr_) * depth_ * mr_;
     const size_t depth_block = std::min(kFloatConvolutionLimits.depth_block, depth_);
-    const size_t column_block = std::min(kFloatConvolutionLimits.column_block, round_up(columns_, nr_));
+    const size_t column_block =
+        std::min(kFloatConvolutionLimits.column_block, round_up(columns_, nr_));
     segments_offset_ = align_bytes(depth_block * column_block * sizeof(float));
     task_bytes_ = segments_offset_ + align_bytes(max_segments(column_block) * sizeof(Segment));
     const size_t weights_size = static_cast<size_t>(shape.groups) * group_weights_size_;
@@ -53,7 +54,9 @@ class GemmConvolution final : public Conv2DFloat {
                            geometry_.output_width == geometry_.input_width;
     in_place_b_ = pointwise && group_rows_ <= 96;
     std::snprintf(algorithm_, sizeof(algorithm_), "%s gemm %zux%zu%s", kernels.name, mr_, nr_,
-                  in_place_b_ ? " pointwise in place" : pointwise ? " pointwise" : " im2col");
+                  in_place_b_ ? " pointwise in place"
+                  : pointwise ? " pointwise"
+                              : " im2col");
   }
 
   size_t scratch_bytes() const override { return task_bytes_ + dynamic_weights_bytes_; }
@@ -70,9 +73,9 @@ class GemmConvolution final : public Conv2DFloat {
     }
     const size_t images = static_cast<size_t>(shape_.batch);
     const size_t groups = static_cast<size_t>(shape_.groups);
-    const OutputBlocks blocks = choose_output_blocks(group_rows_, columns_, images * groups,
-                                                     pool.thread_count(), mr_, nr_,
-                                                     kFloatConvolutionLimits);
+    const OutputBlocks blocks =
+        choose_output_blocks(group_rows_, columns_, images * groups, pool.thread_count(), mr_, nr_,
+                             kFloatConvolutionLimits);
     const size_t tasks = images * groups * blocks.row_blocks * blocks.column_blocks;
     pool.parallel_for(tasks, [&](size_t task, size_t thread) {
       const size_t column_block = task % blocks.column_blocks;
@@ -104,8 +107,8 @@ class GemmConvolution final : public Conv2DFloat {
     }
   }
 
-  void run_block(const float* input, const float* packed_weights, const float* bias,
-                 float* output, size_t image, size_t group, size_t first_row, size_t row_block,
+  void run_block(const float* input, const float* packed_weights, const float* bias, float* output,
+                 size_t image, size_t group, size_t first_row, size_t row_block,
                  size_t first_column, size_t column_block, uint8_t* scratch) const {
     if (first_row >= group_rows_ || first_column >= columns_) return;
     const size_t rows = std::min(row_block, group_rows_ - first_row);
@@ -116,11 +119,12 @@ class GemmConvolution final : public Conv2DFloat {
 
     const size_t input_channels = static_cast<size_t>(shape_.input_channels);
     const size_t group_channels = input_channels / static_cast<size_t>(shape_.groups);
-    const size_t plane = static_cast<size_t>(shape_.window.input_height * shape_.window.input_width);
+    const size_t plane =
+        static_cast<size_t>(shape_.window.input_height * shape_.window.input_width);
     const float* group_input = input + (image * input_channels + group * group_channels) * plane;
     float* group_output =
-        output + (image * static_cast<size_t>(shape_.output_channels) + group * group_rows_) *
-                     columns_;
+        output +
+        (image * static_cast<size_t>(shape_.output_channels) + group * group_rows_) * columns_;
     const float* group_weights = packed_weights + group * group_weights_size_;
     const float* group_bias = bias ? bias + group * group_rows_ : nullptr;
     const size_t panels = divide_round_up(columns, nr_);
@@ -135,7 +139,8 @@ class GemmConvolution final : public Conv2DFloat {
       } else if (full_panels < panels) {
         // The partial last panel, packed (reading it in place would run past the input).
         const size_t tail = columns - full_panels * nr_;
-        const float* source = group_input + depth_begin * columns_ + first_column + full_panels * nr_;
+        const float* source =
+            group_input + depth_begin * columns_ + first_column + full_panels * nr_;
         for (size_t kk = 0; kk < depth; ++kk) {
           float* out = packed_b + kk * nr_;
           for (size_t j = 0; j < nr_; ++j) out[j] = j < tail ? source[kk * columns_ + j] : 0.0f;
@@ -230,9 +235,9 @@ class DepthwiseConvolution final : public Conv2DFloat {
       uint8_t* scratch = pool.scratch(thread, scratch_bytes());
       auto* padded = reinterpret_cast<float*>(scratch);
       auto* line = reinterpret_cast<float*>(scratch + align_bytes(plane_.size() * sizeof(float)));
-      fill_padded_plane(plane_, input + task * input_plane,
-                        static_cast<size_t>(w.input_height), static_cast<size_t>(w.input_width),
-                        [](float value) { return value; }, line, padded);
+      fill_padded_plane(
+          plane_, input + task * input_plane, static_cast<size_t>(w.input_height),
+          static_cast<size_t>(w.input_width), [](float value) { return value; }, line, padded);
       const size_t image = task / channels;
       const size_t channel = task % channels;
       DepthwisePlane plane = plane_description(w, plane_, padded);
@@ -241,8 +246,9 @@ class DepthwiseConvolution final : public Conv2DFloat {
         const size_t output_channel = channel * multiplier + m;
         plane.weights = weights + output_channel * taps_;
         plane.bias = bias ? bias[output_channel] : 0.0f;
-        plane.output = output + (image * static_cast<size_t>(shape_.output_channels) +
-                                 output_channel) * output_plane;
+        plane.output =
+            output +
+            (image * static_cast<size_t>(shape_.output_channels) + output_channel) * output_plane;
         kernels_.depthwise_plane(plane);
       }
     });
@@ -274,8 +280,7 @@ std::unique_ptr<Conv2DFloat> make_depthwise_conv2d(const MicroKernels& kernels,
   return std::make_unique<DepthwiseConvolution>(kernels, shape, activation, constant_weights);
 }
 
-std::unique_ptr<Conv2DFloat> make_gemm_conv2d(const MicroKernels& kernels,
-                                              const Conv2DShape& shape,
+std::unique_ptr<Conv2DFloat> make_gemm_conv2d(const MicroKernels& kernels, const Conv2DShape& shape,
                                               const FusedActivation& activation,
                                               const float* constant_weights) {
   return std::make_unique<GemmConvolution>(kernels, shape, activation, constant_weights);

@@ -34,10 +34,7 @@ class GemmConvolutionInt8 final : public Conv2DInt8 {
  public:
   GemmConvolutionInt8(const MicroKernels& kernels, const Conv2DShape& shape,
                       const Int8Requantization& requantization, const int8_t* constant_weights)
-      : kernels_(kernels),
-        shape_(shape),
-        q_(requantization),
-        geometry_(im2col_geometry(shape)) {
+      : kernels_(kernels), shape_(shape), q_(requantization), geometry_(im2col_geometry(shape)) {
     mr_ = kernels.int16_rows;
     nr_ = kernels.int16_columns;
     group_rows_ = static_cast<size_t>(shape.output_channels / shape.groups);
@@ -62,8 +59,7 @@ class GemmConvolutionInt8 final : public Conv2DInt8 {
     } else {
       dynamic_weights_bytes_ = align_bytes(weights_size * sizeof(int16_t));
     }
-    std::snprintf(algorithm_, sizeof(algorithm_), "%s int8 gemm %zux%zu", kernels.name, mr_,
-                  nr_);
+    std::snprintf(algorithm_, sizeof(algorithm_), "%s int8 gemm %zux%zu", kernels.name, mr_, nr_);
   }
 
   size_t scratch_bytes() const override { return task_bytes_ + dynamic_weights_bytes_; }
@@ -79,9 +75,9 @@ class GemmConvolutionInt8 final : public Conv2DInt8 {
     }
     const size_t images = static_cast<size_t>(shape_.batch);
     const size_t groups = static_cast<size_t>(shape_.groups);
-    const OutputBlocks blocks = choose_output_blocks(group_rows_, columns_, images * groups,
-                                                     pool.thread_count(), mr_, nr_,
-                                                     kInt16ConvolutionLimits);
+    const OutputBlocks blocks =
+        choose_output_blocks(group_rows_, columns_, images * groups, pool.thread_count(), mr_, nr_,
+                             kInt16ConvolutionLimits);
     const size_t tasks = images * groups * blocks.row_blocks * blocks.column_blocks;
     pool.parallel_for(tasks, [&](size_t task, size_t thread) {
       const size_t column_block = task % blocks.column_blocks;
@@ -137,7 +133,8 @@ class GemmConvolutionInt8 final : public Conv2DInt8 {
 
     const size_t input_channels = static_cast<size_t>(shape_.input_channels);
     const size_t group_channels = input_channels / static_cast<size_t>(shape_.groups);
-    const size_t plane = static_cast<size_t>(shape_.window.input_height * shape_.window.input_width);
+    const size_t plane =
+        static_cast<size_t>(shape_.window.input_height * shape_.window.input_width);
     const int8_t* group_input = input + (image * input_channels + group * group_channels) * plane;
     const int16_t* group_weights = packed_weights + group * group_weights_size_;
     const size_t first_channel = group * group_rows_;
@@ -146,8 +143,8 @@ class GemmConvolutionInt8 final : public Conv2DInt8 {
     for (size_t pair_begin = 0; pair_begin < depth_pairs_;
          pair_begin += kInt16ConvolutionLimits.depth_block) {
       const size_t pairs = std::min(kInt16ConvolutionLimits.depth_block, depth_pairs_ - pair_begin);
-      pack_im2col_int16_pairs(kernels_, geometry_, group_input, q_.input_zero_point,
-                              first_column, pair_begin, pairs, segments, segment_count, columns,
+      pack_im2col_int16_pairs(kernels_, geometry_, group_input, q_.input_zero_point, first_column,
+                              pair_begin, pairs, segments, segment_count, columns,
                               reinterpret_cast<int8_t*>(scratch + rows_offset_), packed_b);
       Int16PairTile tile{};
       tile.depth_pairs = pairs;
@@ -182,8 +179,8 @@ class GemmConvolutionInt8 final : public Conv2DInt8 {
       row.output_minimum = q_.output_minimum;
       row.output_maximum = q_.output_maximum;
       row.small_multipliers = small_multipliers_;
-      row.output = output + (image * static_cast<size_t>(shape_.output_channels) + channel) *
-                                columns_ +
+      row.output = output +
+                   (image * static_cast<size_t>(shape_.output_channels) + channel) * columns_ +
                    first_column;
       kernels_.requantize_row(row);
     }
@@ -192,8 +189,8 @@ class GemmConvolutionInt8 final : public Conv2DInt8 {
   const MicroKernels& kernels_;
   const Conv2DShape shape_;
   const Int8Requantization q_;
-  const bool small_multipliers_ = small_multipliers(q_.multipliers.data(), q_.multipliers.size(),
-                                                    q_.output_zero_point);
+  const bool small_multipliers_ =
+      small_multipliers(q_.multipliers.data(), q_.multipliers.size(), q_.output_zero_point);
   const Im2colGeometry geometry_;
   size_t mr_ = 0;
   size_t nr_ = 0;
@@ -217,16 +214,15 @@ class GemmConvolutionInt8 final : public Conv2DInt8 {
 class DepthwiseConvolutionInt8 final : public Conv2DInt8 {
  public:
   DepthwiseConvolutionInt8(const MicroKernels& kernels, const Conv2DShape& shape,
-                           const Int8Requantization& requantization,
-                           const int8_t* constant_weights)
+                           const Int8Requantization& requantization, const int8_t* constant_weights)
       : kernels_(kernels), shape_(shape), q_(requantization), plane_(padded_plane(shape.window)) {
     taps_ = static_cast<size_t>(shape.window.kernel_height * shape.window.kernel_width);
     const size_t output_channels = static_cast<size_t>(shape.output_channels);
     weights_.resize(output_channels * taps_);
     for (size_t channel = 0; channel < output_channels; ++channel) {
       for (size_t t = 0; t < taps_; ++t) {
-        weights_[channel * taps_ + t] = static_cast<float>(
-            constant_weights[channel * taps_ + t] - q_.weight_zero_points[channel]);
+        weights_[channel * taps_ + t] = static_cast<float>(constant_weights[channel * taps_ + t] -
+                                                           q_.weight_zero_points[channel]);
       }
     }
     const size_t outputs =
@@ -282,8 +278,9 @@ class DepthwiseConvolutionInt8 final : public Conv2DInt8 {
         requantize.output_minimum = q_.output_minimum;
         requantize.output_maximum = q_.output_maximum;
         requantize.small_multipliers = small_multipliers_;
-        requantize.output = output + (image * static_cast<size_t>(shape_.output_channels) +
-                                      output_channel) * output_plane;
+        requantize.output =
+            output +
+            (image * static_cast<size_t>(shape_.output_channels) + output_channel) * output_plane;
         kernels_.requantize_row(requantize);
       }
     });
@@ -293,8 +290,8 @@ class DepthwiseConvolutionInt8 final : public Conv2DInt8 {
   const MicroKernels& kernels_;
   const Conv2DShape shape_;
   const Int8Requantization q_;
-  const bool small_multipliers_ = small_multipliers(q_.multipliers.data(), q_.multipliers.size(),
-                                                    q_.output_zero_point);
+  const bool small_multipliers_ =
+      small_multipliers(q_.multipliers.data(), q_.multipliers.size(), q_.output_zero_point);
   const PaddedPlane plane_;
   size_t taps_ = 0;
   std::vector<float> weights_;

@@ -97,9 +97,8 @@ void pack_a_int16_pairs(const ProductShape& s, const int8_t* a, int32_t zero_poi
         for (size_t half = 0; half < 2; ++half) {
           const size_t depth = 2 * (pair_begin + pp) + half;
           panel[(pp * mr + r) * 2 + half] =
-              real_row && depth < s.k
-                  ? static_cast<int16_t>(a[s.a_index(row, depth)] - zero_point)
-                  : int16_t{0};
+              real_row && depth < s.k ? static_cast<int16_t>(a[s.a_index(row, depth)] - zero_point)
+                                      : int16_t{0};
         }
       }
     }
@@ -189,14 +188,12 @@ class FloatProduct {
   const char* algorithm() const { return algorithm_; }
 
   void run(const float* a, const float* b, const float* c, float* y, ThreadPool& pool) const {
-    const bool fused =
-        epilogue_.alpha == 1.0f &&
-        (c == nullptr || (epilogue_.beta == 1.0f && epilogue_.c_row_stride == 0 &&
-                          epilogue_.c_column_stride == 1));
+    const bool fused = epilogue_.alpha == 1.0f &&
+                       (c == nullptr || (epilogue_.beta == 1.0f && epilogue_.c_row_stride == 0 &&
+                                         epilogue_.c_column_stride == 1));
     const size_t products = batch_.a_offsets.size();
-    const OutputBlocks blocks = choose_output_blocks(shape_.m, shape_.n, products,
-                                                     pool.thread_count(), mr_, nr_,
-                                                     kFloatMatrixLimits);
+    const OutputBlocks blocks = choose_output_blocks(
+        shape_.m, shape_.n, products, pool.thread_count(), mr_, nr_, kFloatMatrixLimits);
     const size_t tasks = products * blocks.row_blocks * blocks.column_blocks;
     pool.parallel_for(tasks, [&](size_t task, size_t thread) {
       const size_t column_block = task % blocks.column_blocks;
@@ -242,10 +239,9 @@ class FloatProduct {
       for (size_t panel = 0; panel < panels; ++panel) {
         const size_t column = first_column + panel * nr_;
         tile.columns = std::min(nr_, columns - panel * nr_);
-        tile.b = packed_b_.empty()
-                     ? packed_b_block + panel * depth * nr_
-                     : packed_b_.data() + b_matrix * packed_b_size_ +
-                           ((column / nr_) * s.k + depth_begin) * nr_;
+        tile.b = packed_b_.empty() ? packed_b_block + panel * depth * nr_
+                                   : packed_b_.data() + b_matrix * packed_b_size_ +
+                                         ((column / nr_) * s.k + depth_begin) * nr_;
         tile.column_bias = !tile.accumulate && fused_bias ? c + column : nullptr;
         for (size_t row = 0; row < rows; row += mr_) {
           tile.rows = std::min(mr_, rows - row);
@@ -262,8 +258,8 @@ class FloatProduct {
       for (size_t column = first_column; column < first_column + columns; ++column) {
         float value = epilogue_.alpha * out[column];
         if (c) {
-          value += epilogue_.beta *
-                   c[row * epilogue_.c_row_stride + column * epilogue_.c_column_stride];
+          value +=
+              epilogue_.beta * c[row * epilogue_.c_row_stride + column * epilogue_.c_column_stride];
         }
         out[column] = reference::apply_fused_activation(epilogue_.activation, value);
       }
@@ -287,8 +283,8 @@ class FloatProduct {
 
 class PackedGemm final : public GemmFloat {
  public:
-  PackedGemm(const MicroKernels& kernels, const ProductShape& shape,
-             const FloatEpilogue& epilogue, const float* constant_b)
+  PackedGemm(const MicroKernels& kernels, const ProductShape& shape, const FloatEpilogue& epilogue,
+             const float* constant_b)
       : product_(kernels, shape, single_product(), epilogue, constant_b) {}
   size_t scratch_bytes() const override { return product_.scratch_bytes(); }
   const char* algorithm() const override { return product_.algorithm(); }
@@ -351,19 +347,16 @@ class Int8Product {
     } else {
       task_bytes_ += align_bytes(pair_block * 2 * column_block * sizeof(int16_t));
     }
-    std::snprintf(algorithm_, sizeof(algorithm_), "%s int8 gemm %zux%zu", kernels.name, mr_,
-                  nr_);
+    std::snprintf(algorithm_, sizeof(algorithm_), "%s int8 gemm %zux%zu", kernels.name, mr_, nr_);
   }
 
   size_t scratch_bytes() const { return task_bytes_; }
   const char* algorithm() const { return algorithm_; }
 
-  void run(const int8_t* a, const int8_t* b, const int32_t* c, int8_t* y,
-           ThreadPool& pool) const {
+  void run(const int8_t* a, const int8_t* b, const int32_t* c, int8_t* y, ThreadPool& pool) const {
     const size_t products = batch_.a_offsets.size();
-    const OutputBlocks blocks = choose_output_blocks(shape_.m, shape_.n, products,
-                                                     pool.thread_count(), mr_, nr_,
-                                                     kInt16MatrixLimits);
+    const OutputBlocks blocks = choose_output_blocks(
+        shape_.m, shape_.n, products, pool.thread_count(), mr_, nr_, kInt16MatrixLimits);
     const size_t tasks = products * blocks.row_blocks * blocks.column_blocks;
     pool.parallel_for(tasks, [&](size_t task, size_t thread) {
       const size_t column_block = task % blocks.column_blocks;
@@ -397,11 +390,11 @@ class Int8Product {
     for (size_t pair_begin = 0; pair_begin < depth_pairs_;
          pair_begin += kInt16MatrixLimits.depth_block) {
       const size_t pairs = std::min(kInt16MatrixLimits.depth_block, depth_pairs_ - pair_begin);
-      pack_a_int16_pairs(s, matrix_a, q_.input_zero_point, first_row, rows, pair_begin, pairs,
-                         mr_, packed_a);
+      pack_a_int16_pairs(s, matrix_a, q_.input_zero_point, first_row, rows, pair_begin, pairs, mr_,
+                         packed_a);
       if (packed_b_.empty()) {
-        pack_b_int16_pairs(s, b + b_matrix * s.k * s.n, q_.weight_zero_points.data(),
-                           pair_begin, pairs, first_column, columns, nr_, packed_b_block);
+        pack_b_int16_pairs(s, b + b_matrix * s.k * s.n, q_.weight_zero_points.data(), pair_begin,
+                           pairs, first_column, columns, nr_, packed_b_block);
       }
       Int16PairTile tile{};
       tile.depth_pairs = pairs;
@@ -449,8 +442,8 @@ class Int8Product {
   const ProductShape shape_;
   const Batch batch_;
   const Int8Requantization q_;
-  const bool small_multipliers_ = small_multipliers(q_.multipliers.data(), q_.multipliers.size(),
-                                                    q_.output_zero_point);
+  const bool small_multipliers_ =
+      small_multipliers(q_.multipliers.data(), q_.multipliers.size(), q_.output_zero_point);
   const Int8Bias bias_;
   size_t mr_ = 0;
   size_t nr_ = 0;
@@ -495,13 +488,13 @@ class PackedMatMulInt8 final : public MatMulInt8 {
 };
 
 ProductShape gemm_shape(const GemmParams& p) {
-  return ProductShape{static_cast<size_t>(p.m), static_cast<size_t>(p.n),
-                      static_cast<size_t>(p.k), p.transpose_a, p.transpose_b};
+  return ProductShape{static_cast<size_t>(p.m), static_cast<size_t>(p.n), static_cast<size_t>(p.k),
+                      p.transpose_a, p.transpose_b};
 }
 
 ProductShape matmul_shape(const MatMulParams& p) {
-  return ProductShape{static_cast<size_t>(p.m), static_cast<size_t>(p.n),
-                      static_cast<size_t>(p.k), false, false};
+  return ProductShape{static_cast<size_t>(p.m), static_cast<size_t>(p.n), static_cast<size_t>(p.k),
+                      false, false};
 }
 
 bool int8_offsets_fit(const Int8Requantization& q) {

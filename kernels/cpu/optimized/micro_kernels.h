@@ -128,7 +128,7 @@ struct Int8PairRows {
 };
 
 struct MicroKernels {
-  const char* name;  // "avx2", "portable"
+  const char* name;      // "avx2", "portable"
   size_t float_rows;     // MR of the float tile, at most 8
   size_t float_columns;  // NR, at most 32
   void (*float_tile)(const FloatTile& tile);

@@ -79,19 +79,17 @@ void pack_int8_pairs(const Int8PairRows& rows) {
       const size_t column = panel * kColumns + j;
       const bool real = column < rows.columns;
       out[2 * j] = real ? static_cast<int16_t>(rows.row0[column] - rows.zero_point) : 0;
-      out[2 * j + 1] = real && rows.row1
-                           ? static_cast<int16_t>(rows.row1[column] - rows.zero_point)
-                           : 0;
+      out[2 * j + 1] =
+          real && rows.row1 ? static_cast<int16_t>(rows.row1[column] - rows.zero_point) : 0;
     }
   }
 }
 
 void requantize_row(const RequantizeRow& row) {
   for (size_t i = 0; i < row.count; ++i) {
-    row.output[i] = reference::requantize(row.accumulators[i],
-                                          row.multipliers[row.per_element ? i : 0],
-                                          row.output_zero_point, row.output_minimum,
-                                          row.output_maximum);
+    row.output[i] =
+        reference::requantize(row.accumulators[i], row.multipliers[row.per_element ? i : 0],
+                              row.output_zero_point, row.output_minimum, row.output_maximum);
   }
 }
 
@@ -105,10 +103,9 @@ void depthwise_plane(const DepthwisePlane& plane) {
             (oh * plane.stride_height + i * plane.dilation_height) * plane.input_stride + o;
         for (size_t j = 0; j < plane.kernel_width; ++j) {
           const size_t column = j * plane.dilation_width;
-          const float* phase =
-              plane.input + (column % plane.stride_width) * plane.phase_stride;
-          sum += plane.weights[i * plane.kernel_width + j] *
-                 phase[row + column / plane.stride_width];
+          const float* phase = plane.input + (column % plane.stride_width) * plane.phase_stride;
+          sum +=
+              plane.weights[i * plane.kernel_width + j] * phase[row + column / plane.stride_width];
         }
       }
       out[o] = plane.activation ? activate(*plane.activation, sum) : sum;
@@ -119,9 +116,9 @@ void depthwise_plane(const DepthwisePlane& plane) {
 }  // namespace
 
 const MicroKernels& portable_micro_kernels() {
-  static const MicroKernels kernels{"portable",      kRows,           kColumns,       float_tile,
-                                    kRows,           kColumns,        int16_pair_tile,
-                                    pack_int8_pairs, requantize_row,  depthwise_plane};
+  static const MicroKernels kernels{
+      "portable", kRows,           kColumns,        float_tile,     kRows,
+      kColumns,   int16_pair_tile, pack_int8_pairs, requantize_row, depthwise_plane};
   return kernels;
 }
 

@@ -45,8 +45,7 @@ inline __m256 activate(const VectorActivation& activation, __m256 value) {
 
 // The tiles keep their accumulators in named variables (not arrays, which GCC leaves in
 // memory), one pair per row, and handle rows >= kRows with `if constexpr`.
-#define ORKNN_FOR_EACH_ROW(MACRO) \
-  MACRO(0) MACRO(1) MACRO(2) MACRO(3) MACRO(4) MACRO(5)
+#define ORKNN_FOR_EACH_ROW(MACRO) MACRO(0) MACRO(1) MACRO(2) MACRO(3) MACRO(4) MACRO(5)
 
 // kVectors = 1 computes only the first 8 columns (tiles of at most 8 real columns).
 template <size_t kRows, size_t kVectors>
@@ -69,15 +68,15 @@ void float_tile_rows(const FloatTile& tile) {
     c_stride = kFloatColumns;
   }
 
-#define ORKNN_DECLARE(r)                   \
-  __m256 low##r = _mm256_setzero_ps();     \
+#define ORKNN_DECLARE(r)               \
+  __m256 low##r = _mm256_setzero_ps(); \
   __m256 high##r = _mm256_setzero_ps();
   ORKNN_FOR_EACH_ROW(ORKNN_DECLARE)
 #undef ORKNN_DECLARE
   if (tile.accumulate) {
-#define ORKNN_LOAD(r)                                                    \
-  if constexpr (kRows > r) {                                             \
-    low##r = _mm256_loadu_ps(c + r * c_stride);                          \
+#define ORKNN_LOAD(r)                                                             \
+  if constexpr (kRows > r) {                                                      \
+    low##r = _mm256_loadu_ps(c + r * c_stride);                                   \
     if constexpr (kVectors == 2) high##r = _mm256_loadu_ps(c + r * c_stride + 8); \
   }
     ORKNN_FOR_EACH_ROW(ORKNN_LOAD)
@@ -93,11 +92,11 @@ void float_tile_rows(const FloatTile& tile) {
       bias_high = _mm256_load_ps(column_bias + 8);
     }
     const float* row_bias = tile.row_bias;
-#define ORKNN_INIT(r)                                                                      \
-  if constexpr (kRows > r) {                                                               \
-    const __m256 row = row_bias ? _mm256_set1_ps(row_bias[r]) : _mm256_setzero_ps();      \
-    low##r = _mm256_add_ps(row, bias_low);                                                 \
-    high##r = _mm256_add_ps(row, bias_high);                                               \
+#define ORKNN_INIT(r)                                                                \
+  if constexpr (kRows > r) {                                                         \
+    const __m256 row = row_bias ? _mm256_set1_ps(row_bias[r]) : _mm256_setzero_ps(); \
+    low##r = _mm256_add_ps(row, bias_low);                                           \
+    high##r = _mm256_add_ps(row, bias_high);                                         \
   }
     ORKNN_FOR_EACH_ROW(ORKNN_INIT)
 #undef ORKNN_INIT
@@ -109,11 +108,11 @@ void float_tile_rows(const FloatTile& tile) {
   for (size_t k = tile.depth; k > 0; --k) {
     const __m256 b_low = _mm256_loadu_ps(b);
     const __m256 b_high = kVectors == 2 ? _mm256_loadu_ps(b + 8) : b_low;
-#define ORKNN_STEP(r)                                                                    \
-  if constexpr (kRows > r) {                                                             \
-    const __m256 a_row = _mm256_broadcast_ss(a + r);                                     \
-    low##r = _mm256_fmadd_ps(a_row, b_low, low##r);                                      \
-    if constexpr (kVectors == 2) high##r = _mm256_fmadd_ps(a_row, b_high, high##r);      \
+#define ORKNN_STEP(r)                                                               \
+  if constexpr (kRows > r) {                                                        \
+    const __m256 a_row = _mm256_broadcast_ss(a + r);                                \
+    low##r = _mm256_fmadd_ps(a_row, b_low, low##r);                                 \
+    if constexpr (kVectors == 2) high##r = _mm256_fmadd_ps(a_row, b_high, high##r); \
   }
     ORKNN_FOR_EACH_ROW(ORKNN_STEP)
 #undef ORKNN_STEP
@@ -123,18 +122,18 @@ void float_tile_rows(const FloatTile& tile) {
 
   if (tile.activation) {
     const VectorActivation activation = broadcast_activation(*tile.activation);
-#define ORKNN_ACTIVATE(r)                                                      \
-  if constexpr (kRows > r) {                                                   \
-    low##r = activate(activation, low##r);                                     \
-    if constexpr (kVectors == 2) high##r = activate(activation, high##r);      \
+#define ORKNN_ACTIVATE(r)                                                 \
+  if constexpr (kRows > r) {                                              \
+    low##r = activate(activation, low##r);                                \
+    if constexpr (kVectors == 2) high##r = activate(activation, high##r); \
   }
     ORKNN_FOR_EACH_ROW(ORKNN_ACTIVATE)
 #undef ORKNN_ACTIVATE
   }
-#define ORKNN_STORE(r)                                                             \
-  if constexpr (kRows > r) {                                                       \
-    _mm256_storeu_ps(c + r * c_stride, low##r);                                    \
-    if constexpr (kVectors == 2) _mm256_storeu_ps(c + r * c_stride + 8, high##r);  \
+#define ORKNN_STORE(r)                                                            \
+  if constexpr (kRows > r) {                                                      \
+    _mm256_storeu_ps(c + r * c_stride, low##r);                                   \
+    if constexpr (kVectors == 2) _mm256_storeu_ps(c + r * c_stride + 8, high##r); \
   }
   ORKNN_FOR_EACH_ROW(ORKNN_STORE)
 #undef ORKNN_STORE
@@ -150,12 +149,18 @@ void float_tile_rows(const FloatTile& tile) {
 template <size_t kVectors>
 void float_tile_vectors(const FloatTile& tile) {
   switch (tile.rows) {
-    case 1: return float_tile_rows<1, kVectors>(tile);
-    case 2: return float_tile_rows<2, kVectors>(tile);
-    case 3: return float_tile_rows<3, kVectors>(tile);
-    case 4: return float_tile_rows<4, kVectors>(tile);
-    case 5: return float_tile_rows<5, kVectors>(tile);
-    default: return float_tile_rows<6, kVectors>(tile);
+    case 1:
+      return float_tile_rows<1, kVectors>(tile);
+    case 2:
+      return float_tile_rows<2, kVectors>(tile);
+    case 3:
+      return float_tile_rows<3, kVectors>(tile);
+    case 4:
+      return float_tile_rows<4, kVectors>(tile);
+    case 5:
+      return float_tile_rows<5, kVectors>(tile);
+    default:
+      return float_tile_rows<6, kVectors>(tile);
   }
 }
 
@@ -183,18 +188,18 @@ void int16_pair_tile_rows(const Int16PairTile& tile) {
     c_stride = kIntColumns;
   }
 
-#define ORKNN_DECLARE(r)                        \
-  __m256i low##r = _mm256_setzero_si256();      \
+#define ORKNN_DECLARE(r)                   \
+  __m256i low##r = _mm256_setzero_si256(); \
   __m256i high##r = _mm256_setzero_si256();
   ORKNN_FOR_EACH_ROW(ORKNN_DECLARE)
 #undef ORKNN_DECLARE
   if (tile.accumulate) {
-#define ORKNN_LOAD(r)                                                                    \
-  if constexpr (kRows > r) {                                                             \
-    low##r = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(c + r * c_stride));     \
-    if constexpr (kVectors == 2) {                                                       \
+#define ORKNN_LOAD(r)                                                                       \
+  if constexpr (kRows > r) {                                                                \
+    low##r = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(c + r * c_stride));        \
+    if constexpr (kVectors == 2) {                                                          \
       high##r = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(c + r * c_stride + 8)); \
-    }                                                                                    \
+    }                                                                                       \
   }
     ORKNN_FOR_EACH_ROW(ORKNN_LOAD)
 #undef ORKNN_LOAD
@@ -209,11 +214,11 @@ void int16_pair_tile_rows(const Int16PairTile& tile) {
       bias_high = _mm256_load_si256(reinterpret_cast<const __m256i*>(column_bias + 8));
     }
     const int32_t* row_bias = tile.row_bias;
-#define ORKNN_INIT(r)                                                                      \
-  if constexpr (kRows > r) {                                                               \
+#define ORKNN_INIT(r)                                                                       \
+  if constexpr (kRows > r) {                                                                \
     const __m256i row = row_bias ? _mm256_set1_epi32(row_bias[r]) : _mm256_setzero_si256(); \
-    low##r = _mm256_add_epi32(row, bias_low);                                              \
-    high##r = _mm256_add_epi32(row, bias_high);                                            \
+    low##r = _mm256_add_epi32(row, bias_low);                                               \
+    high##r = _mm256_add_epi32(row, bias_high);                                             \
   }
     ORKNN_FOR_EACH_ROW(ORKNN_INIT)
 #undef ORKNN_INIT
@@ -226,14 +231,14 @@ void int16_pair_tile_rows(const Int16PairTile& tile) {
     const __m256i b_high =
         kVectors == 2 ? _mm256_loadu_si256(reinterpret_cast<const __m256i*>(b + 16)) : b_low;
     // The pair (w[r][2p], w[r][2p + 1]) in every 32-bit lane: a load-port broadcast.
-#define ORKNN_STEP(r)                                                                         \
-  if constexpr (kRows > r) {                                                                  \
-    const __m256i a_pair =                                                                    \
-        _mm256_castps_si256(_mm256_broadcast_ss(reinterpret_cast<const float*>(a + 2 * r)));  \
-    low##r = _mm256_add_epi32(low##r, _mm256_madd_epi16(b_low, a_pair));                      \
-    if constexpr (kVectors == 2) {                                                            \
-      high##r = _mm256_add_epi32(high##r, _mm256_madd_epi16(b_high, a_pair));                 \
-    }                                                                                         \
+#define ORKNN_STEP(r)                                                                        \
+  if constexpr (kRows > r) {                                                                 \
+    const __m256i a_pair =                                                                   \
+        _mm256_castps_si256(_mm256_broadcast_ss(reinterpret_cast<const float*>(a + 2 * r))); \
+    low##r = _mm256_add_epi32(low##r, _mm256_madd_epi16(b_low, a_pair));                     \
+    if constexpr (kVectors == 2) {                                                           \
+      high##r = _mm256_add_epi32(high##r, _mm256_madd_epi16(b_high, a_pair));                \
+    }                                                                                        \
   }
     ORKNN_FOR_EACH_ROW(ORKNN_STEP)
 #undef ORKNN_STEP
@@ -263,12 +268,18 @@ void int16_pair_tile_rows(const Int16PairTile& tile) {
 template <size_t kVectors>
 void int16_pair_tile_vectors(const Int16PairTile& tile) {
   switch (tile.rows) {
-    case 1: return int16_pair_tile_rows<1, kVectors>(tile);
-    case 2: return int16_pair_tile_rows<2, kVectors>(tile);
-    case 3: return int16_pair_tile_rows<3, kVectors>(tile);
-    case 4: return int16_pair_tile_rows<4, kVectors>(tile);
-    case 5: return int16_pair_tile_rows<5, kVectors>(tile);
-    default: return int16_pair_tile_rows<6, kVectors>(tile);
+    case 1:
+      return int16_pair_tile_rows<1, kVectors>(tile);
+    case 2:
+      return int16_pair_tile_rows<2, kVectors>(tile);
+    case 3:
+      return int16_pair_tile_rows<3, kVectors>(tile);
+    case 4:
+      return int16_pair_tile_rows<4, kVectors>(tile);
+    case 5:
+      return int16_pair_tile_rows<5, kVectors>(tile);
+    default:
+      return int16_pair_tile_rows<6, kVectors>(tile);
   }
 }
 
@@ -313,8 +324,8 @@ void pack_int8_pairs(const Int8PairRows& rows) {
   const __m256i lanes = _mm256_setr_epi16(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
   const __m256i real = _mm256_cmpgt_epi16(_mm256_set1_epi16(static_cast<int16_t>(rest)), lanes);
   const __m256i first = _mm256_and_si256(widen16(row0, zero_point), real);
-  const __m256i second = rows.row1 ? _mm256_and_si256(widen16(row1, zero_point), real)
-                                   : _mm256_setzero_si256();
+  const __m256i second =
+      rows.row1 ? _mm256_and_si256(widen16(row1, zero_point), real) : _mm256_setzero_si256();
   store_pairs16(first, second, out);
 }
 
@@ -365,8 +376,8 @@ struct SmallRequantizeConstants {
 };
 
 inline void requantize8_small(const int32_t* accumulators, const float* multipliers,
-                              bool per_element, __m256d uniform,
-                              const SmallRequantizeConstants& k, int8_t* output) {
+                              bool per_element, __m256d uniform, const SmallRequantizeConstants& k,
+                              int8_t* output) {
   const __m256i values = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(accumulators));
   __m256d multiplier_low = uniform;
   __m256d multiplier_high = uniform;
@@ -381,8 +392,8 @@ inline void requantize8_small(const int32_t* accumulators, const float* multipli
   __m256i rounded = _mm256_inserti128_si256(_mm256_castsi128_si256(low), high, 1);
   rounded = _mm256_add_epi32(rounded, k.zero_point);
   rounded = _mm256_min_epi32(_mm256_max_epi32(rounded, k.minimum), k.maximum);
-  const __m128i words = _mm_packs_epi32(_mm256_castsi256_si128(rounded),
-                                        _mm256_extracti128_si256(rounded, 1));
+  const __m128i words =
+      _mm_packs_epi32(_mm256_castsi256_si128(rounded), _mm256_extracti128_si256(rounded, 1));
   _mm_storel_epi64(reinterpret_cast<__m128i*>(output), _mm_packs_epi16(words, words));
 }
 
@@ -392,8 +403,8 @@ void requantize_row(const RequantizeRow& row) {
                               _mm256_set1_pd(static_cast<double>(row.output_minimum)),
                               _mm256_set1_pd(static_cast<double>(row.output_maximum))};
   // min(max(v, low), high) with low > high gives high, as the reference's clamp does.
-  const int32_t minimum = row.output_minimum <= row.output_maximum ? row.output_minimum
-                                                                   : row.output_maximum;
+  const int32_t minimum =
+      row.output_minimum <= row.output_maximum ? row.output_minimum : row.output_maximum;
   const SmallRequantizeConstants small{_mm256_set1_epi32(row.output_zero_point),
                                        _mm256_set1_epi32(minimum),
                                        _mm256_set1_epi32(row.output_maximum)};
@@ -464,7 +475,21 @@ void depthwise_plane_3x3(const DepthwisePlane& plane) {
     const float* row1 = row0 + plane.input_stride;
     const float* row2 = row1 + plane.input_stride;
     float* out = plane.output + oh * plane.output_stride;
-#define ORKNN_DEPTHWISE_VECTOR(o, result)                                                          __m256 result;                                                                                   {                                                                                                  __m256 top = _mm256_fmadd_ps(w00, _mm256_loadu_ps(row0 + (o)), bias);                            __m256 middle = _mm256_mul_ps(w10, _mm256_loadu_ps(row1 + (o)));                                 __m256 bottom = _mm256_mul_ps(w20, _mm256_loadu_ps(row2 + (o)));                                 top = _mm256_fmadd_ps(w01, _mm256_loadu_ps(row0 + phase1 + offset1 + (o)), top);                 middle = _mm256_fmadd_ps(w11, _mm256_loadu_ps(row1 + phase1 + offset1 + (o)), middle);           bottom = _mm256_fmadd_ps(w21, _mm256_loadu_ps(row2 + phase1 + offset1 + (o)), bottom);           top = _mm256_fmadd_ps(w02, _mm256_loadu_ps(row0 + phase2 + offset2 + (o)), top);                 middle = _mm256_fmadd_ps(w12, _mm256_loadu_ps(row1 + phase2 + offset2 + (o)), middle);           bottom = _mm256_fmadd_ps(w22, _mm256_loadu_ps(row2 + phase2 + offset2 + (o)), bottom);           result = _mm256_add_ps(_mm256_add_ps(top, middle), bottom);                                      if (has_activation) result = activate(activation, result);                                     }
+#define ORKNN_DEPTHWISE_VECTOR(o, result)                                                  \
+  __m256 result;                                                                           \
+  {                                                                                        \
+    __m256 top = _mm256_fmadd_ps(w00, _mm256_loadu_ps(row0 + (o)), bias);                  \
+    __m256 middle = _mm256_mul_ps(w10, _mm256_loadu_ps(row1 + (o)));                       \
+    __m256 bottom = _mm256_mul_ps(w20, _mm256_loadu_ps(row2 + (o)));                       \
+    top = _mm256_fmadd_ps(w01, _mm256_loadu_ps(row0 + phase1 + offset1 + (o)), top);       \
+    middle = _mm256_fmadd_ps(w11, _mm256_loadu_ps(row1 + phase1 + offset1 + (o)), middle); \
+    bottom = _mm256_fmadd_ps(w21, _mm256_loadu_ps(row2 + phase1 + offset1 + (o)), bottom); \
+    top = _mm256_fmadd_ps(w02, _mm256_loadu_ps(row0 + phase2 + offset2 + (o)), top);       \
+    middle = _mm256_fmadd_ps(w12, _mm256_loadu_ps(row1 + phase2 + offset2 + (o)), middle); \
+    bottom = _mm256_fmadd_ps(w22, _mm256_loadu_ps(row2 + phase2 + offset2 + (o)), bottom); \
+    result = _mm256_add_ps(_mm256_add_ps(top, middle), bottom);                            \
+    if (has_activation) result = activate(activation, result);                             \
+  }
     size_t o = 0;
     for (; o + 16 <= width; o += 16) {
       ORKNN_DEPTHWISE_VECTOR(o, first)
@@ -495,16 +520,16 @@ void depthwise_plane_general(const DepthwisePlane& plane) {
       __m256 odd = _mm256_setzero_ps();
       for (size_t i = 0; i < plane.kernel_height; ++i) {
         const float* row =
-            plane.input + (oh * plane.stride_height + i * plane.dilation_height) *
-                              plane.input_stride + o;
+            plane.input +
+            (oh * plane.stride_height + i * plane.dilation_height) * plane.input_stride + o;
         const float* weights = plane.weights + i * plane.kernel_width;
         size_t j = 0;
         for (; j + 2 <= plane.kernel_width; j += 2) {
           const size_t first = j * plane.dilation_width;
           const size_t second = first + plane.dilation_width;
-          even = _mm256_fmadd_ps(_mm256_broadcast_ss(weights + j),
-                                 _mm256_loadu_ps(row + (first % s) * plane.phase_stride + first / s),
-                                 even);
+          even = _mm256_fmadd_ps(
+              _mm256_broadcast_ss(weights + j),
+              _mm256_loadu_ps(row + (first % s) * plane.phase_stride + first / s), even);
           odd = _mm256_fmadd_ps(
               _mm256_broadcast_ss(weights + j + 1),
               _mm256_loadu_ps(row + (second % s) * plane.phase_stride + second / s), odd);
@@ -534,9 +559,9 @@ void depthwise_plane(const DepthwisePlane& plane) {
 }  // namespace
 
 const MicroKernels& avx2_micro_kernels() {
-  static const MicroKernels kernels{"avx2",          kFloatRows,     kFloatColumns,  float_tile,
-                                    kIntRows,        kIntColumns,    int16_pair_tile,
-                                    pack_int8_pairs, requantize_row, depthwise_plane};
+  static const MicroKernels kernels{
+      "avx2",      kFloatRows,      kFloatColumns,   float_tile,     kIntRows,
+      kIntColumns, int16_pair_tile, pack_int8_pairs, requantize_row, depthwise_plane};
   return kernels;
 }
 

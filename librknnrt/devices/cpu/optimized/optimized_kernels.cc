@@ -74,8 +74,8 @@ std::unique_ptr<CpuKernel> make_conv2d_int8_kernel(
       [has_bias](const dispatch::Conv2DInt8& kernel, const void* const* inputs,
                  void* const* outputs, ThreadPool& pool) {
         kernel.run(typed<int8_t>(inputs[0]), typed<int8_t>(inputs[1]),
-                   has_bias ? typed<int32_t>(inputs[2]) : nullptr,
-                   static_cast<int8_t*>(outputs[0]), pool);
+                   has_bias ? typed<int32_t>(inputs[2]) : nullptr, static_cast<int8_t*>(outputs[0]),
+                   pool);
       });
 }
 

@@ -20,9 +20,9 @@
 namespace orknn::devices::cpu::optimized {
 
 // Conv (not ConvTranspose): inputs X, W, optional B.
-std::unique_ptr<CpuKernel> make_conv2d_kernel(const KernelBuildContext& context,
-                                              const kernels::reference::Conv2DShape& shape,
-                                              const kernels::reference::FusedActivation& activation);
+std::unique_ptr<CpuKernel> make_conv2d_kernel(
+    const KernelBuildContext& context, const kernels::reference::Conv2DShape& shape,
+    const kernels::reference::FusedActivation& activation);
 std::unique_ptr<CpuKernel> make_conv2d_int8_kernel(
     const KernelBuildContext& context, const kernels::reference::Conv2DShape& shape,
     const kernels::reference::Int8Requantization& requantization);
