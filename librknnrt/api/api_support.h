@@ -41,8 +41,7 @@ int call_on_context(const char* function, rknn_context context, Body&& body) {
     std::shared_ptr<ContextState> state = ContextRegistry::instance().find(context);
     if (!state) {
       return make_error(StatusCode::kInvalidContext, "invalid context 0x", std::hex,
-                        static_cast<uint64_t>(context),
-                        " (never created, or already destroyed)");
+                        static_cast<uint64_t>(context), " (never created, or already destroyed)");
     }
     std::lock_guard<std::mutex> lock(state->mutex);
     return body(*state);

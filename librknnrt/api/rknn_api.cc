@@ -8,12 +8,12 @@
 #include "graph/graph_from_model.h"
 #include "model/model_file.h"
 
-using orknn::Result;
-using orknn::Status;
-using orknn::StatusCode;
 using orknn::invalid_argument;
 using orknn::make_error;
 using orknn::ok_status;
+using orknn::Result;
+using orknn::Status;
+using orknn::StatusCode;
 using orknn::api::call_api;
 using orknn::api::call_on_context;
 using orknn::api::ContextRegistry;
@@ -47,8 +47,8 @@ Result<std::vector<uint8_t>> load_model_bytes(const void* model, uint32_t size,
 
 void log_model_information(const orknn::graph::Graph& graph) {
   const auto& metadata = graph.metadata;
-  orknn::log_info("RKNN Runtime Information, librknnrt version: ",
-                  orknn::api::runtime_version(), " ", orknn::api::project_version());
+  orknn::log_info("RKNN Runtime Information, librknnrt version: ", orknn::api::runtime_version(),
+                  " ", orknn::api::project_version());
   orknn::log_info("RKNN Driver Information, version: ", orknn::api::driver_version());
   orknn::log_info("RKNN Model Information, version: ", metadata.format_version,
                   ", toolkit version: ", metadata.producer_name, " ", metadata.producer_version,
@@ -58,9 +58,9 @@ void log_model_information(const orknn::graph::Graph& graph) {
                   graph.dynamic_shape_sets.empty() ? "static_shape" : "dynamic_shape");
 }
 
-constexpr uint32_t kFlagsNeedingZeroCopy =
-    RKNN_FLAG_MODEL_BUFFER_ZERO_COPY | RKNN_FLAG_MEM_ALLOC_OUTSIDE |
-    RKNN_FLAG_INTERNAL_ALLOC_OUTSIDE;
+constexpr uint32_t kFlagsNeedingZeroCopy = RKNN_FLAG_MODEL_BUFFER_ZERO_COPY |
+                                           RKNN_FLAG_MEM_ALLOC_OUTSIDE |
+                                           RKNN_FLAG_INTERNAL_ALLOC_OUTSIDE;
 
 }  // namespace
 
@@ -156,9 +156,13 @@ int rknn_inputs_set(rknn_context context, uint32_t n_inputs, rknn_input inputs[]
       format.pass_through = input.pass_through != 0;
       if (!format.pass_through) {
         auto type = orknn::api::data_type_from_rknn(orknn::api::enum_value(input.type));
-        if (!type.ok()) return make_error(StatusCode::kInvalidInput, "inputs[", i, "]: ", type.status().message());
+        if (!type.ok())
+          return make_error(StatusCode::kInvalidInput, "inputs[", i,
+                            "]: ", type.status().message());
         auto layout = orknn::api::layout_from_rknn(orknn::api::enum_value(input.fmt));
-        if (!layout.ok()) return make_error(StatusCode::kInvalidInput, "inputs[", i, "]: ", layout.status().message());
+        if (!layout.ok())
+          return make_error(StatusCode::kInvalidInput, "inputs[", i,
+                            "]: ", layout.status().message());
         format.type = type.value();
         format.layout = layout.value();
       }
@@ -191,8 +195,8 @@ int rknn_outputs_get(rknn_context context, uint32_t n_outputs, rknn_output outpu
     if (n_outputs == 0) return invalid_argument("n_outputs is 0");
     orknn::exec::Session& session = *state.session;
     if (n_outputs != session.output_count()) {
-      orknn::log_warning("rknn_outputs_get: param output num(", n_outputs,
-                         ") != model output num(", session.output_count(), ")");
+      orknn::log_warning("rknn_outputs_get: param output num(", n_outputs, ") != model output num(",
+                         session.output_count(), ")");
     }
     // Validate everything before allocating so a failure leaves nothing behind.
     for (uint32_t i = 0; i < n_outputs; ++i) {

@@ -5,11 +5,11 @@
 #include "api/api_support.h"
 #include "api/version.h"
 
-using orknn::Status;
-using orknn::StatusCode;
 using orknn::invalid_argument;
 using orknn::make_error;
 using orknn::ok_status;
+using orknn::Status;
+using orknn::StatusCode;
 using orknn::api::ContextState;
 using orknn::exec::AttributeView;
 using orknn::exec::Session;
@@ -35,7 +35,8 @@ void fill_attribute(const TensorDescription& description, rknn_tensor_attr* attr
   std::memset(attr, 0, sizeof(*attr));
   attr->index = index;
   attr->n_dims = static_cast<uint32_t>(std::min<size_t>(description.dims.size(), RKNN_MAX_DIMS));
-  for (uint32_t i = 0; i < attr->n_dims; ++i) attr->dims[i] = static_cast<uint32_t>(description.dims[i]);
+  for (uint32_t i = 0; i < attr->n_dims; ++i)
+    attr->dims[i] = static_cast<uint32_t>(description.dims[i]);
   copy_string(attr->name, sizeof(attr->name), description.name);
   attr->n_elems = static_cast<uint32_t>(description.elements);
   attr->size = static_cast<uint32_t>(description.bytes);
@@ -49,8 +50,8 @@ void fill_attribute(const TensorDescription& description, rknn_tensor_attr* attr
 }
 
 // INPUT_ATTR, OUTPUT_ATTR and their NATIVE / CURRENT variants.
-Status query_tensor_attribute(const Session& session, bool is_input, AttributeView view,
-                              void* info, uint32_t size) {
+Status query_tensor_attribute(const Session& session, bool is_input, AttributeView view, void* info,
+                              uint32_t size) {
   ORKNN_RETURN_IF_ERROR(require_size(size, sizeof(rknn_tensor_attr), "rknn_tensor_attr"));
   auto* attr = static_cast<rknn_tensor_attr*>(info);
   const size_t count = is_input ? session.input_count() : session.output_count();
@@ -68,8 +69,8 @@ Status query_dynamic_range(const Session& session, void* info, uint32_t size) {
   ORKNN_RETURN_IF_ERROR(require_size(size, sizeof(rknn_input_range), "rknn_input_range"));
   auto* range = static_cast<rknn_input_range*>(info);
   if (range->index >= session.input_count()) {
-    return invalid_argument("range->index(", range->index, ") >= input_num(",
-                            session.input_count(), ")");
+    return invalid_argument("range->index(", range->index, ") >= input_num(", session.input_count(),
+                            ")");
   }
   if (!session.is_dynamic()) {
     return make_error(StatusCode::kInvalidModel,
@@ -83,7 +84,8 @@ Status query_dynamic_range(const Session& session, void* info, uint32_t size) {
   range->index = index;
   range->fmt = orknn::api::layout_to_rknn(description.layout);
   copy_string(range->name, sizeof(range->name), description.name);
-  range->shape_number = static_cast<uint32_t>(std::min<size_t>(sets.size(), RKNN_MAX_DYNAMIC_SHAPE_NUM));
+  range->shape_number =
+      static_cast<uint32_t>(std::min<size_t>(sets.size(), RKNN_MAX_DYNAMIC_SHAPE_NUM));
   for (uint32_t s = 0; s < range->shape_number; ++s) {
     const orknn::graph::Shape& shape = sets[s][index];
     range->n_dims = static_cast<uint32_t>(std::min<size_t>(shape.size(), RKNN_MAX_DIMS));
@@ -100,7 +102,8 @@ Status query(ContextState& state, int32_t command, void* info, uint32_t size) {
   const Session& session = *state.session;
   switch (command) {
     case RKNN_QUERY_IN_OUT_NUM: {
-      ORKNN_RETURN_IF_ERROR(require_size(size, sizeof(rknn_input_output_num), "rknn_input_output_num"));
+      ORKNN_RETURN_IF_ERROR(
+          require_size(size, sizeof(rknn_input_output_num), "rknn_input_output_num"));
       auto* numbers = static_cast<rknn_input_output_num*>(info);
       numbers->n_input = static_cast<uint32_t>(session.input_count());
       numbers->n_output = static_cast<uint32_t>(session.output_count());
@@ -138,7 +141,8 @@ Status query(ContextState& state, int32_t command, void* info, uint32_t size) {
     case RKNN_QUERY_SDK_VERSION: {
       ORKNN_RETURN_IF_ERROR(require_size(size, sizeof(rknn_sdk_version), "rknn_sdk_version"));
       auto* version = static_cast<rknn_sdk_version*>(info);
-      copy_string(version->api_version, sizeof(version->api_version), orknn::api::runtime_version());
+      copy_string(version->api_version, sizeof(version->api_version),
+                  orknn::api::runtime_version());
       copy_string(version->drv_version, sizeof(version->drv_version), orknn::api::driver_version());
       return ok_status();
     }
@@ -165,8 +169,7 @@ Status query(ContextState& state, int32_t command, void* info, uint32_t size) {
     case RKNN_QUERY_INPUT_DYNAMIC_RANGE:
       return query_dynamic_range(session, info, size);
     default:
-      return invalid_argument("cmd = ", command, " is not in [0, ",
-                              RKNN_QUERY_CMD_MAX - 1, "]");
+      return invalid_argument("cmd = ", command, " is not in [0, ", RKNN_QUERY_CMD_MAX - 1, "]");
   }
 }
 

@@ -6,9 +6,9 @@
 #include "rknn_custom_op.h"
 #include "rknn_matmul_api.h"
 
+using orknn::invalid_argument;
 using orknn::Status;
 using orknn::StatusCode;
-using orknn::invalid_argument;
 using orknn::api::call_api;
 using orknn::api::call_on_context;
 using orknn::api::ContextState;
@@ -145,7 +145,8 @@ int rknn_mem_sync(rknn_context context, rknn_tensor_mem* mem, rknn_mem_sync_mode
 
 int rknn_matmul_create(rknn_matmul_ctx* ctx, rknn_matmul_info* info, rknn_matmul_io_attr* io_attr) {
   return call_api("rknn_matmul_create", [&]() -> Status {
-    if (!ctx || !info || !io_attr) return invalid_argument("ctx, info and io_attr must not be NULL");
+    if (!ctx || !info || !io_attr)
+      return invalid_argument("ctx, info and io_attr must not be NULL");
     return not_in_this_build(kMatmul);
   });
 }
@@ -163,14 +164,15 @@ int rknn_matmul_create_dynamic_shape(rknn_matmul_ctx* ctx, rknn_matmul_info* inf
 }
 
 // Every other matmul call needs a matmul context, and none can exist in this build.
-#define ORKNN_MATMUL_CONTEXT_CALL(function, ctx)                                        \
-  call_api(function, [&]() -> Status {                                                  \
-    return orknn::make_error(StatusCode::kInvalidContext, "invalid matmul context 0x",  \
-                             std::hex, static_cast<uint64_t>(ctx), " (", kMatmul,       \
-                             " is not available in this build)");                       \
+#define ORKNN_MATMUL_CONTEXT_CALL(function, ctx)                                                 \
+  call_api(function, [&]() -> Status {                                                           \
+    return orknn::make_error(StatusCode::kInvalidContext, "invalid matmul context 0x", std::hex, \
+                             static_cast<uint64_t>(ctx), " (", kMatmul,                          \
+                             " is not available in this build)");                                \
   })
 
-int rknn_matmul_set_io_mem(rknn_matmul_ctx ctx, rknn_tensor_mem* mem, rknn_matmul_tensor_attr* attr) {
+int rknn_matmul_set_io_mem(rknn_matmul_ctx ctx, rknn_tensor_mem* mem,
+                           rknn_matmul_tensor_attr* attr) {
   return ORKNN_MATMUL_CONTEXT_CALL("rknn_matmul_set_io_mem", ctx);
 }
 int rknn_matmul_set_core_mask(rknn_matmul_ctx context, rknn_core_mask core_mask) {
@@ -185,7 +187,9 @@ int rknn_matmul_get_quant_params(rknn_matmul_ctx ctx, rknn_quant_params* params,
 int rknn_matmul_set_dynamic_shape(rknn_matmul_ctx ctx, rknn_matmul_shape* shape) {
   return ORKNN_MATMUL_CONTEXT_CALL("rknn_matmul_set_dynamic_shape", ctx);
 }
-int rknn_matmul_run(rknn_matmul_ctx ctx) { return ORKNN_MATMUL_CONTEXT_CALL("rknn_matmul_run", ctx); }
+int rknn_matmul_run(rknn_matmul_ctx ctx) {
+  return ORKNN_MATMUL_CONTEXT_CALL("rknn_matmul_run", ctx);
+}
 int rknn_matmul_destroy(rknn_matmul_ctx ctx) {
   return ORKNN_MATMUL_CONTEXT_CALL("rknn_matmul_destroy", ctx);
 }
@@ -193,7 +197,8 @@ int rknn_matmul_destroy(rknn_matmul_ctx ctx) {
 int rknn_B_normal_layout_to_native_layout(void* B_input, void* B_output, int K, int N,
                                           rknn_matmul_info* info) {
   return call_api("rknn_B_normal_layout_to_native_layout", [&]() -> Status {
-    if (!B_input || !B_output || !info) return invalid_argument("B_input, B_output and info must not be NULL");
+    if (!B_input || !B_output || !info)
+      return invalid_argument("B_input, B_output and info must not be NULL");
     if (K <= 0 || N <= 0) return invalid_argument("K ", K, " and N ", N, " must be positive");
     return not_in_this_build(kMatmul);
   });

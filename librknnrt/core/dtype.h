@@ -27,14 +27,22 @@ constexpr int kDataTypeCount = 8;
 
 constexpr size_t element_size(DataType type) {
   switch (type) {
-    case DataType::kFloat32: return 4;
-    case DataType::kFloat16: return 2;
-    case DataType::kInt8: return 1;
-    case DataType::kUInt8: return 1;
-    case DataType::kInt16: return 2;
-    case DataType::kInt32: return 4;
-    case DataType::kInt64: return 8;
-    case DataType::kBool: return 1;
+    case DataType::kFloat32:
+      return 4;
+    case DataType::kFloat16:
+      return 2;
+    case DataType::kInt8:
+      return 1;
+    case DataType::kUInt8:
+      return 1;
+    case DataType::kInt16:
+      return 2;
+    case DataType::kInt32:
+      return 4;
+    case DataType::kInt64:
+      return 8;
+    case DataType::kBool:
+      return 1;
   }
   return 0;
 }
@@ -92,7 +100,9 @@ inline float half_to_float(Float16Bits half) {
 
 // --- Affine quantization: real = (q - zero_point) * scale ------------------------------------
 
-inline int32_t round_half_to_even(float value) { return static_cast<int32_t>(std::nearbyint(value)); }
+inline int32_t round_half_to_even(float value) {
+  return static_cast<int32_t>(std::nearbyint(value));
+}
 
 inline int8_t saturate_int8(int32_t value) {
   return static_cast<int8_t>(value < -128 ? -128 : (value > 127 ? 127 : value));

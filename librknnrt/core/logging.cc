@@ -23,11 +23,15 @@ int read_level_from_environment() {
 
 char level_letter(LogLevel level) {
   switch (level) {
-    case LogLevel::kError: return 'E';
-    case LogLevel::kWarning: return 'W';
-    case LogLevel::kInfo: return 'I';
+    case LogLevel::kError:
+      return 'E';
+    case LogLevel::kWarning:
+      return 'W';
+    case LogLevel::kInfo:
+      return 'I';
     case LogLevel::kDebug:
-    case LogLevel::kVerbose: return 'D';
+    case LogLevel::kVerbose:
+      return 'D';
   }
   return '?';
 }
@@ -39,7 +43,9 @@ int log_level() {
   return level;
 }
 
-bool log_enabled(LogLevel level) { return static_cast<int>(level) <= log_level(); }
+bool log_enabled(LogLevel level) {
+  return static_cast<int>(level) <= log_level();
+}
 
 void log_line(LogLevel level, std::string_view message) {
   timeval now{};

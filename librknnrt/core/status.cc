@@ -4,19 +4,32 @@ namespace orknn {
 
 const char* status_code_name(StatusCode code) {
   switch (code) {
-    case StatusCode::kOk: return "ok";
-    case StatusCode::kFailed: return "failed";
-    case StatusCode::kTimeout: return "timeout";
-    case StatusCode::kDeviceUnavailable: return "device unavailable";
-    case StatusCode::kOutOfMemory: return "out of memory";
-    case StatusCode::kInvalidArgument: return "invalid argument";
-    case StatusCode::kInvalidModel: return "invalid model";
-    case StatusCode::kInvalidContext: return "invalid context";
-    case StatusCode::kInvalidInput: return "invalid input";
-    case StatusCode::kInvalidOutput: return "invalid output";
-    case StatusCode::kDeviceMismatch: return "device mismatch";
-    case StatusCode::kPlatformMismatch: return "target platform mismatch";
-    case StatusCode::kUnimplemented: return "unimplemented";
+    case StatusCode::kOk:
+      return "ok";
+    case StatusCode::kFailed:
+      return "failed";
+    case StatusCode::kTimeout:
+      return "timeout";
+    case StatusCode::kDeviceUnavailable:
+      return "device unavailable";
+    case StatusCode::kOutOfMemory:
+      return "out of memory";
+    case StatusCode::kInvalidArgument:
+      return "invalid argument";
+    case StatusCode::kInvalidModel:
+      return "invalid model";
+    case StatusCode::kInvalidContext:
+      return "invalid context";
+    case StatusCode::kInvalidInput:
+      return "invalid input";
+    case StatusCode::kInvalidOutput:
+      return "invalid output";
+    case StatusCode::kDeviceMismatch:
+      return "device mismatch";
+    case StatusCode::kPlatformMismatch:
+      return "target platform mismatch";
+    case StatusCode::kUnimplemented:
+      return "unimplemented";
   }
   return "unknown";
 }

@@ -67,7 +67,9 @@ class [[nodiscard]] Status {
   std::unique_ptr<State> state_;
 };
 
-inline Status ok_status() { return Status(); }
+inline Status ok_status() {
+  return Status();
+}
 
 template <typename... Parts>
 Status make_error(StatusCode code, const Parts&... parts) {
@@ -94,7 +96,7 @@ Status internal_failure(const Parts&... parts) {
 template <typename T>
 class [[nodiscard]] Result {
  public:
-  Result(T value) : storage_(std::move(value)) {}  // NOLINT: implicit by design
+  Result(T value) : storage_(std::move(value)) {}        // NOLINT: implicit by design
   Result(Status status) : storage_(std::move(status)) {  // NOLINT: implicit by design
     if (std::get<Status>(storage_).ok()) {
       storage_ = Status(StatusCode::kFailed, "Result constructed from a success Status");
@@ -125,16 +127,16 @@ class [[nodiscard]] Result {
 #define ORKNN_CONCAT(a, b) ORKNN_CONCAT_INNER(a, b)
 
 // Returns the Status from the enclosing function if `expr` failed.
-#define ORKNN_RETURN_IF_ERROR(expr)                 \
-  do {                                              \
-    ::orknn::Status orknn_status_ = (expr);         \
-    if (!orknn_status_.ok()) return orknn_status_;  \
+#define ORKNN_RETURN_IF_ERROR(expr)                \
+  do {                                             \
+    ::orknn::Status orknn_status_ = (expr);        \
+    if (!orknn_status_.ok()) return orknn_status_; \
   } while (0)
 
 // Same, adding a context prefix to the message on the way out.
-#define ORKNN_RETURN_IF_ERROR_WITH(expr, context)                           \
-  do {                                                                      \
-    ::orknn::Status orknn_status_ = (expr);                                 \
+#define ORKNN_RETURN_IF_ERROR_WITH(expr, context)                                  \
+  do {                                                                             \
+    ::orknn::Status orknn_status_ = (expr);                                        \
     if (!orknn_status_.ok()) return std::move(orknn_status_).add_context(context); \
   } while (0)
 

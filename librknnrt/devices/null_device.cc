@@ -17,6 +17,8 @@ class NullDevice final : public Device {
 
 }  // namespace
 
-std::shared_ptr<Device> make_null_device() { return std::make_shared<NullDevice>(); }
+std::shared_ptr<Device> make_null_device() {
+  return std::make_shared<NullDevice>();
+}
 
 }  // namespace orknn::devices

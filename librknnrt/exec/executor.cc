@@ -71,7 +71,8 @@ Status Executor::allocate_and_bind() {
     if (!addresses[index]) addresses[index] = io_buffers_.back().data();
     return ok_status();
   };
-  for (const graph::GraphInput& input : graph.inputs) ORKNN_RETURN_IF_ERROR(add_io_buffer(input.tensor));
+  for (const graph::GraphInput& input : graph.inputs)
+    ORKNN_RETURN_IF_ERROR(add_io_buffer(input.tensor));
   for (int32_t output : graph.outputs) ORKNN_RETURN_IF_ERROR(add_io_buffer(output));
   for (size_t i = 0; i < graph.tensors.size(); ++i) {
     const graph::Tensor& tensor = graph.tensors[i];

@@ -42,7 +42,8 @@ MemoryPlan plan_memory(const graph::Graph& graph, const std::vector<graph::Shape
                          element_size(graph.tensors[i].data_type);
     // A tensor nobody reads still needs space while its producer writes it.
     const int last = std::max(last_reader[i], producer[i]);
-    intervals.push_back({static_cast<int32_t>(i), producer[i], last, align_up(bytes, kTensorAlignment)});
+    intervals.push_back(
+        {static_cast<int32_t>(i), producer[i], last, align_up(bytes, kTensorAlignment)});
   }
   // Largest first, then best fit into the gaps left by tensors already placed that are alive
   // at the same time: a simple heuristic that is close to optimal for chain-like CNNs.

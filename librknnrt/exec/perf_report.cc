@@ -21,9 +21,12 @@ std::string shape_in_parentheses(const graph::Shape& shape) {
 // The vendor table spells the float types out.
 const char* table_type_name(DataType type) {
   switch (type) {
-    case DataType::kFloat32: return "FLOAT32";
-    case DataType::kFloat16: return "FLOAT16";
-    default: return data_type_name(type);
+    case DataType::kFloat32:
+      return "FLOAT32";
+    case DataType::kFloat16:
+      return "FLOAT16";
+    default:
+      return data_type_name(type);
   }
 }
 
@@ -56,7 +59,9 @@ void append_table(std::string& out, const std::vector<Row>& rows) {
   }
 }
 
-const char kRule[] = "---------------------------------------------------------------------------------------------------\n";
+const char kRule[] =
+    "----------------------------------------------------------------------------------------------"
+    "-----\n";
 
 }  // namespace
 
@@ -69,8 +74,8 @@ std::string format_perf_report(const PerfReportInput& input) {
   };
 
   std::vector<Row> rows = {{"ID", "OpType", "DataType", "Target", "InputShape", "OutputShape",
-                            "Cycles(DDR/NPU/Total)", "Time(us)", "MacUsage(%)",
-                            "WorkLoad(0/1/2)", "RW(KB)", "FullName"}};
+                            "Cycles(DDR/NPU/Total)", "Time(us)", "MacUsage(%)", "WorkLoad(0/1/2)",
+                            "RW(KB)", "FullName"}};
   struct TypeTotals {
     int calls = 0;
     int64_t cpu = 0, gpu = 0, npu = 0;

@@ -6,10 +6,9 @@ namespace orknn::exec {
 namespace {
 
 constexpr PlatformInfo kPlatforms[] = {
-    {"rk3588", 3, 16, 8},  {"rk3576", 2, 16, 8},  {"rk3562", 1, 16, 8},
-    {"rk3566", 1, 8, 4},   {"rk3568", 1, 8, 4},   {"rv1103", 1, 16, 8},
-    {"rv1106", 1, 16, 8},  {"rv1103b", 1, 16, 8}, {"rv1106b", 1, 16, 8},
-    {"rk2118", 1, 16, 8},  {"rv1126b", 1, 16, 8},
+    {"rk3588", 3, 16, 8},  {"rk3576", 2, 16, 8}, {"rk3562", 1, 16, 8},  {"rk3566", 1, 8, 4},
+    {"rk3568", 1, 8, 4},   {"rv1103", 1, 16, 8}, {"rv1106", 1, 16, 8},  {"rv1103b", 1, 16, 8},
+    {"rv1106b", 1, 16, 8}, {"rk2118", 1, 16, 8}, {"rv1126b", 1, 16, 8},
 };
 
 bool equal_ignoring_case(std::string_view a, std::string_view b) {
@@ -38,6 +37,8 @@ std::string known_platform_names() {
   return names;
 }
 
-const PlatformInfo& default_platform() { return kPlatforms[0]; }
+const PlatformInfo& default_platform() {
+  return kPlatforms[0];
+}
 
 }  // namespace orknn::exec

@@ -10,7 +10,7 @@ namespace orknn::exec {
 struct PlatformInfo {
   const char* name;
   int npu_cores;
-  int c2_int8;   // C2 for 1-byte elements
+  int c2_int8;     // C2 for 1-byte elements
   int c2_float16;  // C2 for 2-byte elements
 };
 

@@ -35,16 +35,20 @@ using ElementReader = float (*)(const void*, size_t);
 
 ElementReader reader_for(DataType type) {
   switch (type) {
-    case DataType::kUInt8: return read_as_float<uint8_t>;
-    case DataType::kInt8: return read_as_float<int8_t>;
-    case DataType::kFloat32: return read_as_float<float>;
+    case DataType::kUInt8:
+      return read_as_float<uint8_t>;
+    case DataType::kInt8:
+      return read_as_float<int8_t>;
+    case DataType::kFloat32:
+      return read_as_float<float>;
     case DataType::kFloat16:
       return [](const void* data, size_t index) {
         Float16Bits half;
         std::memcpy(&half, static_cast<const uint8_t*>(data) + index * 2, 2);
         return half_to_float(half);
       };
-    default: return nullptr;
+    default:
+      return nullptr;
   }
 }
 
@@ -71,16 +75,20 @@ std::string describe_format(const graph::Shape& dims, DataType type) {
 
 const char* layout_name(Layout layout) {
   switch (layout) {
-    case Layout::kNCHW: return "NCHW";
-    case Layout::kNHWC: return "NHWC";
-    case Layout::kNC1HWC2: return "NC1HWC2";
-    case Layout::kUndefined: return "UNDEFINED";
+    case Layout::kNCHW:
+      return "NCHW";
+    case Layout::kNHWC:
+      return "NHWC";
+    case Layout::kNC1HWC2:
+      return "NC1HWC2";
+    case Layout::kUndefined:
+      return "UNDEFINED";
   }
   return "UNKNOW";
 }
 
 Result<std::unique_ptr<Session>> Session::create(std::shared_ptr<const graph::Graph> graph,
-                                                  const SessionOptions& options) {
+                                                 const SessionOptions& options) {
   std::unique_ptr<Session> session(new Session());
   session->graph_ = std::move(graph);
   session->options_ = options;
@@ -224,13 +232,11 @@ Status Session::set_input(size_t index, const void* data, uint64_t size,
     }
     const uint64_t required = elements * element_size(required_type);
     if (size < required) {
-      return make_error(StatusCode::kInvalidInput, "input ", index, ": size ", size,
-                        " < required ", required, " (",
-                        describe_format(description.dims, required_type), ")");
+      return make_error(StatusCode::kInvalidInput, "input ", index, ": size ", size, " < required ",
+                        required, " (", describe_format(description.dims, required_type), ")");
     }
-    const bool from_nhwc =
-        four_d && (format.pass_through ? description.layout == Layout::kNHWC
-                                       : format.layout == Layout::kNHWC);
+    const bool from_nhwc = four_d && (format.pass_through ? description.layout == Layout::kNHWC
+                                                          : format.layout == Layout::kNHWC);
     if (from_nhwc) {
       nhwc_to_nchw(static_cast<const uint8_t*>(data), destination, shape,
                    element_size(required_type));
@@ -249,13 +255,11 @@ Status Session::set_input(size_t index, const void* data, uint64_t size,
   }
   const uint64_t required = elements * element_size(format.type);
   if (size < required) {
-    const graph::Shape user_dims =
-        four_d && format.layout == Layout::kNHWC
-            ? graph::Shape{shape[0], shape[2], shape[3], shape[1]}
-            : shape;
-    return make_error(StatusCode::kInvalidInput, "input ", index, ": size ", size,
-                      " < required ", required, " (", describe_format(user_dims, format.type),
-                      ")");
+    const graph::Shape user_dims = four_d && format.layout == Layout::kNHWC
+                                       ? graph::Shape{shape[0], shape[2], shape[3], shape[1]}
+                                       : shape;
+    return make_error(StatusCode::kInvalidInput, "input ", index, ": size ", size, " < required ",
+                      required, " (", describe_format(user_dims, format.type), ")");
   }
 
   // Gather into NCHW float, normalise, then encode into the model's representation.
@@ -311,8 +315,8 @@ Status Session::get_output(size_t index, bool want_float, void* destination, uin
   const auto start = Clock::now();
   const uint64_t required = output_size(index, want_float);
   if (size < required) {
-    return make_error(StatusCode::kInvalidOutput, "output ", index, ": size ", size,
-                      " < required ", required);
+    return make_error(StatusCode::kInvalidOutput, "output ", index, ": size ", size, " < required ",
+                      required);
   }
   graph::Tensor tensor = graph_->tensor(graph_->outputs[index]);
   tensor.shape = current_shape(graph_->outputs[index]);
@@ -328,11 +332,21 @@ Status Session::get_output(size_t index, bool want_float, void* destination, uin
     const size_t count = static_cast<size_t>(tensor.elements());
     for (size_t i = 0; i < count; ++i) {
       switch (tensor.data_type) {
-        case DataType::kInt64: out[i] = read_as_float<int64_t>(source, i); break;
-        case DataType::kInt32: out[i] = read_as_float<int32_t>(source, i); break;
-        case DataType::kInt16: out[i] = read_as_float<int16_t>(source, i); break;
-        case DataType::kInt8: out[i] = read_as_float<int8_t>(source, i); break;
-        default: out[i] = read_as_float<uint8_t>(source, i); break;
+        case DataType::kInt64:
+          out[i] = read_as_float<int64_t>(source, i);
+          break;
+        case DataType::kInt32:
+          out[i] = read_as_float<int32_t>(source, i);
+          break;
+        case DataType::kInt16:
+          out[i] = read_as_float<int16_t>(source, i);
+          break;
+        case DataType::kInt8:
+          out[i] = read_as_float<int8_t>(source, i);
+          break;
+        default:
+          out[i] = read_as_float<uint8_t>(source, i);
+          break;
       }
     }
   }
@@ -366,14 +380,17 @@ std::string Session::performance_report() const {
   for (size_t i = 0; i < graph_->nodes.size(); ++i) {
     input.node_targets.push_back(executor_->node_target(i));
   }
-  const bool timed = options_.collect_performance || log_level() >= static_cast<int>(LogLevel::kVerbose);
+  const bool timed =
+      options_.collect_performance || log_level() >= static_cast<int>(LogLevel::kVerbose);
   if (timed) input.node_microseconds = profiler_.node_microseconds();
   input.input_microseconds = input_microseconds_;
   input.output_microseconds = output_microseconds_;
   std::string report = format_perf_report(input);
   if (!timed) {
-    report = "Per-layer times are measured only when the context is created with "
-             "RKNN_FLAG_COLLECT_PERF_MASK; they show as 0.\n" + report;
+    report =
+        "Per-layer times are measured only when the context is created with "
+        "RKNN_FLAG_COLLECT_PERF_MASK; they show as 0.\n" +
+        report;
   } else if (!has_run_) {
     report = "No run yet: call rknn_run first.\n" + report;
   }

@@ -21,11 +21,16 @@ namespace {
 
 const char* attribute_kind_name(Attribute::Kind kind) {
   switch (kind) {
-    case Attribute::Kind::kInt: return "int";
-    case Attribute::Kind::kFloat: return "float";
-    case Attribute::Kind::kString: return "string";
-    case Attribute::Kind::kInts: return "ints";
-    case Attribute::Kind::kFloats: return "floats";
+    case Attribute::Kind::kInt:
+      return "int";
+    case Attribute::Kind::kFloat:
+      return "float";
+    case Attribute::Kind::kString:
+      return "string";
+    case Attribute::Kind::kInts:
+      return "ints";
+    case Attribute::Kind::kFloats:
+      return "floats";
   }
   return "?";
 }
@@ -78,7 +83,9 @@ Result<std::vector<float>> Node::floats_attribute(const std::string& key,
   return attribute ? attribute->floats : fallback;
 }
 
-std::string Node::describe() const { return str_cat(op_type, " '", name, "'"); }
+std::string Node::describe() const {
+  return str_cat(op_type, " '", name, "'");
+}
 
 size_t Graph::weight_bytes() const {
   size_t total = 0;

@@ -23,9 +23,9 @@ int64_t element_count(const Shape& shape);
 std::string shape_to_string(const Shape& shape);  // "1x3x224x224"
 
 struct Quantization {
-  std::vector<float> scales;        // empty: not quantized
+  std::vector<float> scales;         // empty: not quantized
   std::vector<int32_t> zero_points;  // same length as scales
-  int32_t axis = 0;                 // meaningful when there is more than one scale
+  int32_t axis = 0;                  // meaningful when there is more than one scale
 
   bool is_quantized() const { return !scales.empty(); }
   bool is_per_channel() const { return scales.size() > 1; }

@@ -73,8 +73,7 @@ Result<std::shared_ptr<const Graph>> graph_from_model(
     node.outputs.assign(node_source.outputs().begin(), node_source.outputs().end());
     for (const model::proto::Attribute& attribute : node_source.attributes()) {
       if (!node.attributes.emplace(attribute.name(), convert_attribute(attribute)).second) {
-        return invalid_model(node.describe(), ": attribute '", attribute.name(),
-                             "' appears twice");
+        return invalid_model(node.describe(), ": attribute '", attribute.name(), "' appears twice");
       }
     }
     graph->nodes.push_back(std::move(node));

@@ -61,13 +61,15 @@ const OpSchema* find_op_schema(std::string_view op_type);
 const std::vector<OpSchema>& all_op_schemas();
 
 // Per-family lists, concatenated by op_registry.cc. Each lives in graph/ops/<family>.cc.
-std::vector<OpSchema> convolution_op_schemas();   // Conv, ConvTranspose, Gemm, MatMul
-std::vector<OpSchema> pooling_op_schemas();       // MaxPool, AveragePool, Global*Pool
-std::vector<OpSchema> elementwise_op_schemas();   // binary arithmetic and unary activations
-std::vector<OpSchema> normalization_op_schemas(); // BatchNormalization, InstanceNormalization, LayerNormalization, Softmax
-std::vector<OpSchema> reduction_op_schemas();     // ReduceMean/Sum/Max, ArgMax
-std::vector<OpSchema> data_movement_op_schemas(); // Concat, Split, Slice, Reshape, Flatten, Transpose, Squeeze, Unsqueeze, Pad, Cast
-std::vector<OpSchema> resize_op_schemas();        // Resize
+std::vector<OpSchema> convolution_op_schemas();    // Conv, ConvTranspose, Gemm, MatMul
+std::vector<OpSchema> pooling_op_schemas();        // MaxPool, AveragePool, Global*Pool
+std::vector<OpSchema> elementwise_op_schemas();    // binary arithmetic and unary activations
+std::vector<OpSchema> normalization_op_schemas();  // BatchNormalization, InstanceNormalization,
+                                                   // LayerNormalization, Softmax
+std::vector<OpSchema> reduction_op_schemas();      // ReduceMean/Sum/Max, ArgMax
+std::vector<OpSchema> data_movement_op_schemas();  // Concat, Split, Slice, Reshape, Flatten,
+                                                   // Transpose, Squeeze, Unsqueeze, Pad, Cast
+std::vector<OpSchema> resize_op_schemas();         // Resize
 
 // Shape helpers shared by the families.
 // Normalizes a possibly negative axis against rank; fails when out of [-rank, rank).

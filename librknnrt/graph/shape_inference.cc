@@ -27,7 +27,8 @@ Status infer_shapes(const Graph& graph, const std::vector<Shape>& input_shapes,
   std::vector<Shape> node_outputs;
   for (const Node& node : graph.nodes) {
     const OpSchema* schema = find_op_schema(node.op_type);
-    if (!schema) return invalid_model(node.describe(), ": unsupported op type '", node.op_type, "'");
+    if (!schema)
+      return invalid_model(node.describe(), ": unsupported op type '", node.op_type, "'");
     ShapeInferenceContext context(graph, node, shapes);
     node_outputs.clear();
     ORKNN_RETURN_IF_ERROR(schema->infer_shapes(context, &node_outputs));
@@ -37,7 +38,8 @@ Status infer_shapes(const Graph& graph, const std::vector<Shape>& input_shapes,
     }
     for (size_t i = 0; i < node_outputs.size(); ++i) {
       for (int64_t dim : node_outputs[i]) {
-        if (dim < 0) return invalid_model(node.describe(), ": output ", i, " has a negative dimension");
+        if (dim < 0)
+          return invalid_model(node.describe(), ": output ", i, " has a negative dimension");
       }
       shapes[static_cast<size_t>(node.outputs[i])] = std::move(node_outputs[i]);
     }

@@ -8,7 +8,8 @@
 namespace orknn::graph {
 
 // True when the tensor's values are real numbers stored in a non-float32 form (float16, or an
-// integer type with quantization parameters, such as int8 activations or int32 biases), i.e. when it converts to and from float32.
+// integer type with quantization parameters, such as int8 activations or int32 biases), i.e. when
+// it converts to and from float32.
 bool is_encoded_real(const Tensor& tensor);
 // True for real-valued tensors in any form (float32 included).
 bool is_real_valued(const Tensor& tensor);

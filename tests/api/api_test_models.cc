@@ -56,7 +56,7 @@ std::vector<uint8_t> build_affine_model(const AffineModelOptions& options) {
   ModelBuilder builder;
   const DataType type = options.precision == Precision::kFloat32   ? DataType::kFloat32
                         : options.precision == Precision::kFloat16 ? DataType::kFloat16
-                                                                    : DataType::kInt8;
+                                                                   : DataType::kInt8;
   const bool int8 = options.precision == Precision::kInt8;
   const Quantization input_q = int8 ? Quantization{{1.0f / 16}, {0}, 0} : Quantization{};
   const Quantization output_q = int8 ? Quantization{{1.0f / 8}, {-8}, 0} : Quantization{};
@@ -120,7 +120,8 @@ std::string write_temporary_file(const std::vector<uint8_t>& bytes, const std::s
   std::string name = std::string(path) + "-" + tag + ".rknn";
   std::rename(path, name.c_str());
   std::ofstream out(name, std::ios::binary);
-  out.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+  out.write(reinterpret_cast<const char*>(bytes.data()),
+            static_cast<std::streamsize>(bytes.size()));
   return name;
 }
 

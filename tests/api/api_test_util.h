@@ -22,8 +22,8 @@ namespace orknn::api_testing {
 // rknn_init from a byte buffer; fails the test unless it returns RKNN_SUCC.
 inline rknn_context init_or_fail(std::vector<uint8_t> bytes, uint32_t flags = 0) {
   rknn_context context = 0;
-  const int status = rknn_init(&context, bytes.data(), static_cast<uint32_t>(bytes.size()), flags,
-                               nullptr);
+  const int status =
+      rknn_init(&context, bytes.data(), static_cast<uint32_t>(bytes.size()), flags, nullptr);
   if (status != RKNN_SUCC) fail_msg("rknn_init returned %d", status);
   return context;
 }
@@ -67,11 +67,14 @@ inline std::vector<float> get_float_output(rknn_context context, uint32_t index,
 
 inline void expect_near_all(const std::vector<float>& actual, const std::vector<float>& expected,
                             double tolerance) {
-  if (actual.size() != expected.size()) fail_msg("%zu values, expected %zu", actual.size(), expected.size());
+  if (actual.size() != expected.size())
+    fail_msg("%zu values, expected %zu", actual.size(), expected.size());
   for (size_t i = 0; i < actual.size(); ++i) {
-    const double error = actual[i] > expected[i] ? actual[i] - expected[i] : expected[i] - actual[i];
+    const double error =
+        actual[i] > expected[i] ? actual[i] - expected[i] : expected[i] - actual[i];
     if (!(error <= tolerance)) {
-      fail_msg("value %zu: %.6f, expected %.6f (tolerance %.4f)", i, actual[i], expected[i], tolerance);
+      fail_msg("value %zu: %.6f, expected %.6f (tolerance %.4f)", i, actual[i], expected[i],
+               tolerance);
     }
   }
 }
@@ -79,9 +82,12 @@ inline void expect_near_all(const std::vector<float>& actual, const std::vector<
 // Error tolerance of the affine model's outputs per precision.
 inline double affine_tolerance(Precision precision) {
   switch (precision) {
-    case Precision::kFloat32: return 1e-5;
-    case Precision::kFloat16: return 2e-2;
-    case Precision::kInt8: return 0.25;  // input step 1/16 x scale 3, plus output step 1/8
+    case Precision::kFloat32:
+      return 1e-5;
+    case Precision::kFloat16:
+      return 2e-2;
+    case Precision::kInt8:
+      return 0.25;  // input step 1/16 x scale 3, plus output step 1/8
   }
   return 0;
 }

@@ -40,7 +40,8 @@ void test_every_truncation_is_refused(void**) {
     std::vector<uint8_t> bytes(original.begin(), original.begin() + length);
     const int status = init_status(bytes);
     if (status != RKNN_ERR_MODEL_INVALID) {
-      fail_msg("truncated to %zu of %zu bytes: rknn_init returned %d", length, original.size(), status);
+      fail_msg("truncated to %zu of %zu bytes: rknn_init returned %d", length, original.size(),
+               status);
     }
   }
 }

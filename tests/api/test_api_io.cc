@@ -4,8 +4,8 @@
 #include <cmath>
 #include <vector>
 
-#include "core/dtype.h"
 #include "api/api_test_util.h"
+#include "core/dtype.h"
 
 using namespace orknn::api_testing;
 
@@ -36,8 +36,12 @@ std::vector<uint8_t> encode(const std::vector<float>& values, rknn_tensor_type t
   std::vector<uint8_t> bytes;
   for (float value : values) {
     switch (type) {
-      case RKNN_TENSOR_UINT8: bytes.push_back(static_cast<uint8_t>(value)); break;
-      case RKNN_TENSOR_INT8: bytes.push_back(static_cast<uint8_t>(static_cast<int8_t>(value))); break;
+      case RKNN_TENSOR_UINT8:
+        bytes.push_back(static_cast<uint8_t>(value));
+        break;
+      case RKNN_TENSOR_INT8:
+        bytes.push_back(static_cast<uint8_t>(static_cast<int8_t>(value)));
+        break;
       case RKNN_TENSOR_FLOAT16: {
         const orknn::Float16Bits half = orknn::float_to_half(value);
         bytes.push_back(static_cast<uint8_t>(half & 0xff));
@@ -69,9 +73,11 @@ void test_every_user_type_and_layout(void**) {
     for (rknn_tensor_type type :
          {RKNN_TENSOR_UINT8, RKNN_TENSOR_INT8, RKNN_TENSOR_FLOAT16, RKNN_TENSOR_FLOAT32}) {
       for (rknn_tensor_format format : {RKNN_TENSOR_NHWC, RKNN_TENSOR_NCHW}) {
-        std::vector<uint8_t> bytes = encode(format == RKNN_TENSOR_NHWC ? kImage : nhwc_to_nchw(kImage), type);
-        run_and_check(context, make_input(0, bytes.data(), static_cast<uint32_t>(bytes.size()), type, format),
-                      expected, affine_tolerance(precision));
+        std::vector<uint8_t> bytes =
+            encode(format == RKNN_TENSOR_NHWC ? kImage : nhwc_to_nchw(kImage), type);
+        run_and_check(
+            context, make_input(0, bytes.data(), static_cast<uint32_t>(bytes.size()), type, format),
+            expected, affine_tolerance(precision));
       }
     }
     rknn_destroy(context);
@@ -102,7 +108,8 @@ void test_pass_through_takes_native_values(void**) {
     if (precision == Precision::kFloat32) bytes = encode(normalised, RKNN_TENSOR_FLOAT32);
     if (precision == Precision::kFloat16) bytes = encode(normalised, RKNN_TENSOR_FLOAT16);
     if (precision == Precision::kInt8) {
-      for (float value : normalised) bytes.push_back(static_cast<uint8_t>(orknn::quantize_int8(value, 1.0f / 16, 0)));
+      for (float value : normalised)
+        bytes.push_back(static_cast<uint8_t>(orknn::quantize_int8(value, 1.0f / 16, 0)));
     }
     // type and fmt are ignored in pass-through mode.
     rknn_input input = make_input(0, bytes.data(), static_cast<uint32_t>(bytes.size()),
@@ -128,7 +135,9 @@ void test_outputs_in_model_type(void**) {
     outputs[0].index = 0;
     outputs[1].index = 1;
     assert_int_equal(rknn_outputs_get(context, 2, outputs, nullptr), RKNN_SUCC);
-    const uint32_t element_bytes = precision == Precision::kFloat32 ? 4 : precision == Precision::kFloat16 ? 2 : 1;
+    const uint32_t element_bytes = precision == Precision::kFloat32   ? 4
+                                   : precision == Precision::kFloat16 ? 2
+                                                                      : 1;
     for (const rknn_output& output : outputs) {
       assert_non_null(output.buf);
       assert_int_equal(output.size, 12 * element_bytes);
@@ -160,7 +169,8 @@ void test_unreleased_outputs_are_freed_by_destroy(void**) {
   rknn_output output;
   std::memset(&output, 0, sizeof(output));
   output.want_float = 1;
-  for (int i = 0; i < 3; ++i) assert_int_equal(rknn_outputs_get(context, 1, &output, nullptr), RKNN_SUCC);
+  for (int i = 0; i < 3; ++i)
+    assert_int_equal(rknn_outputs_get(context, 1, &output, nullptr), RKNN_SUCC);
   // LeakSanitizer would report these if rknn_destroy did not free them.
   assert_int_equal(rknn_destroy(context), RKNN_SUCC);
 }

@@ -1,8 +1,8 @@
 // rknn_init / rknn_dup_context / rknn_destroy / core masks: every accepted form and every
 // rejected argument.
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
-#include <algorithm>
 #include <fstream>
 #include <string>
 #include <vector>
@@ -13,7 +13,9 @@ using namespace orknn::api_testing;
 
 namespace {
 
-std::vector<uint8_t> affine_bytes() { return build_affine_model(AffineModelOptions{}); }
+std::vector<uint8_t> affine_bytes() {
+  return build_affine_model(AffineModelOptions{});
+}
 
 // Runs the affine model on a fixed input and checks the first output.
 void expect_context_works(rknn_context context) {
@@ -55,9 +57,9 @@ void test_init_with_model_window(void**) {
   extend.real_model_size = static_cast<uint32_t>(model.size());
 
   rknn_context context = 0;
-  assert_int_equal(rknn_init(&context, container.data(), static_cast<uint32_t>(container.size()),
-                             0, &extend),
-                   RKNN_SUCC);
+  assert_int_equal(
+      rknn_init(&context, container.data(), static_cast<uint32_t>(container.size()), 0, &extend),
+      RKNN_SUCC);
   expect_context_works(context);
   assert_int_equal(rknn_destroy(context), RKNN_SUCC);
 
@@ -68,26 +70,30 @@ void test_init_with_model_window(void**) {
 
   // A window past the end of the file or buffer is refused.
   extend.real_model_size = static_cast<uint32_t>(container.size());
-  assert_int_not_equal(rknn_init(&context, const_cast<char*>(path.c_str()), 0, 0, &extend), RKNN_SUCC);
-  assert_int_equal(rknn_init(&context, container.data(), static_cast<uint32_t>(container.size()),
-                             0, &extend),
-                   RKNN_ERR_PARAM_INVALID);
+  assert_int_not_equal(rknn_init(&context, const_cast<char*>(path.c_str()), 0, 0, &extend),
+                       RKNN_SUCC);
+  assert_int_equal(
+      rknn_init(&context, container.data(), static_cast<uint32_t>(container.size()), 0, &extend),
+      RKNN_ERR_PARAM_INVALID);
   extend.real_model_offset = -4;
   extend.real_model_size = 10;
-  assert_int_equal(rknn_init(&context, container.data(), static_cast<uint32_t>(container.size()),
-                             0, &extend),
-                   RKNN_ERR_PARAM_INVALID);
+  assert_int_equal(
+      rknn_init(&context, container.data(), static_cast<uint32_t>(container.size()), 0, &extend),
+      RKNN_ERR_PARAM_INVALID);
   std::remove(path.c_str());
 }
 
 void test_init_rejects_bad_arguments(void**) {
   std::vector<uint8_t> bytes = affine_bytes();
   rknn_context context = 0;
-  assert_int_equal(rknn_init(nullptr, bytes.data(), static_cast<uint32_t>(bytes.size()), 0, nullptr),
-                   RKNN_ERR_PARAM_INVALID);
+  assert_int_equal(
+      rknn_init(nullptr, bytes.data(), static_cast<uint32_t>(bytes.size()), 0, nullptr),
+      RKNN_ERR_PARAM_INVALID);
   assert_int_equal(rknn_init(&context, nullptr, 100, 0, nullptr), RKNN_ERR_PARAM_INVALID);
-  assert_int_equal(rknn_init(&context, const_cast<char*>(""), 0, 0, nullptr), RKNN_ERR_PARAM_INVALID);
-  const int missing = rknn_init(&context, const_cast<char*>("/nonexistent/model.rknn"), 0, 0, nullptr);
+  assert_int_equal(rknn_init(&context, const_cast<char*>(""), 0, 0, nullptr),
+                   RKNN_ERR_PARAM_INVALID);
+  const int missing =
+      rknn_init(&context, const_cast<char*>("/nonexistent/model.rknn"), 0, 0, nullptr);
   assert_true(missing == RKNN_ERR_PARAM_INVALID || missing == RKNN_ERR_MODEL_INVALID ||
               missing == RKNN_ERR_FAIL);
   // Not a model at all.
@@ -110,8 +116,9 @@ void test_init_rejects_bad_arguments(void**) {
 void test_vendor_models_are_refused(void**) {
   const char* shared = std::getenv("ORKNN_SHARED_DIR");
   if (!shared) skip();
-  for (const char* name : {"multiple_input_demo.rk3588.v6.rknn", "multiple_input_demo.rk3588.v2.rknn",
-                           "dual_residual_custom.rk3588.v6.rknn"}) {
+  for (const char* name :
+       {"multiple_input_demo.rk3588.v6.rknn", "multiple_input_demo.rk3588.v2.rknn",
+        "dual_residual_custom.rk3588.v6.rknn"}) {
     const std::string path = std::string(shared) + "/vendor-models/" + name;
     std::ifstream probe(path);
     if (!probe) {
@@ -190,8 +197,11 @@ void test_core_masks_per_platform(void**) {
                        RKNN_ERR_PARAM_INVALID);
     }
     expect_context_works(context);
-    const int cores = std::string(c.platform) == "rk3588" ? 3 : std::string(c.platform) == "rk3576" ? 2 : 1;
-    assert_int_equal(rknn_set_batch_core_num(context, cores), cores > 1 ? RKNN_SUCC : RKNN_ERR_PARAM_INVALID);
+    const int cores = std::string(c.platform) == "rk3588"   ? 3
+                      : std::string(c.platform) == "rk3576" ? 2
+                                                            : 1;
+    assert_int_equal(rknn_set_batch_core_num(context, cores),
+                     cores > 1 ? RKNN_SUCC : RKNN_ERR_PARAM_INVALID);
     assert_int_equal(rknn_set_batch_core_num(context, cores + 1), RKNN_ERR_PARAM_INVALID);
     assert_int_equal(rknn_set_batch_core_num(context, 0), RKNN_ERR_PARAM_INVALID);
     assert_int_equal(rknn_destroy(context), RKNN_SUCC);
@@ -208,8 +218,9 @@ void test_unknown_platform_is_refused(void**) {
     skip();  // the writer may already refuse it
   }
   rknn_context context = 0;
-  assert_int_equal(rknn_init(&context, bytes.data(), static_cast<uint32_t>(bytes.size()), 0, nullptr),
-                   RKNN_ERR_MODEL_INVALID);
+  assert_int_equal(
+      rknn_init(&context, bytes.data(), static_cast<uint32_t>(bytes.size()), 0, nullptr),
+      RKNN_ERR_MODEL_INVALID);
 }
 
 }  // namespace

@@ -19,8 +19,7 @@ const PrecisionCase kPrecisions[] = {
     {Precision::kInt8, RKNN_TENSOR_INT8, 1},
 };
 
-rknn_context init_affine(Precision precision, const char* platform = "rk3588",
-                         uint32_t flags = 0) {
+rknn_context init_affine(Precision precision, const char* platform = "rk3588", uint32_t flags = 0) {
   AffineModelOptions options;
   options.precision = precision;
   options.target_platform = platform;
@@ -36,7 +35,8 @@ void expect_dims(const rknn_tensor_attr& attr, std::vector<uint32_t> dims) {
 void test_in_out_num(void**) {
   rknn_context context = init_affine(Precision::kFloat32);
   rknn_input_output_num numbers{99, 99};
-  assert_int_equal(rknn_query(context, RKNN_QUERY_IN_OUT_NUM, &numbers, sizeof(numbers)), RKNN_SUCC);
+  assert_int_equal(rknn_query(context, RKNN_QUERY_IN_OUT_NUM, &numbers, sizeof(numbers)),
+                   RKNN_SUCC);
   assert_int_equal(numbers.n_input, 1);
   assert_int_equal(numbers.n_output, 2);
   rknn_destroy(context);
@@ -45,9 +45,9 @@ void test_in_out_num(void**) {
 void test_input_and_output_attrs(void**) {
   for (const PrecisionCase& c : kPrecisions) {
     rknn_context context = init_affine(c.precision);
-    for (rknn_query_cmd command : {RKNN_QUERY_INPUT_ATTR, RKNN_QUERY_NATIVE_INPUT_ATTR,
-                                   RKNN_QUERY_NATIVE_NHWC_INPUT_ATTR,
-                                   RKNN_QUERY_CURRENT_INPUT_ATTR}) {
+    for (rknn_query_cmd command :
+         {RKNN_QUERY_INPUT_ATTR, RKNN_QUERY_NATIVE_INPUT_ATTR, RKNN_QUERY_NATIVE_NHWC_INPUT_ATTR,
+          RKNN_QUERY_CURRENT_INPUT_ATTR}) {
       rknn_tensor_attr input = query_attr(context, command, 0);
       assert_string_equal(input.name, "x");
       expect_dims(input, {1, 2, 2, 3});
@@ -91,17 +91,22 @@ void test_native_output_is_nc1hwc2(void**) {
     const char* platform;
     uint32_t c2;
   };
-  const Case cases[] = {{Precision::kInt8, "rk3588", 16}, {Precision::kFloat16, "rk3588", 8},
-                        {Precision::kInt8, "rk3566", 8},  {Precision::kFloat16, "rk3568", 4},
+  const Case cases[] = {{Precision::kInt8, "rk3588", 16},
+                        {Precision::kFloat16, "rk3588", 8},
+                        {Precision::kInt8, "rk3566", 8},
+                        {Precision::kFloat16, "rk3568", 4},
                         {Precision::kFloat32, "rk3588", 4}};
   for (const Case& c : cases) {
     rknn_context context = init_affine(c.precision, c.platform);
-    for (rknn_query_cmd command : {RKNN_QUERY_NATIVE_OUTPUT_ATTR, RKNN_QUERY_CURRENT_NATIVE_OUTPUT_ATTR}) {
+    for (rknn_query_cmd command :
+         {RKNN_QUERY_NATIVE_OUTPUT_ATTR, RKNN_QUERY_CURRENT_NATIVE_OUTPUT_ATTR}) {
       rknn_tensor_attr attr = query_attr(context, command, 0);
       assert_int_equal(attr.fmt, RKNN_TENSOR_NC1HWC2);
       expect_dims(attr, {1, 1, 2, 2, c.c2});
       assert_int_equal(attr.n_elems, 12);
-      const uint32_t element_bytes = c.precision == Precision::kInt8 ? 1 : c.precision == Precision::kFloat16 ? 2 : 4;
+      const uint32_t element_bytes = c.precision == Precision::kInt8      ? 1
+                                     : c.precision == Precision::kFloat16 ? 2
+                                                                          : 4;
       assert_int_equal(attr.size_with_stride, 4 * c.c2 * element_bytes);
     }
     // The 2-D output has no native blocking.
@@ -114,18 +119,21 @@ void test_native_output_is_nc1hwc2(void**) {
 void test_sdk_version_and_custom_string(void**) {
   rknn_context context = init_affine(Precision::kFloat32);
   rknn_sdk_version version;
-  assert_int_equal(rknn_query(context, RKNN_QUERY_SDK_VERSION, &version, sizeof(version)), RKNN_SUCC);
+  assert_int_equal(rknn_query(context, RKNN_QUERY_SDK_VERSION, &version, sizeof(version)),
+                   RKNN_SUCC);
   assert_true(std::string(version.api_version).rfind("2.3.2 (", 0) == 0);
   assert_true(std::string(version.drv_version).size() > 0);
   rknn_custom_string custom;
-  assert_int_equal(rknn_query(context, RKNN_QUERY_CUSTOM_STRING, &custom, sizeof(custom)), RKNN_SUCC);
+  assert_int_equal(rknn_query(context, RKNN_QUERY_CUSTOM_STRING, &custom, sizeof(custom)),
+                   RKNN_SUCC);
   assert_string_equal(custom.string, "model=affine;test=1");
   rknn_destroy(context);
 
   AffineModelOptions options;
   options.custom_string = "";
   context = init_or_fail(build_affine_model(options));
-  assert_int_equal(rknn_query(context, RKNN_QUERY_CUSTOM_STRING, &custom, sizeof(custom)), RKNN_SUCC);
+  assert_int_equal(rknn_query(context, RKNN_QUERY_CUSTOM_STRING, &custom, sizeof(custom)),
+                   RKNN_SUCC);
   assert_string_equal(custom.string, "");
   rknn_destroy(context);
 }
@@ -139,7 +147,8 @@ void test_mem_size(void**) {
     assert_int_equal(memory.total_weight_size, 6 * c.element_bytes);
     // One intermediate tensor ("scaled", 12 elements, 64-byte aligned).
     assert_int_equal(memory.total_internal_size, 64);
-    assert_true(memory.total_dma_allocated_size >= memory.total_weight_size + memory.total_internal_size);
+    assert_true(memory.total_dma_allocated_size >=
+                memory.total_weight_size + memory.total_internal_size);
     assert_int_equal(memory.total_sram_size, 0);
     assert_int_equal(memory.free_sram_size, 0);
     rknn_destroy(context);
@@ -164,13 +173,30 @@ void test_perf_queries(void**) {
   assert_true(run.run_duration >= 0);
   assert_int_equal(rknn_query(context, RKNN_QUERY_PERF_DETAIL, &detail, sizeof(detail)), RKNN_SUCC);
   const std::string table(detail.perf_data, detail.data_len);
-  for (const char* expected :
-       {"ID", "OpType", "DataType", "Target", "InputShape", "OutputShape", "Time(us)", "RW(KB)",
-        "FullName", "InputOperator", "OutputOperator", "Mul", "Add", "Flatten", "(1,3,2,2)",
-        "INT8", "CPU", "Total Operator Elapsed Per Frame Time(us):",
-        "Total Memory Read/Write Per Frame Size(KB):", "Operator Time Consuming Ranking Table",
-        "CallNumber", "TimeRatio(%)"}) {
-    if (table.find(expected) == std::string::npos) fail_msg("table lacks '%s':\n%s", expected, table.c_str());
+  for (const char* expected : {"ID",
+                               "OpType",
+                               "DataType",
+                               "Target",
+                               "InputShape",
+                               "OutputShape",
+                               "Time(us)",
+                               "RW(KB)",
+                               "FullName",
+                               "InputOperator",
+                               "OutputOperator",
+                               "Mul",
+                               "Add",
+                               "Flatten",
+                               "(1,3,2,2)",
+                               "INT8",
+                               "CPU",
+                               "Total Operator Elapsed Per Frame Time(us):",
+                               "Total Memory Read/Write Per Frame Size(KB):",
+                               "Operator Time Consuming Ranking Table",
+                               "CallNumber",
+                               "TimeRatio(%)"}) {
+    if (table.find(expected) == std::string::npos)
+      fail_msg("table lacks '%s':\n%s", expected, table.c_str());
   }
   assert_null(std::strstr(detail.perf_data, "RKNN_FLAG_COLLECT_PERF_MASK"));
   rknn_destroy(context);
@@ -228,15 +254,16 @@ void test_bad_query_arguments(void**) {
   static rknn_input_range buffer;  // large enough for every struct
   for (const auto& entry : sizes) {
     std::memset(&buffer, 0, sizeof(buffer));
-    assert_int_equal(rknn_query(context, entry.command, &buffer, entry.size - 1), RKNN_ERR_PARAM_INVALID);
+    assert_int_equal(rknn_query(context, entry.command, &buffer, entry.size - 1),
+                     RKNN_ERR_PARAM_INVALID);
     assert_int_equal(rknn_query(context, entry.command, &buffer, 0), RKNN_ERR_PARAM_INVALID);
   }
   // A larger struct size is fine.
   rknn_input_output_num numbers[2];
   assert_int_equal(rknn_query(context, RKNN_QUERY_IN_OUT_NUM, numbers, sizeof(numbers)), RKNN_SUCC);
   // Indices out of range.
-  for (rknn_query_cmd command : {RKNN_QUERY_INPUT_ATTR, RKNN_QUERY_NATIVE_INPUT_ATTR,
-                                 RKNN_QUERY_CURRENT_INPUT_ATTR}) {
+  for (rknn_query_cmd command :
+       {RKNN_QUERY_INPUT_ATTR, RKNN_QUERY_NATIVE_INPUT_ATTR, RKNN_QUERY_CURRENT_INPUT_ATTR}) {
     attr.index = 1;
     assert_int_equal(rknn_query(context, command, &attr, sizeof(attr)), RKNN_ERR_PARAM_INVALID);
   }

@@ -19,8 +19,8 @@ constexpr float kOffset = kDepth * 0.5f;
 float cycle(rknn_context context, float value) {
   float input_values[16];
   for (float& v : input_values) v = value;
-  rknn_input input = make_input(0, input_values, sizeof(input_values), RKNN_TENSOR_FLOAT32,
-                                RKNN_TENSOR_UNDEFINED);
+  rknn_input input =
+      make_input(0, input_values, sizeof(input_values), RKNN_TENSOR_FLOAT32, RKNN_TENSOR_UNDEFINED);
   if (rknn_inputs_set(context, 1, &input) != RKNN_SUCC) return NAN;
   if (rknn_run(context, nullptr) != RKNN_SUCC) return NAN;
   rknn_output output;
@@ -63,7 +63,8 @@ void test_eight_threads_four_contexts(void**) {
 void test_context_per_thread_with_dup(void**) {
   rknn_context base = init_or_fail(build_chain_model(kDepth));
   std::vector<rknn_context> contexts(4);
-  for (rknn_context& context : contexts) assert_int_equal(rknn_dup_context(&base, &context), RKNN_SUCC);
+  for (rknn_context& context : contexts)
+    assert_int_equal(rknn_dup_context(&base, &context), RKNN_SUCC);
   std::atomic<int> failures{0};
   std::vector<std::thread> threads;
   for (int t = 0; t < 4; ++t) {

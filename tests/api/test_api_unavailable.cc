@@ -3,9 +3,9 @@
 // fail cleanly: error codes, NULL results, nothing allocated.
 #include <vector>
 
+#include "api/api_test_util.h"
 #include "rknn_custom_op.h"
 #include "rknn_matmul_api.h"
-#include "api/api_test_util.h"
 
 using namespace orknn::api_testing;
 
@@ -26,7 +26,8 @@ void test_zero_copy_memory(void**) {
   rknn_tensor_mem foreign;
   std::memset(&foreign, 0, sizeof(foreign));
   assert_int_equal(rknn_destroy_mem(context, &foreign), RKNN_ERR_PARAM_INVALID);
-  assert_int_equal(rknn_mem_sync(context, nullptr, RKNN_MEMORY_SYNC_TO_DEVICE), RKNN_ERR_PARAM_INVALID);
+  assert_int_equal(rknn_mem_sync(context, nullptr, RKNN_MEMORY_SYNC_TO_DEVICE),
+                   RKNN_ERR_PARAM_INVALID);
   assert_int_equal(rknn_mem_sync(context, &foreign, static_cast<rknn_mem_sync_mode>(9)),
                    RKNN_ERR_PARAM_INVALID);
   assert_int_equal(rknn_set_weight_mem(context, nullptr), RKNN_ERR_PARAM_INVALID);

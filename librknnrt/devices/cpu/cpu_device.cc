@@ -77,6 +77,8 @@ class CpuDevice final : public Device {
 
 }  // namespace
 
-std::shared_ptr<Device> make_cpu_device() { return std::make_shared<CpuDevice>(); }
+std::shared_ptr<Device> make_cpu_device() {
+  return std::make_shared<CpuDevice>();
+}
 
 }  // namespace orknn::devices

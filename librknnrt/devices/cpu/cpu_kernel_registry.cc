@@ -9,9 +9,9 @@ using graph::Tensor;
 const std::vector<CpuOpDefinition>& all_cpu_ops() {
   static const std::vector<CpuOpDefinition> ops = [] {
     std::vector<CpuOpDefinition> all;
-    for (auto family : {convolution_cpu_ops, pooling_cpu_ops, elementwise_cpu_ops,
-                        normalization_cpu_ops, reduction_cpu_ops, data_movement_cpu_ops,
-                        resize_cpu_ops}) {
+    for (auto family :
+         {convolution_cpu_ops, pooling_cpu_ops, elementwise_cpu_ops, normalization_cpu_ops,
+          reduction_cpu_ops, data_movement_cpu_ops, resize_cpu_ops}) {
       std::vector<CpuOpDefinition> ops_of_family = family();
       all.insert(all.end(), ops_of_family.begin(), ops_of_family.end());
     }
@@ -32,7 +32,7 @@ namespace {
 // The node's tensors with their current shapes; owned here because the build context points
 // at them while the kernel is made.
 struct NodeTensors {
-  std::vector<Tensor> inputs;   // empty name and data for omitted inputs
+  std::vector<Tensor> inputs;  // empty name and data for omitted inputs
   std::vector<bool> present;
   std::vector<Tensor> outputs;
 };
@@ -72,9 +72,9 @@ KernelBuildContext make_context(const graph::Node& node, const NodeTensors& tens
 class FloatDomainKernel final : public CpuKernel {
  public:
   struct Port {
-    Tensor stored;               // the tensor as the graph stores it
-    bool converts = false;       // decode/encode needed
-    std::vector<float> buffer;   // scratch for activations, decoded data for constants
+    Tensor stored;              // the tensor as the graph stores it
+    bool converts = false;      // decode/encode needed
+    std::vector<float> buffer;  // scratch for activations, decoded data for constants
     bool is_constant = false;
   };
 
@@ -165,8 +165,10 @@ Result<std::unique_ptr<CpuKernel>> build_float_domain(const CpuOpDefinition& op,
   }
   // The ports own the decoded constants that `views` points at; they move into the kernel
   // below without reallocating (moving a vector keeps its buffer).
-  auto kernel = std::make_unique<FloatDomainKernel>(std::move(input_ports), std::move(output_ports));
-  ORKNN_ASSIGN_OR_RETURN(std::unique_ptr<CpuKernel> inner, op.make_kernel(make_context(node, views)));
+  auto kernel =
+      std::make_unique<FloatDomainKernel>(std::move(input_ports), std::move(output_ports));
+  ORKNN_ASSIGN_OR_RETURN(std::unique_ptr<CpuKernel> inner,
+                         op.make_kernel(make_context(node, views)));
   kernel->set_inner(std::move(inner));
   return std::unique_ptr<CpuKernel>(std::move(kernel));
 }
