@@ -12,6 +12,14 @@ packages=(
   libonnx-dev libyaml-cpp-dev         # rknn-convert: ONNX import, YAML/JSON configs
   python3-venv                        # the venv below
   gcc-arm-linux-gnueabihf gcc-aarch64-linux-gnu  # ABI layout checks for 32/64-bit ARM
+  g++-aarch64-linux-gnu g++-arm-linux-gnueabihf qemu-user  # cross builds run under emulation
+  libgrpc++-dev protobuf-compiler-grpc  # rknn_server and rknn-client
+  libdrm-dev                          # finding the NPU's DRM render node by driver name
+  libusb-1.0-0-dev adb                # rknn-client: Rockchip USB devices, ADB port forwarding
+  ocl-icd-opencl-dev opencl-headers pocl-opencl-icd clinfo  # GPU device; PoCL runs it on the CPU
+  clang libclang-rt-14-dev            # libFuzzer targets
+  valgrind                            # leak checks of the reliability tests
+  ccache                              # faster rebuilds (used when present)
 )
 
 missing=()
