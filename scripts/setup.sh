@@ -38,14 +38,15 @@ if [ ${#missing[@]} -gt 0 ]; then
 fi
 echo "setup: all packages present"
 
-# Python tools for tests: the onnx package (model builders, backend node tests) and ONNX Runtime
-# (the numerical oracle and performance peer), in a venv inside the checkout.
+# Python tools for tests: the onnx package (model builders, backend node tests), ONNX Runtime
+# (the numerical oracle and performance peer) and pytest (tests/python, the openrknn package),
+# in a venv inside the checkout. The tests import openrknn from tools/python directly.
 venv=.venv
-python_packages=("onnx==1.23.*" "onnxruntime==1.31.*" "numpy>=1.26,<3")
+python_packages=("onnx==1.23.*" "onnxruntime==1.31.*" "numpy>=1.26,<3" "pytest==8.*")
 cd "$(dirname "$0")/.."
-if ! "$venv/bin/python" -c "import onnx, onnxruntime, numpy" 2>/dev/null; then
-  echo "setup: creating $venv with ${python_packages[*]}"
-  python3 -m venv "$venv"
+if ! "$venv/bin/python" -c "import onnx, onnxruntime, numpy, pytest" 2>/dev/null; then
+  echo "setup: installing ${python_packages[*]} into $venv"
+  [ -x "$venv/bin/python" ] || python3 -m venv "$venv"
   "$venv/bin/pip" install -q --disable-pip-version-check "${python_packages[@]}"
 fi
 echo "setup: python venv ready ($venv)"
