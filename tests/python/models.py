@@ -3,6 +3,7 @@ git). Weights are random but fixed by the seed."""
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -71,19 +72,29 @@ def two_inputs(path: Path):
     return path
 
 
-def images(count, seed):
+def images(count, seed, size=IMAGE):
     """NHWC float32 pixels in 0..255, smooth enough that quantization behaves like on photos."""
     rng = np.random.default_rng(seed)
     coarse = rng.uniform(0, 255, (count, 4, 4, 3))
-    return np.repeat(np.repeat(coarse, IMAGE // 4, axis=1), IMAGE // 4, axis=2).astype(
-        np.float32) + rng.normal(0, 8, (count, IMAGE, IMAGE, 3)).astype(np.float32)
+    return np.repeat(np.repeat(coarse, size // 4, axis=1), size // 4, axis=2).astype(
+        np.float32) + rng.normal(0, 8, (count, size, size, 3)).astype(np.float32)
 
 
-def dataset(directory: Path, count=8, seed=1):
+def mobilenet_v2(path: Path, resolution=64, classes=100):
+    """The converter tests' MobileNetV2 builder (tests/models/networks.py), at a small
+    resolution: input 'input' [1,3,R,R]."""
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "models"))
+    import networks
+
+    onnx.save(networks.mobilenet_v2(resolution=resolution, classes=classes), str(path))
+    return path
+
+
+def dataset(directory: Path, count=8, seed=1, size=IMAGE):
     """A toolkit dataset.txt: one NHWC .npy sample per line."""
     directory.mkdir(parents=True, exist_ok=True)
     lines = []
-    for i, sample in enumerate(images(count, seed)):
+    for i, sample in enumerate(images(count, seed, size)):
         path = directory / f"sample{i}.npy"
         np.save(path, sample[None])
         lines.append(path.name)
@@ -92,10 +103,11 @@ def dataset(directory: Path, count=8, seed=1):
     return listing
 
 
-def onnx_reference(model_path, nhwc_pixels):
+def onnx_reference(model_path, nhwc_pixels, mean=MEAN, std=STD):
     """ONNX Runtime on the same pixels, normalised as config(mean_values, std_values) does."""
     import onnxruntime
 
     session = onnxruntime.InferenceSession(str(model_path), providers=["CPUExecutionProvider"])
-    nchw = ((nhwc_pixels - MEAN) / STD).transpose(0, 3, 1, 2).astype(np.float32)
+    normalised = (nhwc_pixels - np.asarray(mean)) / np.asarray(std)
+    nchw = normalised.transpose(0, 3, 1, 2).astype(np.float32)
     return session.run(None, {"input": nchw})

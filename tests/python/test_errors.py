@@ -81,6 +81,32 @@ def test_build_errors(native_paths, classifier_onnx, calibration, workdir, capsy
     expect_failure(capsys, rknn.build(dataset=str(calibration)), -1, "build", "config() failed")
 
 
+@pytest.mark.parametrize("custom_hybrid,fragment", [
+    ("r1", "custom_hybrid must be a list"),
+    ([["r1"]], "is not [input_name, output_name]"),
+    ([["nowhere", "r2"]], "no node reads tensor 'nowhere'"),
+    ([["r1", "nowhere"]], "no node writes tensor 'nowhere'"),
+    ([["r2", "r1"]], "tensor 'r1' does not depend on 'r2'"),
+])
+def test_custom_hybrid_errors(native_paths, classifier_onnx, calibration, tmp_path, monkeypatch,
+                              capsys, custom_hybrid, fragment):
+    monkeypatch.chdir(tmp_path)
+    rknn = RKNN()
+    assert rknn.load_onnx(str(classifier_onnx)) == 0
+    result = rknn.hybrid_quantization_step1(dataset=str(calibration), custom_hybrid=custom_hybrid)
+    expect_failure(capsys, result, -1, "hybrid_quantization_step1", fragment)
+    assert not list(tmp_path.iterdir())  # nothing written
+
+
+def test_hybrid_step2_refuses_foreign_files(tmp_path, capsys):
+    model, data, cfg = (tmp_path / name for name in ("m.model", "m.data", "m.cfg"))
+    model.write_bytes(b"\x08\x01vendor model")
+    data.write_text("{}")
+    cfg.write_text("custom_quantize_layers: {}\n")
+    expect_failure(capsys, RKNN().hybrid_quantization_step2(str(model), str(data), str(cfg)), -1,
+                   "hybrid_quantization_step2", "is not a file written by openrknn's")
+
+
 def test_not_onnx(native_paths, workdir, capsys):
     garbage = workdir / "garbage.onnx"
     garbage.write_bytes(b"\x00\xffnot a model" * 10)

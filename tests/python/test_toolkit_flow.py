@@ -160,10 +160,35 @@ def test_hybrid_quantization_keeps_a_layer_in_float16(native_paths, workdir, cla
     out = hybrid.inference([held_out[0]])[0]
     reference = models.onnx_reference(classifier_onnx, held_out[0][None])[0]
     assert cosine(out, reference) >= 0.99
-    table = hybrid.eval_perf(is_print=False)
-    conv_rows = [line for line in table.splitlines() if line.split()[1:2] == ["Conv"]]
-    assert [row.split()[2] for row in conv_rows] == ["INT8", "FLOAT16"], table
+    assert conv_precisions(hybrid) == ["INT8", "FLOAT16"]
     hybrid.release()
+    rknn.release()
+
+
+def conv_precisions(rknn):
+    table = rknn.eval_perf(is_print=False)
+    return [line.split()[2] for line in table.splitlines() if line.split()[1:2] == ["Conv"]]
+
+
+def test_custom_hybrid_sub_graph_runs_in_float16(native_paths, workdir, classifier_onnx,
+                                                 calibration, held_out, monkeypatch):
+    directory = workdir / "custom_hybrid"
+    directory.mkdir()
+    monkeypatch.chdir(directory)
+    rknn = RKNN()
+    rknn.config(mean_values=[[models.MEAN] * 3], std_values=[[models.STD] * 3])
+    assert rknn.load_onnx(str(classifier_onnx)) == 0
+    # Everything after the first Relu up to the second one: the second Conv (and its Relu).
+    assert rknn.hybrid_quantization_step1(dataset=str(calibration),
+                                          custom_hybrid=[["r1", "r2"]]) == 0
+    text = (directory / "classifier.quantization.cfg").read_text()
+    assert 'custom_quantize_layers:\n  "r2": float16\n' in text
+    assert rknn.hybrid_quantization_step2("classifier.model", "classifier.data",
+                                          "classifier.quantization.cfg") == 0
+    assert rknn.init_runtime(perf_debug=True) == 0
+    assert conv_precisions(rknn) == ["INT8", "FLOAT16"]
+    reference = models.onnx_reference(classifier_onnx, held_out[0][None])[0]
+    assert cosine(rknn.inference([held_out[0]])[0], reference) >= 0.99
     rknn.release()
 
 
@@ -179,3 +204,28 @@ def test_lite_api_runs_an_exported_model(native_paths, int8_rknn, held_out):
     full.init_runtime(core_mask=RKNN.NPU_CORE_ALL)
     np.testing.assert_array_equal(lite_out, full.inference([held_out[0]])[0])
     full.release()
+
+
+@pytest.mark.parametrize("do_quantization", [False, True], ids=["fp16", "int8"])
+def test_mobilenet_v2_agrees_with_onnxruntime(native_paths, workdir, do_quantization):
+    # The converter tests' network and criteria (docs/testing-converter.md), driven through the
+    # toolkit API: fp16 within 1e-2 of the largest output, int8 cosine >= 0.99.
+    model = workdir / "mobilenet_v2_64.onnx"
+    if not model.exists():
+        models.mobilenet_v2(model)
+    mean, std = [123.675, 116.28, 103.53], [58.395, 57.12, 57.375]
+    calibration = models.dataset(workdir / "mobilenet_calibration", count=8, seed=7, size=64)
+    rknn = RKNN()
+    assert rknn.config(mean_values=[mean], std_values=[std]) == 0
+    assert rknn.load_onnx(str(model)) == 0
+    assert rknn.build(do_quantization=do_quantization, dataset=str(calibration)) == 0
+    assert rknn.init_runtime() == 0
+    for image in models.images(2, seed=8, size=64):
+        out = rknn.inference([image])[0]
+        ref = models.onnx_reference(model, image[None], mean, std)[0]
+        assert out.shape == ref.shape
+        if do_quantization:
+            assert cosine(out, ref) >= 0.99
+        else:
+            assert np.abs(out - ref).max() <= 1e-2 * np.abs(ref).max()
+    rknn.release()

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .. import convert, devices, report
+from .. import convert, devices, hybrid, report
 from ..runtime.backend import BackendError
 from ..runtime.remote import create_remote_backend
 from .calls import ApiError, api_method, require, require_bool, require_choice
@@ -247,16 +247,17 @@ class RKNN(RuntimeApi):
     def hybrid_quantization_step1(self, dataset=None, rknn_batch_size=None, proposal=False,
                                   proposal_dataset_size=1, custom_hybrid=None):
         """Writes {model}.model, {model}.data and {model}.quantization.cfg in the working
-        directory; edit the .cfg (custom_quantize_layers: tensor: float16), then call step 2."""
+        directory; edit the .cfg (custom_quantize_layers: tensor: float16), then call step 2.
+        custom_hybrid=[[start, end], ...] lists the nodes between those tensors there."""
         options = self._conversion_options()
         require(dataset is not None, "dataset is required (a .txt file, one sample per line)")
         dataset = _existing_file(dataset, "the dataset file")
         require(not require_bool(proposal, "proposal"),
                 "proposal=True is not supported: run accuracy_analysis and list the layers "
                 "with a low cosine in custom_quantize_layers of the .quantization.cfg")
-        require(custom_hybrid is None,
-                "custom_hybrid is not supported: list the float16 tensors in "
-                "custom_quantize_layers of the .quantization.cfg instead")
+        float_tensors = None
+        if custom_hybrid is not None:
+            float_tensors = hybrid.subgraph_tensors(self._onnx["model"], custom_hybrid)
         if rknn_batch_size is not None:
             require(isinstance(rknn_batch_size, int) and rknn_batch_size >= 1,
                     f"rknn_batch_size must be an integer >= 1, got {rknn_batch_size!r}")
@@ -266,6 +267,11 @@ class RKNN(RuntimeApi):
                                      "rknn_batch_size": rknn_batch_size,
                                      "export_path": str(cfg_path)},
                     self._log, "hybrid_quantization_step1", self._converter)
+        if float_tensors is not None:
+            text, chosen = hybrid.apply_float16_subgraphs(cfg_path.read_text(), float_tensors)
+            cfg_path.write_text(text)
+            self._log.info("hybrid_quantization_step1",
+                           "custom_hybrid: float16 layers " + ", ".join(chosen))
         # The .model / .data pair records what step 2 needs to rebuild the model (the ONNX
         # file and the settings; the weights stay in the ONNX file).
         Path(f"{name}.model").write_text(json.dumps(
