@@ -48,46 +48,36 @@ def _from_environment(variables, what):
     return None
 
 
-def find_converter(explicit=None) -> str:
+def _find(explicit, variables, what, bundled, checkout_pattern, system_lookup, missing):
     if explicit:
-        if not Path(explicit).is_file():
-            raise NotFound(f"rknn-convert: '{explicit}' is not a file")
+        # A bare name ("librknnrt.so.2") is left to the dynamic loader or PATH.
+        if os.sep in str(explicit) and not Path(explicit).is_file():
+            raise NotFound(f"{what}: '{explicit}' is not a file")
         return str(explicit)
-    found = _from_environment(CONVERT_VARIABLES, "rknn-convert")
+    found = _from_environment(variables, what)
     if found:
         return found
-    bundled = _PACKAGE_DIR / "bin" / "rknn-convert"
     if bundled.is_file():
         return str(bundled)
     root = _checkout_root()
-    if root is not None:
-        found = _newest(root.glob("build*/tools/rknn-convert/rknn-convert"))
-        if found:
-            return found
-    found = shutil.which("rknn-convert")
+    found = _newest(root.glob(checkout_pattern)) if root is not None else None
+    found = found or system_lookup()
     if found:
         return found
-    raise NotFound("rknn-convert not found: build it (cmake --build build --target rknn-convert), "
-                   "install it on PATH, or set OPENRKNN_CONVERT to its path")
+    raise NotFound(missing)
+
+
+def find_converter(explicit=None) -> str:
+    return _find(explicit, CONVERT_VARIABLES, "rknn-convert", _PACKAGE_DIR / "bin" / "rknn-convert",
+                 "build*/tools/rknn-convert/rknn-convert", lambda: shutil.which("rknn-convert"),
+                 "rknn-convert not found: build it (cmake --build build --target rknn-convert), "
+                 "install it on PATH, or set OPENRKNN_CONVERT to its path")
 
 
 def find_library(explicit=None) -> str:
-    if explicit:
-        return str(explicit)
-    found = _from_environment(LIBRARY_VARIABLES, "librknnrt.so")
-    if found:
-        return found
-    bundled = _PACKAGE_DIR / "lib" / "librknnrt.so"
-    if bundled.is_file():
-        return str(bundled)
-    root = _checkout_root()
-    if root is not None:
-        found = _newest(root.glob("build*/librknnrt/api/librknnrt.so"))
-        if found:
-            return found
-    found = ctypes.util.find_library("rknnrt")
-    if found:
-        return found
-    raise NotFound("librknnrt.so not found: build the runtime (cmake --build build --target "
-                   "rknnrt), install it where the loader finds it, or set OPENRKNN_LIBRKNNRT "
-                   "to its path")
+    return _find(explicit, LIBRARY_VARIABLES, "librknnrt.so", _PACKAGE_DIR / "lib" / "librknnrt.so",
+                 "build*/librknnrt/api/librknnrt.so",
+                 lambda: ctypes.util.find_library("rknnrt"),
+                 "librknnrt.so not found: build the runtime (cmake --build build --target "
+                 "rknnrt), install it where the loader finds it, or set OPENRKNN_LIBRKNNRT to "
+                 "its path")
