@@ -229,3 +229,23 @@ def test_mobilenet_v2_agrees_with_onnxruntime(native_paths, workdir, do_quantiza
         else:
             assert np.abs(out - ref).max() <= 1e-2 * np.abs(ref).max()
     rknn.release()
+
+
+def test_toolkit_1x_spellings_and_verbose_log(native_paths, classifier_onnx, calibration,
+                                              held_out, tmp_path, capsys):
+    # Toolkit 1.x scripts: flat mean/std lists, eval_perf(inputs=...); verbose logs the
+    # converter's summary (I lines) and copies the log to verbose_file.
+    log_file = tmp_path / "verbose.log"
+    rknn = RKNN(verbose=True, verbose_file=str(log_file))
+    assert rknn.config(mean_values=[127.5, 127.5, 127.5], std_values=[127.5, 127.5, 127.5]) == 0
+    assert rknn.load_onnx(str(classifier_onnx)) == 0
+    assert rknn.build(do_quantization=True, dataset=str(calibration)) == 0
+    assert rknn.init_runtime() == 0
+    capsys.readouterr()
+    text = rknn.eval_perf(inputs=[held_out[0]], is_print=False)
+    assert "Total Inference Time(us):" in text and capsys.readouterr().out == ""
+    reference = models.onnx_reference(classifier_onnx, held_out[0][None])[0]
+    assert cosine(rknn.inference([held_out[0]])[0], reference) >= 0.99
+    log = log_file.read_text()
+    assert "I build: " in log and "D build: running " in log and "I init_runtime: " in log
+    rknn.release()

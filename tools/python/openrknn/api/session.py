@@ -82,8 +82,8 @@ class RuntimeSession:
         expected = [nchw[0], nchw[2], nchw[3], nchw[1]] if four_d and layout == "nhwc" else nchw
         shape = list(array.shape)
         # Leading dimensions of 1 may be left out (an HWC image for a batch-1 model).
-        if shape != expected and len(shape) < len(expected) and shape == expected[len(
-                expected) - len(shape):] and all(d == 1 for d in expected[:len(expected) - len(shape)]):
+        missing = len(expected) - len(shape)
+        if missing > 0 and shape == expected[missing:] and all(d == 1 for d in expected[:missing]):
             array = array.reshape(expected)
             shape = expected
         if shape != expected:
