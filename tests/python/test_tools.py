@@ -49,3 +49,24 @@ def test_missing_native_pieces_are_named(tmp_path, monkeypatch, capsys):
     with pytest.raises(locate.NotFound, match="OPENRKNN_LIBRKNNRT"):
         locate.find_library()
     assert os.environ["OPENRKNN_LIBRKNNRT"].endswith("librknnrt.so")
+
+
+def test_choose_device_and_forward_port(tmp_path, monkeypatch):
+    from openrknn import devices
+
+    two = fake_adb(tmp_path, "List of devices attached\nA1\tdevice\nB2\tdevice\n")
+    monkeypatch.setenv("OPENRKNN_ADB", str(two))
+    assert devices.choose_device("B2") == "B2"
+    with pytest.raises(devices.DeviceListError, match="2 devices connected .A1, B2.: pass"):
+        devices.choose_device()
+    with pytest.raises(devices.DeviceListError, match="'C3' is not connected .adb lists: A1, B2"):
+        devices.choose_device("C3")
+    # `adb forward tcp:0 ...` prints the port it picked.
+    monkeypatch.setenv("OPENRKNN_ADB", str(fake_adb(tmp_path, "45123")))
+    assert devices.forward_port("A1", 50051) == 45123
+    monkeypatch.setenv("OPENRKNN_ADB", str(fake_adb(tmp_path, "error: device 'A1' not found", 1)))
+    with pytest.raises(devices.DeviceListError, match="forward tcp:0 tcp:50051 failed"):
+        devices.forward_port("A1", 50051)
+    monkeypatch.setenv("OPENRKNN_ADB", str(fake_adb(tmp_path, "List of devices attached\n")))
+    with pytest.raises(devices.DeviceListError, match="no device connected"):
+        devices.choose_device()
