@@ -39,12 +39,13 @@ fi
 echo "setup: all packages present"
 
 # Python tools for tests: the onnx package (model builders, backend node tests), ONNX Runtime
-# (the numerical oracle and performance peer) and pytest (tests/python, the openrknn package),
-# in a venv inside the checkout. The tests import openrknn from tools/python directly.
+# (the numerical oracle and performance peer), pytest (tests/python, the openrknn package) and
+# wheel (its offline `pip install` test), in a venv inside the checkout. The tests import
+# openrknn from tools/python directly.
 venv=.venv
-python_packages=("onnx==1.23.*" "onnxruntime==1.31.*" "numpy>=1.26,<3" "pytest==8.*")
+python_packages=("onnx==1.23.*" "onnxruntime==1.31.*" "numpy>=1.26,<3" "pytest==8.*" "wheel")
 cd "$(dirname "$0")/.."
-if ! "$venv/bin/python" -c "import onnx, onnxruntime, numpy, pytest" 2>/dev/null; then
+if ! "$venv/bin/python" -c "import onnx, onnxruntime, numpy, pytest, wheel" 2>/dev/null; then
   echo "setup: installing ${python_packages[*]} into $venv"
   [ -x "$venv/bin/python" ] || python3 -m venv "$venv"
   "$venv/bin/pip" install -q --disable-pip-version-check "${python_packages[@]}"
