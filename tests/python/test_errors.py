@@ -33,6 +33,7 @@ def running(native_paths, int8_rknn):
 CONVERSION_CASES = [
     ("config", dict(mean_values="128"), "mean_values"),
     ("config", dict(std_values=[[1, 0, 1]]), "std_values must not contain 0"),
+    ("config", dict(mean_values=[[1, float("nan"), 3]]), "list of finite numbers per input"),
     ("config", dict(target_platform="rk9999"), "target_platform 'rk9999'"),
     ("config", dict(quantized_algorithm="best"), "quantized_algorithm"),
     ("config", dict(optimization_level=7), "optimization_level 7"),
@@ -56,6 +57,15 @@ def test_conversion_call_errors(capsys, call, arguments, fragment):
     rknn = RKNN()
     result = getattr(rknn, call)(**arguments)
     expect_failure(capsys, result, -1, call, fragment)
+
+
+def test_config_accepts_numpy_values_and_messages_stay_short(capsys):
+    rknn = RKNN()
+    assert rknn.config(mean_values=np.array([[1.0, 2.0, 3.0]]),
+                       std_values=[np.float32(2), np.float32(2), np.float32(2)]) == 0
+    assert rknn.config(target_platform=np.zeros((64, 64))) == -1
+    log = capsys.readouterr().err
+    assert log.count("\n") == 1 and "an array of shape [64, 64] float64" in log
 
 
 def test_positional_garbage_never_raises(capsys):

@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 import re
 
-from .api.calls import ApiError, require
+from .api.calls import ApiError, describe, require
 
 _EMPTY_LAYERS = "custom_quantize_layers: {}"
 _PARAMETER_KEY = re.compile(r"^  (\S.*):\s*$")
@@ -47,7 +47,8 @@ def subgraph_tensors(model_path, pairs):
     except ImportError:
         raise ApiError("custom_hybrid needs the onnx package (pip install onnx)") from None
     require(isinstance(pairs, (list, tuple)) and pairs,
-            f"custom_hybrid must be a list of [input_name, output_name] pairs, got {pairs!r}")
+            "custom_hybrid must be a list of [input_name, output_name] pairs, got "
+            + describe(pairs))
     model = onnx.load(model_path, load_external_data=False)
     nodes = model.graph.node
     producers, consumers = _graph_edges(model)
@@ -55,7 +56,7 @@ def subgraph_tensors(model_path, pairs):
     for pair in pairs:
         require(isinstance(pair, (list, tuple)) and len(pair) == 2 and
                 all(isinstance(name, str) for name in pair),
-                f"custom_hybrid entry {pair!r} is not [input_name, output_name]")
+                f"custom_hybrid entry {describe(pair)} is not [input_name, output_name]")
         start, end = pair
         require(start in consumers, f"custom_hybrid: no node reads tensor '{start}'")
         require(end in producers, f"custom_hybrid: no node writes tensor '{end}'")

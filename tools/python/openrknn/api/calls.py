@@ -12,6 +12,8 @@ import functools
 import inspect
 import traceback
 
+import numpy as np
+
 
 class ApiError(Exception):
     """A call cannot be done; the message says why, naming the value and the rule it broke."""
@@ -48,6 +50,14 @@ def api_method(failure=-1):
     return decorate
 
 
+def describe(value, limit=60):
+    """A value for an error message: one line, short (arrays by shape and type)."""
+    if isinstance(value, np.ndarray):
+        return f"an array of shape {list(value.shape)} {value.dtype}"
+    text = " ".join(repr(value).split())
+    return text if len(text) <= limit else text[:limit - 3] + "..."
+
+
 def require(condition, message):
     if not condition:
         raise ApiError(message)
@@ -55,7 +65,7 @@ def require(condition, message):
 
 def require_bool(value, name):
     require(isinstance(value, (bool, int)) and value in (0, 1, True, False),
-            f"{name} must be True or False, got {value!r}")
+            f"{name} must be True or False, got {describe(value)}")
     return bool(value)
 
 
@@ -67,4 +77,4 @@ def require_choice(value, name, choices, allow_none=False, ignore_case=True):
         for choice in choices:
             if key == (choice.lower() if ignore_case else choice):
                 return choice
-    raise ApiError(f"{name} {value!r} is not supported (valid: {', '.join(choices)})")
+    raise ApiError(f"{name} {describe(value)} is not supported (valid: {', '.join(choices)})")

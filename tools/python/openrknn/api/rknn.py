@@ -10,6 +10,8 @@ Conversion runs the C++ `rknn-convert`; init_runtime() runs the model locally in
 from __future__ import annotations
 
 import json
+import math
+import numbers
 import os
 import shutil
 import tempfile
@@ -20,7 +22,7 @@ import numpy as np
 from .. import convert, devices, hybrid, report
 from ..runtime.backend import BackendError
 from ..runtime.remote import create_remote_backend
-from .calls import ApiError, api_method, require, require_bool, require_choice
+from .calls import ApiError, api_method, describe, require, require_bool, require_choice
 from .constants import CONFIG_PLATFORMS, NPU_CORE_AUTO, RUNTIME_TARGETS
 from .runtime_api import RuntimeApi
 from .session import runtime_options
@@ -35,24 +37,33 @@ _UNSUPPORTED_SWITCHES = ("remove_weight", "compress_weight", "single_core_mode",
 
 
 def _per_input_lists(value, name):
-    """mean_values / std_values: [[...], ...] per input; a flat [a, b, c] means one input."""
+    """mean_values / std_values: [[...], ...] per input; a flat [a, b, c] means one input.
+    Lists or numpy arrays of finite numbers."""
     if value is None:
         return None
+    if isinstance(value, np.ndarray):
+        value = value.tolist()
+    example = "[[123.675, 116.28, 103.53]]"
     require(isinstance(value, (list, tuple)) and len(value) > 0,
-            f"{name} must be a list such as [[123.675, 116.28, 103.53]], got {value!r}")
-    if all(isinstance(v, (int, float)) for v in value):
+            f"{name} must be a list such as {example}, got {describe(value)}")
+
+    def is_number(v):
+        return isinstance(v, numbers.Real) and not isinstance(v, bool) and math.isfinite(v)
+
+    if all(is_number(v) for v in value):
         value = [value]
+    value = [v.tolist() if isinstance(v, np.ndarray) else v for v in value]
     for entry in value:
-        require(isinstance(entry, (list, tuple)) and entry and
-                all(isinstance(v, (int, float)) for v in entry),
-                f"{name} must hold one list of numbers per input, got {value!r}")
+        require(isinstance(entry, (list, tuple)) and entry and all(is_number(v) for v in entry),
+                f"{name} must hold one list of finite numbers per input, got {describe(value)}")
     if name == "std_values":
         require(all(v != 0 for entry in value for v in entry), "std_values must not contain 0")
     return [[float(v) for v in entry] for entry in value]
 
 
 def _existing_file(path, what):
-    require(isinstance(path, (str, os.PathLike)), f"{what} must be a file name, got {path!r}")
+    require(isinstance(path, (str, os.PathLike)),
+            f"{what} must be a file name, got {describe(path)}")
     require(Path(path).is_file(), f"{what} '{path}' does not exist")
     return convert.absolute(path)
 
@@ -104,7 +115,7 @@ class RKNN(RuntimeApi):
         elif require_bool(quant_img_RGB2BGR, "quant_img_RGB2BGR"):
             settings["quant_img_RGB2BGR"] = True
         require(isinstance(optimization_level, int) and 0 <= optimization_level <= 3,
-                f"optimization_level {optimization_level!r} is not in 0..3")
+                f"optimization_level {describe(optimization_level)} is not in 0..3")
         settings["optimization_level"] = optimization_level
         if custom_string is not None:
             require(isinstance(custom_string, str), "custom_string must be a string")
@@ -139,16 +150,16 @@ class RKNN(RuntimeApi):
                 "inputs is set, so input_size_list must be set too (one shape per input)")
         if inputs is not None:
             require(isinstance(inputs, (list, tuple)) and all(isinstance(i, str) for i in inputs),
-                    f"inputs must be a list of tensor names, got {inputs!r}")
+                    f"inputs must be a list of tensor names, got {describe(inputs)}")
             require(isinstance(input_size_list, (list, tuple)) and
                     len(input_size_list) == len(inputs),
                     f"input_size_list must hold one shape per input ({len(inputs)}), "
-                    f"got {input_size_list!r}")
+                    f"got {describe(input_size_list)}")
         require(input_initial_val is None,
                 "input_initial_val (freezing inputs to constants) is not supported")
         if outputs is not None:
             require(isinstance(outputs, (list, tuple)) and all(isinstance(o, str) for o in outputs),
-                    f"outputs must be a list of tensor names, got {outputs!r}")
+                    f"outputs must be a list of tensor names, got {describe(outputs)}")
         self._check_onnx_file(path)
         self._onnx = {"model": path, "inputs": inputs, "input_size_list": input_size_list,
                       "outputs": outputs}
@@ -215,7 +226,8 @@ class RKNN(RuntimeApi):
                 "do_quantization=True needs a dataset (a .txt file, one sample per line)")
         if rknn_batch_size is not None:
             require(isinstance(rknn_batch_size, int) and rknn_batch_size >= 1,
-                    f"rknn_batch_size must be an integer >= 1, got {rknn_batch_size!r}")
+                    "rknn_batch_size must be an integer >= 1, got "
+                    + describe(rknn_batch_size))
         build_options = {"do_quantization": do_quantization, "dataset": dataset,
                          "rknn_batch_size": rknn_batch_size}
         data = self._convert_to_bytes({**options, **build_options}, "build")
@@ -228,7 +240,7 @@ class RKNN(RuntimeApi):
         """Writes the built model to a .rknn file. 0 / -1."""
         require(self._model is not None, "no model to export: call build() first")
         require(isinstance(export_path, (str, os.PathLike)),
-                f"export_path must be a file name, got {export_path!r}")
+                f"export_path must be a file name, got {describe(export_path)}")
         target = Path(export_path)
         require(target.parent.is_dir() or str(target.parent) == "",
                 f"the directory of export_path '{export_path}' does not exist")
@@ -260,7 +272,8 @@ class RKNN(RuntimeApi):
             float_tensors = hybrid.subgraph_tensors(self._onnx["model"], custom_hybrid)
         if rknn_batch_size is not None:
             require(isinstance(rknn_batch_size, int) and rknn_batch_size >= 1,
-                    f"rknn_batch_size must be an integer >= 1, got {rknn_batch_size!r}")
+                    "rknn_batch_size must be an integer >= 1, got "
+                    + describe(rknn_batch_size))
         name = Path(self._onnx["model"]).stem
         cfg_path = Path(f"{name}.quantization.cfg").resolve()
         convert.run("hybrid-step1", {**options, "dataset": dataset, "do_quantization": True,
@@ -331,10 +344,10 @@ class RKNN(RuntimeApi):
         if isinstance(inputs, (str, os.PathLike)):
             inputs = [inputs]
         require(isinstance(inputs, (list, tuple)) and inputs,
-                f"inputs must be a list of files (one per model input), got {inputs!r}")
+                "inputs must be a list of files (one per model input), got " + describe(inputs))
         files = [_existing_file(path, "the input file") for path in inputs]
         require(isinstance(output_dir, (str, os.PathLike)),
-                f"output_dir must be a directory name, got {output_dir!r}")
+                f"output_dir must be a directory name, got {describe(output_dir)}")
         backend = None
         if target is not None:
             options = runtime_options(target, device_id, False, False, NPU_CORE_AUTO, "cpu")

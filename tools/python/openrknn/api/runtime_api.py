@@ -8,7 +8,7 @@ from .. import native
 from ..log import Logger
 from ..runtime import create_backend
 from ..runtime.backend import BackendError
-from .calls import ApiError, api_method, require, require_bool
+from .calls import ApiError, api_method, describe, require, require_bool
 from .constants import CoreMaskConstants
 from .session import RuntimeSession, runtime_options
 
@@ -65,7 +65,8 @@ class RuntimeApi(CoreMaskConstants):
     @api_method(failure=-1)
     def load_rknn(self, path):
         """Loads a .rknn file (written by export_rknn or rknn-convert). 0 / -1."""
-        require(isinstance(path, (str, Path)), f"path must be a file name, got {path!r}")
+        require(isinstance(path, (str, Path)),
+                f"path must be a file name, got {describe(path)}")
         file = Path(path)
         require(file.is_file(), f"the model file '{path}' does not exist")
         data = file.read_bytes()

@@ -7,7 +7,7 @@ import numpy as np
 
 from .. import __version__, native, report
 from ..runtime import RuntimeBackend, RuntimeOptions
-from .calls import ApiError, require, require_bool, require_choice
+from .calls import ApiError, describe, require, require_bool, require_choice
 from .constants import CORE_MASKS, DATA_FORMATS, FALLBACK_DEVICES, RUNTIME_TARGETS
 
 # Element types the runtime converts from (and normalises) for real-valued inputs.
@@ -20,9 +20,9 @@ def runtime_options(target, device_id, perf_debug, eval_mem, core_mask, fallback
     if target is not None:
         target = require_choice(target, "target", RUNTIME_TARGETS)
     require(device_id is None or isinstance(device_id, str),
-            f"device_id must be a string (see list_devices), got {device_id!r}")
+            f"device_id must be a string (see list_devices), got {describe(device_id)}")
     require(isinstance(core_mask, int) and core_mask in CORE_MASKS.values(),
-            f"core_mask {core_mask!r} is not valid (valid: "
+            f"core_mask {describe(core_mask)} is not valid (valid: "
             + ", ".join(f"RKNN.{name}" for name in CORE_MASKS) + ")")
     return RuntimeOptions(
         target=target, device_id=device_id, perf_debug=require_bool(perf_debug, "perf_debug"),
@@ -36,7 +36,8 @@ def _per_input(value, count, name, allowed=None):
     if value is None or isinstance(value, (str, int)):
         values = [value] * count
     else:
-        require(isinstance(value, (list, tuple)), f"{name} must be a list, got {value!r}")
+        require(isinstance(value, (list, tuple)),
+                f"{name} must be a list, got {describe(value)}")
         require(len(value) == count,
                 f"{name} has {len(value)} entries, the model has {count} inputs")
         values = list(value)
