@@ -1,3 +1,4 @@
+#!/usr/bin/env python3
 """The converter tests' name for the project's one ctypes binding of librknnrt, which lives in
 the host package: tools/python/openrknn/native.py. Everything is re-exported from there.
 
