@@ -18,7 +18,7 @@ from . import locate
 from .api.calls import ApiError
 
 
-def _command_failure(tool, result):
+def _command_failure(result):
     lines = [line for line in (result.stderr + result.stdout).splitlines() if line.strip()]
     errors = [line for line in lines if line.startswith("E ")]
     shown = errors or lines[-5:] or [f"exit status {result.returncode}"]
@@ -42,14 +42,13 @@ def run(subcommand, options: dict, log, where, converter=None, timeout=None):
             command.append("--quiet")
         log.debug(where, "running " + " ".join(command) + "\n" + json.dumps(config))
         try:
-            result = subprocess.run(command, capture_output=True, text=True, timeout=timeout,
-                                    env=dict(os.environ))
+            result = subprocess.run(command, capture_output=True, text=True, timeout=timeout)
         except OSError as error:
             raise ApiError(f"cannot run {tool}: {error}") from None
         except subprocess.TimeoutExpired:
             raise ApiError(f"{tool} did not finish within {timeout} s") from None
     if result.returncode != 0:
-        raise ApiError(_command_failure(tool, result))
+        raise ApiError(_command_failure(result))
     for line in result.stdout.splitlines():
         log.info(where, line)
     return result.stdout
