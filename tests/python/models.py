@@ -20,9 +20,10 @@ def _constant(name, array):
     return numpy_helper.from_array(np.asarray(array, np.float32), name)
 
 
-def classifier(path: Path, seed=0):
+def classifier(path: Path, seed=0, dynamic=False):
     """Conv(3x3, stride 2) -> Relu -> Conv(3x3) -> Relu -> GlobalAveragePool -> Flatten -> Gemm
-    -> Softmax: a miniature image classifier, input 'input' [1,3,16,16], output 'prob'."""
+    -> Softmax: a miniature image classifier, input 'input' [1,3,16,16] (with `dynamic`,
+    [1,3,height,width]), output 'prob'."""
     rng = np.random.default_rng(seed)
     nodes = [
         helper.make_node("Conv", ["input", "w1", "b1"], ["c1"], kernel_shape=[3, 3],
@@ -45,7 +46,9 @@ def classifier(path: Path, seed=0):
     ]
     graph = helper.make_graph(
         nodes, "classifier",
-        [helper.make_tensor_value_info("input", TensorProto.FLOAT, [1, 3, IMAGE, IMAGE])],
+        [helper.make_tensor_value_info(
+            "input", TensorProto.FLOAT,
+            [1, 3, "height", "width"] if dynamic else [1, 3, IMAGE, IMAGE])],
         [helper.make_tensor_value_info("prob", TensorProto.FLOAT, [1, CLASSES])], weights)
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
     model.ir_version = 8

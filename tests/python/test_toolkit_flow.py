@@ -249,3 +249,29 @@ def test_toolkit_1x_spellings_and_verbose_log(native_paths, classifier_onnx, cal
     log = log_file.read_text()
     assert "I build: " in log and "D build: running " in log and "I init_runtime: " in log
     rknn.release()
+
+
+def test_dynamic_input_shape_sets(native_paths, workdir, calibration, capsys):
+    # config(dynamic_input=...): inference takes any listed shape set. Switching sets needs
+    # rknn_set_input_shapes, which this runtime may not have yet: then the call fails with
+    # the runtime's reason instead of running the wrong shape.
+    model = models.classifier(workdir / "classifier_dynamic.onnx", dynamic=True)
+    rknn = RKNN()
+    assert rknn.config(mean_values=[[models.MEAN] * 3], std_values=[[models.STD] * 3],
+                       dynamic_input=[[[1, 3, 16, 16]], [[1, 3, 8, 8]]]) == 0
+    assert rknn.load_onnx(str(model)) == 0
+    assert rknn.build(dataset=str(calibration)) == 0
+    assert rknn.init_runtime() == 0
+    for size in (16, 8):
+        image = models.images(1, seed=size, size=size)
+        capsys.readouterr()
+        out = rknn.inference([image])
+        log = capsys.readouterr().err
+        if out is None:
+            assert size == 8 and "E inference: rknn_set_input_shapes returned" in log, log
+            continue
+        assert cosine(out[0], models.onnx_reference(model, image)[0]) >= 0.99
+    assert rknn.inference([models.images(1, seed=3, size=12)]) is None
+    assert "are not one of the model's shape sets [[[1, 16, 16, 3]], [[1, 8, 8, 3]]]" in \
+        capsys.readouterr().err
+    rknn.release()

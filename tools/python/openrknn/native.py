@@ -28,6 +28,7 @@ from . import locate
 RKNN_SUCC = 0
 RKNN_MAX_DIMS = 16
 RKNN_MAX_NAME_LEN = 256
+RKNN_MAX_DYNAMIC_SHAPE_NUM = 512
 
 RKNN_QUERY_IN_OUT_NUM = 0
 RKNN_QUERY_INPUT_ATTR = 1
@@ -37,6 +38,9 @@ RKNN_QUERY_PERF_RUN = 4
 RKNN_QUERY_SDK_VERSION = 5
 RKNN_QUERY_MEM_SIZE = 6
 RKNN_QUERY_CUSTOM_STRING = 7
+RKNN_QUERY_INPUT_DYNAMIC_RANGE = 13
+RKNN_QUERY_CURRENT_INPUT_ATTR = 14
+RKNN_QUERY_CURRENT_OUTPUT_ATTR = 15
 
 # rknn_init flags
 FLAG_COLLECT_PERF_MASK = 0x00000008
@@ -141,10 +145,23 @@ class rknn_custom_string(ctypes.Structure):
     _fields_ = [("string", ctypes.c_char * 1024)]
 
 
+class rknn_input_range(ctypes.Structure):
+    _fields_ = [
+        ("index", ctypes.c_uint32),
+        ("shape_number", ctypes.c_uint32),
+        ("fmt", ctypes.c_int),
+        ("name", ctypes.c_char * RKNN_MAX_NAME_LEN),
+        ("dyn_range", (ctypes.c_uint32 * RKNN_MAX_DIMS) * RKNN_MAX_DYNAMIC_SHAPE_NUM),
+        ("n_dims", ctypes.c_uint32),
+    ]
+
+
 def _check_layouts():
     expected = {rknn_input_output_num: 8, rknn_tensor_attr: 376, rknn_input: 32,
                 rknn_output: 24, rknn_perf_detail: 16, rknn_perf_run: 8, rknn_sdk_version: 512,
-                rknn_mem_size: 64, rknn_custom_string: 1024}
+                rknn_mem_size: 64, rknn_custom_string: 1024,
+                rknn_input_range: 12 + RKNN_MAX_NAME_LEN + 4 * RKNN_MAX_DIMS *
+                RKNN_MAX_DYNAMIC_SHAPE_NUM + 4}
     for struct, size in expected.items():
         if ctypes.sizeof(struct) != size:
             raise ImportError(f"{struct.__name__} is {ctypes.sizeof(struct)} bytes here, "
@@ -194,9 +211,11 @@ def load_library(library=None):
         lib.rknn_outputs_release.argtypes = [context, ctypes.c_uint32,
                                              ctypes.POINTER(rknn_output)]
         lib.rknn_set_core_mask.argtypes = [context, ctypes.c_int]
+        lib.rknn_set_input_shapes.argtypes = [context, ctypes.c_uint32,
+                                              ctypes.POINTER(rknn_tensor_attr)]
         for function in ("rknn_init", "rknn_destroy", "rknn_query", "rknn_inputs_set",
                          "rknn_run", "rknn_outputs_get", "rknn_outputs_release",
-                         "rknn_set_core_mask"):
+                         "rknn_set_core_mask", "rknn_set_input_shapes"):
             getattr(lib, function).restype = ctypes.c_int
         _libraries[path] = lib
     return _libraries[path]
@@ -296,6 +315,41 @@ class Runtime:
         attr = rknn_tensor_attr()
         attr.index = index
         return TensorInfo.from_attr(self._query(command, attr))
+
+    def dynamic_shape_sets(self):
+        """The shape sets of a dynamic-shape model (RKNN_QUERY_INPUT_DYNAMIC_RANGE): a list of
+        sets, each one dims list per input in attribute order; [] for a static model."""
+        per_input = []
+        for info in self.inputs:
+            shape_range = rknn_input_range()
+            shape_range.index = info.index
+            code = self.lib.rknn_query(self.context, RKNN_QUERY_INPUT_DYNAMIC_RANGE,
+                                       ctypes.byref(shape_range), ctypes.sizeof(shape_range))
+            if code != RKNN_SUCC:
+                return []  # a static model
+            per_input.append([[shape_range.dyn_range[s][d] for d in range(shape_range.n_dims)]
+                              for s in range(shape_range.shape_number)])
+        count = min((len(shapes) for shapes in per_input), default=0)
+        return [[shapes[s] for shapes in per_input] for s in range(count)]
+
+    def set_input_shapes(self, shape_set):
+        """Selects one shape set (dims per input, in attribute order) and reads the current
+        input and output attributes back."""
+        attrs = (rknn_tensor_attr * len(self.inputs))()
+        for i, (info, dims) in enumerate(zip(self.inputs, shape_set)):
+            attrs[i].index = info.index
+            attrs[i].name = info.name.encode()
+            attrs[i].n_dims = len(dims)
+            for d, value in enumerate(dims):
+                attrs[i].dims[d] = value
+            attrs[i].fmt = info.fmt
+            attrs[i].type = info.type
+        self._call("rknn_set_input_shapes",
+                   self.lib.rknn_set_input_shapes(self.context, len(self.inputs), attrs))
+        self.inputs = [self._attr(RKNN_QUERY_CURRENT_INPUT_ATTR, i)
+                       for i in range(len(self.inputs))]
+        self.outputs = [self._attr(RKNN_QUERY_CURRENT_OUTPUT_ATTR, i)
+                        for i in range(len(self.outputs))]
 
     def set_core_mask(self, core_mask):
         self._call("rknn_set_core_mask", self.lib.rknn_set_core_mask(self.context, core_mask))

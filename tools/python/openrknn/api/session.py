@@ -59,6 +59,7 @@ class RuntimeSession:
         backend.load(model, options)
         self.inputs = backend.input_attributes()
         self.outputs = backend.output_attributes()
+        self.shape_sets = backend.dynamic_shape_sets()
         self._last_buffers = None
 
     # -- inputs --------------------------------------------------------------------------------
@@ -109,6 +110,28 @@ class RuntimeSession:
         require(dtype is not None, f"{where}: {info.type_name} inputs are not supported")
         return native.InputBuffer(array.astype(dtype, copy=False), info.type, fmt)
 
+    def _select_shape_set(self, arrays, formats, pass_through):
+        """Dynamic-shape models (config(dynamic_input=...)): inputs of another listed shape
+        set switch the model to it, as the toolkit's inference does."""
+        wanted = []
+        for info, array, layout, through in zip(self.inputs, arrays, formats, pass_through):
+            shape = list(array.shape)
+            if through or len(shape) != len(info.dims):
+                return  # nothing to read a shape from; the per-input checks report it
+            if len(shape) == 4:
+                nchw = shape if layout == "nchw" else [shape[0], shape[3], shape[1], shape[2]]
+                nhwc = [nchw[0], nchw[2], nchw[3], nchw[1]]
+                shape = nhwc if info.fmt == native.FORMAT_NHWC else nchw
+            wanted.append(shape)
+        if wanted == [info.dims for info in self.inputs]:
+            return
+        require(wanted in self.shape_sets,
+                f"input shapes {wanted} are not one of the model's shape sets "
+                f"{self.shape_sets} (dims in the model's input layout)")
+        self.backend.set_input_shapes(wanted)
+        self.inputs = self.backend.input_attributes()
+        self.outputs = self.backend.output_attributes()
+
     def prepare_inputs(self, inputs, data_format=None, inputs_pass_through=None):
         if isinstance(inputs, np.ndarray):
             inputs = [inputs]
@@ -119,16 +142,19 @@ class RuntimeSession:
                 f"({', '.join(repr(i.name) for i in self.inputs)})")
         formats = _per_input(data_format, len(inputs), "data_format", DATA_FORMATS)
         pass_through = _per_input(inputs_pass_through, len(inputs), "inputs_pass_through")
-        buffers = []
+        arrays = []
         for i, (info, value) in enumerate(zip(self.inputs, inputs)):
             require(pass_through[i] in (None, 0, 1, True, False),
-                    f"inputs_pass_through entry {i} must be 0 or 1, got {pass_through[i]!r}")
+                    f"inputs_pass_through entry {i} must be 0 or 1, got "
+                    + describe(pass_through[i]))
             try:
-                array = np.asarray(value)
+                arrays.append(np.asarray(value))
             except (TypeError, ValueError) as error:
                 raise ApiError(f"input {i} ('{info.name}') is not an array: {error}") from None
-            buffers.append(self._convert_input(i, info, array, formats[i], bool(pass_through[i])))
-        return buffers
+        if self.shape_sets:
+            self._select_shape_set(arrays, formats, pass_through)
+        return [self._convert_input(i, info, array, formats[i], bool(pass_through[i]))
+                for i, (info, array) in enumerate(zip(self.inputs, arrays))]
 
     def _zero_inputs(self):
         """What eval_perf runs when the script never called inference: zeros of every input."""

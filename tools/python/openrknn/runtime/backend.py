@@ -62,6 +62,15 @@ class RuntimeBackend(abc.ABC):
     def output_attributes(self) -> List[TensorInfo]:
         """RKNN_QUERY_OUTPUT_ATTR of every output."""
 
+    def dynamic_shape_sets(self) -> List[List[List[int]]]:
+        """The shape sets a dynamic-shape model accepts (dims per input, attribute order);
+        [] for a static model."""
+        return []
+
+    def set_input_shapes(self, shape_set: List[List[int]]) -> None:
+        """Selects one of dynamic_shape_sets(); the attributes then report the new shapes."""
+        raise BackendError(f"{self.description} cannot change input shapes")
+
     @abc.abstractmethod
     def run(self, inputs: List[InputBuffer]) -> list:
         """One inference; every output as float32 (real-valued) or its own integer type, in the

@@ -41,6 +41,12 @@ class LocalBackend(RuntimeBackend):
     def output_attributes(self):
         return self._loaded().outputs
 
+    def dynamic_shape_sets(self):
+        return self._loaded().dynamic_shape_sets()
+
+    def set_input_shapes(self, shape_set):
+        self._loaded().set_input_shapes(shape_set)
+
     def run(self, inputs):
         runtime = self._loaded()
         runtime.set_buffers(inputs)
