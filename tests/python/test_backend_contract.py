@@ -1,0 +1,46 @@
+"""What every RuntimeBackend must do (openrknn/runtime/backend.py), checked on each backend
+there is: the local librknnrt, and a remote-style factory (here the stand-in of
+test_remote.py; a gRPC client of rknn_server joins this list by adding its factory)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from openrknn import native
+from openrknn.runtime import RuntimeOptions
+from openrknn.runtime.local import LocalBackend
+from test_remote import StandInDevice
+
+BACKENDS = {
+    "local": lambda: LocalBackend(),
+    "remote-stand-in": lambda: StandInDevice("rk3588", "CONTRACT"),
+}
+
+
+@pytest.mark.parametrize("make_backend", BACKENDS.values(), ids=BACKENDS.keys())
+def test_backend_contract(native_paths, int8_rknn, held_out, make_backend):
+    model = int8_rknn.read_bytes()
+    backend = make_backend()
+    backend.load(model, RuntimeOptions(perf_debug=True, eval_mem=True))
+    assert backend.description
+    inputs, outputs = backend.input_attributes(), backend.output_attributes()
+    assert [i.name for i in inputs] == ["input"] and [o.name for o in outputs] == ["prob"]
+    assert inputs[0].dims == [1, 16, 16, 3] and inputs[0].fmt == native.FORMAT_NHWC
+
+    image = native.InputBuffer(held_out[0][None], native.FLOAT32, native.FORMAT_NHWC)
+    results = backend.run([image])
+    with native.Runtime(model) as reference:
+        expected = reference.run([held_out[0][None].transpose(0, 3, 1, 2)])
+    assert len(results) == 1 and results[0].dtype == np.float32
+    np.testing.assert_array_equal(results[0], expected[0])
+
+    assert backend.last_run_microseconds() >= 0
+    assert "Conv" in backend.performance_detail()
+    memory = backend.memory()
+    assert memory.weight_bytes > 0 and memory.total_bytes >= memory.weight_bytes
+    versions = dict(backend.versions())
+    assert versions.get("rknnrt")
+    assert backend.dynamic_shape_sets() == []
+    backend.close()
+    backend.close()  # twice is harmless
