@@ -10,56 +10,22 @@ Conversion runs the C++ `rknn-convert`; init_runtime() runs the model locally in
 from __future__ import annotations
 
 import json
-import math
-import numbers
 import os
 import shutil
 import tempfile
 from pathlib import Path
 
-import numpy as np
-
-from .. import convert, devices, hybrid, report
+from .. import convert, devices, hybrid, native, report
 from ..runtime.backend import BackendError
 from ..runtime.remote import create_remote_backend
-from .calls import ApiError, api_method, describe, require, require_bool, require_choice
-from .constants import CONFIG_PLATFORMS, NPU_CORE_AUTO, RUNTIME_TARGETS
+from . import config_options, device_analysis
+from .calls import ApiError, api_method, describe, require, require_bool
+from .constants import NPU_CORE_AUTO, RUNTIME_TARGETS
 from .runtime_api import RuntimeApi
-from .session import runtime_options
+from .session import RuntimeSession, runtime_options
 
 _HYBRID_MODEL_FORMAT = "openrknn-hybrid-model"
 _HYBRID_DATA_FORMAT = "openrknn-hybrid-data"
-
-# Toolkit options that ask for something the converter does not do: accepted when off.
-_UNSUPPORTED_SWITCHES = ("remove_weight", "compress_weight", "single_core_mode", "model_pruning",
-                         "quantize_weight", "remove_reshape", "sparse_infer",
-                         "enable_flash_attention")
-
-
-def _per_input_lists(value, name):
-    """mean_values / std_values: [[...], ...] per input; a flat [a, b, c] means one input.
-    Lists or numpy arrays of finite numbers."""
-    if value is None:
-        return None
-    if isinstance(value, np.ndarray):
-        value = value.tolist()
-    example = "[[123.675, 116.28, 103.53]]"
-    require(isinstance(value, (list, tuple)) and len(value) > 0,
-            f"{name} must be a list such as {example}, got {describe(value)}")
-
-    def is_number(v):
-        return isinstance(v, numbers.Real) and not isinstance(v, bool) and math.isfinite(v)
-
-    if all(is_number(v) for v in value):
-        value = [value]
-    value = [v.tolist() if isinstance(v, np.ndarray) else v for v in value]
-    for entry in value:
-        require(isinstance(entry, (list, tuple)) and entry and all(is_number(v) for v in entry),
-                f"{name} must hold one list of finite numbers per input, got {describe(value)}")
-    if name == "std_values":
-        require(all(v != 0 for entry in value for v in entry), "std_values must not contain 0")
-    return [[float(v) for v in entry] for entry in value]
-
 
 def _existing_file(path, what):
     require(isinstance(path, (str, os.PathLike)),
@@ -94,50 +60,9 @@ class RKNN(RuntimeApi):
         next build fail, naming the reason)."""
         self._config = {}
         self._config_error = "config() failed (see its error above)"
-        settings = {
-            "mean_values": _per_input_lists(mean_values, "mean_values"),
-            "std_values": _per_input_lists(std_values, "std_values"),
-            "quantized_dtype": require_choice(
-                quantized_dtype, "quantized_dtype",
-                ("w8a8", "w4a16", "w8a16", "w4a8", "w16a16i", "w16a16i_dfp",
-                 "asymmetric_quantized-8")),
-            "quantized_algorithm": require_choice(quantized_algorithm, "quantized_algorithm",
-                                                  ("normal", "mmse", "kl_divergence")),
-            "quantized_method": require_choice(quantized_method, "quantized_method",
-                                               ("layer", "channel")),
-            "float_dtype": require_choice(float_dtype, "float_dtype", ("float16", "float32")),
-            "target_platform": require_choice(target_platform, "target_platform",
-                                              CONFIG_PLATFORMS, allow_none=True),
-        }
-        if isinstance(quant_img_RGB2BGR, (list, tuple)):
-            settings["quant_img_RGB2BGR"] = [require_bool(v, "quant_img_RGB2BGR entry")
-                                             for v in quant_img_RGB2BGR]
-        elif require_bool(quant_img_RGB2BGR, "quant_img_RGB2BGR"):
-            settings["quant_img_RGB2BGR"] = True
-        require(isinstance(optimization_level, int) and 0 <= optimization_level <= 3,
-                f"optimization_level {describe(optimization_level)} is not in 0..3")
-        settings["optimization_level"] = optimization_level
-        if custom_string is not None:
-            require(isinstance(custom_string, str), "custom_string must be a string")
-            require(len(custom_string.encode()) <= 1023,
-                    f"custom_string has {len(custom_string.encode())} bytes, at most 1023")
-            settings["custom_string"] = custom_string
-        require(inputs_yuv_fmt is None, "inputs_yuv_fmt (YUV model inputs) is not supported")
-        if op_target is not None:
-            require(isinstance(op_target, dict),
-                    "op_target must be a dict {output tensor name: 'cpu'|'npu'|'gpu'|'auto'}")
-            settings["op_target"] = {str(k): require_choice(v, f"op_target['{k}']",
-                                                            ("cpu", "npu", "gpu", "auto"))
-                                     for k, v in op_target.items()}
-        if dynamic_input is not None:
-            require(isinstance(dynamic_input, (list, tuple)) and dynamic_input,
-                    "dynamic_input must be a list of shape sets, e.g. [[[1,3,224,224]]]")
-            settings["dynamic_input"] = dynamic_input
-        local = locals()
-        for switch in _UNSUPPORTED_SWITCHES:
-            if require_bool(local[switch], switch):
-                raise ApiError(f"{switch}=True is not supported by this converter")
-        self._config = {k: v for k, v in settings.items() if v is not None}
+        arguments = dict(locals())
+        arguments.pop("self")
+        self._config = config_options.validate(arguments)
         self._config_error = None
         return 0
 
@@ -371,34 +296,15 @@ class RKNN(RuntimeApi):
                 if analysis.is_file():
                     analysis.write_text(analysis.read_text().replace("quantized/", "simulator/"))
             if backend is not None:
-                self._analyse_on_device(backend, options, files, out)
+                try:
+                    session = RuntimeSession(backend, self._model, options)
+                    device_analysis.compare_outputs(session, files, out)
+                except (BackendError, native.RknnError, ValueError) as error:
+                    raise ApiError(f"on {backend.description}: {error}") from None
         finally:
             if backend is not None:
                 backend.close()
         return 0
-
-    def _analyse_on_device(self, backend, options, files, out):
-        from .session import RuntimeSession
-
-        session = RuntimeSession(backend, self._model, options)
-        results = session.inference([np.load(f) for f in files])
-        runtime_dir = out / "runtime"
-        runtime_dir.mkdir(exist_ok=True)
-        lines = ["", f"# runtime ({backend.description}) vs simulator, model outputs"]
-        for info, result in zip(session.outputs, results):
-            safe = "".join(c if c.isalnum() or c in ".-_" else "_" for c in info.name)
-            np.save(runtime_dir / f"{safe}.npy", result)
-            simulator_file = out / "simulator" / f"{safe}.npy"
-            if simulator_file.is_file():
-                reference = np.load(simulator_file).astype(np.float64).ravel()
-                value = np.asarray(result, np.float64).ravel()
-                norm = np.linalg.norm(reference) * np.linalg.norm(value)
-                cosine = float(reference @ value / norm) if norm > 0 else 1.0
-                lines.append(f"{info.name}  runtime_cos {cosine:.6f}")
-            else:
-                lines.append(f"{info.name}  (no simulator dump to compare)")
-        with open(out / "error_analysis.txt", "a", encoding="utf-8") as text:
-            text.write("\n".join(lines) + "\n")
 
     # -- runtime -------------------------------------------------------------------------------
 
