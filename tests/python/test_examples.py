@@ -37,3 +37,47 @@ def test_convert_and_run_classifier_then_run_on_board(native_paths, tmp_path):
     assert "all device(s) with adb mode:\nTESTSERIAL" in board.stdout
     assert "E init_runtime: not available in this build" in board.stderr
     assert "Traceback" not in board.stderr
+
+
+TOOLKIT_SCRIPT = '''
+import sys
+import numpy as np
+from rknn.api import RKNN
+from rknnlite.api import RKNNLite
+
+model, dataset, image = sys.argv[1:4]
+rknn = RKNN(verbose=False)
+rknn.config(mean_values=[[127.5, 127.5, 127.5]], std_values=[[127.5, 127.5, 127.5]],
+            target_platform='rk3588')
+assert rknn.load_onnx(model=model) == 0
+assert rknn.build(do_quantization=True, dataset=dataset) == 0
+assert rknn.export_rknn('./unchanged.rknn') == 0
+rknn.release()
+lite = RKNNLite()
+assert lite.load_rknn('./unchanged.rknn') == 0
+assert lite.init_runtime(core_mask=RKNNLite.NPU_CORE_0) == 0
+outputs = lite.inference(inputs=[np.load(image)])
+print('top1', int(np.argmax(outputs[0])))
+lite.release()
+'''
+
+
+def test_unchanged_toolkit_script_runs_with_openrknn_run(native_paths, tmp_path, classifier_onnx,
+                                                         calibration, held_out):
+    import numpy as np
+
+    import models
+
+    script = tmp_path / "toolkit_script.py"
+    script.write_text(TOOLKIT_SCRIPT)
+    image = tmp_path / "image.npy"
+    np.save(image, held_out[0])
+    package_dir = str(Path(__file__).resolve().parents[2] / "tools" / "python")
+    environment = dict(os.environ, PYTHONPATH=package_dir)
+    result = subprocess.run([sys.executable, "-m", "openrknn.run", str(script),
+                             str(classifier_onnx), str(calibration), str(image)],
+                            cwd=tmp_path, capture_output=True, text=True, env=environment,
+                            timeout=240)
+    assert result.returncode == 0, result.stdout + result.stderr
+    expected = int(np.argmax(models.onnx_reference(classifier_onnx, held_out[0][None])[0]))
+    assert result.stdout.split() == ["top1", str(expected)]
