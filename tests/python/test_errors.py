@@ -115,6 +115,12 @@ def test_hybrid_step2_refuses_foreign_files(tmp_path, capsys):
     cfg.write_text("custom_quantize_layers: {}\n")
     expect_failure(capsys, RKNN().hybrid_quantization_step2(str(model), str(data), str(cfg)), -1,
                    "hybrid_quantization_step2", "is not a file written by openrknn's")
+    model.write_text('{"format": "openrknn-hybrid-model", "version": 1, "config": {}}')
+    expect_failure(capsys, RKNN().hybrid_quantization_step2(str(model), str(data), str(cfg)), -1,
+                   "hybrid_quantization_step2", "lacks load_onnx")
+    model.write_text('{"format": "openrknn-hybrid-model", "version": 2}')
+    expect_failure(capsys, RKNN().hybrid_quantization_step2(str(model), str(data), str(cfg)), -1,
+                   "hybrid_quantization_step2", "has version 2; this package reads 1")
 
 
 def test_not_onnx(native_paths, workdir, capsys):

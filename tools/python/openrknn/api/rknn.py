@@ -223,7 +223,7 @@ class RKNN(RuntimeApi):
         return 0
 
     @staticmethod
-    def _read_hybrid_file(path, expected_format, what):
+    def _read_hybrid_file(path, expected_format, what, keys):
         try:
             document = json.loads(Path(path).read_text())
         except (OSError, ValueError, UnicodeDecodeError):
@@ -233,6 +233,8 @@ class RKNN(RuntimeApi):
                 "hybrid_quantization_step1")
         require(document.get("version") == 1,
                 f"{what} '{path}' has version {document.get('version')!r}; this package reads 1")
+        missing = [key for key in keys if key not in document]
+        require(not missing, f"{what} '{path}' lacks {', '.join(missing)}")
         return document
 
     @api_method(failure=-1)
@@ -241,8 +243,10 @@ class RKNN(RuntimeApi):
         model_input = _existing_file(model_input, "model_input")
         data_input = _existing_file(data_input, "data_input")
         cfg = _existing_file(model_quantization_cfg, "model_quantization_cfg")
-        model_document = self._read_hybrid_file(model_input, _HYBRID_MODEL_FORMAT, "model_input")
-        data_document = self._read_hybrid_file(data_input, _HYBRID_DATA_FORMAT, "data_input")
+        model_document = self._read_hybrid_file(model_input, _HYBRID_MODEL_FORMAT, "model_input",
+                                                ("load_onnx", "config"))
+        data_document = self._read_hybrid_file(data_input, _HYBRID_DATA_FORMAT, "data_input",
+                                               ("dataset", "rknn_batch_size"))
         self._onnx = model_document["load_onnx"]
         self._config = model_document["config"]
         self._config_error = None
