@@ -118,6 +118,26 @@ def test_data_format_and_dtypes(native_paths, int8_rknn, held_out):
     rknn.release()
 
 
+def test_int8_pass_through_equals_converted_input(native_paths, int8_rknn, held_out):
+    # Pass-through data is the model's own int8 NHWC encoding: quantizing the normalised
+    # pixels here with the input's scale and zero point must give what the runtime computes.
+    from openrknn import native
+
+    with native.Runtime(int8_rknn) as model:
+        info = model.inputs[0]
+    assert info.type == native.INT8 and info.fmt == native.FORMAT_NHWC
+    image = held_out[1][None]
+    normalised = (image - models.MEAN) / models.STD
+    quantized = np.clip(np.round(normalised / info.scale) + info.zp, -128, 127).astype(np.int8)
+    rknn = RKNN()
+    assert rknn.load_rknn(str(int8_rknn)) == 0
+    assert rknn.init_runtime() == 0
+    converted = rknn.inference([image])[0]
+    through = rknn.inference([quantized], inputs_pass_through=[1])[0]
+    np.testing.assert_array_equal(through, converted)
+    rknn.release()
+
+
 def test_pass_through_takes_the_models_own_encoding(native_paths, workdir):
     model = models.two_inputs(workdir / "two_inputs.onnx")
     rknn = RKNN()

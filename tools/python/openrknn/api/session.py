@@ -59,7 +59,7 @@ class RuntimeSession:
         backend.load(model, options)
         self.inputs = backend.input_attributes()
         self.outputs = backend.output_attributes()
-        self.shape_sets = backend.dynamic_shape_sets()
+        self._shape_sets = None  # asked for on the first shape change (static models: [])
         self._last_buffers = None
 
     # -- inputs --------------------------------------------------------------------------------
@@ -125,9 +125,13 @@ class RuntimeSession:
             wanted.append(shape)
         if wanted == [info.dims for info in self.inputs]:
             return
-        require(wanted in self.shape_sets,
+        if self._shape_sets is None:
+            self._shape_sets = self.backend.dynamic_shape_sets()
+        if not self._shape_sets:
+            return  # a static model: the per-input checks report the shape
+        require(wanted in self._shape_sets,
                 f"input shapes {wanted} are not one of the model's shape sets "
-                f"{self.shape_sets} (dims in the model's input layout)")
+                f"{self._shape_sets} (dims in the model's input layout)")
         self.backend.set_input_shapes(wanted)
         self.inputs = self.backend.input_attributes()
         self.outputs = self.backend.output_attributes()
@@ -151,8 +155,7 @@ class RuntimeSession:
                 arrays.append(np.asarray(value))
             except (TypeError, ValueError) as error:
                 raise ApiError(f"input {i} ('{info.name}') is not an array: {error}") from None
-        if self.shape_sets:
-            self._select_shape_set(arrays, formats, pass_through)
+        self._select_shape_set(arrays, formats, pass_through)
         return [self._convert_input(i, info, array, formats[i], bool(pass_through[i]))
                 for i, (info, array) in enumerate(zip(self.inputs, arrays))]
 
