@@ -16,7 +16,7 @@ def cosine(a, b):
     return float(a @ b / (np.linalg.norm(a) * np.linalg.norm(b)))
 
 
-def test_toolkit_script(native_paths, workdir, classifier_onnx, calibration, held_out, capsys):
+def test_toolkit_script(native_paths, workdir, classifier_onnx, calibration, held_out, capfd):
     # config -> load_onnx -> build -> export_rknn -> init_runtime() -> inference -> eval_perf
     # -> accuracy_analysis, as the toolkit's examples are written.
     rknn = RKNN(verbose=False)
@@ -37,9 +37,9 @@ def test_toolkit_script(native_paths, workdir, classifier_onnx, calibration, hel
     assert cosine(outputs[0], reference) >= 0.99
     assert int(np.argmax(outputs[0])) == int(np.argmax(reference))
 
-    capsys.readouterr()
+    errors = capfd.readouterr().err  # the runtime logs on file descriptor 2
     perf = rknn.eval_perf()
-    printed = capsys.readouterr().out
+    printed = capfd.readouterr().out
     assert isinstance(perf, str) and perf == printed
     assert "Total Inference Time(us):" in perf and "FPS:" in perf
     assert "Conv" in perf and "Network Layer Information Table" in perf  # per-layer rows
@@ -64,6 +64,8 @@ def test_toolkit_script(native_paths, workdir, classifier_onnx, calibration, hel
     expected = models.onnx_reference(classifier_onnx, held_out[1][None])[0]
     assert np.allclose(golden, expected, atol=1e-4)
     rknn.release()
+    errors += capfd.readouterr().err
+    assert not [line for line in errors.splitlines() if line.startswith(("E ", "W "))], errors
 
 
 @pytest.mark.parametrize("precision,float_dtype,check", [
