@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "graph/op_schema.h"
@@ -107,6 +108,11 @@ struct PadAttributes {
   float attribute_value = 0.0f;
 };
 Result<PadAttributes> parse_pad(const NodeOperands& operands);
+
+// An ONNX TensorProto.DataType number as our DataType; nullopt for the types the .rknn format
+// lacks (double, bfloat16, string, ...). The one table of this mapping: Cast parsing and
+// rknn-convert both use it.
+std::optional<DataType> data_type_from_onnx(int64_t onnx_type);
 
 // Cast's `to`, an ONNX TensorProto data type number, as our DataType.
 Result<DataType> parse_cast_target(const NodeOperands& operands);
