@@ -93,7 +93,7 @@ Result<Shape> flatten_output_shape(const NodeOperands& operands);
 Result<Shape> squeeze_output_shape(const NodeOperands& operands);
 Result<Shape> unsqueeze_output_shape(const NodeOperands& operands);
 
-enum class PadMode { kConstant, kEdge, kReflect };
+enum class PadMode { kConstant, kEdge, kReflect, kWrap };
 enum class PadValueSource {
   kDefaultZero,  // no constant_value input nor `value` attribute: real 0 (zero point if quantized)
   kAttribute,    // opsets 2-10: the float `value` attribute
