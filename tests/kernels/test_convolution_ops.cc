@@ -178,8 +178,20 @@ void test_conv_fused_activation(void**) {
   // LeakyRelu's default alpha is ONNX's 0.01.
   expect_close(run_ok(spec_with({{"activation", attr_string("LeakyRelu")}})).outputs[0],
                {-0.025f, -0.005f, 0.5f, 2.5f, 5.5f, -0.035f}, 1e-6);
+  // SiLU: x * sigmoid(x) of the biased result, applied after the kernel; also for Gemm.
+  std::vector<float> silu;
+  for (float value : {-2.5f, -0.5f, 0.5f, 2.5f, 5.5f, -3.5f}) {
+    silu.push_back(static_cast<float>(value / (1.0 + std::exp(-double(value)))));
+  }
+  NodeSpec conv_silu = spec_with({{"activation", attr_string("SiLU")}});
+  expect_close(run_ok(conv_silu).outputs[0], silu, 1e-6);
+  check_precisions_agree(conv_silu, 1e-2, 0.03);
+  NodeSpec gemm_silu = node_spec(
+      "Gemm", {input("a", {6, 1}, x), weight("b", {1, 1}, {1.0f}), bias("c", {1}, {0.5f})},
+      {{"activation", attr_string("SiLU")}});
+  expect_close(run_ok(gemm_silu).outputs[0], silu, 1e-6);
   expect_error(spec_with({{"activation", attr_string("Sigmoid")}}), StatusCode::kInvalidModel,
-               "fused activation 'Sigmoid'");
+               "fused activation 'Sigmoid' is not one of Relu, Clip, LeakyRelu, SiLU");
 }
 
 void test_conv_errors(void**) {
