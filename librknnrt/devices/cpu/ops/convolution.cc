@@ -113,9 +113,41 @@ Result<reference::Conv2DShape> conv_geometry(const KernelBuildContext& context,
   return shape;
 }
 
+// More than two spatial axes: the N-D reference kernels.
+template <bool kTranspose>
+Result<std::unique_ptr<CpuKernel>> make_volume_convolution_kernel(
+    const KernelBuildContext& context, const graph::ConvAttributes& attributes) {
+  const Shape& input = context.input(0)->shape;
+  reference::ConvNDShape shape;
+  shape.batch = input[0];
+  shape.input_channels = input[1];
+  shape.output_channels = attributes.output_shape[1];
+  shape.groups = attributes.group;
+  ORKNN_ASSIGN_OR_RETURN(shape.window,
+                         reference_window_nd(context, attributes.window, "convolution"));
+  const reference::FusedActivation activation = to_reference(attributes.activation);
+  const bool has_bias = context.input(2) != nullptr;
+  return make_function_kernel(
+      [shape, activation, has_bias](const void* const* inputs, void* const* outputs) {
+        const float* bias = has_bias ? typed<float>(inputs[2]) : nullptr;
+        auto* output = static_cast<float*>(outputs[0]);
+        if constexpr (kTranspose) {
+          reference::conv_transpose_nd(shape, activation, typed<float>(inputs[0]),
+                                       typed<float>(inputs[1]), bias, output);
+        } else {
+          reference::conv_nd(shape, activation, typed<float>(inputs[0]), typed<float>(inputs[1]),
+                             bias, output);
+        }
+        return ok_status();
+      });
+}
+
 template <bool kTranspose>
 Result<std::unique_ptr<CpuKernel>> make_convolution_kernel(const KernelBuildContext& context) {
   ORKNN_ASSIGN_OR_RETURN(graph::ConvAttributes attributes, parse_convolution(context, kTranspose));
+  if (context.input(0)->shape.size() > 4) {
+    return make_volume_convolution_kernel<kTranspose>(context, attributes);
+  }
   ORKNN_ASSIGN_OR_RETURN(reference::Conv2DShape shape, conv_geometry(context, attributes));
   const reference::FusedActivation activation = to_reference(attributes.activation);
   if (auto fast = kTranspose ? nullptr : optimized::make_conv2d_kernel(context, shape, activation))
