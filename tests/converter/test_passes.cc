@@ -153,6 +153,34 @@ void test_silu_is_fused(void**) {
   expect_close(y, expected, 1e-6);
 }
 
+// Conv + BatchNormalization + Sigmoid + Mul (YOLOv5's Conv block) becomes one Conv with a fused
+// SiLU, in float32 (same numbers) and in int8 (one rounding: the Conv's output is not quantized
+// before the SiLU).
+void test_conv_silu_is_fused(void**) {
+  TempDir directory;
+  OnnxModel model(13);
+  model.input("x", {1, 2, 4, 4});
+  model.initializer("w", {3, 2, 3, 3}, random_values(54, 21, 0.5f));
+  model.initializer("b", {3}, {0.1f, -0.2f, 0.3f});
+  onnx::NodeProto& conv = model.node("Conv", {"x", "w", "b"}, {"c"});
+  set_ints(&conv, "pads", {1, 1, 1, 1});
+  model.node("Sigmoid", {"c"}, {"s"});
+  model.node("Mul", {"c", "s"}, {"y"});
+  model.output("y");
+  assert_true(model.save(directory.path("m.onnx")).ok());
+  ConvertOptions options = float32_options(directory.path("m.onnx"), directory.path("o.rknn"));
+  const std::vector<float> x = random_values(32, 22, 2.0f);
+  const std::vector<float> fused = convert_and_run(options, {x});
+  const model::proto::Model graph = graph_of(options.output_path);
+  assert_string_equal(op_sequence(graph).c_str(), "Conv");
+  assert_string_equal(find_attribute(graph, "Conv", "activation")->string_value().c_str(), "SiLU");
+  ConvertOptions plain = options;
+  plain.output_path = directory.path("plain.rknn");
+  plain.optimization_level = 0;
+  expect_close(fused, convert_and_run(plain, {x}), 1e-6);
+  assert_string_equal(op_sequence(graph_of(plain.output_path)).c_str(), "Conv,Sigmoid,Mul");
+}
+
 void test_legacy_softmax_is_marked(void**) {
   TempDir directory;
   OnnxModel model(11);
@@ -456,6 +484,7 @@ int main() {
       cmocka_unit_test(test_copies_are_removed_and_output_names_kept),
       cmocka_unit_test(test_batch_norm_and_activations_are_fused),
       cmocka_unit_test(test_silu_is_fused),
+      cmocka_unit_test(test_conv_silu_is_fused),
       cmocka_unit_test(test_legacy_softmax_is_marked),
       cmocka_unit_test(test_operand_forms_agree),
       cmocka_unit_test(test_clip_bounds_from_inputs_and_attributes),

@@ -395,6 +395,18 @@ void test_int8_fallbacks(void**) {
   leaky["activation"] = attr_string("LeakyRelu");
   leaky["activation_alpha"] = attr_float(0.1f);
   expect_fallback(run_quantized("Conv", {x, w, b}, leaky, per_tensor(output_scale, 0)), 0.1);
+  // A fused SiLU is computed in float from the real result, then quantized once.
+  Attributes silu = pads;
+  silu["activation"] = attr_string("SiLU");
+  QuantizedRun silu_run = run_quantized("Conv", {x, w, b}, silu, per_tensor(output_scale, 0));
+  if (!silu_run.status.ok()) fail_msg("SiLU run failed: %s", silu_run.status.message().c_str());
+  if (silu_run.int8_kernel) fail_msg("the int8 kernel accepted a fused SiLU");
+  for (size_t i = 0; i < real.size(); ++i) {
+    const double value = real[i] / (1.0 + std::exp(-real[i]));
+    const int expected = rule_quantize(static_cast<float>(value), output_scale, 0);
+    if (std::abs(silu_run.output[i] - expected) > 1)
+      fail_msg("SiLU output %zu: %d vs %d", i, silu_run.output[i], expected);
+  }
   // A float bias, and an int32 bias at the wrong scale, are not the int8 rule's bias.
   std::vector<float> float_bias(real_b.begin(), real_b.end());
   expect_fallback(

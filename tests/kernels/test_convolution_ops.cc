@@ -178,8 +178,20 @@ void test_conv_fused_activation(void**) {
   // LeakyRelu's default alpha is ONNX's 0.01.
   expect_close(run_ok(spec_with({{"activation", attr_string("LeakyRelu")}})).outputs[0],
                {-0.025f, -0.005f, 0.5f, 2.5f, 5.5f, -0.035f}, 1e-6);
+  // SiLU: x * sigmoid(x) of the biased result, applied after the kernel; also for Gemm.
+  std::vector<float> silu;
+  for (float value : {-2.5f, -0.5f, 0.5f, 2.5f, 5.5f, -3.5f}) {
+    silu.push_back(static_cast<float>(value / (1.0 + std::exp(-double(value)))));
+  }
+  NodeSpec conv_silu = spec_with({{"activation", attr_string("SiLU")}});
+  expect_close(run_ok(conv_silu).outputs[0], silu, 1e-6);
+  check_precisions_agree(conv_silu, 1e-2, 0.03);
+  NodeSpec gemm_silu = node_spec(
+      "Gemm", {input("a", {6, 1}, x), weight("b", {1, 1}, {1.0f}), bias("c", {1}, {0.5f})},
+      {{"activation", attr_string("SiLU")}});
+  expect_close(run_ok(gemm_silu).outputs[0], silu, 1e-6);
   expect_error(spec_with({{"activation", attr_string("Sigmoid")}}), StatusCode::kInvalidModel,
-               "fused activation 'Sigmoid'");
+               "fused activation 'Sigmoid' is not one of Relu, Clip, LeakyRelu, SiLU");
 }
 
 void test_conv_errors(void**) {
@@ -221,9 +233,10 @@ void test_conv_errors(void**) {
                "bias shape 2 must be [3]");
   expect_error(conv({1, 2, 5, 5}, {3, 2, 3, 3}, {{"group", attr_float(1.0f)}}), invalid,
                "attribute 'group' is float, expected int");
-  // 3-D convolution is valid ONNX that the CPU kernels refuse.
-  expect_error(conv({1, 1, 3, 3, 3}, {1, 1, 2, 2, 2}), StatusCode::kUnimplemented,
-               "3-D convolution is not supported");
+  // Up to 6 spatial axes run; 7 are refused.
+  expect_error(conv({1, 1, 2, 2, 2, 2, 2, 2, 2}, {1, 1, 1, 1, 1, 1, 1, 1, 1}),
+               StatusCode::kUnimplemented,
+               "7-D convolution is not supported by the CPU kernels (up to 6-D is)");
 }
 
 // ---- ConvTranspose ------------------------------------------------------------------------
@@ -376,8 +389,122 @@ void test_conv_transpose_errors(void**) {
                "'output_shape' has 1 values, expected 2");
   expect_error(deconv({1, 1, 3, 3}, {1, 1, 3, 3}, {{"strides", attr_ints({2, 2, 2})}}), invalid,
                "'strides' has 3 values, expected 2");
-  expect_error(deconv({1, 1, 3, 3, 3}, {1, 1, 2, 2, 2}), StatusCode::kUnimplemented,
-               "3-D convolution is not supported");
+  expect_error(deconv({1, 1, 2, 2, 2, 2, 2, 2, 2}, {1, 1, 1, 1, 1, 1, 1, 1, 1}),
+               StatusCode::kUnimplemented, "7-D convolution is not supported");
+}
+
+// ---- 3-D (volume) convolutions ---------------------------------------------------------------
+
+struct Volume3 {
+  int64_t d, h, w;
+};
+
+// Direct 3-D convolution written per output (gather) and transposed convolution written as a
+// scatter of every input value through every kernel tap, then cropped by the pads.
+std::vector<double> direct_conv3d(const std::vector<float>& x, Volume3 in, int64_t c, int64_t m,
+                                  int64_t groups, const std::vector<float>& w, Volume3 k,
+                                  Volume3 stride, Volume3 pad, Volume3 dilation,
+                                  const std::vector<float>& b, Volume3* out) {
+  out->d = (in.d + 2 * pad.d - dilation.d * (k.d - 1) - 1) / stride.d + 1;
+  out->h = (in.h + 2 * pad.h - dilation.h * (k.h - 1) - 1) / stride.h + 1;
+  out->w = (in.w + 2 * pad.w - dilation.w * (k.w - 1) - 1) / stride.w + 1;
+  const int64_t cg = c / groups, mg = m / groups;
+  std::vector<double> y;
+  for (int64_t oc = 0; oc < m; ++oc)
+    for (int64_t od = 0; od < out->d; ++od)
+      for (int64_t oh = 0; oh < out->h; ++oh)
+        for (int64_t ow = 0; ow < out->w; ++ow) {
+          double sum = b.empty() ? 0.0 : b[oc];
+          for (int64_t ci = 0; ci < cg; ++ci)
+            for (int64_t kd = 0; kd < k.d; ++kd)
+              for (int64_t kh = 0; kh < k.h; ++kh)
+                for (int64_t kw = 0; kw < k.w; ++kw) {
+                  const int64_t id = od * stride.d - pad.d + kd * dilation.d;
+                  const int64_t ih = oh * stride.h - pad.h + kh * dilation.h;
+                  const int64_t iw = ow * stride.w - pad.w + kw * dilation.w;
+                  if (id < 0 || ih < 0 || iw < 0 || id >= in.d || ih >= in.h || iw >= in.w)
+                    continue;
+                  const int64_t ic = oc / mg * cg + ci;
+                  sum += double(x[((ic * in.d + id) * in.h + ih) * in.w + iw]) *
+                         w[(((oc * cg + ci) * k.d + kd) * k.h + kh) * k.w + kw];
+                }
+          y.push_back(sum);
+        }
+  return y;
+}
+
+std::vector<double> scatter_conv_transpose3d(const std::vector<float>& x, Volume3 in, int64_t c,
+                                             int64_t m, const std::vector<float>& w, Volume3 k,
+                                             Volume3 stride, Volume3 pad, Volume3* out) {
+  const Volume3 full = {(in.d - 1) * stride.d + k.d, (in.h - 1) * stride.h + k.h,
+                        (in.w - 1) * stride.w + k.w};
+  std::vector<double> y(size_t(m * full.d * full.h * full.w), 0.0);
+  for (int64_t ic = 0; ic < c; ++ic)
+    for (int64_t id = 0; id < in.d; ++id)
+      for (int64_t ih = 0; ih < in.h; ++ih)
+        for (int64_t iw = 0; iw < in.w; ++iw)
+          for (int64_t oc = 0; oc < m; ++oc)
+            for (int64_t kd = 0; kd < k.d; ++kd)
+              for (int64_t kh = 0; kh < k.h; ++kh)
+                for (int64_t kw = 0; kw < k.w; ++kw) {
+                  const int64_t od = id * stride.d + kd, oh = ih * stride.h + kh,
+                                ow = iw * stride.w + kw;
+                  y[size_t(((oc * full.d + od) * full.h + oh) * full.w + ow)] +=
+                      double(x[((ic * in.d + id) * in.h + ih) * in.w + iw]) *
+                      w[(((ic * m + oc) * k.d + kd) * k.h + kh) * k.w + kw];
+                }
+  *out = {full.d - 2 * pad.d, full.h - 2 * pad.h, full.w - 2 * pad.w};
+  std::vector<double> cropped;
+  for (int64_t oc = 0; oc < m; ++oc)
+    for (int64_t od = 0; od < out->d; ++od)
+      for (int64_t oh = 0; oh < out->h; ++oh)
+        for (int64_t ow = 0; ow < out->w; ++ow)
+          cropped.push_back(
+              y[size_t(((oc * full.d + od + pad.d) * full.h + oh + pad.h) * full.w + ow + pad.w)]);
+  return cropped;
+}
+
+void test_conv_3d(void**) {
+  const Volume3 in = {4, 5, 6}, k = {2, 3, 2};
+  const int64_t c = 4, m = 6, groups = 2;
+  const std::vector<float> x = random_values(size_t(c * in.d * in.h * in.w), -1, 1, 61);
+  const std::vector<float> w = random_values(size_t(m * (c / groups) * 12), -1, 1, 62);
+  const std::vector<float> b = random_values(size_t(m), -1, 1, 63);
+  Volume3 out;
+  const std::vector<double> expected =
+      direct_conv3d(x, in, c, m, groups, w, k, {2, 1, 2}, {1, 0, 1}, {1, 2, 1}, b, &out);
+  NodeSpec spec = node_spec("Conv",
+                            {input("x", {1, c, in.d, in.h, in.w}, x),
+                             weight("w", {m, c / groups, k.d, k.h, k.w}, w), bias("b", {m}, b)},
+                            {{"group", attr_int(groups)},
+                             {"strides", attr_ints({2, 1, 2})},
+                             {"pads", attr_ints({1, 0, 1, 1, 0, 1})},
+                             {"dilations", attr_ints({1, 2, 1})},
+                             {"activation", attr_string("Relu")}});
+  NodeRun run = run_ok(spec);
+  expect_shape(run.output_shapes[0], {1, m, out.d, out.h, out.w});
+  std::vector<float> relu;
+  for (double value : expected) relu.push_back(float(std::max(value, 0.0)));
+  expect_close(run.outputs[0], relu, 1e-5);
+  check_precisions_agree(spec, 1e-2, 0.03);
+}
+
+void test_conv_transpose_3d(void**) {
+  const Volume3 in = {3, 2, 4}, k = {3, 2, 3};
+  const int64_t c = 2, m = 3;
+  const std::vector<float> x = random_values(size_t(c * in.d * in.h * in.w), -1, 1, 64);
+  const std::vector<float> w = random_values(size_t(c * m * 18), -1, 1, 65);
+  Volume3 out;
+  const std::vector<double> expected =
+      scatter_conv_transpose3d(x, in, c, m, w, k, {2, 1, 2}, {1, 0, 1}, &out);
+  NodeSpec spec =
+      node_spec("ConvTranspose",
+                {input("x", {1, c, in.d, in.h, in.w}, x), weight("w", {c, m, k.d, k.h, k.w}, w)},
+                {{"strides", attr_ints({2, 1, 2})}, {"pads", attr_ints({1, 0, 1, 1, 0, 1})}});
+  NodeRun run = run_ok(spec);
+  expect_shape(run.output_shapes[0], {1, m, out.d, out.h, out.w});
+  expect_close(run.outputs[0], std::vector<float>(expected.begin(), expected.end()), 1e-5);
+  check_precisions_agree(spec, 1e-2, 0.03);
 }
 
 // ---- Gemm and MatMul ----------------------------------------------------------------------
@@ -522,6 +649,8 @@ int main() {
       cmocka_unit_test(test_conv_transpose_variants),
       cmocka_unit_test(test_conv_transpose_auto_pad),
       cmocka_unit_test(test_conv_transpose_errors),
+      cmocka_unit_test(test_conv_3d),
+      cmocka_unit_test(test_conv_transpose_3d),
       cmocka_unit_test(test_gemm),
       cmocka_unit_test(test_matmul),
   };

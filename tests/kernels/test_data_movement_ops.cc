@@ -167,6 +167,9 @@ void test_reference_pad_one_byte_elements(void** state) {
   params.mode = reference::PadMode::kReflect;
   reference::pad(1, params, x.data(), &fill, out.data());
   assert_true((out == std::vector<uint8_t>{3, 2, 1, 2, 3, 2, 1}));
+  params.mode = reference::PadMode::kWrap;
+  reference::pad(1, params, x.data(), &fill, out.data());
+  assert_true((out == std::vector<uint8_t>{2, 3, 1, 2, 3, 1, 2}));
 }
 
 template <typename From, typename To>
@@ -852,6 +855,10 @@ const std::vector<PadCase>& pad_cases() {
       {"reflect", 0, 5, {}, "reach beyond the dimension"},
       {"reflect", 3, -2, {}, "(3 elements allow at most 2"},
       {"reflect", -2, 3, {}, "(3 elements allow at most 2"},
+      {"wrap", 2, 1, {4, 5, 1, 2, 3, 4, 5, 1}, nullptr},
+      {"wrap", 7, 6, {4, 5, 1, 2, 3, 4, 5, 1, 2, 3, 4, 5, 1, 2, 3, 4, 5, 1}, nullptr},  // periods
+      {"wrap", 2, -1, {4, 5, 1, 2, 3, 4}, nullptr},  // wraps the whole axis, then crops
+      {"wrap", 1, -5, {}, "wrap cannot pad an empty dimension"},
   };
   return cases;
 }
@@ -1014,8 +1021,8 @@ void test_pad_errors(void** state) {
   (void)state;
   const TensorSpec x = input("x", {2, 3}, iota_values(6));
   expect_invalid_model(
-      {"Pad", {x, int64_constant("pads", {4}, {0, 1, 0, 1})}, {{"mode", attr_string("wrap")}}},
-      "mode 'wrap' is not supported");
+      {"Pad", {x, int64_constant("pads", {4}, {0, 1, 0, 1})}, {{"mode", attr_string("circular")}}},
+      "mode 'circular' is not one of constant, edge, reflect, wrap");
   expect_invalid_model({"Pad", {x, int64_constant("pads", {3}, {0, 1, 0})}},
                        "pads has 3 values, expected 4");
   expect_invalid_model(
@@ -1041,7 +1048,7 @@ void test_pad_errors(void** state) {
 void test_pad_precisions(void** state) {
   (void)state;
   const std::vector<float> values = random_values(105, -2, 3, 7);
-  for (const char* mode : {"constant", "edge", "reflect"}) {
+  for (const char* mode : {"constant", "edge", "reflect", "wrap"}) {
     check_precisions_agree(
         {"Pad",
          {input("x", {1, 3, 5, 7}, values), int64_constant("pads", {8}, {0, 0, 2, 3, 0, 0, 4, -1}),

@@ -2,6 +2,7 @@
 // activations. Expected values come from formulas written here (an independent index
 // computation for broadcasting), never from the reference kernels under test.
 #include <cmath>
+#include <cstring>
 #include <functional>
 #include <random>
 #include <string>
@@ -365,6 +366,134 @@ void test_int8_table_bit_exact(void**) {
   expect_close(run_ok(relu, Precision::kInt8).outputs[0], {0, 0, 0, 0.5f, 1}, 0.01);
 }
 
+// --- integer tensors (no quantization): the registry's integer path -------------------------
+
+template <typename T>
+std::vector<T> run_integer(const std::string& op_type, const std::vector<StoredTensor>& inputs,
+                           DataType output_type) {
+  StoredRun run = run_stored_ok(op_type, inputs, {}, {{output_type, {}}});
+  return from_bytes<T>(run.outputs[0]);
+}
+
+template <typename T>
+void expect_values(const std::vector<T>& actual, const std::vector<int64_t>& expected,
+                   const char* label) {
+  if (actual.size() != expected.size()) {
+    fail_msg("%s: %zu values, expected %zu", label, actual.size(), expected.size());
+  }
+  for (size_t i = 0; i < actual.size(); ++i) {
+    if (static_cast<int64_t>(actual[i]) != expected[i]) {
+      fail_msg("%s: [%zu] = %lld, expected %lld", label, i, static_cast<long long>(actual[i]),
+               static_cast<long long>(expected[i]));
+    }
+  }
+}
+
+void test_integer_arithmetic(void**) {
+  const std::vector<int8_t> a = {100, -100, 7, -7, -128, 0};
+  const std::vector<int8_t> b = {100, 100, 2, 2, -1, 0};
+  auto run8 = [&](const char* op) {
+    return run_integer<int8_t>(
+        op, {stored("a", DataType::kInt8, {6}, a), stored("b", DataType::kInt8, {6}, b)},
+        DataType::kInt8);
+  };
+  // Wrap-around modulo 256 (numpy), Div truncating toward zero, x / 0 = 0, -128 / -1 wraps.
+  expect_values(run8("Add"), {-56, 0, 9, -5, 127, 0}, "int8 Add");
+  expect_values(run8("Sub"), {0, 56, 5, -9, -127, 0}, "int8 Sub");
+  expect_values(run8("Mul"), {16, -16, 14, -14, -128, 0}, "int8 Mul");
+  expect_values(run8("Div"), {1, -1, 3, -3, -128, 0}, "int8 Div");
+
+  // Broadcasting a scalar, uint8 wrap-around and int64 beyond float's 24-bit mantissa.
+  expect_values(run_integer<uint8_t>(
+                    "Sub",
+                    {stored("a", DataType::kUInt8, {2, 2}, std::vector<uint8_t>{0, 1, 200, 255}),
+                     stored("b", DataType::kUInt8, {}, std::vector<uint8_t>{2})},
+                    DataType::kUInt8),
+                {254, 255, 198, 253}, "uint8 Sub broadcast");
+  expect_values(
+      run_integer<int64_t>(
+          "Add",
+          {stored("a", DataType::kInt64, {2}, std::vector<int64_t>{(int64_t{1} << 40) + 1, -3}),
+           stored("b", DataType::kInt64, {2}, std::vector<int64_t>{1, 4})},
+          DataType::kInt64),
+      {(int64_t{1} << 40) + 2, 1}, "int64 Add exact");
+  expect_values(
+      run_integer<int16_t>("Mul",
+                           {stored("a", DataType::kInt16, {2, 1}, std::vector<int16_t>{300, -2}),
+                            stored("b", DataType::kInt16, {3}, std::vector<int16_t>{1, 2, 300})},
+                           DataType::kInt16),
+      {300, 600, 24464, -2, -4, -600}, "int16 Mul broadcast, 90000 wraps");
+  expect_values(
+      run_integer<int32_t>("Div",
+                           {stored("a", DataType::kInt32, {4}, std::vector<int32_t>{-3, 3, -3, 3}),
+                            stored("b", DataType::kInt32, {4}, std::vector<int32_t>{2, 2, -2, -2})},
+                           DataType::kInt32),
+      {-1, 1, 1, -1}, "int32 Div truncates");
+}
+
+void test_integer_power(void**) {
+  // Integer exponent of the base's type, and of another integer type.
+  expect_values(run_integer<int32_t>(
+                    "Pow",
+                    {stored("x", DataType::kInt32, {5}, std::vector<int32_t>{2, -3, 1, -1, 5}),
+                     stored("y", DataType::kInt32, {5}, std::vector<int32_t>{10, 3, -4, -3, 0})},
+                    DataType::kInt32),
+                {1024, -27, 1, -1, 1}, "int32 ** int32");
+  expect_values(
+      run_integer<int64_t>("Pow",
+                           {stored("x", DataType::kInt64, {3}, std::vector<int64_t>{3, 2, 4}),
+                            stored("y", DataType::kInt8, {3}, std::vector<int8_t>{39, -1, 2})},
+                           DataType::kInt64),
+      {4052555153018976267, 0, 16}, "int64 ** int8, 3^39 exact");
+  // A float exponent, fractional ones truncated after std::pow (numpy's cast).
+  expect_values(run_integer<int32_t>(
+                    "Pow",
+                    {stored("x", DataType::kInt32, {3}, std::vector<int32_t>{4, 2, 9}),
+                     stored("y", DataType::kFloat32, {3}, std::vector<float>{0.5f, 3.0f, 0.5f})},
+                    DataType::kInt32),
+                {2, 8, 3}, "int32 ** float32");
+}
+
+void test_integer_clip(void**) {
+  const auto x = stored("x", DataType::kInt8, {5}, std::vector<int8_t>{-128, -5, 0, 5, 127});
+  expect_values(run_integer<int8_t>("Clip", {x}, DataType::kInt8), {-128, -5, 0, 5, 127},
+                "int8 Clip without bounds");
+  expect_values(
+      run_integer<int8_t>("Clip",
+                          {x, stored("min", DataType::kInt8, {}, std::vector<int8_t>{-3}, {}, true),
+                           stored("max", DataType::kInt8, {}, std::vector<int8_t>{4}, {}, true)},
+                          DataType::kInt8),
+      {-3, -3, 0, 4, 4}, "int8 Clip [-3, 4]");
+  expect_values(run_integer<int64_t>(
+                    "Clip",
+                    {stored("x", DataType::kInt64, {3}, std::vector<int64_t>{-9, 2, 9}),
+                     StoredTensor{}, stored("max", DataType::kInt64, {}, std::vector<int64_t>{3})},
+                    DataType::kInt64),
+                {-9, 2, 3}, "int64 Clip, max only, given at run time");
+}
+
+void test_integer_errors(void**) {
+  // Mixed integer types, a float result from integer inputs, bounds of another type, PRelu.
+  StoredRun run = run_stored("Add",
+                             {stored("a", DataType::kInt8, {2}, std::vector<int8_t>{1, 2}),
+                              stored("b", DataType::kInt32, {2}, std::vector<int32_t>{1, 2})},
+                             {}, {{DataType::kInt8, {}}});
+  assert_false(run.status.ok());
+  assert_non_null(strstr(run.status.message().c_str(), "one integer type"));
+  run = run_stored("Clip",
+                   {stored("x", DataType::kInt8, {2}, std::vector<int8_t>{1, 2}),
+                    stored("min", DataType::kInt32, {}, std::vector<int32_t>{0}, {}, true)},
+                   {}, {{DataType::kInt8, {}}});
+  assert_false(run.status.ok());
+  assert_non_null(strstr(run.status.message().c_str(), "must be a INT8 scalar"));
+  run = run_stored("PRelu",
+                   {stored("x", DataType::kInt32, {2}, std::vector<int32_t>{1, 2}),
+                    stored("slope", DataType::kInt32, {2}, std::vector<int32_t>{1, 2})},
+                   {}, {{DataType::kInt32, {}}});
+  assert_false(run.status.ok());
+  assert_non_null(strstr(run.status.message().c_str(), "PRelu on integer"));
+}
+
 }  // namespace
 
 int main() {
@@ -380,6 +509,10 @@ int main() {
       cmocka_unit_test(test_unary_precisions),
       cmocka_unit_test(test_clip_variants),
       cmocka_unit_test(test_int8_table_bit_exact),
+      cmocka_unit_test(test_integer_arithmetic),
+      cmocka_unit_test(test_integer_power),
+      cmocka_unit_test(test_integer_clip),
+      cmocka_unit_test(test_integer_errors),
   };
   return cmocka_run_group_tests(tests, nullptr, nullptr);
 }

@@ -2,6 +2,7 @@
 // Expected values are hand-checked or come from an independent window enumeration written
 // here, never from the reference kernels under test.
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <string>
 
@@ -264,6 +265,124 @@ void test_pool_auto_pad(void**) {
   }
 }
 
+// ---- 3-D windows and integer data -------------------------------------------------------------
+
+struct Volume {
+  int64_t size[3], kernel[3], stride[3], dilation[3], begin[3], end[3];
+  bool ceil;
+};
+
+// Every window tap of a 3-D pooling, enumerated per output; also the flat index of each maximum.
+std::vector<double> enumerate_pool_3d(const Volume& v, int64_t planes, const std::vector<float>& x,
+                                      bool max, bool include_pad, std::vector<float>* argmax) {
+  int64_t out[3];
+  for (int d = 0; d < 3; ++d) {
+    out[d] = output_length(v.size[d], v.kernel[d], v.stride[d], v.dilation[d], v.begin[d], v.end[d],
+                           v.ceil);
+  }
+  const int64_t volume = v.size[0] * v.size[1] * v.size[2];
+  std::vector<double> result;
+  for (int64_t p = 0; p < planes; ++p)
+    for (int64_t o0 = 0; o0 < out[0]; ++o0)
+      for (int64_t o1 = 0; o1 < out[1]; ++o1)
+        for (int64_t o2 = 0; o2 < out[2]; ++o2) {
+          double best = -std::numeric_limits<double>::infinity(), sum = 0;
+          int64_t inside = 0, padded = 0, best_index = 0;
+          const int64_t o[3] = {o0, o1, o2};
+          for (int64_t k0 = 0; k0 < v.kernel[0]; ++k0)
+            for (int64_t k1 = 0; k1 < v.kernel[1]; ++k1)
+              for (int64_t k2 = 0; k2 < v.kernel[2]; ++k2) {
+                const int64_t k[3] = {k0, k1, k2};
+                int64_t at[3];
+                bool in_input = true, in_padded = true;
+                for (int d = 0; d < 3; ++d) {
+                  at[d] = o[d] * v.stride[d] - v.begin[d] + k[d] * v.dilation[d];
+                  in_input = in_input && at[d] >= 0 && at[d] < v.size[d];
+                  in_padded = in_padded && at[d] >= -v.begin[d] && at[d] < v.size[d] + v.end[d];
+                }
+                padded += in_padded;
+                if (!in_input) continue;
+                const int64_t index = (at[0] * v.size[1] + at[1]) * v.size[2] + at[2];
+                const double value = x[p * volume + index];
+                if (value > best) best = value, best_index = p * volume + index;
+                sum += value;
+                ++inside;
+              }
+          result.push_back(max ? best : sum / double(include_pad ? padded : inside));
+          if (argmax) argmax->push_back(float(best_index));
+        }
+  return result;
+}
+
+void test_pool_3d(void**) {
+  const Volume volumes[] = {
+      {{4, 5, 6}, {2, 3, 2}, {1, 1, 1}, {1, 1, 1}, {0, 0, 0}, {0, 0, 0}, false},
+      {{5, 4, 7}, {3, 2, 3}, {2, 1, 3}, {1, 1, 1}, {1, 0, 1}, {1, 1, 0}, false},
+      {{7, 6, 5}, {2, 2, 2}, {2, 2, 1}, {2, 1, 2}, {0, 1, 1}, {1, 0, 1}, true},
+  };
+  uint32_t seed = 40;
+  for (const Volume& v : volumes) {
+    const int64_t n = 1, c = 2;
+    const std::vector<float> x =
+        random_values(n * c * v.size[0] * v.size[1] * v.size[2], -3, 3, seed++);
+    const Attributes attributes = {
+        {"kernel_shape", attr_ints({v.kernel[0], v.kernel[1], v.kernel[2]})},
+        {"strides", attr_ints({v.stride[0], v.stride[1], v.stride[2]})},
+        {"dilations", attr_ints({v.dilation[0], v.dilation[1], v.dilation[2]})},
+        {"pads", attr_ints({v.begin[0], v.begin[1], v.begin[2], v.end[0], v.end[1], v.end[2]})},
+        {"ceil_mode", attr_int(v.ceil)}};
+    for (int variant = 0; variant < 3; ++variant) {
+      const bool max = variant == 0, include_pad = variant == 2;
+      Attributes with = attributes;
+      if (!max) with["count_include_pad"] = attr_int(include_pad);
+      NodeSpec spec = node_spec(max ? "MaxPool" : "AveragePool",
+                                {input("x", {n, c, v.size[0], v.size[1], v.size[2]}, x)}, with);
+      if (max) {
+        spec.output_count = 2;
+        spec.integer_outputs = {DataType::kFloat32, DataType::kInt64};
+      }
+      NodeRun run = run_ok(spec);
+      std::vector<float> argmax;
+      const std::vector<double> expected =
+          enumerate_pool_3d(v, n * c, x, max, include_pad, &argmax);
+      expect_close(run.outputs[0], std::vector<float>(expected.begin(), expected.end()), 1e-5);
+      if (max) expect_close(run.outputs[1], argmax, 0);
+    }
+  }
+  // Column-major indices are a 2-D notion.
+  NodeSpec spec =
+      node_spec("MaxPool", {input("x", {1, 1, 2, 2, 2}, iota_values(8))},
+                {{"kernel_shape", attr_ints({2, 2, 2})}, {"storage_order", attr_int(1)}});
+  spec.output_count = 2;
+  spec.integer_outputs = {DataType::kFloat32, DataType::kInt64};
+  expect_error(spec, StatusCode::kUnimplemented, "storage_order 1 (column-major indices)");
+}
+
+void test_max_pool_integer(void**) {
+  // uint8 beyond int8's range and int8 below zero: the maximum in the data's own type.
+  StoredRun run = run_stored_ok(
+      "MaxPool",
+      {stored("x", DataType::kUInt8, {1, 1, 2, 3}, std::vector<uint8_t>{1, 250, 3, 200, 5, 255})},
+      {{"kernel_shape", attr_ints({2, 2})}}, {{DataType::kUInt8, {}}});
+  const std::vector<uint8_t> unsigned_max = from_bytes<uint8_t>(run.outputs[0]);
+  assert_int_equal(unsigned_max.size(), 2);
+  assert_int_equal(unsigned_max[0], 250);
+  assert_int_equal(unsigned_max[1], 255);
+  run = run_stored_ok("MaxPool",
+                      {stored("x", DataType::kInt8, {1, 1, 2, 2, 2},
+                              std::vector<int8_t>{-128, -7, -9, -100, -3, -50, -4, -120})},
+                      {{"kernel_shape", attr_ints({2, 2, 2})}}, {{DataType::kInt8, {}}});
+  const std::vector<int8_t> signed_max = from_bytes<int8_t>(run.outputs[0]);
+  assert_int_equal(signed_max.size(), 1);
+  assert_int_equal(signed_max[0], -3);
+  // The output keeps the input's type.
+  run =
+      run_stored("MaxPool", {stored("x", DataType::kUInt8, {1, 1, 2}, std::vector<uint8_t>{1, 2})},
+                 {{"kernel_shape", attr_ints({2})}}, {{DataType::kInt32, {}}});
+  assert_false(run.status.ok());
+  assert_non_null(strstr(run.status.message().c_str(), "must have the input's type UINT8"));
+}
+
 void test_pool_errors(void**) {
   auto pool = [](const char* op, Shape x, Attributes attributes) {
     return node_spec(op, {input("x", x, std::vector<float>(graph::element_count(x)))},
@@ -294,8 +413,10 @@ void test_pool_errors(void**) {
                "kernel extent 5 (kernel 5, dilation 1) is larger than the padded input 3");
   expect_error(pool("MaxPool", {4, 4}, {{"kernel_shape", attr_ints({2})}}), invalid,
                "must have rank >= 3");
-  expect_error(pool("MaxPool", {1, 1, 4, 4, 4}, {{"kernel_shape", attr_ints({2, 2, 2})}}),
-               StatusCode::kUnimplemented, "3-D pooling is not supported");
+  expect_error(pool("MaxPool", {1, 1, 2, 2, 2, 2, 2, 2, 2},
+                    {{"kernel_shape", attr_ints({1, 1, 1, 1, 1, 1, 1})}}),
+               StatusCode::kUnimplemented,
+               "7-D pooling is not supported by the CPU kernels (up to 6-D is)");
 }
 
 }  // namespace
@@ -308,6 +429,8 @@ int main() {
       cmocka_unit_test(test_global_pools),
       cmocka_unit_test(test_pool_variants),
       cmocka_unit_test(test_pool_auto_pad),
+      cmocka_unit_test(test_pool_3d),
+      cmocka_unit_test(test_max_pool_integer),
       cmocka_unit_test(test_pool_errors),
   };
   return cmocka_run_group_tests(tests, nullptr, nullptr);

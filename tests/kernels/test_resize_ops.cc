@@ -1,10 +1,14 @@
 // Resize: nearest (every nearest_mode, N-D) and linear (last two dimensions) with every
-// supported coordinate_transformation_mode, scales or sizes, the Resize-10 form, the opset-18
-// axes attribute, validation errors and the refusals of what the kernels do not support.
+// common coordinate_transformation_mode, scales or sizes, the Resize-10 form, the opset-18
+// axes attribute; the general resampler (cubic, antialias, exclude_outside, tf_crop_and_resize
+// with extrapolation, half_pixel_symmetric, keep_aspect_ratio_policy, linear over leading
+// dimensions); and validation errors.
 // Expected values are hand-checked (several are the ONNX operator documentation's examples) or
 // come from the ONNX formulas written out here.
+#include <algorithm>
 #include <cmath>
 #include <string>
+#include <utility>
 
 #include "common/op_test_harness.h"
 
@@ -219,7 +223,7 @@ void test_forms(void**) {
   spec.attributes = {{"mode", attr_string("linear")}};
   expect_close(run_ok(spec).outputs[0], {10, 16.25f, 22.5f, 28.75f}, 1e-5);
 
-  // Resize-11: (X, roi, scales); roi is ignored.
+  // Resize-11: (X, roi, scales); roi matters only to tf_crop_and_resize.
   spec.inputs = {input("x", {1, 3}, {10, 20, 30}), float_operand("roi", {0, 0, 1, 1}),
                  float_operand("scales", {1, 2})};
   spec.attributes = modes("nearest", "asymmetric", "floor");
@@ -235,6 +239,140 @@ void test_forms(void**) {
   NodeRun axes_run = run_ok(spec);
   expect_shape(axes_run.output_shapes[0], {1, 6});
   expect_close(axes_run.outputs[0], {10, 10, 20, 20, 30, 30}, 0);
+}
+
+// --- the general separable resampler ------------------------------------------------------------
+
+// Keys' cubic convolution weight of a tap at `distance` from the sampling point.
+double keys_cubic(double distance, double a) {
+  const double d = std::fabs(distance);
+  if (d <= 1) return (a + 2) * d * d * d - (a + 3) * d * d + 1;
+  if (d < 2) return a * d * d * d - 5 * a * d * d + 8 * a * d - 4 * a;
+  return 0;
+}
+
+// Bicubic half_pixel resize written per output from distances: the four taps around the
+// sampling point, clamped into the input (edge padding).
+std::vector<float> bicubic(const std::vector<float>& x, int64_t h, int64_t w, int64_t oh,
+                           int64_t ow, double a) {
+  std::vector<float> out;
+  for (int64_t r = 0; r < oh; ++r) {
+    const double sy = (r + 0.5) * double(h) / double(oh) - 0.5;
+    for (int64_t c = 0; c < ow; ++c) {
+      const double sx = (c + 0.5) * double(w) / double(ow) - 0.5;
+      double sum = 0;
+      for (int64_t i = int64_t(std::floor(sy)) - 1; i <= int64_t(std::floor(sy)) + 2; ++i) {
+        for (int64_t j = int64_t(std::floor(sx)) - 1; j <= int64_t(std::floor(sx)) + 2; ++j) {
+          const int64_t ci = std::min(std::max(i, int64_t{0}), h - 1);
+          const int64_t cj = std::min(std::max(j, int64_t{0}), w - 1);
+          sum += keys_cubic(sy - double(i), a) * keys_cubic(sx - double(j), a) * x[ci * w + cj];
+        }
+      }
+      out.push_back(float(sum));
+    }
+  }
+  return out;
+}
+
+void test_cubic(void**) {
+  // The ONNX documentation's resize_upsample_scales_cubic, first row.
+  NodeRun run = run_ok(with_scales({1, 1, 4, 4}, iota_values(16, 1), {1, 1, 2, 2},
+                                   {{"mode", attr_string("cubic")}}));
+  expect_shape(run.output_shapes[0], {1, 1, 8, 8});
+  const std::vector<float> first_row(run.outputs[0].begin(), run.outputs[0].begin() + 8);
+  expect_close(first_row,
+               {0.47265625f, 0.76953125f, 1.24609375f, 1.875f, 2.28125f, 2.91015625f, 3.38671875f,
+                3.68359375f},
+               1e-6);
+  // Up in one axis, down in the other, another coefficient; and fp16 / int8 agree.
+  const std::vector<float> x = random_values(5 * 7, -2, 2, 31);
+  NodeSpec spec =
+      with_sizes({1, 1, 5, 7}, x, {1, 1, 9, 3},
+                 {{"mode", attr_string("cubic")}, {"cubic_coeff_a", attr_float(-0.5f)}});
+  expect_close(run_ok(spec).outputs[0], bicubic(x, 5, 7, 9, 3, -0.5), 1e-5);
+  check_precisions_agree(spec, 1e-2, 0.03);
+  // exclude_outside: taps beyond the border get weight 0 and the rest are renormalised, so a
+  // constant input stays constant and a ramp's border output differs from edge padding.
+  NodeSpec excluded =
+      with_scales({1, 4}, {0, 1, 2, 3}, {1, 2},
+                  {{"mode", attr_string("cubic")}, {"exclude_outside", attr_int(1)}});
+  const std::vector<float> values = run_ok(excluded).outputs[0];
+  // Output 0 samples at -0.25: taps -2..1, of which 0 and 1 remain, weights k(0.25), k(1.25).
+  const double w0 = keys_cubic(0.25, -0.75), w1 = keys_cubic(1.25, -0.75);
+  expect_close({values[0]}, {float(w1 / (w0 + w1))}, 1e-6);
+}
+
+void test_linear_antialias_and_symmetric(void**) {
+  // Downsampling [1, 2, 3, 4] by 0.5 with a triangle filter 4 taps wide: sampling points 0.5 and
+  // 2.5, weights 1/8, 3/8, 3/8, 1/8 over taps -1..2 (edge padded) and 1..4.
+  NodeSpec spec = with_scales({1, 4}, {1, 2, 3, 4}, {1, 0.5f},
+                              {{"mode", attr_string("linear")}, {"antialias", attr_int(1)}});
+  expect_close(run_ok(spec).outputs[0], {1.625f, 3.375f}, 1e-6);
+  // Upsampling is unaffected by antialias.
+  spec = with_scales({1, 3}, {0, 3, 6}, {1, 2},
+                     {{"mode", attr_string("linear")}, {"antialias", attr_int(1)}});
+  expect_close(run_ok(spec).outputs[0], {0, 0.75f, 2.25f, 3.75f, 5.25f, 6}, 1e-6);
+  // half_pixel_symmetric (the documentation's example): 4 -> floor(2.4) = 2 outputs centred.
+  spec = with_scales({1, 1, 1, 4}, {1, 2, 3, 4}, {1, 1, 1, 0.6f},
+                     modes("linear", "half_pixel_symmetric"));
+  expect_close(run_ok(spec).outputs[0], {1.6666666f, 3.3333333f}, 1e-5);
+  // align_corners divides by scale x length - 1 (2.4 - 1), not by the output length - 1.
+  spec = with_scales({1, 1, 2, 4}, iota_values(8, 1), {1, 1, 0.6f, 0.6f},
+                     modes("linear", "align_corners"));
+  expect_close(run_ok(spec).outputs[0], {1, 3.142857f}, 1e-5);
+}
+
+void test_linear_leading_dimensions(void**) {
+  // x[a][0][c] = 10 a + c is linear, so a separable linear resize of both axes gives the
+  // resampled coordinates: half_pixel with edge clamping.
+  std::vector<float> x;
+  for (int a = 0; a < 2; ++a) {
+    for (int c = 0; c < 4; ++c) x.push_back(float(10 * a + c));
+  }
+  NodeRun run = run_ok(with_scales({2, 1, 4}, x, {2, 1, 2}, {{"mode", attr_string("linear")}}));
+  expect_shape(run.output_shapes[0], {4, 1, 8});
+  const float rows[] = {0, 0.25f, 0.75f, 1};
+  const float columns[] = {0, 0.25f, 0.75f, 1.25f, 1.75f, 2.25f, 2.75f, 3};
+  std::vector<float> expected;
+  for (float row : rows) {
+    for (float column : columns) expected.push_back(10 * row + column);
+  }
+  expect_close(run.outputs[0], expected, 1e-5);
+}
+
+void test_tf_crop_and_resize(void**) {
+  // The documentation's example: x = 1 + 4 r + c on 4x4, roi rows [0.4, 0.6], columns
+  // [0.6, 0.8], 3x3 output: rows sample 1.2, 1.5, 1.8 and columns 1.8, 2.1, 2.4.
+  auto crop = [](std::vector<float> roi, Attributes attributes) {
+    return node_spec(
+        "Resize",
+        {input("x", {1, 1, 4, 4}, iota_values(16, 1)), float_operand("roi", std::move(roi)),
+         float_operand("scales", {}), int64_constant("sizes", {4}, {1, 1, 3, 3})},
+        std::move(attributes));
+  };
+  NodeRun run =
+      run_ok(crop({0, 0, 0.4f, 0.6f, 1, 1, 0.6f, 0.8f}, modes("linear", "tf_crop_and_resize")));
+  expect_close(run.outputs[0], {7.6f, 7.9f, 8.2f, 8.8f, 9.1f, 9.4f, 10, 10.3f, 10.6f}, 1e-5);
+  // Beyond the input: rows sample 1.2, 2.4, 3.6 and columns 1.8, 3.45, 5.1; anything past 3
+  // is the extrapolation value.
+  Attributes attributes = modes("linear", "tf_crop_and_resize");
+  attributes["extrapolation_value"] = attr_float(-1);
+  run = run_ok(crop({0, 0, 0.4f, 0.6f, 1, 1, 1.2f, 1.7f}, attributes));
+  expect_close(run.outputs[0], {7.6f, -1, -1, 12.4f, -1, -1, -1, -1, -1}, 1e-5);
+}
+
+void test_keep_aspect_ratio(void**) {
+  // sizes 7x8 of a 2x2 input: scales 3.5 and 4; not_larger keeps 3.5 for both (7x7),
+  // not_smaller 4 (8x8).
+  for (const auto& [policy, side] : {std::pair<const char*, int64_t>{"not_larger", 7},
+                                     std::pair<const char*, int64_t>{"not_smaller", 8}}) {
+    NodeRun run = run_ok(with_sizes(
+        {1, 1, 2, 2}, {1, 2, 3, 4}, {7, 8},
+        {{"axes", attr_ints({2, 3})}, {"keep_aspect_ratio_policy", attr_string(policy)}}));
+    expect_shape(run.output_shapes[0], {1, 1, side, side});
+    // Nearest, half_pixel: the top-left and bottom-right quadrants hold 1 and 4.
+    expect_close({run.outputs[0].front(), run.outputs[0].back()}, {1, 4}, 0);
+  }
 }
 
 void test_errors_and_refusals(void**) {
@@ -264,20 +402,18 @@ void test_errors_and_refusals(void**) {
   NodeSpec bad_axes = with_sizes({1, 4}, x, {8}, {{"axes", attr_ints({2})}});
   expect_error(bad_axes, invalid, "axis 2 is out of range for rank 2");
 
-  // Valid ONNX that the kernels do not run: refused with kUnimplemented, naming what.
-  const StatusCode refused = StatusCode::kUnimplemented;
-  expect_error(with_scales({1, 4}, x, {1, 2}, {{"mode", attr_string("cubic")}}), refused,
-               "mode 'cubic' is not supported");
-  expect_error(with_scales({1, 4}, x, {1, 2}, modes("nearest", "tf_crop_and_resize")), refused,
-               "coordinate_transformation_mode 'tf_crop_and_resize' is not supported");
-  expect_error(with_scales({1, 4}, x, {1, 2}, {{"antialias", attr_int(1)}}), refused,
-               "antialias is not supported");
-  expect_error(
-      with_sizes({1, 4}, x, {2, 8}, {{"keep_aspect_ratio_policy", attr_string("not_larger")}}),
-      refused, "keep_aspect_ratio_policy 'not_larger' is not supported");
-  expect_error(
-      with_scales({2, 1, 4}, std::vector<float>(8), {2, 1, 2}, {{"mode", attr_string("linear")}}),
-      refused, "linear mode resizes only the last two dimensions; axis 0 changes (2 -> 4)");
+  expect_error(with_scales({1, 4}, x, {1, 2}, {{"antialias", attr_int(1)}}), invalid,
+               "antialias applies to linear and cubic modes, not nearest");
+  expect_error(with_scales({1, 4}, x, {1, 2}, modes("linear", "tf_crop_and_resize")), invalid,
+               "tf_crop_and_resize needs the roi input");
+  NodeSpec short_roi = with_scales({1, 4}, x, {1, 2}, modes("linear", "tf_crop_and_resize"));
+  short_roi.inputs[1] = float_operand("roi", {0, 0, 1});
+  expect_error(short_roi, invalid, "roi has 3 values, expected 4");
+  expect_error(with_sizes({1, 4}, x, {2, 8}, {{"keep_aspect_ratio_policy", attr_string("fit")}}),
+               invalid,
+               "keep_aspect_ratio_policy 'fit' is not one of stretch, not_larger, not_smaller");
+  expect_error(with_scales({1, 1, 1, 1, 1, 1, 1, 1, 4}, x, {1, 1, 1, 1, 1, 1, 1, 1, 2}), invalid,
+               "input rank 9 is not in 1..8");
 }
 
 }  // namespace
@@ -290,6 +426,11 @@ int main() {
       cmocka_unit_test(test_linear),
       cmocka_unit_test(test_linear_variants),
       cmocka_unit_test(test_forms),
+      cmocka_unit_test(test_cubic),
+      cmocka_unit_test(test_linear_antialias_and_symmetric),
+      cmocka_unit_test(test_linear_leading_dimensions),
+      cmocka_unit_test(test_tf_crop_and_resize),
+      cmocka_unit_test(test_keep_aspect_ratio),
       cmocka_unit_test(test_errors_and_refusals),
   };
   return cmocka_run_group_tests(tests, nullptr, nullptr);

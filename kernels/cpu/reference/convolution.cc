@@ -1,8 +1,8 @@
 #include "reference/convolution.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
-
 #include <cstddef>
 
 namespace orknn::kernels::reference {
@@ -164,6 +164,98 @@ void conv_transpose2d_int8(const Conv2DShape& shape, const Int8Requantization& r
                            const int8_t* input, const int8_t* weights, const int32_t* bias,
                            int8_t* output) {
   convolve_int8<true>(shape, requantization, input, weights, bias, output);
+}
+
+// --- N spatial axes -------------------------------------------------------------------------
+
+namespace {
+
+// Advances the per-axis counter `index` below `limits` in row-major order; false after the last.
+bool next_position(std::array<int64_t, kMaxSpatialRank>* index,
+                   const std::array<int64_t, kMaxSpatialRank>& limits, size_t rank) {
+  for (size_t d = rank; d-- > 0;) {
+    if (++(*index)[d] < limits[d]) return true;
+    (*index)[d] = 0;
+  }
+  return false;
+}
+
+int64_t volume(const std::array<int64_t, kMaxSpatialRank>& extent, size_t rank) {
+  int64_t size = 1;
+  for (size_t d = 0; d < rank; ++d) size *= extent[d];
+  return size;
+}
+
+// Output (n, oc, position) of a convolution, or of a transposed one read as a gather: input
+// position i meets output position o through tap k when o = i * stride - pad + k * dilation.
+template <bool kTranspose>
+float convolve_nd_at(const ConvNDShape& s, const float* input, const float* weights, int64_t n,
+                     int64_t oc, const std::array<int64_t, kMaxSpatialRank>& position) {
+  const WindowND& window = s.window;
+  const size_t rank = window.rank;
+  const int64_t in_per_group = s.input_channels / s.groups;
+  const int64_t out_per_group = s.output_channels / s.groups;
+  const int64_t group = oc / out_per_group;
+  const int64_t input_volume = volume(window.input, rank);
+  const int64_t kernel_volume = volume(window.kernel, rank);
+  float sum = 0.0f;
+  for (int64_t local = 0; local < in_per_group; ++local) {
+    const int64_t ic = group * in_per_group + local;
+    const float* channel = input + (n * s.input_channels + ic) * input_volume;
+    const float* kernel = weights + (kTranspose ? ic * out_per_group + oc % out_per_group
+                                                : oc * in_per_group + local) *
+                                        kernel_volume;
+    std::array<int64_t, kMaxSpatialRank> tap{};
+    int64_t tap_index = 0;
+    do {
+      int64_t offset = 0;
+      bool inside = true;
+      for (size_t d = 0; d < rank && inside; ++d) {
+        int64_t at;
+        if constexpr (kTranspose) {
+          const int64_t stretched = position[d] + window.pad_begin[d] - tap[d] * window.dilation[d];
+          inside = stretched >= 0 && stretched % window.stride[d] == 0;
+          at = stretched / window.stride[d];
+        } else {
+          at = position[d] * window.stride[d] - window.pad_begin[d] + tap[d] * window.dilation[d];
+          inside = at >= 0;
+        }
+        inside = inside && at < window.input[d];
+        offset = offset * window.input[d] + at;
+      }
+      if (inside) sum += channel[offset] * kernel[tap_index];
+      ++tap_index;
+    } while (next_position(&tap, window.kernel, rank));
+  }
+  return sum;
+}
+
+template <bool kTranspose>
+void convolve_nd(const ConvNDShape& s, const FusedActivation& activation, const float* input,
+                 const float* weights, const float* bias, float* output) {
+  int64_t index = 0;
+  for (int64_t n = 0; n < s.batch; ++n) {
+    for (int64_t oc = 0; oc < s.output_channels; ++oc) {
+      std::array<int64_t, kMaxSpatialRank> position{};
+      do {
+        float sum = convolve_nd_at<kTranspose>(s, input, weights, n, oc, position);
+        if (bias) sum += bias[oc];
+        output[index++] = apply_fused_activation(activation, sum);
+      } while (next_position(&position, s.window.output, s.window.rank));
+    }
+  }
+}
+
+}  // namespace
+
+void conv_nd(const ConvNDShape& shape, const FusedActivation& activation, const float* input,
+             const float* weights, const float* bias, float* output) {
+  convolve_nd<false>(shape, activation, input, weights, bias, output);
+}
+
+void conv_transpose_nd(const ConvNDShape& shape, const FusedActivation& activation,
+                       const float* input, const float* weights, const float* bias, float* output) {
+  convolve_nd<true>(shape, activation, input, weights, bias, output);
 }
 
 }  // namespace orknn::kernels::reference

@@ -68,6 +68,21 @@ void conv2d(const Conv2DShape& shape, const FusedActivation& activation, const f
 void conv_transpose2d(const Conv2DShape& shape, const FusedActivation& activation,
                       const float* input, const float* weights, const float* bias, float* output);
 
+// The same over N spatial axes (3-D volumes and up), float32 only. Weights are
+// [output_channels][input_channels / groups][kernel...] (transposed: [input_channels]
+// [output_channels / groups][kernel...]), spatial axes row-major.
+struct ConvNDShape {
+  int64_t batch = 1;
+  int64_t input_channels = 1;
+  int64_t output_channels = 1;
+  int64_t groups = 1;
+  WindowND window;
+};
+void conv_nd(const ConvNDShape& shape, const FusedActivation& activation, const float* input,
+             const float* weights, const float* bias, float* output);
+void conv_transpose_nd(const ConvNDShape& shape, const FusedActivation& activation,
+                       const float* input, const float* weights, const float* bias, float* output);
+
 // int8 versions; `bias` is int32 at scale input_scale x weight_scale[c] and may be null.
 void conv2d_int8(const Conv2DShape& shape, const Int8Requantization& requantization,
                  const int8_t* input, const int8_t* weights, const int32_t* bias, int8_t* output);

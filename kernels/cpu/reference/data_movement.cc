@@ -53,6 +53,9 @@ int64_t pad_source_index(int64_t o, int64_t begin, int64_t dim, PadMode mode) {
     case PadMode::kReflect:
       // The shape function guarantees one reflection reaches (pad <= dim - 1).
       return i < 0 ? -i : 2 * (dim - 1) - i;
+    case PadMode::kWrap:
+      // Periodic continuation, any number of periods (numpy's wrap).
+      return ((i % dim) + dim) % dim;
   }
   return -1;
 }

@@ -50,12 +50,13 @@ StridedCopyParams slice_layout(const SliceParams& params);
 StridedCopyParams transpose_layout(const std::vector<int64_t>& input_shape,
                                    const std::vector<int64_t>& perm);
 
-enum class PadMode { kConstant, kEdge, kReflect };
+enum class PadMode { kConstant, kEdge, kReflect, kWrap };
 
 // Output dim k is input_shape[k] + pads_begin[k] + pads_end[k]; negative pads crop. Output
 // element o along axis k reads input coordinate o - pads_begin[k]; outside [0, dim) that
-// coordinate is replaced by the constant (kConstant), clamped (kEdge) or mirrored without
-// repeating the edge (kReflect, requires the reach to stay within one reflection).
+// coordinate is replaced by the constant (kConstant), clamped (kEdge), mirrored without
+// repeating the edge (kReflect, requires the reach to stay within one reflection) or taken
+// modulo dim (kWrap, any reach).
 struct PadParams {
   std::vector<int64_t> input_shape;
   std::vector<int64_t> pads_begin;

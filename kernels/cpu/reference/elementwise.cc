@@ -2,6 +2,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
+#include <limits>
+#include <type_traits>
 
 namespace orknn::kernels::reference {
 namespace {
@@ -106,6 +109,115 @@ void binary(BinaryOperation operation, const BroadcastParams& params, const floa
     output[output_offset] = apply_binary(operation, a[a_offset], b[b_offset]);
   });
 }
+
+namespace {
+
+// Wrapping arithmetic in T without signed-overflow undefined behaviour: computed in the unsigned
+// type of the same width, whose conversion back to T is modular (C++20; every compiler we use).
+template <typename T>
+T wrap_add(T a, T b) {
+  using U = std::make_unsigned_t<T>;
+  return static_cast<T>(static_cast<U>(static_cast<U>(a) + static_cast<U>(b)));
+}
+template <typename T>
+T wrap_subtract(T a, T b) {
+  using U = std::make_unsigned_t<T>;
+  return static_cast<T>(static_cast<U>(static_cast<U>(a) - static_cast<U>(b)));
+}
+template <typename T>
+T wrap_multiply(T a, T b) {
+  // Narrow unsigned types promote to int, where the product can overflow: widen first.
+  using U = std::conditional_t<(sizeof(T) < sizeof(unsigned)), unsigned, std::make_unsigned_t<T>>;
+  return static_cast<T>(static_cast<U>(static_cast<U>(a) * static_cast<U>(b)));
+}
+template <typename T>
+T truncating_divide(T a, T b) {
+  if (b == 0) return 0;
+  // The one signed quotient that overflows: lowest / -1 wraps to lowest.
+  if constexpr (std::is_signed_v<T>) {
+    if (a == std::numeric_limits<T>::lowest() && b == -1) return a;
+  }
+  return static_cast<T>(a / b);
+}
+
+template <typename T>
+T apply_integer_binary(BinaryOperation operation, T a, T b) {
+  switch (operation) {
+    case BinaryOperation::kAdd:
+      return wrap_add(a, b);
+    case BinaryOperation::kSubtract:
+      return wrap_subtract(a, b);
+    case BinaryOperation::kMultiply:
+      return wrap_multiply(a, b);
+    case BinaryOperation::kDivide:
+      return truncating_divide(a, b);
+    case BinaryOperation::kPower:
+    case BinaryOperation::kPRelu:
+      break;
+  }
+  return 0;
+}
+
+template <typename T>
+T integer_power_of(T base, double exponent) {
+  if (!(std::trunc(exponent) == exponent) || std::fabs(exponent) > 1e18) {
+    // Fractional (or non-finite, or huge) exponent: numpy computes in float and casts back.
+    const double real = std::pow(static_cast<double>(base), exponent);
+    if (!std::isfinite(real) || real >= 9.2e18 || real <= -9.2e18) return 0;
+    return static_cast<T>(static_cast<int64_t>(real));
+  }
+  if (exponent < 0) {  // 1 / base^n, truncated: only bases 1 and -1 give non-zero results
+    if (base == 1) return 1;
+    if constexpr (std::is_signed_v<T>) {
+      if (base == -1) return static_cast<int64_t>(-exponent) % 2 == 0 ? 1 : -1;
+    }
+    return 0;
+  }
+  auto remaining = static_cast<uint64_t>(exponent);
+  T result = 1;
+  T square = base;
+  while (remaining != 0) {  // square-and-multiply, wrapping like repeated multiplication
+    if (remaining & 1u) result = wrap_multiply(result, square);
+    square = wrap_multiply(square, square);
+    remaining >>= 1;
+  }
+  return result;
+}
+
+}  // namespace
+
+template <typename T>
+void integer_binary(BinaryOperation operation, const BroadcastParams& params, const T* a,
+                    const T* b, T* output) {
+  walk_all(params, [&](int64_t a_offset, int64_t b_offset, int64_t output_offset) {
+    output[output_offset] = apply_integer_binary(operation, a[a_offset], b[b_offset]);
+  });
+}
+
+template <typename T>
+void integer_power(const BroadcastParams& params, const T* base, const double* exponent,
+                   T* output) {
+  walk_all(params, [&](int64_t a_offset, int64_t b_offset, int64_t output_offset) {
+    output[output_offset] = integer_power_of(base[a_offset], exponent[b_offset]);
+  });
+}
+
+template <typename T>
+void integer_clip(const T* input, T minimum, T maximum, T* output, int64_t count) {
+  for (int64_t i = 0; i < count; ++i) output[i] = std::min(std::max(input[i], minimum), maximum);
+}
+
+#define ORKNN_INSTANTIATE_INTEGER_BINARY(T)                                                    \
+  template void integer_clip<T>(const T*, T, T, T*, int64_t);                                  \
+  template void integer_binary<T>(BinaryOperation, const BroadcastParams&, const T*, const T*, \
+                                  T*);                                                         \
+  template void integer_power<T>(const BroadcastParams&, const T*, const double*, T*);
+ORKNN_INSTANTIATE_INTEGER_BINARY(int8_t)
+ORKNN_INSTANTIATE_INTEGER_BINARY(uint8_t)
+ORKNN_INSTANTIATE_INTEGER_BINARY(int16_t)
+ORKNN_INSTANTIATE_INTEGER_BINARY(int32_t)
+ORKNN_INSTANTIATE_INTEGER_BINARY(int64_t)
+#undef ORKNN_INSTANTIATE_INTEGER_BINARY
 
 void broadcast_to(const BroadcastParams& params, const float* input, float* output) {
   walk_all(params, [&](int64_t a_offset, int64_t, int64_t output_offset) {

@@ -35,6 +35,24 @@ float apply_binary(BinaryOperation operation, float a, float b);
 void binary(BinaryOperation operation, const BroadcastParams& params, const float* a,
             const float* b, float* output);
 
+// Add, Sub, Mul and Div on integer tensors of one type T (int8/uint8/int16/int32/int64), as
+// ONNX defines them for integers: results wrap around modulo 2^bits (numpy); Div truncates
+// toward zero (test_div_int32_trunc); division by zero gives 0 (ONNX leaves it undefined and a
+// kernel must never trap). kPower and kPRelu are not integer operations here: see integer_power.
+template <typename T>
+void integer_binary(BinaryOperation operation, const BroadcastParams& params, const T* a,
+                    const T* b, T* output);
+
+// Pow with an integer base: numpy's power(base, exponent) cast to T, the exponent given as
+// double so integer and float exponents share one kernel. Integral exponents multiply exactly
+// (wrapping); negative ones give the truncated 1 / base^n; fractional ones std::pow, truncated.
+template <typename T>
+void integer_power(const BroadcastParams& params, const T* base, const double* exponent, T* output);
+
+// Clip on an integer tensor: min(max(x, minimum), maximum) in T.
+template <typename T>
+void integer_clip(const T* input, T minimum, T maximum, T* output, int64_t count);
+
 // Copies `input` broadcast into params.output_shape (operand a of params; b is ignored).
 void broadcast_to(const BroadcastParams& params, const float* input, float* output);
 

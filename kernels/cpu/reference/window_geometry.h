@@ -5,6 +5,8 @@
 // same relation with input and output exchanged, its pads cropping the full transposed output.
 #pragma once
 
+#include <array>
+#include <cstddef>
 #include <cstdint>
 
 namespace orknn::kernels::reference {
@@ -26,6 +28,20 @@ struct Window2D {
   // with count_include_pad reads these: elsewhere the output size bounds the windows.
   int64_t pad_bottom = 0;
   int64_t pad_right = 0;
+};
+
+// The same window over any number of spatial axes (3-D pooling, volumes): per axis, what
+// Window2D holds per height and width. Fixed-size arrays keep the kernels allocation-free.
+constexpr size_t kMaxSpatialRank = 6;
+struct WindowND {
+  size_t rank = 0;
+  std::array<int64_t, kMaxSpatialRank> input{};
+  std::array<int64_t, kMaxSpatialRank> output{};
+  std::array<int64_t, kMaxSpatialRank> kernel{};
+  std::array<int64_t, kMaxSpatialRank> stride{};
+  std::array<int64_t, kMaxSpatialRank> dilation{};
+  std::array<int64_t, kMaxSpatialRank> pad_begin{};
+  std::array<int64_t, kMaxSpatialRank> pad_end{};
 };
 
 }  // namespace orknn::kernels::reference

@@ -10,6 +10,7 @@
 //    natively when all data inputs and outputs share the dtype and quantization, and are wrapped
 //    like kFloatDomain ops otherwise.
 //  * kNative ops (Cast) see the real dtypes always.
+//  * An op may offer an integer factory for plain integer data (no quantization) in input 0.
 //  * An op may also offer an int8 factory (Conv, Gemm, MatMul): it is tried first when the
 //    activations are per-tensor int8; returning kUnimplemented falls back to the float domain.
 #pragma once
@@ -55,6 +56,9 @@ struct CpuOpDefinition {
   DtypeHandling dtype_handling;
   CpuKernelFactory make_kernel;       // required
   CpuKernelFactory make_int8_kernel;  // optional
+  // Optional: used when input 0 is an integer tensor without quantization (integer Add, Clip,
+  // ...), which the float domain cannot decode; without it such nodes are refused.
+  CpuKernelFactory make_integer_kernel = nullptr;
 };
 
 // Per-family lists, concatenated by cpu_kernel_registry.cc. Each lives in devices/cpu/ops/.

@@ -225,6 +225,10 @@ Result<std::unique_ptr<CpuKernel>> build_cpu_kernel(const graph::Graph& graph,
     auto kernel = op->make_int8_kernel(make_context(node, tensors));
     if (kernel.ok() || kernel.status().code() != StatusCode::kUnimplemented) return kernel;
   }
+  if (op->make_integer_kernel && !tensors.inputs.empty() && tensors.present[0] &&
+      !graph::is_real_valued(tensors.inputs[0])) {
+    return op->make_integer_kernel(make_context(node, tensors));
+  }
   switch (op->dtype_handling) {
     case DtypeHandling::kNative:
       return op->make_kernel(make_context(node, tensors));

@@ -3,12 +3,15 @@
 //
 // Fused activations. Our converter folds an activation that follows a Conv, ConvTranspose,
 // Gemm or MatMul into that node, as attributes that ONNX does not define:
-//   activation        string: "Relu", "Clip" or "LeakyRelu" (absent or "" means none)
+//   activation        string: "Relu", "Clip", "LeakyRelu" or "SiLU" (x * sigmoid(x));
+//                     absent or "" means none
 //   activation_min    float, Clip only, default: the lowest float (no lower bound)
 //   activation_max    float, Clip only, default: the highest float (no upper bound)
 //   activation_alpha  float, LeakyRelu only, default 0.01 (ONNX's LeakyRelu default)
 // The activation applies to the node's result after the bias (Gemm: after beta * C). In int8
-// kernels Relu and Clip become a clamp in the quantized domain (docs/quantization.md).
+// kernels Relu and Clip become a clamp in the quantized domain (docs/quantization.md); LeakyRelu
+// and SiLU are computed in float from the node's real-valued result before the output is
+// quantized, so an int8 Conv + SiLU rounds once instead of twice.
 #include <algorithm>
 #include <string>
 
@@ -70,8 +73,11 @@ Result<FusedActivationAttributes> parse_fused_activation(const Node& node) {
     activation.kind = FusedActivationAttributes::Kind::kLeakyRelu;
     ORKNN_ASSIGN_OR_RETURN(activation.alpha,
                            node.float_attribute("activation_alpha", activation.alpha));
+  } else if (kind == "SiLU") {
+    activation.kind = FusedActivationAttributes::Kind::kSilu;
   } else {
-    return node_error(node, "fused activation '", kind, "' is not one of Relu, Clip, LeakyRelu");
+    return node_error(node, "fused activation '", kind,
+                      "' is not one of Relu, Clip, LeakyRelu, SiLU");
   }
   return activation;
 }

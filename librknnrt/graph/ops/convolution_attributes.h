@@ -15,7 +15,7 @@ namespace orknn::graph {
 // The activation our converter fuses into Conv, ConvTranspose, Gemm and MatMul (attributes
 // `activation`, `activation_min`, `activation_max`, `activation_alpha`; see convolution.cc).
 struct FusedActivationAttributes {
-  enum class Kind { kNone, kRelu, kClip, kLeakyRelu };
+  enum class Kind { kNone, kRelu, kClip, kLeakyRelu, kSilu };
   Kind kind = Kind::kNone;
   float minimum = std::numeric_limits<float>::lowest();  // kClip
   float maximum = std::numeric_limits<float>::max();     // kClip

@@ -222,10 +222,8 @@ Result<TransposeAttributes> parse_transpose(const NodeOperands& operands) {
   return attributes;
 }
 
-Result<DataType> parse_cast_target(const NodeOperands& operands) {
-  if (!operands.node().has_attribute("to")) return operands.error("attribute 'to' is required");
-  ORKNN_ASSIGN_OR_RETURN(const int64_t to, operands.node().int_attribute("to", 0));
-  switch (to) {  // ONNX TensorProto.DataType numbers
+std::optional<DataType> data_type_from_onnx(int64_t onnx_type) {
+  switch (onnx_type) {  // ONNX TensorProto.DataType numbers
     case 1:
       return DataType::kFloat32;
     case 2:
@@ -243,10 +241,20 @@ Result<DataType> parse_cast_target(const NodeOperands& operands) {
     case 10:
       return DataType::kFloat16;
     default:
-      return operands.error("to=", to,
-                            " is not a supported type (supported: 1 FLOAT, 2 UINT8, 3 INT8, "
-                            "5 INT16, 6 INT32, 7 INT64, 9 BOOL, 10 FLOAT16)");
+      return std::nullopt;
   }
+}
+
+Result<DataType> parse_cast_target(const NodeOperands& operands) {
+  if (!operands.node().has_attribute("to")) return operands.error("attribute 'to' is required");
+  ORKNN_ASSIGN_OR_RETURN(const int64_t to, operands.node().int_attribute("to", 0));
+  const std::optional<DataType> target = data_type_from_onnx(to);
+  if (!target) {
+    return operands.error("to=", to,
+                          " is not a supported type (supported: 1 FLOAT, 2 UINT8, 3 INT8, "
+                          "5 INT16, 6 INT32, 7 INT64, 9 BOOL, 10 FLOAT16)");
+  }
+  return *target;
 }
 
 namespace {

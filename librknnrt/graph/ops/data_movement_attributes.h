@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "graph/op_schema.h"
@@ -92,7 +93,7 @@ Result<Shape> flatten_output_shape(const NodeOperands& operands);
 Result<Shape> squeeze_output_shape(const NodeOperands& operands);
 Result<Shape> unsqueeze_output_shape(const NodeOperands& operands);
 
-enum class PadMode { kConstant, kEdge, kReflect };
+enum class PadMode { kConstant, kEdge, kReflect, kWrap };
 enum class PadValueSource {
   kDefaultZero,  // no constant_value input nor `value` attribute: real 0 (zero point if quantized)
   kAttribute,    // opsets 2-10: the float `value` attribute
@@ -107,6 +108,11 @@ struct PadAttributes {
   float attribute_value = 0.0f;
 };
 Result<PadAttributes> parse_pad(const NodeOperands& operands);
+
+// An ONNX TensorProto.DataType number as our DataType; nullopt for the types the .rknn format
+// lacks (double, bfloat16, string, ...). The one table of this mapping: Cast parsing and
+// rknn-convert both use it.
+std::optional<DataType> data_type_from_onnx(int64_t onnx_type);
 
 // Cast's `to`, an ONNX TensorProto data type number, as our DataType.
 Result<DataType> parse_cast_target(const NodeOperands& operands);

@@ -56,7 +56,7 @@ Result<std::vector<int64_t>> read_ints(const Node& node, const Tensor& tensor) {
   return values;
 }
 
-// The string attributes; valid ONNX values we do not run set `unsupported`.
+// The string and numeric attributes but keep_aspect_ratio_policy.
 Status parse_modes(const Node& node, bool resize10, ResizeAttributes* attributes) {
   ORKNN_ASSIGN_OR_RETURN(std::string mode, node.string_attribute("mode", "nearest"));
   if (mode == "nearest") {
@@ -65,7 +65,6 @@ Status parse_modes(const Node& node, bool resize10, ResizeAttributes* attributes
     attributes->mode = Mode::kLinear;
   } else if (mode == "cubic") {
     attributes->mode = Mode::kCubic;
-    attributes->unsupported = "mode 'cubic' is not supported (nearest, linear)";
   } else {
     return node_error(node, "mode '", mode, "' is not one of nearest, linear, cubic");
   }
@@ -81,14 +80,12 @@ Status parse_modes(const Node& node, bool resize10, ResizeAttributes* attributes
     attributes->transform = Transform::kAlignCorners;
   } else if (transform == "asymmetric") {
     attributes->transform = Transform::kAsymmetric;
-  } else if (transform == "tf_half_pixel_for_nn" || transform == "tf_crop_and_resize" ||
-             transform == "half_pixel_symmetric") {
-    attributes->transform = Transform::kOther;
-    if (attributes->unsupported.empty()) {
-      attributes->unsupported = str_cat("coordinate_transformation_mode '", transform,
-                                        "' is not supported (half_pixel, pytorch_half_pixel, "
-                                        "align_corners, asymmetric)");
-    }
+  } else if (transform == "half_pixel_symmetric") {
+    attributes->transform = Transform::kHalfPixelSymmetric;
+  } else if (transform == "tf_half_pixel_for_nn") {
+    attributes->transform = Transform::kTfHalfPixelForNn;
+  } else if (transform == "tf_crop_and_resize") {
+    attributes->transform = Transform::kTfCropAndResize;
   } else {
     return node_error(node, "coordinate_transformation_mode '", transform, "' is unknown");
   }
@@ -110,19 +107,97 @@ Status parse_modes(const Node& node, bool resize10, ResizeAttributes* attributes
   }
 
   ORKNN_ASSIGN_OR_RETURN(int64_t antialias, node.int_attribute("antialias", 0));
+  attributes->antialias = antialias != 0;
+  if (attributes->antialias && attributes->mode == Mode::kNearest) {
+    return node_error(node, "antialias applies to linear and cubic modes, not nearest");
+  }
+  ORKNN_ASSIGN_OR_RETURN(int64_t exclude_outside, node.int_attribute("exclude_outside", 0));
+  attributes->exclude_outside = exclude_outside != 0;
+  ORKNN_ASSIGN_OR_RETURN(attributes->cubic_coefficient,
+                         node.float_attribute("cubic_coeff_a", -0.75f));
+  ORKNN_ASSIGN_OR_RETURN(attributes->extrapolation_value,
+                         node.float_attribute("extrapolation_value", 0.0f));
+  return ok_status();
+}
+
+enum class AspectPolicy { kStretch, kNotLarger, kNotSmaller };
+
+Result<AspectPolicy> parse_aspect_policy(const Node& node) {
   ORKNN_ASSIGN_OR_RETURN(std::string policy,
                          node.string_attribute("keep_aspect_ratio_policy", "stretch"));
-  if (policy != "stretch" && policy != "not_larger" && policy != "not_smaller") {
-    return node_error(node, "keep_aspect_ratio_policy '", policy, "' is unknown");
+  if (policy == "stretch") return AspectPolicy::kStretch;
+  if (policy == "not_larger") return AspectPolicy::kNotLarger;
+  if (policy == "not_smaller") return AspectPolicy::kNotSmaller;
+  return node_error(node, "keep_aspect_ratio_policy '", policy,
+                    "' is not one of stretch, not_larger, not_smaller");
+}
+
+// The roi of tf_crop_and_resize: starts then ends, one per resized axis, expanded to every
+// dimension (0 and 1 elsewhere).
+Status read_roi(const Node& node, const Tensor* roi, const std::vector<size_t>& axes, size_t rank,
+                ResizeAttributes* attributes) {
+  attributes->roi_start.assign(rank, 0.0f);
+  attributes->roi_end.assign(rank, 1.0f);
+  if (attributes->transform != Transform::kTfCropAndResize) return ok_status();
+  if (!roi || roi->elements() == 0) {
+    return node_error(node, "tf_crop_and_resize needs the roi input");
   }
-  if (attributes->unsupported.empty() && antialias != 0) {
-    attributes->unsupported = "antialias is not supported";
+  if (!roi->is_constant()) return node_error(node, "roi ('", roi->name, "') must be a constant");
+  std::vector<float> values(static_cast<size_t>(roi->elements()));
+  if (roi->data_type == DataType::kFloat32) {
+    std::memcpy(values.data(), roi->constant_data, values.size() * sizeof(float));
+  } else if (roi->data_type == DataType::kFloat16) {
+    for (size_t i = 0; i < values.size(); ++i) {
+      Float16Bits half;
+      std::memcpy(&half, roi->constant_data + 2 * i, sizeof(half));
+      values[i] = half_to_float(half);
+    }
+  } else {
+    return node_error(node, "roi ('", roi->name, "') must be FP32 or FP16, not ",
+                      data_type_name(roi->data_type));
   }
-  if (attributes->unsupported.empty() && policy != "stretch") {
-    attributes->unsupported =
-        str_cat("keep_aspect_ratio_policy '", policy, "' is not supported (stretch)");
+  if (values.size() != 2 * axes.size()) {
+    return node_error(node, "roi has ", values.size(), " values, expected ", 2 * axes.size(),
+                      " (a start and an end per resized axis)");
+  }
+  for (size_t i = 0; i < axes.size(); ++i) {
+    attributes->roi_start[axes[i]] = values[i];
+    attributes->roi_end[axes[i]] = values[axes.size() + i];
   }
   return ok_status();
+}
+
+// Whether the float32 kernels of the common modes (resize.h) compute the node as specified.
+bool is_common_case(const ResizeAttributes& attributes, const Shape& input,
+                    const std::vector<size_t>& axes) {
+  if (attributes.mode == Mode::kCubic || attributes.antialias) return false;
+  switch (attributes.transform) {
+    case Transform::kHalfPixel:
+    case Transform::kPytorchHalfPixel:
+    case Transform::kAsymmetric:
+      break;
+    case Transform::kAlignCorners:
+      // The specification divides by scale x length - 1, the common kernels by the output
+      // length - 1: the same only when the scale is exact.
+      for (size_t d : axes) {
+        if (static_cast<double>(attributes.scales[d]) * static_cast<double>(input[d]) !=
+            static_cast<double>(attributes.output_shape[d])) {
+          return false;
+        }
+      }
+      break;
+    default:
+      return false;
+  }
+  if (attributes.mode == Mode::kLinear) {
+    for (size_t d = 0; d + 2 < input.size(); ++d) {
+      if (attributes.output_shape[d] != input[d] ||
+          (attributes.scales[d] != 1.0f && input[d] > 1)) {
+        return false;  // the bilinear kernel resizes only the last two dimensions
+      }
+    }
+  }
+  return true;
 }
 
 // The dimensions that scales/sizes describe: all, or the `axes` attribute (opset 18).
@@ -147,6 +222,9 @@ Result<std::vector<size_t>> resized_axes(const Node& node, size_t rank) {
 
 }  // namespace
 
+int resize_roi_position(const Node& node) {
+  return node.inputs.size() == 2 ? -1 : 1;
+}
 int resize_scales_position(const Node& node) {
   return node.inputs.size() == 2 ? 1 : 2;
 }
@@ -154,17 +232,19 @@ int resize_sizes_position(const Node& node) {
   return node.inputs.size() == 2 ? -1 : 3;
 }
 
-Result<ResizeAttributes> parse_resize(const Node& node, const Shape& input, const Tensor* scales,
-                                      const Tensor* sizes) {
+Result<ResizeAttributes> parse_resize(const Node& node, const Shape& input, const Tensor* roi,
+                                      const Tensor* scales, const Tensor* sizes) {
   const bool resize10 = node.inputs.size() == 2;
   const size_t rank = input.size();
-  if (rank < 1) return node_error(node, "input must have rank >= 1");
+  if (rank < 1 || rank > 8) return node_error(node, "input rank ", rank, " is not in 1..8");
   for (size_t d = 0; d < rank; ++d) {
     if (input[d] < 1) return node_error(node, "input shape ", shape_to_string(input), " is empty");
   }
   ResizeAttributes attributes;
   ORKNN_RETURN_IF_ERROR(parse_modes(node, resize10, &attributes));
   ORKNN_ASSIGN_OR_RETURN(std::vector<size_t> axes, resized_axes(node, rank));
+  ORKNN_RETURN_IF_ERROR(read_roi(node, roi, axes, rank, &attributes));
+  ORKNN_ASSIGN_OR_RETURN(AspectPolicy policy, parse_aspect_policy(node));
 
   // ONNX 13+ marks an unused scales operand with an empty tensor rather than omitting it.
   const bool has_scales = scales && scales->elements() > 0;
@@ -206,20 +286,25 @@ Result<ResizeAttributes> parse_resize(const Node& node, const Shape& input, cons
       attributes.output_shape[d] = values[i];
       attributes.scales[d] = static_cast<float>(values[i]) / static_cast<float>(input[d]);
     }
-  }
-
-  if (attributes.unsupported.empty() && attributes.mode == Mode::kLinear) {
-    for (size_t d = 0; d + 2 < rank; ++d) {
-      if (attributes.output_shape[d] != input[d] ||
-          (attributes.scales[d] != 1.0f && input[d] > 1)) {
-        attributes.unsupported = str_cat(
-            "linear mode resizes only the last two dimensions; "
-            "axis ",
-            d, " changes (", input[d], " -> ", attributes.output_shape[d], ")");
-        break;
+    if (policy != AspectPolicy::kStretch) {
+      // One scale for every resized axis (the smallest or largest), the sizes rounded from it.
+      float common = attributes.scales[axes[0]];
+      for (size_t d : axes) {
+        common = policy == AspectPolicy::kNotLarger ? std::min(common, attributes.scales[d])
+                                                    : std::max(common, attributes.scales[d]);
+      }
+      for (size_t d : axes) {
+        attributes.scales[d] = common;
+        attributes.output_shape[d] =
+            static_cast<int64_t>(static_cast<double>(common) * static_cast<double>(input[d]) + 0.5);
+        if (attributes.output_shape[d] < 1) {
+          return node_error(node, "keep_aspect_ratio_policy makes axis ", d, " empty");
+        }
       }
     }
   }
+
+  attributes.common_case = is_common_case(attributes, input, axes);
   return attributes;
 }
 
@@ -234,7 +319,8 @@ Status resize_shape(const ShapeInferenceContext& ctx, std::vector<Shape>* out_sh
   const Node& node = ctx.node();
   ORKNN_ASSIGN_OR_RETURN(
       ResizeAttributes attributes,
-      parse_resize(node, ctx.input_shape(0), optional_input(ctx, resize_scales_position(node)),
+      parse_resize(node, ctx.input_shape(0), optional_input(ctx, resize_roi_position(node)),
+                   optional_input(ctx, resize_scales_position(node)),
                    optional_input(ctx, resize_sizes_position(node))));
   out_shapes->assign(1, attributes.output_shape);
   return ok_status();

@@ -106,7 +106,8 @@ Result<PadMode> parse_pad_mode(const NodeOperands& operands) {
   if (mode == "constant") return PadMode::kConstant;
   if (mode == "edge") return PadMode::kEdge;
   if (mode == "reflect") return PadMode::kReflect;
-  return operands.error("mode '", mode, "' is not supported (constant, edge, reflect are)");
+  if (mode == "wrap") return PadMode::kWrap;
+  return operands.error("mode '", mode, "' is not one of constant, edge, reflect, wrap");
 }
 
 // Pads: input 1 (opset 11+), the `pads` attribute (opsets 2-10) or `paddings` (opset 1).
@@ -165,7 +166,9 @@ Result<PadAttributes> parse_pad(const NodeOperands& operands) {
     const int64_t kept = dim + std::min<int64_t>(begin, 0) + std::min<int64_t>(end, 0);
     if (kept == 0) {
       return operands.error("axis ", k, ": mode ",
-                            attributes.mode == PadMode::kEdge ? "edge" : "reflect",
+                            attributes.mode == PadMode::kEdge      ? "edge"
+                            : attributes.mode == PadMode::kReflect ? "reflect"
+                                                                   : "wrap",
                             " cannot pad an empty dimension");
     }
     if (attributes.mode == PadMode::kReflect && std::max(begin, end) > kept - 1) {

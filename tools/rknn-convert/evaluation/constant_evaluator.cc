@@ -4,9 +4,11 @@
 #include <cmath>
 #include <cstring>
 #include <functional>
+#include <optional>
 #include <set>
 
 #include "evaluation/runtime_node.h"
+#include "graph/ops/data_movement_attributes.h"
 
 namespace orknn::convert {
 namespace {
@@ -428,32 +430,19 @@ Result<std::vector<Values>> evaluate_slice(const ir::Graph& graph, const ir::Nod
   return std::vector<Values>{result};
 }
 
+// The runtime's table, widened for constants: folding may meet types the .rknn format lacks,
+// held in our widest type of the same kind.
 Result<DataType> cast_target(const ir::Node& node) {
-  switch (ir::int_attribute(node, "to", 1)) {
-    case 1:
-      return DataType::kFloat32;
-    case 2:
-      return DataType::kUInt8;
-    case 3:
-      return DataType::kInt8;
-    case 5:
-      return DataType::kInt16;
-    case 6:
-      return DataType::kInt32;
-    case 7:
-      return DataType::kInt64;
-    case 9:
-      return DataType::kBool;
-    case 10:
-      return DataType::kFloat16;
+  const int64_t to = ir::int_attribute(node, "to", 1);
+  if (const std::optional<DataType> type = graph::data_type_from_onnx(to)) return *type;
+  switch (to) {
     case 11:
       return DataType::kFloat32;  // DOUBLE: our widest float
     case 12:
     case 13:
       return DataType::kInt64;  // UINT32, UINT64
     default:
-      return node_error(node, "cast to ONNX type ", ir::int_attribute(node, "to", 1),
-                        " is not supported");
+      return node_error(node, "cast to ONNX type ", to, " is not supported");
   }
 }
 

@@ -1,8 +1,9 @@
-// An activation right after a Conv, ConvTranspose, Gemm or MatMul becomes attributes of that
-// node (`activation`, `activation_min`, `activation_max`, `activation_alpha`; the top of
-// librknnrt/graph/ops/convolution.cc defines them): the result is written once instead of twice,
-// and in int8 the activation is a clamp inside the requantization (docs/quantization.md 4.3),
-// which also saves a quantization step. Exact in float: same operations in the same order.
+// An activation right after a Conv, ConvTranspose, Gemm or MatMul (Relu, Clip, SiLU; LeakyRelu
+// outside int8) becomes attributes of that node (`activation`, `activation_min`,
+// `activation_max`, `activation_alpha`; the top of librknnrt/graph/ops/convolution.cc defines
+// them): the result is written once instead of twice, and in int8 Relu and Clip are a clamp
+// inside the requantization (docs/quantization.md 4.3) while SiLU is computed in float before it;
+// either way one quantization step fewer. Exact in float: same operations in the same order.
 #include <limits>
 
 #include "passes/passes.h"
@@ -30,6 +31,13 @@ bool activation_attributes(const ir::Node& activation, bool allow_leaky_relu,
         ir::float_attribute(activation, "min", std::numeric_limits<float>::lowest()));
     (*out)["activation_max"] = ir::make_float_attribute(
         ir::float_attribute(activation, "max", std::numeric_limits<float>::max()));
+    return true;
+  }
+  if (activation.op_type == "SiLU") {
+    // Also in int8: the runtime computes the fused SiLU in float from the Conv's real result and
+    // rounds once, where a separate SiLU would round the Conv's output to int8 first (the main
+    // int8 error of YOLOv5-style networks; docs/quantization.md).
+    (*out)["activation"] = ir::make_string_attribute("SiLU");
     return true;
   }
   if (activation.op_type == "LeakyRelu" && allow_leaky_relu) {

@@ -12,6 +12,7 @@
 #include "devices/cpu/optimized/optimized_kernels.h"
 #include "graph/ops/convolution_attributes.h"
 #include "reference/convolution.h"
+#include "reference/elementwise.h"
 #include "reference/gemm.h"
 
 namespace orknn::devices::cpu {
@@ -40,8 +41,44 @@ reference::FusedActivation to_reference(const graph::FusedActivationAttributes& 
     case Kind::kLeakyRelu:
       activation.kind = reference::FusedActivation::Kind::kLeakyRelu;
       break;
+    case Kind::kSilu:  // not an epilogue of the kernels: with_fused_silu applies it after them
+      activation.kind = reference::FusedActivation::Kind::kNone;
+      break;
   }
   return activation;
+}
+
+// A fused SiLU runs as a second pass over the node's float result, inside the same kernel (no
+// intermediate tensor, no rounding to the output type in between), with the SiLU op's own
+// function, so fusing changes nothing in float32.
+class SiluEpilogueKernel : public CpuKernel {
+ public:
+  SiluEpilogueKernel(std::unique_ptr<CpuKernel> inner, int64_t count)
+      : inner_(std::move(inner)), count_(count) {
+    silu_.operation = reference::UnaryOperation::kSwish;
+    silu_.alpha = 1.0f;
+  }
+  Status run(const void* const* inputs, void* const* outputs) override {
+    ORKNN_RETURN_IF_ERROR(inner_->run(inputs, outputs));
+    auto* values = static_cast<float*>(outputs[0]);
+    reference::unary(silu_, values, values, count_);
+    return ok_status();
+  }
+
+ private:
+  std::unique_ptr<CpuKernel> inner_;
+  int64_t count_;
+  reference::UnaryParams silu_;
+};
+
+template <Result<std::unique_ptr<CpuKernel>> (*kFactory)(const KernelBuildContext&)>
+Result<std::unique_ptr<CpuKernel>> with_fused_silu(const KernelBuildContext& context) {
+  ORKNN_ASSIGN_OR_RETURN(graph::FusedActivationAttributes activation,
+                         graph::parse_fused_activation(context.node));
+  ORKNN_ASSIGN_OR_RETURN(std::unique_ptr<CpuKernel> inner, kFactory(context));
+  if (activation.kind != graph::FusedActivationAttributes::Kind::kSilu) return inner;
+  return std::unique_ptr<CpuKernel>(
+      new SiluEpilogueKernel(std::move(inner), context.outputs[0]->elements()));
 }
 
 const Shape* optional_shape(const KernelBuildContext& context, size_t position) {
@@ -76,9 +113,41 @@ Result<reference::Conv2DShape> conv_geometry(const KernelBuildContext& context,
   return shape;
 }
 
+// More than two spatial axes: the N-D reference kernels.
+template <bool kTranspose>
+Result<std::unique_ptr<CpuKernel>> make_volume_convolution_kernel(
+    const KernelBuildContext& context, const graph::ConvAttributes& attributes) {
+  const Shape& input = context.input(0)->shape;
+  reference::ConvNDShape shape;
+  shape.batch = input[0];
+  shape.input_channels = input[1];
+  shape.output_channels = attributes.output_shape[1];
+  shape.groups = attributes.group;
+  ORKNN_ASSIGN_OR_RETURN(shape.window,
+                         reference_window_nd(context, attributes.window, "convolution"));
+  const reference::FusedActivation activation = to_reference(attributes.activation);
+  const bool has_bias = context.input(2) != nullptr;
+  return make_function_kernel(
+      [shape, activation, has_bias](const void* const* inputs, void* const* outputs) {
+        const float* bias = has_bias ? typed<float>(inputs[2]) : nullptr;
+        auto* output = static_cast<float*>(outputs[0]);
+        if constexpr (kTranspose) {
+          reference::conv_transpose_nd(shape, activation, typed<float>(inputs[0]),
+                                       typed<float>(inputs[1]), bias, output);
+        } else {
+          reference::conv_nd(shape, activation, typed<float>(inputs[0]), typed<float>(inputs[1]),
+                             bias, output);
+        }
+        return ok_status();
+      });
+}
+
 template <bool kTranspose>
 Result<std::unique_ptr<CpuKernel>> make_convolution_kernel(const KernelBuildContext& context) {
   ORKNN_ASSIGN_OR_RETURN(graph::ConvAttributes attributes, parse_convolution(context, kTranspose));
+  if (context.input(0)->shape.size() > 4) {
+    return make_volume_convolution_kernel<kTranspose>(context, attributes);
+  }
   ORKNN_ASSIGN_OR_RETURN(reference::Conv2DShape shape, conv_geometry(context, attributes));
   const reference::FusedActivation activation = to_reference(attributes.activation);
   if (auto fast = kTranspose ? nullptr : optimized::make_conv2d_kernel(context, shape, activation))
@@ -177,6 +246,9 @@ Status fused_clamp(const KernelBuildContext& context,
   using Kind = graph::FusedActivationAttributes::Kind;
   if (activation.kind == Kind::kLeakyRelu) {
     return not_int8(context, "a fused LeakyRelu is not a clamp");
+  }
+  if (activation.kind == Kind::kSilu) {
+    return not_int8(context, "a fused SiLU is computed in float before quantizing the output");
   }
   if (activation.kind == Kind::kRelu) q->output_minimum = std::max(-128, q->output_zero_point);
   if (activation.kind == Kind::kClip) {
@@ -395,12 +467,14 @@ Result<std::unique_ptr<CpuKernel>> make_matmul_int8_kernel(const KernelBuildCont
 
 std::vector<CpuOpDefinition> convolution_cpu_ops() {
   return {
-      {"Conv", DtypeHandling::kFloatDomain, make_convolution_kernel<false>,
+      {"Conv", DtypeHandling::kFloatDomain, with_fused_silu<make_convolution_kernel<false>>,
        make_convolution_int8_kernel<false>},
-      {"ConvTranspose", DtypeHandling::kFloatDomain, make_convolution_kernel<true>,
+      {"ConvTranspose", DtypeHandling::kFloatDomain, with_fused_silu<make_convolution_kernel<true>>,
        make_convolution_int8_kernel<true>},
-      {"Gemm", DtypeHandling::kFloatDomain, make_gemm_kernel, make_gemm_int8_kernel},
-      {"MatMul", DtypeHandling::kFloatDomain, make_matmul_kernel, make_matmul_int8_kernel},
+      {"Gemm", DtypeHandling::kFloatDomain, with_fused_silu<make_gemm_kernel>,
+       make_gemm_int8_kernel},
+      {"MatMul", DtypeHandling::kFloatDomain, with_fused_silu<make_matmul_kernel>,
+       make_matmul_int8_kernel},
   };
 }
 

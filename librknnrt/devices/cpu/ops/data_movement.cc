@@ -148,6 +148,8 @@ reference::PadMode reference_mode(graph::PadMode mode) {
       return reference::PadMode::kEdge;
     case graph::PadMode::kReflect:
       return reference::PadMode::kReflect;
+    case graph::PadMode::kWrap:
+      return reference::PadMode::kWrap;
   }
   return reference::PadMode::kConstant;
 }

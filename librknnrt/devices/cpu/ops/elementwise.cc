@@ -5,7 +5,9 @@
 #include <array>
 #include <cstdint>
 #include <cstring>
+#include <limits>
 #include <string>
+#include <vector>
 
 #include "devices/cpu/cpu_kernel.h"
 #include "graph/ops/elementwise_attributes.h"
@@ -66,6 +68,125 @@ void integer_exponent_to_float(DataType type, const void* source, float* destina
       std::memcpy(&value, static_cast<const uint8_t*>(source) + 4 * i, 4);
       destination[i] = static_cast<float>(value);
     }
+  }
+}
+
+// --- binary on integer tensors ----------------------------------------------------------------
+
+bool is_plain_integer(const Tensor* tensor) {
+  if (!tensor || graph::is_real_valued(*tensor)) return false;
+  switch (tensor->data_type) {
+    case DataType::kInt8:
+    case DataType::kUInt8:
+    case DataType::kInt16:
+    case DataType::kInt32:
+    case DataType::kInt64:
+      return true;
+    default:
+      return false;
+  }
+}
+
+// Reads element `index` of an integer or real (float32 view) buffer as double: Pow's exponent.
+double exponent_value(DataType type, const void* data, int64_t index) {
+  const auto* bytes = static_cast<const uint8_t*>(data) + index * element_size(type);
+  switch (type) {
+    case DataType::kInt8:
+      return static_cast<int8_t>(*bytes);
+    case DataType::kUInt8:
+      return *bytes;
+    case DataType::kInt16: {
+      int16_t value;
+      std::memcpy(&value, bytes, sizeof(value));
+      return value;
+    }
+    case DataType::kInt32: {
+      int32_t value;
+      std::memcpy(&value, bytes, sizeof(value));
+      return value;
+    }
+    case DataType::kInt64: {
+      int64_t value;
+      std::memcpy(&value, bytes, sizeof(value));
+      return static_cast<double>(value);
+    }
+    default: {
+      float value;
+      std::memcpy(&value, bytes, sizeof(value));
+      return value;
+    }
+  }
+}
+
+template <typename T>
+Result<std::unique_ptr<CpuKernel>> make_typed_integer_binary_kernel(
+    const KernelBuildContext& context, reference::BinaryOperation operation,
+    const reference::BroadcastParams& params) {
+  if (operation != reference::BinaryOperation::kPower) {
+    return make_function_kernel(
+        [operation, params](const void* const* inputs, void* const* outputs) {
+          reference::integer_binary(operation, params, static_cast<const T*>(inputs[0]),
+                                    static_cast<const T*>(inputs[1]), static_cast<T*>(outputs[0]));
+          return ok_status();
+        });
+  }
+  // The exponent may have any integer or real type; it is widened to double (once when
+  // constant, per run into a buffer made here otherwise, so running never allocates).
+  const Tensor* exponent = context.input(1);
+  const DataType exponent_type = exponent->data_type;
+  const int64_t count = exponent->elements();
+  std::vector<double> exponents(static_cast<size_t>(count));
+  const bool constant_exponent = exponent->is_constant();
+  if (constant_exponent) {
+    for (int64_t i = 0; i < count; ++i) {
+      exponents[static_cast<size_t>(i)] = exponent_value(exponent_type, exponent->constant_data, i);
+    }
+  }
+  return make_function_kernel([params, exponent_type, count, constant_exponent, exponents](
+                                  const void* const* inputs, void* const* outputs) mutable {
+    if (!constant_exponent) {
+      for (int64_t i = 0; i < count; ++i) {
+        exponents[static_cast<size_t>(i)] = exponent_value(exponent_type, inputs[1], i);
+      }
+    }
+    reference::integer_power(params, static_cast<const T*>(inputs[0]), exponents.data(),
+                             static_cast<T*>(outputs[0]));
+    return ok_status();
+  });
+}
+
+// Add, Sub, Mul, Div with operands and result of one integer type; Pow with an integer base and
+// result and an exponent of any integer or real type (ONNX Pow's T1/T2).
+Result<std::unique_ptr<CpuKernel>> make_integer_binary_kernel(const KernelBuildContext& context) {
+  const reference::BinaryOperation operation = binary_operation(context.node.op_type);
+  const Tensor* a = context.input(0);
+  const Tensor* b = context.input(1);
+  const Tensor* output = context.outputs[0];
+  if (operation == reference::BinaryOperation::kPRelu) {
+    return unimplemented(context.node.describe(), ": PRelu on integer tensors is not supported");
+  }
+  const bool power = operation == reference::BinaryOperation::kPower;
+  const bool b_fits = power ? (is_plain_integer(b) || b->data_type == DataType::kFloat32)
+                            : (is_plain_integer(b) && b->data_type == a->data_type);
+  if (!is_plain_integer(a) || output->data_type != a->data_type || !b_fits) {
+    return unimplemented(context.node.describe(),
+                         ": integer arithmetic needs inputs and output of ", "one integer type (",
+                         data_type_name(a->data_type), ", ", data_type_name(b->data_type), " -> ",
+                         data_type_name(output->data_type), ")",
+                         power ? "; Pow's exponent may be any integer or float" : "");
+  }
+  const reference::BroadcastParams params = reference::make_broadcast_params(a->shape, b->shape);
+  switch (a->data_type) {
+    case DataType::kInt8:
+      return make_typed_integer_binary_kernel<int8_t>(context, operation, params);
+    case DataType::kUInt8:
+      return make_typed_integer_binary_kernel<uint8_t>(context, operation, params);
+    case DataType::kInt16:
+      return make_typed_integer_binary_kernel<int16_t>(context, operation, params);
+    case DataType::kInt32:
+      return make_typed_integer_binary_kernel<int32_t>(context, operation, params);
+    default:
+      return make_typed_integer_binary_kernel<int64_t>(context, operation, params);
   }
 }
 
@@ -161,6 +282,58 @@ Result<std::unique_ptr<CpuKernel>> make_unary_kernel(const KernelBuildContext& c
   });
 }
 
+// Clip on a plain integer tensor; bounds (inputs of the same type, opset 11+) are read per run
+// when given, else the type's limits. The float attributes of opset 6 Clip apply to float only.
+template <typename T>
+Result<std::unique_ptr<CpuKernel>> make_typed_integer_clip_kernel(
+    const KernelBuildContext& context) {
+  const int64_t count = context.input(0)->elements();
+  const bool minimum_given = context.input(1) != nullptr;
+  const bool maximum_given = context.input(2) != nullptr;
+  return make_function_kernel(
+      [count, minimum_given, maximum_given](const void* const* inputs, void* const* outputs) {
+        T minimum = std::numeric_limits<T>::lowest();
+        T maximum = std::numeric_limits<T>::max();
+        if (minimum_given) std::memcpy(&minimum, inputs[1], sizeof(T));
+        if (maximum_given) std::memcpy(&maximum, inputs[2], sizeof(T));
+        reference::integer_clip(static_cast<const T*>(inputs[0]), minimum, maximum,
+                                static_cast<T*>(outputs[0]), count);
+        return ok_status();
+      });
+}
+
+Result<std::unique_ptr<CpuKernel>> make_integer_clip_kernel(const KernelBuildContext& context) {
+  const Tensor* input = context.input(0);
+  const DataType type = input->data_type;
+  for (size_t position = 1; position < 3; ++position) {
+    const Tensor* bound = context.input(position);
+    if (bound && (bound->data_type != type || bound->elements() != 1)) {
+      return context.error("bound ", position, " ('", bound->name, "') must be a ",
+                           data_type_name(type), " scalar like the input");
+    }
+  }
+  if (context.node.has_attribute("min") || context.node.has_attribute("max")) {
+    return unimplemented(context.node.describe(),
+                         ": attribute bounds (opset 6 Clip) apply to float input only");
+  }
+  if (!is_plain_integer(input) || context.outputs[0]->data_type != type) {
+    return unimplemented(context.node.describe(), ": Clip on ", data_type_name(type),
+                         " is not supported");
+  }
+  switch (type) {
+    case DataType::kInt8:
+      return make_typed_integer_clip_kernel<int8_t>(context);
+    case DataType::kUInt8:
+      return make_typed_integer_clip_kernel<uint8_t>(context);
+    case DataType::kInt16:
+      return make_typed_integer_clip_kernel<int16_t>(context);
+    case DataType::kInt32:
+      return make_typed_integer_clip_kernel<int32_t>(context);
+    default:
+      return make_typed_integer_clip_kernel<int64_t>(context);
+  }
+}
+
 bool is_per_tensor_int8(const Tensor* tensor) {
   return tensor && tensor->data_type == DataType::kInt8 && tensor->quantization.is_quantized() &&
          !tensor->quantization.is_per_channel();
@@ -222,11 +395,13 @@ Result<std::unique_ptr<CpuKernel>> make_unary_int8_kernel(const KernelBuildConte
 std::vector<CpuOpDefinition> elementwise_cpu_ops() {
   std::vector<CpuOpDefinition> ops;
   for (const char* type : {"Add", "Sub", "Mul", "Div", "Pow", "PRelu"}) {
-    ops.push_back({type, DtypeHandling::kFloatDomain, make_binary_kernel, nullptr});
+    ops.push_back({type, DtypeHandling::kFloatDomain, make_binary_kernel, nullptr,
+                   make_integer_binary_kernel});
   }
   for (const UnaryType& type : kUnaryTypes) {
     ops.push_back(
-        {type.op_type, DtypeHandling::kFloatDomain, make_unary_kernel, make_unary_int8_kernel});
+        {type.op_type, DtypeHandling::kFloatDomain, make_unary_kernel, make_unary_int8_kernel,
+         type.operation == reference::UnaryOperation::kClip ? make_integer_clip_kernel : nullptr});
   }
   return ops;
 }

@@ -1,5 +1,6 @@
-// CPU kernels of the pooling family, all in the float domain (the registry converts fp16 and
-// int8 tensors around them; MaxPool's int64 Indices output passes through unchanged).
+// CPU kernels of the pooling family, in the float domain (the registry converts fp16 and
+// int8 tensors around them; MaxPool's int64 Indices output passes through unchanged), plus
+// MaxPool on plain integer data. 1-D and 2-D windows run the 2-D kernels, more axes the N-D ones.
 #include "reference/pooling.h"
 #include "devices/cpu/cpu_kernel.h"
 #include "devices/cpu/ops/window_2d.h"
@@ -20,30 +21,96 @@ Result<reference::Pool2DShape> pool_geometry(const KernelBuildContext& context,
   return shape;
 }
 
-Result<std::unique_ptr<CpuKernel>> make_max_pool_kernel(const KernelBuildContext& context) {
+bool has_volume_window(const KernelBuildContext& context) {
+  return context.input(0)->shape.size() > 4;  // more than two spatial axes
+}
+
+Result<reference::PoolNDShape> pool_geometry_nd(const KernelBuildContext& context,
+                                                const graph::PoolAttributes& attributes) {
+  const Shape& input = context.input(0)->shape;
+  reference::PoolNDShape shape;
+  shape.planes = input[0] * input[1];
+  ORKNN_ASSIGN_OR_RETURN(shape.window, reference_window_nd(context, attributes.window, "pooling"));
+  return shape;
+}
+
+template <typename Element>
+Result<std::unique_ptr<CpuKernel>> make_typed_max_pool_kernel(const KernelBuildContext& context) {
   ORKNN_ASSIGN_OR_RETURN(graph::PoolAttributes attributes,
                          graph::parse_pool(context.node, context.input(0)->shape));
-  ORKNN_ASSIGN_OR_RETURN(reference::Pool2DShape shape, pool_geometry(context, attributes));
   const bool with_indices = context.outputs.size() > 1;
   if (with_indices && context.outputs[1]->data_type != DataType::kInt64) {
     return context.error("Indices output must be INT64, not ",
                          data_type_name(context.outputs[1]->data_type));
   }
+  if (has_volume_window(context)) {
+    if (with_indices && attributes.column_major_indices) {
+      return unimplemented(context.node.describe(),
+                           ": storage_order 1 (column-major indices) is supported in 1-D and 2-D");
+    }
+    ORKNN_ASSIGN_OR_RETURN(reference::PoolNDShape shape, pool_geometry_nd(context, attributes));
+    return make_function_kernel(
+        [shape, with_indices](const void* const* inputs, void* const* outputs) {
+          reference::max_pool_nd(shape, static_cast<const Element*>(inputs[0]),
+                                 static_cast<Element*>(outputs[0]),
+                                 with_indices ? static_cast<int64_t*>(outputs[1]) : nullptr);
+          return ok_status();
+        });
+  }
+  ORKNN_ASSIGN_OR_RETURN(reference::Pool2DShape shape, pool_geometry(context, attributes));
   const bool column_major = attributes.column_major_indices;
   return make_function_kernel([shape, with_indices, column_major](const void* const* inputs,
                                                                   void* const* outputs) {
-    reference::max_pool2d(shape, static_cast<const float*>(inputs[0]),
-                          static_cast<float*>(outputs[0]),
+    reference::max_pool2d(shape, static_cast<const Element*>(inputs[0]),
+                          static_cast<Element*>(outputs[0]),
                           with_indices ? static_cast<int64_t*>(outputs[1]) : nullptr, column_major);
     return ok_status();
   });
 }
 
+Result<std::unique_ptr<CpuKernel>> make_max_pool_kernel(const KernelBuildContext& context) {
+  return make_typed_max_pool_kernel<float>(context);
+}
+
+// MaxPool on plain integer data (ONNX allows int8 and uint8): the maximum of integers is exact
+// in their own type.
+Result<std::unique_ptr<CpuKernel>> make_integer_max_pool_kernel(const KernelBuildContext& context) {
+  const DataType type = context.input(0)->data_type;
+  if (context.outputs[0]->data_type != type) {
+    return context.error("output 0 must have the input's type ", data_type_name(type), ", not ",
+                         data_type_name(context.outputs[0]->data_type));
+  }
+  switch (type) {
+    case DataType::kInt8:
+      return make_typed_max_pool_kernel<int8_t>(context);
+    case DataType::kUInt8:
+      return make_typed_max_pool_kernel<uint8_t>(context);
+    case DataType::kInt16:
+      return make_typed_max_pool_kernel<int16_t>(context);
+    case DataType::kInt32:
+      return make_typed_max_pool_kernel<int32_t>(context);
+    case DataType::kInt64:
+      return make_typed_max_pool_kernel<int64_t>(context);
+    default:
+      return unimplemented(context.node.describe(), ": MaxPool on ", data_type_name(type),
+                           " is not supported");
+  }
+}
+
 Result<std::unique_ptr<CpuKernel>> make_average_pool_kernel(const KernelBuildContext& context) {
   ORKNN_ASSIGN_OR_RETURN(graph::PoolAttributes attributes,
                          graph::parse_pool(context.node, context.input(0)->shape));
-  ORKNN_ASSIGN_OR_RETURN(reference::Pool2DShape shape, pool_geometry(context, attributes));
   const bool count_include_pad = attributes.count_include_pad;
+  if (has_volume_window(context)) {
+    ORKNN_ASSIGN_OR_RETURN(reference::PoolNDShape shape, pool_geometry_nd(context, attributes));
+    return make_function_kernel(
+        [shape, count_include_pad](const void* const* inputs, void* const* outputs) {
+          reference::average_pool_nd(shape, count_include_pad, static_cast<const float*>(inputs[0]),
+                                     static_cast<float*>(outputs[0]));
+          return ok_status();
+        });
+  }
+  ORKNN_ASSIGN_OR_RETURN(reference::Pool2DShape shape, pool_geometry(context, attributes));
   return make_function_kernel(
       [shape, count_include_pad](const void* const* inputs, void* const* outputs) {
         reference::average_pool2d(shape, count_include_pad, static_cast<const float*>(inputs[0]),
@@ -75,7 +142,8 @@ Result<std::unique_ptr<CpuKernel>> make_global_pool_kernel(const KernelBuildCont
 
 std::vector<CpuOpDefinition> pooling_cpu_ops() {
   return {
-      {"MaxPool", DtypeHandling::kFloatDomain, make_max_pool_kernel, nullptr},
+      {"MaxPool", DtypeHandling::kFloatDomain, make_max_pool_kernel, nullptr,
+       make_integer_max_pool_kernel},
       {"AveragePool", DtypeHandling::kFloatDomain, make_average_pool_kernel, nullptr},
       {"GlobalAveragePool", DtypeHandling::kFloatDomain, make_global_pool_kernel<false>, nullptr},
       {"GlobalMaxPool", DtypeHandling::kFloatDomain, make_global_pool_kernel<true>, nullptr},

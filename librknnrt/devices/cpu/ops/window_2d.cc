@@ -32,4 +32,28 @@ Result<kernels::reference::Window2D> reference_window_2d(const KernelBuildContex
   return result;
 }
 
+Result<kernels::reference::WindowND> reference_window_nd(const KernelBuildContext& context,
+                                                         const graph::SpatialWindow& window,
+                                                         const char* operation) {
+  const graph::Shape& input = context.input(0)->shape;
+  const size_t rank = input.size() - 2;
+  if (rank > kernels::reference::kMaxSpatialRank) {
+    return unimplemented(context.node.describe(), ": ", rank, "-D ", operation,
+                         " is not supported by the CPU kernels (up to ",
+                         kernels::reference::kMaxSpatialRank, "-D is)");
+  }
+  kernels::reference::WindowND result;
+  result.rank = rank;
+  for (size_t d = 0; d < rank; ++d) {
+    result.input[d] = input[d + 2];
+    result.output[d] = window.output[d];
+    result.kernel[d] = window.kernel[d];
+    result.stride[d] = window.strides[d];
+    result.dilation[d] = window.dilations[d];
+    result.pad_begin[d] = window.pads_begin[d];
+    result.pad_end[d] = window.pads_end[d];
+  }
+  return result;
+}
+
 }  // namespace orknn::devices::cpu

@@ -14,4 +14,10 @@ Result<kernels::reference::Window2D> reference_window_2d(const KernelBuildContex
                                                          const graph::SpatialWindow& window,
                                                          const char* operation);
 
+// The window over all spatial axes of input 0 ([N, C, spatial...]); more than
+// kMaxSpatialRank axes are refused as kUnimplemented.
+Result<kernels::reference::WindowND> reference_window_nd(const KernelBuildContext& context,
+                                                         const graph::SpatialWindow& window,
+                                                         const char* operation);
+
 }  // namespace orknn::devices::cpu
