@@ -112,6 +112,26 @@ std::vector<uint8_t> build_chain_model(int depth) {
   return serialize_or_throw(builder);
 }
 
+std::vector<uint8_t> build_dynamic_model() {
+  ModelBuilder builder;
+  const int x = builder.add_tensor("x", DataType::kFloat32, {1, 3, 4, 4});
+  const int two = builder.add_constant_f32("two", {1}, {2.0f});
+  const int one = builder.add_constant_f32("one", {1}, {1.0f});
+  const int doubled = builder.add_tensor("doubled", DataType::kFloat32, {1, 3, 4, 4});
+  const int y = builder.add_tensor("y", DataType::kFloat32, {1, 3, 4, 4});
+  builder.add_node("Mul", {x, two}, {doubled}, {}, "mul");
+  builder.add_node("Add", {doubled, one}, {y}, {}, "add");
+  model::InputOptions input_options;
+  input_options.nhwc_layout = true;
+  builder.add_input(x, input_options);
+  builder.add_output(y);
+  builder.add_dynamic_shape_set({{1, 3, 4, 4}});
+  builder.add_dynamic_shape_set({{1, 3, 8, 8}});
+  builder.add_dynamic_shape_set({{1, 3, 2, 6}});
+  builder.set_target_platform("rk3588");
+  return serialize_or_throw(builder);
+}
+
 std::string write_temporary_file(const std::vector<uint8_t>& bytes, const std::string& tag) {
   char path[] = "/tmp/orknn-test-XXXXXX";
   const int fd = mkstemp(path);
