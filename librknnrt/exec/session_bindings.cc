@@ -29,6 +29,18 @@ std::string shape_list(const graph::Shape& shape) {
   return text + "]";
 }
 
+// The memory must hold the tensor in `format`, padding included (size_with_stride).
+Status check_memory_size(bool is_input, const graph::Tensor& tensor, const UserTensorFormat& format,
+                         const DeviceMemory& memory) {
+  const uint64_t required = user_buffer_bytes(tensor.shape, format);
+  if (memory.size() >= required) return ok_status();
+  return make_error(is_input ? StatusCode::kInvalidInput : StatusCode::kInvalidOutput,
+                    "rknn_set_io_mem, ", is_input ? "input(" : "output(", tensor.name,
+                    ") memory size must be: ", required, ", but is: ", memory.size(), " (",
+                    graph::shape_to_string(user_dims(tensor.shape, format)), " ",
+                    data_type_name(format.type), " ", layout_name(format.layout), ")");
+}
+
 }  // namespace
 
 bool Session::zero_copy_active() const {
@@ -129,13 +141,7 @@ Status Session::bind_input(size_t index, std::shared_ptr<const DeviceMemory> mem
   UserTensorFormat format = requested;
   format.c2 = c2_for(format.type);
   ORKNN_RETURN_IF_ERROR(check_input_format(index, tensor, format));
-  const uint64_t required = user_buffer_bytes(tensor.shape, format);
-  if (memory->size() < required) {
-    return make_error(StatusCode::kInvalidInput, "rknn_set_io_mem, input(", tensor.name,
-                      ") memory size must be: ", required, ", but is: ", memory->size(), " (",
-                      graph::shape_to_string(user_dims(tensor.shape, format)), " ",
-                      data_type_name(format.type), " ", layout_name(format.layout), ")");
-  }
+  ORKNN_RETURN_IF_ERROR(check_memory_size(true, tensor, format, *memory));
   ORKNN_RETURN_IF_ERROR(
       check_not_bound_elsewhere(input_bindings_, output_bindings_, true, index, *memory, *graph_));
   IoBinding binding;
@@ -158,13 +164,7 @@ Status Session::bind_output(size_t index, std::shared_ptr<const DeviceMemory> me
   format.pass_through = false;
   format.c2 = c2_for(format.type);
   ORKNN_RETURN_IF_ERROR(check_output_format(index, tensor, format));
-  const uint64_t required = user_buffer_bytes(tensor.shape, format);
-  if (memory->size() < required) {
-    return make_error(StatusCode::kInvalidOutput, "rknn_set_io_mem, output(", tensor.name,
-                      ") memory size must be: ", required, ", but is: ", memory->size(), " (",
-                      graph::shape_to_string(user_dims(tensor.shape, format)), " ",
-                      data_type_name(format.type), " ", layout_name(format.layout), ")");
-  }
+  ORKNN_RETURN_IF_ERROR(check_memory_size(false, tensor, format, *memory));
   ORKNN_RETURN_IF_ERROR(
       check_not_bound_elsewhere(input_bindings_, output_bindings_, false, index, *memory, *graph_));
   bool output_is_graph_input = false;

@@ -6,24 +6,6 @@
 
 #include "sample_utils.h"
 
-static uint32_t element_bytes(rknn_tensor_type type) {
-  switch (type) {
-    case RKNN_TENSOR_FLOAT32:
-    case RKNN_TENSOR_INT32:
-    case RKNN_TENSOR_UINT32:
-      return 4;
-    case RKNN_TENSOR_FLOAT16:
-    case RKNN_TENSOR_INT16:
-    case RKNN_TENSOR_UINT16:
-    case RKNN_TENSOR_BFLOAT16:
-      return 2;
-    case RKNN_TENSOR_INT64:
-      return 8;
-    default:
-      return 1;
-  }
-}
-
 static int report(const char* call, int ret) {
   if (ret != RKNN_SUCC)
     fprintf(stderr, "%s fail! ret=%d (%s)\n", call, ret, sample_error_name(ret));
@@ -56,7 +38,7 @@ static int bind_input(rknn_context ctx, uint32_t index, const char* path, sample
   attr.fmt = data.fmt;
   attr.pass_through = 0;
   {
-    const uint32_t element = element_bytes(data.type);
+    const uint32_t element = (uint32_t)sample_type_size(data.type);
     const int image = attr.n_dims == 4 && data.fmt == RKNN_TENSOR_NHWC;
     const uint32_t height = image ? attr.dims[1] : 1;
     const uint32_t width = image ? attr.dims[2] : 1;

@@ -60,12 +60,13 @@ std::vector<uint8_t> build_affine_model(const AffineModelOptions& options) {
   const bool int8 = options.precision == Precision::kInt8;
   const Quantization input_q = int8 ? Quantization{{1.0f / 16}, {0}, 0} : Quantization{};
   const Quantization output_q = int8 ? Quantization{{1.0f / 8}, {-8}, 0} : Quantization{};
-  const int x = builder.add_tensor("x", type, {1, 3, 2, 2}, input_q);
+  const int64_t n = options.batch;
+  const int x = builder.add_tensor("x", type, {n, 3, 2, 2}, input_q);
   const int scale = add_channel_constant(builder, "scale", kScale, options.precision);
   const int shift = add_channel_constant(builder, "shift", kShift, options.precision);
-  const int scaled = builder.add_tensor("scaled", type, {1, 3, 2, 2}, output_q);
-  const int y = builder.add_tensor("y", type, {1, 3, 2, 2}, output_q);
-  const int z = builder.add_tensor("z", type, {1, 12}, output_q);
+  const int scaled = builder.add_tensor("scaled", type, {n, 3, 2, 2}, output_q);
+  const int y = builder.add_tensor("y", type, {n, 3, 2, 2}, output_q);
+  const int z = builder.add_tensor("z", type, {n, 12}, output_q);
   builder.add_node("Mul", {x, scale}, {scaled}, {}, "mul");
   builder.add_node("Add", {scaled, shift}, {y}, {}, "add");
   builder.add_node("Flatten", {y}, {z}, {Attr::i("axis", 1)}, "flatten");

@@ -19,6 +19,7 @@ struct AffineModelOptions {
   bool reverse_channels = false;
   std::string target_platform = "rk3588";
   std::string custom_string = "model=affine;test=1";
+  int batch = 1;  // the N of x, y ([N,3,2,2]) and z ([N,12]), as rknn_batch_size makes it
 };
 std::vector<uint8_t> build_affine_model(const AffineModelOptions& options);
 

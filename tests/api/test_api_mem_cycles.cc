@@ -52,16 +52,10 @@ void one_cycle(const std::vector<uint8_t>& model) {
   rknn_tensor_mem* in = create_mem_or_fail(context, input.n_elems);
   std::memset(in->virt_addr, 40, input.n_elems);
   assert_int_equal(rknn_set_io_mem(context, in, &input), RKNN_SUCC);
-  std::vector<rknn_tensor_mem*> outs;
-  for (uint32_t o = 0; o < 2; ++o) {
-    rknn_tensor_attr output = query_attr(context, RKNN_QUERY_OUTPUT_ATTR, o);
-    output.type = RKNN_TENSOR_FLOAT32;
-    outs.push_back(create_mem_or_fail(context, output.n_elems * 4));
-    assert_int_equal(rknn_set_io_mem(context, outs.back(), &output), RKNN_SUCC);
-  }
+  const std::vector<rknn_tensor_mem*> outs = bind_float_outputs(context, 2);
   assert_int_equal(rknn_run(context, nullptr), RKNN_SUCC);
   assert_int_equal(rknn_destroy_mem(context, in), RKNN_SUCC);
-  for (rknn_tensor_mem* out : outs) assert_int_equal(rknn_destroy_mem(context, out), RKNN_SUCC);
+  destroy_mems_or_fail(context, outs);
   assert_int_equal(rknn_destroy(context), RKNN_SUCC);
 }
 

@@ -226,13 +226,7 @@ void test_affine_values(void**) {
       static_cast<uint8_t*>(in->virt_addr)[i] = static_cast<uint8_t>(user[i]);
     }
     assert_int_equal(rknn_set_io_mem(context, in, &input), RKNN_SUCC);
-    std::vector<rknn_tensor_mem*> outs;
-    for (uint32_t o = 0; o < 2; ++o) {
-      rknn_tensor_attr output = query_attr(context, RKNN_QUERY_OUTPUT_ATTR, o);
-      output.type = RKNN_TENSOR_FLOAT32;
-      outs.push_back(create_mem_or_fail(context, output.n_elems * sizeof(float)));
-      assert_int_equal(rknn_set_io_mem(context, outs.back(), &output), RKNN_SUCC);
-    }
+    const std::vector<rknn_tensor_mem*> outs = bind_float_outputs(context, 2);
     assert_int_equal(rknn_run(context, nullptr), RKNN_SUCC);
     const std::vector<float> expected = affine_model_expected(user, false);
     for (rknn_tensor_mem* out : outs) {
@@ -241,7 +235,7 @@ void test_affine_values(void**) {
                       affine_tolerance(precision));
     }
     assert_int_equal(rknn_destroy_mem(context, in), RKNN_SUCC);
-    for (rknn_tensor_mem* out : outs) assert_int_equal(rknn_destroy_mem(context, out), RKNN_SUCC);
+    destroy_mems_or_fail(context, outs);
     rknn_destroy(context);
   }
 }
@@ -270,19 +264,51 @@ void test_strides(void**) {
         stored[(h * input.w_stride + w) * channels + c] = value;
       }
   assert_int_equal(rknn_set_io_mem(context, in, &input), RKNN_SUCC);
-  std::vector<rknn_tensor_mem*> outs;
-  for (uint32_t o = 0; o < 2; ++o) {
-    rknn_tensor_attr output = query_attr(context, RKNN_QUERY_OUTPUT_ATTR, o);
-    outs.push_back(create_mem_or_fail(context, output.size));
-    assert_int_equal(rknn_set_io_mem(context, outs.back(), &output), RKNN_SUCC);
-  }
+  const std::vector<rknn_tensor_mem*> outs = bind_float_outputs(context, 2);
   assert_int_equal(rknn_run(context, nullptr), RKNN_SUCC);
   const float* values = static_cast<const float*>(outs[0]->virt_addr);
   expect_near_all(std::vector<float>(values, values + 12), affine_model_expected(user, false),
                   1e-5);
-  for (rknn_tensor_mem* mem : {too_small, in, outs[0], outs[1]}) {
-    assert_int_equal(rknn_destroy_mem(context, mem), RKNN_SUCC);
+  destroy_mems_or_fail(context, {too_small, in, outs[0], outs[1]});
+  rknn_destroy(context);
+}
+
+// Multi-batch (rknn_batch_size 2): sizes are batch x single; with h_stride each image of the
+// batch starts at size / batch and its padding rows are ignored.
+void test_multi_batch(void**) {
+  AffineModelOptions options;
+  options.batch = 2;
+  rknn_context context = init_or_fail(build_affine_model(options));
+  rknn_tensor_attr input = query_attr(context, RKNN_QUERY_NATIVE_INPUT_ATTR, 0);
+  assert_int_equal(input.dims[0], 2);
+  assert_int_equal(input.n_elems, 2 * 12);
+  input.type = RKNN_TENSOR_UINT8;
+  input.fmt = RKNN_TENSOR_NHWC;
+  const uint32_t height = input.dims[1], row = input.dims[2] * input.dims[3];
+  input.h_stride = height + 1;
+  const uint32_t per_image = input.h_stride * row;
+  rknn_tensor_mem* in = create_mem_or_fail(context, 2 * per_image);
+  const std::vector<float> images[2] = {{12, 24, 38, 10, 20, 30, 14, 28, 46, 8, 16, 22},
+                                        {30, 40, 50, 60, 70, 80, 90, 100, 110, 5, 6, 7}};
+  uint8_t* stored = static_cast<uint8_t*>(in->virt_addr);
+  std::memset(stored, 0xff, in->size);
+  for (int b = 0; b < 2; ++b) {
+    for (uint32_t i = 0; i < height * row; ++i) {
+      stored[b * per_image + i] = static_cast<uint8_t>(images[b][i]);
+    }
   }
+  assert_int_equal(rknn_set_io_mem(context, in, &input), RKNN_SUCC);
+  assert_int_equal(query_attr(context, RKNN_QUERY_OUTPUT_ATTR, 0).n_elems, 2 * 12);
+  assert_int_equal(query_attr(context, RKNN_QUERY_OUTPUT_ATTR, 1).size, 2 * 12 * 4);
+  const std::vector<rknn_tensor_mem*> outs = bind_float_outputs(context, 2);
+  assert_int_equal(rknn_set_batch_core_num(context, 2), RKNN_SUCC);
+  assert_int_equal(rknn_run(context, nullptr), RKNN_SUCC);
+  const float* values = static_cast<const float*>(outs[0]->virt_addr);
+  for (int b = 0; b < 2; ++b) {
+    expect_near_all(std::vector<float>(values + 12 * b, values + 12 * (b + 1)),
+                    affine_model_expected(images[b], false), 1e-5);
+  }
+  destroy_mems_or_fail(context, {in, outs[0], outs[1]});
   rknn_destroy(context);
 }
 
@@ -329,6 +355,7 @@ int main() {
       cmocka_unit_test(test_double_binding_and_unbound_run),
       cmocka_unit_test(test_affine_values),
       cmocka_unit_test(test_strides),
+      cmocka_unit_test(test_multi_batch),
       cmocka_unit_test(test_matches_general_api),
   };
   return cmocka_run_group_tests(tests, nullptr, nullptr);

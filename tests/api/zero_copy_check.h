@@ -67,6 +67,26 @@ inline rknn_tensor_mem* create_mem_or_fail(rknn_context context, uint32_t size) 
   return mem;
 }
 
+// Binds new FLOAT32 memory to every one of `count` outputs (OUTPUT_ATTR layout).
+inline std::vector<rknn_tensor_mem*> bind_float_outputs(rknn_context context, uint32_t count) {
+  std::vector<rknn_tensor_mem*> mems;
+  for (uint32_t o = 0; o < count; ++o) {
+    rknn_tensor_attr output = query_attr(context, RKNN_QUERY_OUTPUT_ATTR, o);
+    output.type = RKNN_TENSOR_FLOAT32;
+    mems.push_back(create_mem_or_fail(context, output.n_elems * 4));
+    const int bound = rknn_set_io_mem(context, mems.back(), &output);
+    if (bound != RKNN_SUCC) fail_msg("rknn_set_io_mem(output %u) returned %d", o, bound);
+  }
+  return mems;
+}
+
+inline void destroy_mems_or_fail(rknn_context context, const std::vector<rknn_tensor_mem*>& mems) {
+  for (rknn_tensor_mem* mem : mems) {
+    const int destroyed = rknn_destroy_mem(context, mem);
+    if (destroyed != RKNN_SUCC) fail_msg("rknn_destroy_mem returned %d", destroyed);
+  }
+}
+
 // NCHW -> NHWC of whole elements.
 inline std::vector<uint8_t> nchw_to_nhwc(const std::vector<uint8_t>& nchw,
                                          const rknn_tensor_attr& nchw_attr, size_t element) {
