@@ -38,8 +38,9 @@ constexpr OutputSpec kOutputs[] = {
 };
 
 // Every input form with float outputs, then every output form with the usual UINT8 image; the
-// first `input_forms` and `output_forms` of each list (the larger network's output is 2-D, so
-// its layouts add nothing).
+// first `input_forms` and `output_forms` of each list. The tiny network takes every form; the
+// larger ones (slow under sanitizers) the main ones: mobilenet_mini's output is 2-D, so its
+// layouts add nothing.
 void check_network(SampleNetwork network, size_t input_forms, size_t output_forms) {
   uint32_t seed = 1000 * static_cast<uint32_t>(network);
   for (SamplePrecision precision : orknn::sample_models::all_precisions()) {
@@ -47,7 +48,7 @@ void check_network(SampleNetwork network, size_t input_forms, size_t output_form
     for (size_t i = 0; i < input_forms; ++i) {
       expect_zero_copy_matches_general(model, kInputs[i], kOutputs[0], seed++);
     }
-    for (size_t o = 0; o < output_forms; ++o) {
+    for (size_t o = 1; o < output_forms; ++o) {  // form 0 was run with input form 0 above
       expect_zero_copy_matches_general(model, kInputs[0], kOutputs[o], seed++);
     }
   }
@@ -60,10 +61,10 @@ void test_tiny(void**) {
   check_network(SampleNetwork::kTiny, kAllInputs, kAllOutputs);
 }
 void test_two_inputs(void**) {
-  check_network(SampleNetwork::kTwoInputs, kAllInputs, kAllOutputs);
+  check_network(SampleNetwork::kTwoInputs, 3, kAllOutputs);
 }
 void test_mobilenet_mini(void**) {
-  check_network(SampleNetwork::kMobilenetMini, 3, 2);
+  check_network(SampleNetwork::kMobilenetMini, 1, 2);
 }
 
 }  // namespace
