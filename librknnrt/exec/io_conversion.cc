@@ -184,13 +184,9 @@ Status check_input_format(size_t index, const graph::Tensor& tensor,
                       "'): invalid dtype ", data_type_name(format.type),
                       ", request dtype UINT8, INT8, FP16 or FP32");
   }
-  if (tensor.shape.size() != 4 &&
-      (format.layout == Layout::kNHWC || format.layout == Layout::kNC1HWC2)) {
-    return make_error(StatusCode::kInvalidInput, "input ", index, " ('", tensor.name,
-                      "'): tensor layout must be: UNDEFINED or NCHW for a ", tensor.shape.size(),
-                      "-D tensor, but is: ", layout_name(format.layout));
-  }
-  if (format.layout == Layout::kNC1HWC2 && !format.pass_through) {
+  // Inputs that are not 4-D have one layout; applications commonly pass NHWC for every input
+  // (the vendor demos do), so the layout of such an input is not checked.
+  if (tensor.shape.size() == 4 && format.layout == Layout::kNC1HWC2 && !format.pass_through) {
     return make_error(StatusCode::kInvalidInput, "input ", index, " ('", tensor.name,
                       "'): an NC1HWC2 input must be passed with pass_through = 1 (it is in the "
                       "model's type already)");

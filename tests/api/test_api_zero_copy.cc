@@ -273,6 +273,23 @@ void test_strides(void**) {
   rknn_destroy(context);
 }
 
+// A 2-D input has one layout: the NHWC that applications pass for every input is accepted, in
+// both APIs.
+void test_two_d_input_ignores_layout(void**) {
+  rknn_context context = init_or_fail(build_chain_model(2));
+  std::vector<float> values(16, 1.0f);
+  rknn_input input = make_input(0, values.data(), 64, RKNN_TENSOR_FLOAT32, RKNN_TENSOR_NHWC);
+  assert_int_equal(rknn_inputs_set(context, 1, &input), RKNN_SUCC);
+  assert_int_equal(rknn_run(context, nullptr), RKNN_SUCC);
+  expect_near_all(get_float_output(context, 0, 16), std::vector<float>(16, 2.0f), 0.0);
+  rknn_tensor_attr attr = query_attr(context, RKNN_QUERY_INPUT_ATTR, 0);
+  attr.fmt = RKNN_TENSOR_NHWC;
+  rknn_tensor_mem* mem = create_mem_or_fail(context, 64);
+  assert_int_equal(rknn_set_io_mem(context, mem, &attr), RKNN_SUCC);
+  assert_int_equal(rknn_destroy_mem(context, mem), RKNN_SUCC);
+  rknn_destroy(context);
+}
+
 // Multi-batch (rknn_batch_size 2): sizes are batch x single; with h_stride each image of the
 // batch starts at size / batch and its padding rows are ignored.
 void test_multi_batch(void**) {
@@ -355,6 +372,7 @@ int main() {
       cmocka_unit_test(test_double_binding_and_unbound_run),
       cmocka_unit_test(test_affine_values),
       cmocka_unit_test(test_strides),
+      cmocka_unit_test(test_two_d_input_ignores_layout),
       cmocka_unit_test(test_multi_batch),
       cmocka_unit_test(test_matches_general_api),
   };
