@@ -273,6 +273,30 @@ void test_strides(void**) {
   rknn_destroy(context);
 }
 
+// With the DISABLE_FLUSH flags the application syncs the memory itself around rknn_run.
+void test_application_managed_cache(void**) {
+  rknn_context context =
+      init_or_fail(affine_model(Precision::kInt8), RKNN_FLAG_DISABLE_FLUSH_INPUT_MEM_CACHE |
+                                                       RKNN_FLAG_DISABLE_FLUSH_OUTPUT_MEM_CACHE);
+  rknn_tensor_attr input = query_attr(context, RKNN_QUERY_NATIVE_INPUT_ATTR, 0);
+  input.type = RKNN_TENSOR_UINT8;
+  rknn_tensor_mem* in = create_mem_or_fail(context, input.n_elems);
+  const std::vector<float> user = {12, 24, 38, 10, 20, 30, 14, 28, 46, 8, 16, 22};
+  for (size_t i = 0; i < user.size(); ++i) {
+    static_cast<uint8_t*>(in->virt_addr)[i] = static_cast<uint8_t>(user[i]);
+  }
+  assert_int_equal(rknn_set_io_mem(context, in, &input), RKNN_SUCC);
+  const std::vector<rknn_tensor_mem*> outs = bind_float_outputs(context, 2);
+  assert_int_equal(rknn_mem_sync(context, in, RKNN_MEMORY_SYNC_TO_DEVICE), RKNN_SUCC);
+  assert_int_equal(rknn_run(context, nullptr), RKNN_SUCC);
+  assert_int_equal(rknn_mem_sync(context, outs[0], RKNN_MEMORY_SYNC_FROM_DEVICE), RKNN_SUCC);
+  const float* values = static_cast<const float*>(outs[0]->virt_addr);
+  expect_near_all(std::vector<float>(values, values + 12), affine_model_expected(user, false),
+                  affine_tolerance(Precision::kInt8));
+  destroy_mems_or_fail(context, {in, outs[0], outs[1]});
+  rknn_destroy(context);
+}
+
 // A 2-D input has one layout: the NHWC that applications pass for every input is accepted, in
 // both APIs.
 void test_two_d_input_ignores_layout(void**) {
@@ -372,6 +396,7 @@ int main() {
       cmocka_unit_test(test_double_binding_and_unbound_run),
       cmocka_unit_test(test_affine_values),
       cmocka_unit_test(test_strides),
+      cmocka_unit_test(test_application_managed_cache),
       cmocka_unit_test(test_two_d_input_ignores_layout),
       cmocka_unit_test(test_multi_batch),
       cmocka_unit_test(test_matches_general_api),
