@@ -63,7 +63,7 @@ void log_model_information(const orknn::graph::Graph& graph) {
 // RKNN_FLAG_MODEL_BUFFER_ZERO_COPY: the model stays in the rknn_create_mem* memory the caller
 // gave (fd in extend.model_buffer_fd), parsed where it is; the context keeps that memory mapped.
 Result<std::shared_ptr<const orknn::model::ModelFile>> parse_model_in_place(
-    const void* model, uint32_t size, const rknn_init_extend* extend) {
+    const void* model, uint32_t size, const rknn_init_extend* extend, ContextState* state) {
   if (!extend) {
     return invalid_argument("RKNN_FLAG_MODEL_BUFFER_ZERO_COPY needs rknn_init_extend with ",
                             "model_buffer_fd of the rknn_create_mem* memory holding the model");
@@ -79,6 +79,9 @@ Result<std::shared_ptr<const orknn::model::ModelFile>> parse_model_in_place(
                             size, " bytes, fd ", extend->model_buffer_fd,
                             ") is not inside live memory from rknn_create_mem*");
   }
+  state->model_memory = memory;
+  state->model_address = model;
+  state->model_size = size;
   return orknn::model::ModelFile::parse_in_place(static_cast<const uint8_t*>(model), size,
                                                  std::move(memory));
 }
@@ -119,9 +122,10 @@ int rknn_init(rknn_context* context, void* model, uint32_t size, uint32_t flag,
     if (flag & RKNN_FLAG_SHARE_WEIGHT_MEM) {
       ORKNN_ASSIGN_OR_RETURN(donor, weight_donor(extend));
     }
+    auto state = std::make_shared<ContextState>();
     std::shared_ptr<const orknn::model::ModelFile> model_file;
     if (flag & RKNN_FLAG_MODEL_BUFFER_ZERO_COPY) {
-      ORKNN_ASSIGN_OR_RETURN(model_file, parse_model_in_place(model, size, extend));
+      ORKNN_ASSIGN_OR_RETURN(model_file, parse_model_in_place(model, size, extend, state.get()));
     } else {
       ORKNN_ASSIGN_OR_RETURN(std::vector<uint8_t> bytes, load_model_bytes(model, size, extend));
       ORKNN_ASSIGN_OR_RETURN(model_file, orknn::model::ModelFile::parse(std::move(bytes)));
@@ -140,7 +144,6 @@ int rknn_init(rknn_context* context, void* model, uint32_t size, uint32_t flag,
         (flag & (RKNN_FLAG_MEM_ALLOC_OUTSIDE | RKNN_FLAG_INTERNAL_ALLOC_OUTSIDE)) != 0;
     options.skip_input_sync = (flag & RKNN_FLAG_DISABLE_FLUSH_INPUT_MEM_CACHE) != 0;
     options.skip_output_sync = (flag & RKNN_FLAG_DISABLE_FLUSH_OUTPUT_MEM_CACHE) != 0;
-    auto state = std::make_shared<ContextState>();
     state->flags = flag;
     ORKNN_ASSIGN_OR_RETURN(state->session, orknn::exec::Session::create(graph, options));
     release_info_only_context(*context);

@@ -206,10 +206,20 @@ void test_model_buffer_zero_copy(void**) {
   assert_int_equal(rknn_init(&context, model_mem->virt_addr, static_cast<uint32_t>(model.size()),
                              RKNN_FLAG_MODEL_BUFFER_ZERO_COPY, &extend),
                    RKNN_SUCC);
+  rknn_tensor_mem where;
+  std::memset(&where, 0, sizeof(where));
+  assert_int_equal(rknn_query(context, RKNN_QUERY_DEVICE_MEM_INFO, &where, sizeof(where)),
+                   RKNN_SUCC);
+  assert_int_equal(where.fd, model_mem->fd);
+  assert_ptr_equal(where.virt_addr, model_mem->virt_addr);
+  assert_int_equal(where.size, model.size());
   // The model bytes are used in place: the context keeps them mapped after rknn_destroy_mem.
   assert_int_equal(rknn_destroy_mem(0, model_mem), RKNN_SUCC);
   rknn_context reference = init_or_fail(model);
   expect_near_all(run_affine(context), run_affine(reference), 0.0);
+  // A model copied at init has no shareable memory to describe.
+  assert_int_equal(rknn_query(reference, RKNN_QUERY_DEVICE_MEM_INFO, &where, sizeof(where)),
+                   RKNN_ERR_FAIL);
   rknn_destroy(reference);
   rknn_destroy(context);
 
