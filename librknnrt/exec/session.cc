@@ -78,6 +78,16 @@ Status Session::create_executor(const std::vector<graph::Shape>& input_shapes) {
   }
   input_bindings_.assign(graph_->inputs.size(), IoBinding());
   output_bindings_.assign(graph_->outputs.size(), IoBinding());
+  current_inputs_.clear();
+  for (const graph::GraphInput& input : graph_->inputs) {
+    current_inputs_.push_back(graph_->tensor(input.tensor));
+    current_inputs_.back().shape = current_shape(input.tensor);
+  }
+  current_outputs_.clear();
+  for (int32_t output : graph_->outputs) {
+    current_outputs_.push_back(graph_->tensor(output));
+    current_outputs_.back().shape = current_shape(output);
+  }
   return ok_status();
 }
 
@@ -95,18 +105,6 @@ Status Session::require_runnable(const char* what) const {
 
 graph::Shape Session::current_shape(int32_t tensor) const {
   return executor_ ? executor_->shapes()[tensor] : graph_->tensor(tensor).shape;
-}
-
-graph::Tensor Session::current_input_tensor(size_t index) const {
-  graph::Tensor tensor = graph_->tensor(graph_->inputs[index].tensor);
-  tensor.shape = current_shape(graph_->inputs[index].tensor);
-  return tensor;
-}
-
-graph::Tensor Session::current_output_tensor(size_t index) const {
-  graph::Tensor tensor = graph_->tensor(graph_->outputs[index]);
-  tensor.shape = current_shape(graph_->outputs[index]);
-  return tensor;
 }
 
 uint32_t Session::c2_for(DataType type) const {
@@ -189,7 +187,7 @@ Status Session::set_input(size_t index, const void* data, uint64_t size,
                           const UserTensorFormat& format) {
   ORKNN_RETURN_IF_ERROR(require_runnable("rknn_inputs_set"));
   const auto start = Clock::now();
-  const graph::Tensor tensor = current_input_tensor(index);
+  const graph::Tensor& tensor = current_input_tensor(index);
   UserTensorFormat effective = format;
   if (format.pass_through) {
     // rknn_input has no usable type and layout with pass_through: the model's own are meant.
@@ -234,7 +232,7 @@ uint64_t Session::output_size(size_t index, bool want_float) const {
 Status Session::get_output(size_t index, bool want_float, void* destination, uint64_t size) {
   ORKNN_RETURN_IF_ERROR(require_runnable("rknn_outputs_get"));
   const auto start = Clock::now();
-  const graph::Tensor tensor = current_output_tensor(index);
+  const graph::Tensor& tensor = current_output_tensor(index);
   UserTensorFormat format;
   format.type = want_float ? DataType::kFloat32 : tensor.data_type;
   format.layout = Layout::kNCHW;

@@ -120,9 +120,10 @@ class Session {
   Status prepare(const SessionOptions& options);
   Status require_runnable(const char* what) const;
   graph::Shape current_shape(int32_t tensor) const;
-  // The graph tensor of input/output `index` with its current shape.
-  graph::Tensor current_input_tensor(size_t index) const;
-  graph::Tensor current_output_tensor(size_t index) const;
+  // The graph tensor of input/output `index` with its current shape (kept per executor, so
+  // runs copy no tensor descriptions).
+  const graph::Tensor& current_input_tensor(size_t index) const { return current_inputs_[index]; }
+  const graph::Tensor& current_output_tensor(size_t index) const { return current_outputs_[index]; }
   Status create_executor(const std::vector<graph::Shape>& input_shapes);
   // True when node times are measured (the flag, or a log level that prints the table).
   bool timing_enabled() const;
@@ -142,6 +143,8 @@ class Session {
   size_t planned_internal_bytes_ = 0;   // the largest over all shape sets
   std::shared_ptr<const DeviceMemory> internal_memory_;
   std::shared_ptr<const DeviceMemory> weight_memory_;
+  std::vector<graph::Tensor> current_inputs_;
+  std::vector<graph::Tensor> current_outputs_;
   std::vector<IoBinding> input_bindings_;
   std::vector<IoBinding> output_bindings_;
   std::vector<uint8_t> output_scratch_;

@@ -137,7 +137,7 @@ static Status check_not_bound_elsewhere(const std::vector<IoBinding>& inputs,
 Status Session::bind_input(size_t index, std::shared_ptr<const DeviceMemory> memory,
                            const UserTensorFormat& requested) {
   ORKNN_RETURN_IF_ERROR(require_runnable("rknn_set_io_mem"));
-  const graph::Tensor tensor = current_input_tensor(index);
+  const graph::Tensor& tensor = current_input_tensor(index);
   UserTensorFormat format = requested;
   format.c2 = c2_for(format.type);
   ORKNN_RETURN_IF_ERROR(check_input_format(index, tensor, format));
@@ -159,7 +159,7 @@ Status Session::bind_input(size_t index, std::shared_ptr<const DeviceMemory> mem
 Status Session::bind_output(size_t index, std::shared_ptr<const DeviceMemory> memory,
                             const UserTensorFormat& requested) {
   ORKNN_RETURN_IF_ERROR(require_runnable("rknn_set_io_mem"));
-  const graph::Tensor tensor = current_output_tensor(index);
+  const graph::Tensor& tensor = current_output_tensor(index);
   UserTensorFormat format = requested;
   format.pass_through = false;
   format.c2 = c2_for(format.type);
