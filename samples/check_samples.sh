@@ -3,6 +3,7 @@
 # in tests/api/CMakeLists.txt).
 #
 # usage: check_samples.sh ORKNN_MAKE_MODEL RKNN_API_DEMO RKNN_BENCHMARK WORK_DIR
+#                         [RKNN_ZERO_COPY_DEMO RKNN_INTERNAL_MEM_REUSE_DEMO]
 # ORKNN_EMULATOR, when set, prefixes every program (qemu for cross builds).
 set -u
 
@@ -11,6 +12,8 @@ make_model=$1
 demo=$2
 benchmark=$3
 work=$4
+zero_copy_demo=${5:-}
+mem_reuse_demo=${6:-}
 failures=0
 
 rm -rf "$work"
@@ -140,6 +143,34 @@ fi
 # An invalid core mask for rk3588 is an error (5 is not a supported combination).
 run benchmark_bad_mask 1 exe "$benchmark" "$work/tiny_fp32.rknn" 1 5 --warmup 0
 expect_output benchmark_bad_mask "$work/benchmark_bad_mask.log" "rknn_set_core_mask(5) fail!"
+
+# rknn_zero_copy_demo: native attrs, UINT8 input and FLOAT32 outputs bound once, timed loop;
+# its top 5 must be the general API's (same input file, same model).
+if [ -n "$zero_copy_demo" ]; then
+  run zero_copy_mobilenet 0 exe "$zero_copy_demo" "$work/mobilenet_mini_int8.rknn" \
+    "$work/mobilenet_mini.npy" --loops 3
+  expect_output zero_copy_mobilenet "$work/zero_copy_mobilenet.log" \
+    "input tensors (native):" "fmt=NHWC, type=INT8" "output tensors (bound as FLOAT32):" \
+    "size=4000" "3 runs, Avg Time " " --- Top5 ---"
+  grep -E '^ *[0-9]+: [0-9]+\.[0-9]{6}$' "$work/demo_mobilenet.log" >"$work/top5_general.txt"
+  grep -E '^ *[0-9]+: [0-9]+\.[0-9]{6}$' "$work/zero_copy_mobilenet.log" >"$work/top5_zero_copy.txt"
+  if ! cmp -s "$work/top5_general.txt" "$work/top5_zero_copy.txt"; then
+    fail "zero_copy_mobilenet: top 5 differs from rknn_api_demo's"
+  fi
+  run zero_copy_two_inputs 0 exe "$zero_copy_demo" "$work/two_inputs_fp16.rknn" --loops 2
+  expect_output zero_copy_two_inputs "$work/zero_copy_two_inputs.log" \
+    "input 1: synthetic uint8 NHWC [1, 128, 128, 3]" "2 runs, Avg Time "
+  run zero_copy_missing_model 1 exe "$zero_copy_demo" "$work/no_such_model.rknn"
+  expect_output zero_copy_missing_model "$work/zero_copy_missing_model.log" "rknn_init fail! ret="
+fi
+
+# rknn_internal_mem_reuse_demo: two models, one internal buffer of the larger size.
+if [ -n "$mem_reuse_demo" ]; then
+  run mem_reuse 0 exe "$mem_reuse_demo" "$work/mobilenet_mini_int8.rknn" "$work/tiny_fp32.rknn" 2
+  expect_output mem_reuse "$work/mem_reuse.log" "model 0 (" "model 1 (" \
+    "total internal size: " "shared internal buffer: " "loop 1 model 1: " "model 1 results:" \
+    " --- Top5 ---"
+fi
 
 if [ $failures -ne 0 ]; then
   echo "$failures check(s) failed; logs in $work"

@@ -13,6 +13,7 @@
 #include <set>
 #include <string>
 
+#include "core/device_memory.h"
 #include "exec/session.h"
 #include "rknn_api.h"
 
@@ -29,6 +30,10 @@ struct ContextState {
   // The text rknn_query(RKNN_QUERY_PERF_DETAIL) hands out; valid until the next such query
   // or rknn_destroy.
   std::string performance_text;
+  // RKNN_FLAG_MODEL_BUFFER_ZERO_COPY: where the model lives (RKNN_QUERY_DEVICE_MEM_INFO).
+  std::shared_ptr<const DeviceMemory> model_memory;
+  const void* model_address = nullptr;
+  uint32_t model_size = 0;
 
   ~ContextState();
 };

@@ -4,7 +4,9 @@
 #include <vector>
 
 #include "api/api_support.h"
+#include "api/memory_registry.h"
 #include "api/version.h"
+#include "exec/weight_sharing.h"
 #include "graph/graph_from_model.h"
 #include "model/model_file.h"
 
@@ -58,9 +60,54 @@ void log_model_information(const orknn::graph::Graph& graph) {
                   graph.dynamic_shape_sets.empty() ? "static_shape" : "dynamic_shape");
 }
 
-constexpr uint32_t kFlagsNeedingZeroCopy = RKNN_FLAG_MODEL_BUFFER_ZERO_COPY |
-                                           RKNN_FLAG_MEM_ALLOC_OUTSIDE |
-                                           RKNN_FLAG_INTERNAL_ALLOC_OUTSIDE;
+// RKNN_FLAG_MODEL_BUFFER_ZERO_COPY: the model stays in the rknn_create_mem* memory the caller
+// gave (fd in extend.model_buffer_fd), parsed where it is; the context keeps that memory mapped.
+Result<std::shared_ptr<const orknn::model::ModelFile>> parse_model_in_place(
+    const void* model, uint32_t size, const rknn_init_extend* extend, ContextState* state) {
+  if (!extend) {
+    return invalid_argument("RKNN_FLAG_MODEL_BUFFER_ZERO_COPY needs rknn_init_extend with ",
+                            "model_buffer_fd of the rknn_create_mem* memory holding the model");
+  }
+  if (size == 0) {
+    return invalid_argument("RKNN_FLAG_MODEL_BUFFER_ZERO_COPY needs the model size (size 0 ",
+                            "means a path, which cannot be zero-copy)");
+  }
+  std::shared_ptr<orknn::DeviceMemory> memory =
+      orknn::api::MemoryRegistry::instance().find_containing(extend->model_buffer_fd, model, size);
+  if (!memory) {
+    return invalid_argument("RKNN_FLAG_MODEL_BUFFER_ZERO_COPY: the model buffer (", model, ", ",
+                            size, " bytes, fd ", extend->model_buffer_fd,
+                            ") is not inside live memory from rknn_create_mem*");
+  }
+  state->model_memory = memory;
+  state->model_address = model;
+  state->model_size = size;
+  return orknn::model::ModelFile::parse_in_place(static_cast<const uint8_t*>(model), size,
+                                                 std::move(memory));
+}
+
+// A context of the model that `extend->ctx` names, for RKNN_FLAG_SHARE_WEIGHT_MEM.
+Result<std::shared_ptr<const orknn::graph::Graph>> weight_donor(const rknn_init_extend* extend) {
+  std::shared_ptr<ContextState> donor =
+      extend ? ContextRegistry::instance().find(extend->ctx) : nullptr;
+  if (!donor) {
+    return make_error(StatusCode::kInvalidContext,
+                      "RKNN_FLAG_SHARE_WEIGHT_MEM needs rknn_init_extend.ctx set to a live "
+                      "context of the model whose weights are shared");
+  }
+  std::lock_guard<std::mutex> lock(donor->mutex);
+  return donor->session->shared_graph();
+}
+
+// The vendor's "collect model info, then init again on the same variable" pattern never destroys
+// the info-only context; it cannot run anything, so the new init releases it.
+void release_info_only_context(rknn_context handle) {
+  std::shared_ptr<ContextState> previous = ContextRegistry::instance().find(handle);
+  if (!previous || !(previous->flags & RKNN_FLAG_COLLECT_MODEL_INFO_ONLY)) return;
+  orknn::log_debug("rknn_init: releasing the RKNN_FLAG_COLLECT_MODEL_INFO_ONLY context 0x",
+                   std::hex, static_cast<uint64_t>(handle), " this call replaces");
+  ContextRegistry::instance().remove(handle);
+}
 
 }  // namespace
 
@@ -71,29 +118,35 @@ int rknn_init(rknn_context* context, void* model, uint32_t size, uint32_t flag,
   return call_api("rknn_init", [&]() -> Status {
     if (!context) return invalid_argument("context pointer is NULL");
     if (!model) return invalid_argument("model is NULL");
-    if (flag & kFlagsNeedingZeroCopy) {
-      return orknn::unimplemented(
-          "flags 0x", std::hex, (flag & kFlagsNeedingZeroCopy),
-          " (MODEL_BUFFER_ZERO_COPY / MEM_ALLOC_OUTSIDE / INTERNAL_ALLOC_OUTSIDE) need the "
-          "zero-copy memory API, which this build does not provide yet");
+    std::shared_ptr<const orknn::graph::Graph> donor;
+    if (flag & RKNN_FLAG_SHARE_WEIGHT_MEM) {
+      ORKNN_ASSIGN_OR_RETURN(donor, weight_donor(extend));
     }
-    if ((flag & RKNN_FLAG_SHARE_WEIGHT_MEM) &&
-        (!extend || !ContextRegistry::instance().find(extend->ctx))) {
-      return make_error(StatusCode::kInvalidContext,
-                        "RKNN_FLAG_SHARE_WEIGHT_MEM needs rknn_init_extend.ctx set to a live "
-                        "context of the same model");
+    auto state = std::make_shared<ContextState>();
+    std::shared_ptr<const orknn::model::ModelFile> model_file;
+    if (flag & RKNN_FLAG_MODEL_BUFFER_ZERO_COPY) {
+      ORKNN_ASSIGN_OR_RETURN(model_file, parse_model_in_place(model, size, extend, state.get()));
+    } else {
+      ORKNN_ASSIGN_OR_RETURN(std::vector<uint8_t> bytes, load_model_bytes(model, size, extend));
+      ORKNN_ASSIGN_OR_RETURN(model_file, orknn::model::ModelFile::parse(std::move(bytes)));
     }
-    ORKNN_ASSIGN_OR_RETURN(std::vector<uint8_t> bytes, load_model_bytes(model, size, extend));
-    ORKNN_ASSIGN_OR_RETURN(auto model_file, orknn::model::ModelFile::parse(std::move(bytes)));
     ORKNN_ASSIGN_OR_RETURN(auto graph, orknn::graph::graph_from_model(std::move(model_file)));
+    if (donor) {
+      ORKNN_ASSIGN_OR_RETURN(graph, orknn::exec::share_weights(*graph, donor));
+    }
     log_model_information(*graph);
 
     orknn::exec::SessionOptions options;
     options.collect_performance = (flag & RKNN_FLAG_COLLECT_PERF_MASK) != 0;
     options.model_info_only = (flag & RKNN_FLAG_COLLECT_MODEL_INFO_ONLY) != 0;
-    auto state = std::make_shared<ContextState>();
+    options.weight_memory_outside = (flag & RKNN_FLAG_MEM_ALLOC_OUTSIDE) != 0;
+    options.internal_memory_outside =
+        (flag & (RKNN_FLAG_MEM_ALLOC_OUTSIDE | RKNN_FLAG_INTERNAL_ALLOC_OUTSIDE)) != 0;
+    options.skip_input_sync = (flag & RKNN_FLAG_DISABLE_FLUSH_INPUT_MEM_CACHE) != 0;
+    options.skip_output_sync = (flag & RKNN_FLAG_DISABLE_FLUSH_OUTPUT_MEM_CACHE) != 0;
     state->flags = flag;
     ORKNN_ASSIGN_OR_RETURN(state->session, orknn::exec::Session::create(graph, options));
+    release_info_only_context(*context);
     *context = ContextRegistry::instance().add(std::move(state));
     return ok_status();
   });

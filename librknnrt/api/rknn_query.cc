@@ -162,10 +162,25 @@ Status query(ContextState& state, int32_t command, void* info, uint32_t size) {
       copy_string(custom->string, sizeof(custom->string), session.graph().metadata.custom_string);
       return ok_status();
     }
-    case RKNN_QUERY_DEVICE_MEM_INFO:
-      return orknn::unimplemented(
-          "RKNN_QUERY_DEVICE_MEM_INFO needs the model in NPU memory (zero-copy model buffer), "
-          "which this build does not provide");
+    case RKNN_QUERY_DEVICE_MEM_INFO: {
+      ORKNN_RETURN_IF_ERROR(require_size(size, sizeof(rknn_tensor_mem), "rknn_tensor_mem"));
+      if (!state.model_memory) {
+        return make_error(
+            StatusCode::kFailed,
+            "RKNN_QUERY_DEVICE_MEM_INFO: the model is not in shareable memory (create the "
+            "context with RKNN_FLAG_MODEL_BUFFER_ZERO_COPY from rknn_create_mem* memory)");
+      }
+      auto* mem = static_cast<rknn_tensor_mem*>(info);
+      std::memset(mem, 0, sizeof(*mem));
+      const auto* model = static_cast<const uint8_t*>(state.model_address);
+      mem->virt_addr = const_cast<uint8_t*>(model);
+      mem->fd = state.model_memory->fd();
+      mem->offset = static_cast<int32_t>(state.model_memory->fd_offset() +
+                                         (model - state.model_memory->data()));
+      mem->size = state.model_size;
+      mem->flags = RKNN_TENSOR_MEMORY_FLAGS_ALLOC_INSIDE;
+      return ok_status();
+    }
     case RKNN_QUERY_INPUT_DYNAMIC_RANGE:
       return query_dynamic_range(session, info, size);
     default:

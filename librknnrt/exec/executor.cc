@@ -1,5 +1,7 @@
 #include "exec/executor.h"
 
+#include <cstring>
+
 #include "exec/memory_planner.h"
 #include "graph/shape_inference.h"
 
@@ -7,9 +9,10 @@ namespace orknn::exec {
 
 Result<std::unique_ptr<Executor>> Executor::create(
     std::shared_ptr<const graph::Graph> graph, const std::vector<graph::Shape>& input_shapes,
-    const std::vector<std::shared_ptr<devices::Device>>& devices) {
+    const std::vector<std::shared_ptr<devices::Device>>& devices, const ExecutorOptions& options) {
   std::unique_ptr<Executor> executor(new Executor());
   executor->graph_ = std::move(graph);
+  executor->options_ = options;
   ORKNN_RETURN_IF_ERROR(graph::infer_shapes(*executor->graph_, input_shapes, &executor->shapes_));
   ORKNN_RETURN_IF_ERROR(executor->partition(devices));
   ORKNN_RETURN_IF_ERROR(executor->allocate_and_bind());
@@ -49,44 +52,114 @@ Status Executor::partition(const std::vector<std::shared_ptr<devices::Device>>& 
 Status Executor::allocate_and_bind() {
   const graph::Graph& graph = *graph_;
   const MemoryPlan plan = plan_memory(graph, shapes_);
-  arena_ = AlignedBuffer(plan.arena_bytes);
-  if (arena_.allocation_failed(plan.arena_bytes)) {
-    return make_error(StatusCode::kOutOfMemory, "cannot allocate ", plan.arena_bytes,
-                      " bytes of internal memory");
+  arena_bytes_ = plan.arena_bytes;
+  arena_offsets_ = plan.offsets;
+  if (!options_.internal_memory_outside) {
+    arena_ = AlignedBuffer(plan.arena_bytes);
+    if (arena_.allocation_failed(plan.arena_bytes)) {
+      return make_error(StatusCode::kOutOfMemory, "cannot allocate ", plan.arena_bytes,
+                        " bytes of internal memory");
+    }
+    arena_base_ = arena_.data();
   }
-  auto tensor_bytes = [&](int32_t index) {
-    return static_cast<size_t>(graph::element_count(shapes_[index])) *
-           element_size(graph.tensor(index).data_type);
-  };
-  std::vector<void*> addresses(graph.tensors.size(), nullptr);
   io_buffers_.clear();
   auto add_io_buffer = [&](int32_t index) -> Status {
-    const size_t bytes = tensor_bytes(index);
+    const size_t bytes = static_cast<size_t>(graph::element_count(shapes_[index])) *
+                         element_size(graph.tensor(index).data_type);
     io_buffers_.emplace_back(bytes);
     if (io_buffers_.back().allocation_failed(bytes)) {
       return make_error(StatusCode::kOutOfMemory, "cannot allocate ", bytes, " bytes for '",
                         graph.tensor(index).name, "'");
     }
-    // A graph output that is also a graph input, or listed twice, shares one buffer.
-    if (!addresses[index]) addresses[index] = io_buffers_.back().data();
     return ok_status();
   };
   for (const graph::GraphInput& input : graph.inputs)
     ORKNN_RETURN_IF_ERROR(add_io_buffer(input.tensor));
   for (int32_t output : graph.outputs) ORKNN_RETURN_IF_ERROR(add_io_buffer(output));
+  io_addresses_.clear();
+  for (AlignedBuffer& buffer : io_buffers_) io_addresses_.push_back(buffer.data());
+  tensor_addresses_.assign(graph.tensors.size(), nullptr);
   for (size_t i = 0; i < graph.tensors.size(); ++i) {
-    const graph::Tensor& tensor = graph.tensors[i];
-    if (tensor.is_constant()) {
-      addresses[i] = const_cast<uint8_t*>(tensor.constant_data);
-    } else if (plan.offsets[i] != MemoryPlan::kNotInArena) {
-      addresses[i] = arena_.data() + plan.offsets[i];
+    if (graph.tensors[i].is_constant()) {
+      tensor_addresses_[i] = const_cast<uint8_t*>(graph.tensors[i].constant_data);
     }
   }
-  for (Segment& segment : segments_) ORKNN_RETURN_IF_ERROR(segment.executable->bind(addresses));
+  return rebind();
+}
+
+// Recomputes the address of every non-constant tensor and hands the table to the executables.
+Status Executor::rebind() {
+  const graph::Graph& graph = *graph_;
+  for (size_t i = 0; i < graph.tensors.size(); ++i) {
+    if (graph.tensors[i].is_constant()) continue;
+    const bool in_arena = arena_offsets_[i] != MemoryPlan::kNotInArena;
+    tensor_addresses_[i] = in_arena && arena_base_ ? arena_base_ + arena_offsets_[i] : nullptr;
+  }
+  // Graph outputs first, then inputs: a graph output that is also a graph input is read from
+  // the input's buffer (run() copies it to the output's). The verifier forbids listing an
+  // output twice.
+  const size_t input_count = graph.inputs.size();
+  for (size_t o = 0; o < graph.outputs.size(); ++o) {
+    tensor_addresses_[graph.outputs[o]] = io_addresses_[input_count + o];
+  }
+  for (size_t i = 0; i < input_count; ++i) {
+    tensor_addresses_[graph.inputs[i].tensor] = io_addresses_[i];
+  }
+  for (Segment& segment : segments_) {
+    ORKNN_RETURN_IF_ERROR(segment.executable->bind(tensor_addresses_));
+  }
+  return ok_status();
+}
+
+Status Executor::set_io_address(size_t slot, uint8_t* address) {
+  if (slot >= io_buffers_.size()) {
+    return invalid_argument("I/O slot ", slot, " >= ", io_buffers_.size());
+  }
+  io_addresses_[slot] = address ? address : io_buffers_[slot].data();
+  return rebind();
+}
+
+Status Executor::set_internal_memory(uint8_t* base, size_t size) {
+  if (size < arena_bytes_) {
+    return invalid_argument("internal memory size ", size, " < required ", arena_bytes_,
+                            " (RKNN_QUERY_MEM_SIZE total_internal_size)");
+  }
+  arena_ = AlignedBuffer();
+  arena_base_ = base;
+  return rebind();
+}
+
+Status Executor::set_weight_memory(uint8_t* base, size_t size) {
+  const graph::Graph& graph = *graph_;
+  const WeightLayout layout = plan_weights(graph);
+  if (size < layout.total_bytes) {
+    return invalid_argument("weight memory size ", size, " < required ", layout.total_bytes,
+                            " (RKNN_QUERY_MEM_SIZE total_weight_size)");
+  }
+  for (size_t i = 0; i < graph.tensors.size(); ++i) {
+    const graph::Tensor& tensor = graph.tensors[i];
+    if (layout.offsets[i] == WeightLayout::kNotAWeight) continue;
+    uint8_t* destination = base + layout.offsets[i];
+    // Weights already in place (a second context sharing this memory) are not rewritten.
+    if (tensor.constant_size > 0 && destination != tensor.constant_data) {
+      std::memcpy(destination, tensor.constant_data, tensor.constant_size);
+    }
+    tensor_addresses_[i] = destination;
+  }
+  return rebind();
+}
+
+Status Executor::check_memory_bound() const {
+  if (arena_bytes_ > 0 && !arena_base_) {
+    return invalid_argument("the internal memory is not set: call rknn_set_internal_mem before ",
+                            "rknn_run (the context was created with RKNN_FLAG_MEM_ALLOC_OUTSIDE ",
+                            "or RKNN_FLAG_INTERNAL_ALLOC_OUTSIDE)");
+  }
   return ok_status();
 }
 
 Status Executor::run(Profiler* profiler) {
+  ORKNN_RETURN_IF_ERROR(check_memory_bound());
   if (profiler) profiler->reset(graph_->nodes.size());
   for (Segment& segment : segments_) ORKNN_RETURN_IF_ERROR(segment.executable->run(profiler));
   // A graph output produced directly as a graph input (identity model) has its own buffer.
@@ -94,8 +167,10 @@ Status Executor::run(Profiler* profiler) {
   for (size_t o = 0; o < graph.outputs.size(); ++o) {
     for (size_t i = 0; i < graph.inputs.size(); ++i) {
       if (graph.inputs[i].tensor == graph.outputs[o]) {
-        std::copy(io_buffers_[i].data(), io_buffers_[i].data() + io_buffers_[i].size(),
-                  io_buffers_[graph.inputs.size() + o].data());
+        if (io_buffers_[i].size() > 0) {
+          std::memmove(io_addresses_[graph.inputs.size() + o], io_addresses_[i],
+                       io_buffers_[i].size());
+        }
       }
     }
   }

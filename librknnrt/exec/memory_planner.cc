@@ -16,12 +16,12 @@ bool lifetimes_overlap(const Interval& a, const Interval& b) {
   return a.first_step <= b.last_step && b.first_step <= a.last_step;
 }
 
-}  // namespace
-
-MemoryPlan plan_memory(const graph::Graph& graph, const std::vector<graph::Shape>& shapes) {
+// The lifetime of every intermediate tensor (not a graph input, output or constant), with its
+// size rounded up to `alignment`.
+std::vector<Interval> intermediate_lifetimes(const graph::Graph& graph,
+                                             const std::vector<graph::Shape>& shapes,
+                                             size_t alignment) {
   const size_t tensor_count = graph.tensors.size();
-  MemoryPlan plan;
-  plan.offsets.assign(tensor_count, MemoryPlan::kNotInArena);
 
   std::vector<bool> external(tensor_count, false);
   for (const graph::GraphInput& input : graph.inputs) external[input.tensor] = true;
@@ -42,9 +42,17 @@ MemoryPlan plan_memory(const graph::Graph& graph, const std::vector<graph::Shape
                          element_size(graph.tensors[i].data_type);
     // A tensor nobody reads still needs space while its producer writes it.
     const int last = std::max(last_reader[i], producer[i]);
-    intervals.push_back(
-        {static_cast<int32_t>(i), producer[i], last, align_up(bytes, kTensorAlignment)});
+    intervals.push_back({static_cast<int32_t>(i), producer[i], last, align_up(bytes, alignment)});
   }
+  return intervals;
+}
+
+}  // namespace
+
+MemoryPlan plan_memory(const graph::Graph& graph, const std::vector<graph::Shape>& shapes) {
+  MemoryPlan plan;
+  plan.offsets.assign(graph.tensors.size(), MemoryPlan::kNotInArena);
+  std::vector<Interval> intervals = intermediate_lifetimes(graph, shapes, kTensorAlignment);
   // Largest first, then best fit into the gaps left by tensors already placed that are alive
   // at the same time: a simple heuristic that is close to optimal for chain-like CNNs.
   std::stable_sort(intervals.begin(), intervals.end(),
@@ -73,6 +81,33 @@ MemoryPlan plan_memory(const graph::Graph& graph, const std::vector<graph::Shape
     placed.push_back(&interval);
   }
   return plan;
+}
+
+size_t arena_lower_bound(const graph::Graph& graph, const std::vector<graph::Shape>& shapes) {
+  const std::vector<Interval> intervals = intermediate_lifetimes(graph, shapes, 1);
+  size_t largest = 0;
+  for (size_t step = 0; step < graph.nodes.size(); ++step) {
+    size_t live = 0;
+    for (const Interval& interval : intervals) {
+      if (interval.first_step <= static_cast<int>(step) &&
+          static_cast<int>(step) <= interval.last_step) {
+        live += interval.bytes;
+      }
+    }
+    largest = std::max(largest, live);
+  }
+  return largest;
+}
+
+WeightLayout plan_weights(const graph::Graph& graph) {
+  WeightLayout layout;
+  layout.offsets.assign(graph.tensors.size(), WeightLayout::kNotAWeight);
+  for (size_t i = 0; i < graph.tensors.size(); ++i) {
+    if (!graph.tensors[i].is_constant()) continue;
+    layout.offsets[i] = static_cast<int64_t>(layout.total_bytes);
+    layout.total_bytes += align_up(graph.tensors[i].constant_size, kTensorAlignment);
+  }
+  return layout;
 }
 
 }  // namespace orknn::exec

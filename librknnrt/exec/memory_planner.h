@@ -21,6 +21,19 @@ struct MemoryPlan {
 // `shapes` gives the current shape of every tensor.
 MemoryPlan plan_memory(const graph::Graph& graph, const std::vector<graph::Shape>& shapes);
 
+// The largest sum of the (unaligned) sizes of intermediate tensors alive at the same step: no
+// arena can be smaller, so plan.arena_bytes / this is how far the planner is from optimal.
+size_t arena_lower_bound(const graph::Graph& graph, const std::vector<graph::Shape>& shapes);
+
+// Where each constant goes in application-supplied weight memory (rknn_set_weight_mem): packed
+// in tensor order, each at a 64-byte boundary like in the model file.
+struct WeightLayout {
+  static constexpr int64_t kNotAWeight = -1;
+  std::vector<int64_t> offsets;  // per tensor
+  size_t total_bytes = 0;
+};
+WeightLayout plan_weights(const graph::Graph& graph);
+
 inline size_t align_up(size_t value, size_t alignment) {
   return (value + alignment - 1) / alignment * alignment;
 }

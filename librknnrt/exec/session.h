@@ -10,16 +10,15 @@
 #include <string>
 #include <vector>
 
+#include "core/device_memory.h"
 #include "core/thread_pool.h"
 #include "exec/executor.h"
+#include "exec/io_conversion.h"
 #include "exec/platform.h"
 #include "exec/profiler.h"
 #include "graph/graph.h"
 
 namespace orknn::exec {
-
-enum class Layout { kNCHW, kNHWC, kNC1HWC2, kUndefined };
-const char* layout_name(Layout layout);
 
 // Which form of a tensor's attributes to describe (the rknn_query families).
 enum class AttributeView {
@@ -42,16 +41,21 @@ struct TensorDescription {
   uint64_t bytes_with_stride = 0;
 };
 
-// How the application presents an input buffer.
-struct UserTensorFormat {
-  DataType type = DataType::kUInt8;
-  Layout layout = Layout::kNHWC;
-  bool pass_through = false;  // already in the model's native type and layout
+struct SessionOptions {
+  bool collect_performance = false;      // time every node of every run
+  bool model_info_only = false;          // plan memory but build nothing runnable
+  bool internal_memory_outside = false;  // the arena comes from rknn_set_internal_mem
+  bool weight_memory_outside = false;    // the weights go to rknn_set_weight_mem memory
+  bool skip_input_sync = false;          // RKNN_FLAG_DISABLE_FLUSH_INPUT_MEM_CACHE
+  bool skip_output_sync = false;         // RKNN_FLAG_DISABLE_FLUSH_OUTPUT_MEM_CACHE
 };
 
-struct SessionOptions {
-  bool collect_performance = false;  // time every node of every run
-  bool model_info_only = false;      // plan memory but build nothing runnable
+// Application memory bound to a graph input or output (rknn_set_io_mem).
+struct IoBinding {
+  std::shared_ptr<const DeviceMemory> memory;  // kept alive while bound
+  UserTensorFormat format;
+  bool direct = false;  // the kernels use the memory itself: nothing is copied
+  bool bound() const { return memory != nullptr; }
 };
 
 struct MemoryFigures {
@@ -84,6 +88,25 @@ class Session {
   uint64_t output_size(size_t index, bool want_float) const;
   Status get_output(size_t index, bool want_float, void* destination, uint64_t size);
 
+  // Binds application memory to input or output `index` in `format` (zero-copy API). Checks the
+  // type, layout and size; the memory stays alive while bound.
+  Status bind_input(size_t index, std::shared_ptr<const DeviceMemory> memory,
+                    const UserTensorFormat& format);
+  Status bind_output(size_t index, std::shared_ptr<const DeviceMemory> memory,
+                     const UserTensorFormat& format);
+  // The channel block of NC1HWC2 for elements of `type` on this model's platform.
+  uint32_t c2_for(DataType type) const;
+  // Application-supplied internal (arena) and weight memory.
+  Status set_internal_memory(std::shared_ptr<const DeviceMemory> memory);
+  Status set_weight_memory(std::shared_ptr<const DeviceMemory> memory);
+  // Dynamic-shape models: selects the shape set whose input shapes (NCHW, graph input order)
+  // are `shapes`, re-planning everything; zero-copy bindings must be made again afterwards.
+  Status set_input_shapes(const std::vector<graph::Shape>& shapes);
+  graph::Shape current_input_shape(size_t index) const {
+    return current_shape(graph_->inputs[index].tensor);
+  }
+  std::shared_ptr<const graph::Graph> shared_graph() const { return graph_; }
+
   // Checks `mask` (an rknn_core_mask value) against the platform's cores and stores it.
   Status set_core_mask(uint32_t mask);
   uint32_t core_mask() const { return core_mask_; }
@@ -97,6 +120,18 @@ class Session {
   Status prepare(const SessionOptions& options);
   Status require_runnable(const char* what) const;
   graph::Shape current_shape(int32_t tensor) const;
+  // The graph tensor of input/output `index` with its current shape (kept per executor, so
+  // runs copy no tensor descriptions).
+  const graph::Tensor& current_input_tensor(size_t index) const { return current_inputs_[index]; }
+  const graph::Tensor& current_output_tensor(size_t index) const { return current_outputs_[index]; }
+  Status create_executor(const std::vector<graph::Shape>& input_shapes);
+  // True when node times are measured (the flag, or a log level that prints the table).
+  bool timing_enabled() const;
+  // Zero-copy runs: every tensor bound; inputs converted in, outputs converted out.
+  bool zero_copy_active() const;
+  Status check_all_bound() const;
+  Status consume_bound_inputs();
+  Status produce_bound_outputs();
 
   std::shared_ptr<const graph::Graph> graph_;
   SessionOptions options_;
@@ -105,7 +140,14 @@ class Session {
   // kernels are built (they reserve scratch in it) and while they run.
   std::unique_ptr<ThreadPool> thread_pool_;
   std::unique_ptr<Executor> executor_;  // null for model_info_only sessions
-  size_t planned_internal_bytes_ = 0;
+  size_t planned_internal_bytes_ = 0;   // the largest over all shape sets
+  std::shared_ptr<const DeviceMemory> internal_memory_;
+  std::shared_ptr<const DeviceMemory> weight_memory_;
+  std::vector<graph::Tensor> current_inputs_;
+  std::vector<graph::Tensor> current_outputs_;
+  std::vector<IoBinding> input_bindings_;
+  std::vector<IoBinding> output_bindings_;
+  std::vector<uint8_t> output_scratch_;
   std::vector<std::vector<float>> input_scratch_;  // float staging per input
   std::vector<bool> input_set_;
   Profiler profiler_;

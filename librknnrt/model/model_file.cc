@@ -69,16 +69,24 @@ void ModelFile::AlignedFree::operator()(uint8_t* pointer) const {
 }
 
 Result<std::shared_ptr<const ModelFile>> ModelFile::parse(std::vector<uint8_t> bytes) {
+  auto owned = std::make_shared<const std::vector<uint8_t>>(std::move(bytes));
+  const uint8_t* data = owned->data();
+  const size_t size = owned->size();
+  return parse_in_place(data, size, std::move(owned));
+}
+
+Result<std::shared_ptr<const ModelFile>> ModelFile::parse_in_place(
+    const uint8_t* data, size_t size, std::shared_ptr<const void> owner) {
   std::shared_ptr<ModelFile> model(new ModelFile());
   ContainerLayout layout;
-  ORKNN_RETURN_IF_ERROR(parse_and_verify(bytes.data(), bytes.size(), &model->graph_, &layout));
+  ORKNN_RETURN_IF_ERROR(parse_and_verify(data, size, &model->graph_, &layout));
   model->format_version_ = layout.format_version;
   model->weights_size_ = static_cast<size_t>(layout.weights_size);
   if (layout.weights_size > 0) {
-    const uint8_t* in_file = bytes.data() + layout.weights_offset;
+    const uint8_t* in_file = data + layout.weights_offset;
     if (reinterpret_cast<uintptr_t>(in_file) % kWeightsAlignment == 0) {
-      model->file_bytes_ = std::move(bytes);
-      model->weights_ = in_file;  // moving a vector keeps its buffer
+      model->file_owner_ = std::move(owner);
+      model->weights_ = in_file;
     } else {
       // The offset in the file is aligned but the caller's buffer is not (malloc aligns to 16).
       // Copy the weights once and let the rest of the file go: the graph is already decoded.

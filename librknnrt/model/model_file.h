@@ -24,6 +24,10 @@ class ModelFile {
   // ownership of them. Errors are kInvalidModel; vendor RKNN files are refused with a message
   // naming their version and target platform.
   static Result<std::shared_ptr<const ModelFile>> parse(std::vector<uint8_t> bytes);
+  // The same checks on bytes the caller keeps alive through `owner` (RKNN_FLAG_MODEL_BUFFER_
+  // ZERO_COPY): the weights are used where they are when 64-byte aligned, never copied.
+  static Result<std::shared_ptr<const ModelFile>> parse_in_place(const uint8_t* data, size_t size,
+                                                                 std::shared_ptr<const void> owner);
 
   const proto::Model& graph() const { return graph_; }
   // The WEIGHTS section, aligned to kWeightsAlignment (64) in memory; null when it is empty.
@@ -48,8 +52,8 @@ class ModelFile {
   };
 
   proto::Model graph_;
-  // The file as handed to parse(), kept while weights_ points into it.
-  std::vector<uint8_t> file_bytes_;
+  // Keeps the file's bytes alive while weights_ points into them.
+  std::shared_ptr<const void> file_owner_;
   // A copy of the weights, made only when the file's buffer put them off the 64-byte boundary.
   std::unique_ptr<uint8_t[], AlignedFree> aligned_weights_;
   const uint8_t* weights_ = nullptr;

@@ -108,7 +108,7 @@ static void geometry_of(const rknn_tensor_attr* attr, input_geometry* g) {
   }
 }
 
-static size_t type_size(rknn_tensor_type type) {
+size_t sample_type_size(rknn_tensor_type type) {
   switch (type) {
     case RKNN_TENSOR_FLOAT32:
     case RKNN_TENSOR_INT32:
@@ -527,7 +527,7 @@ static int npy_to_input(const npy_array* array, const rknn_tensor_attr* attr,
       return -1;
     }
     type = native_user_type(array, &native);
-    element_size = type_size(type);
+    element_size = sample_type_size(type);
     out->data = malloc((size_t)array->count * element_size);
     if (out->data == NULL) {
       set_error(error, error_size, "out of memory");
@@ -570,7 +570,7 @@ static int npy_to_input(const npy_array* array, const rknn_tensor_attr* attr,
     type = attr->type;
     native = 0;
   }
-  element_size = type_size(type);
+  element_size = sample_type_size(type);
   out->data = malloc((size_t)array->count * element_size + 1);
   if (out->data == NULL) {
     set_error(error, error_size, "out of memory");
@@ -675,7 +675,7 @@ int sample_make_synthetic_input(const rknn_tensor_attr* attr, uint32_t index, sa
   }
   {
     const rknn_tensor_type type = g.is_real ? RKNN_TENSOR_FLOAT32 : attr->type;
-    const size_t element_size = type_size(type);
+    const size_t element_size = sample_type_size(type);
     const size_t count = attr->n_elems;
     size_t i;
     out->data = calloc(count ? count : 1, element_size);

@@ -21,6 +21,9 @@ extern "C" {
 /* Monotonic time in microseconds. */
 int64_t sample_now_us(void);
 
+/* Bytes per element of `type` (1 for unknown types). */
+size_t sample_type_size(rknn_tensor_type type);
+
 /* "RKNN_ERR_MODEL_INVALID" and so on, for printing return codes. */
 const char* sample_error_name(int code);
 

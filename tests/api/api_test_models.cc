@@ -60,12 +60,13 @@ std::vector<uint8_t> build_affine_model(const AffineModelOptions& options) {
   const bool int8 = options.precision == Precision::kInt8;
   const Quantization input_q = int8 ? Quantization{{1.0f / 16}, {0}, 0} : Quantization{};
   const Quantization output_q = int8 ? Quantization{{1.0f / 8}, {-8}, 0} : Quantization{};
-  const int x = builder.add_tensor("x", type, {1, 3, 2, 2}, input_q);
+  const int64_t n = options.batch;
+  const int x = builder.add_tensor("x", type, {n, 3, 2, 2}, input_q);
   const int scale = add_channel_constant(builder, "scale", kScale, options.precision);
   const int shift = add_channel_constant(builder, "shift", kShift, options.precision);
-  const int scaled = builder.add_tensor("scaled", type, {1, 3, 2, 2}, output_q);
-  const int y = builder.add_tensor("y", type, {1, 3, 2, 2}, output_q);
-  const int z = builder.add_tensor("z", type, {1, 12}, output_q);
+  const int scaled = builder.add_tensor("scaled", type, {n, 3, 2, 2}, output_q);
+  const int y = builder.add_tensor("y", type, {n, 3, 2, 2}, output_q);
+  const int z = builder.add_tensor("z", type, {n, 12}, output_q);
   builder.add_node("Mul", {x, scale}, {scaled}, {}, "mul");
   builder.add_node("Add", {scaled, shift}, {y}, {}, "add");
   builder.add_node("Flatten", {y}, {z}, {Attr::i("axis", 1)}, "flatten");
@@ -108,6 +109,26 @@ std::vector<uint8_t> build_chain_model(int depth) {
     current = next;
   }
   builder.add_output(current);
+  builder.set_target_platform("rk3588");
+  return serialize_or_throw(builder);
+}
+
+std::vector<uint8_t> build_dynamic_model() {
+  ModelBuilder builder;
+  const int x = builder.add_tensor("x", DataType::kFloat32, {1, 3, 4, 4});
+  const int two = builder.add_constant_f32("two", {1}, {2.0f});
+  const int one = builder.add_constant_f32("one", {1}, {1.0f});
+  const int doubled = builder.add_tensor("doubled", DataType::kFloat32, {1, 3, 4, 4});
+  const int y = builder.add_tensor("y", DataType::kFloat32, {1, 3, 4, 4});
+  builder.add_node("Mul", {x, two}, {doubled}, {}, "mul");
+  builder.add_node("Add", {doubled, one}, {y}, {}, "add");
+  model::InputOptions input_options;
+  input_options.nhwc_layout = true;
+  builder.add_input(x, input_options);
+  builder.add_output(y);
+  builder.add_dynamic_shape_set({{1, 3, 4, 4}});
+  builder.add_dynamic_shape_set({{1, 3, 8, 8}});
+  builder.add_dynamic_shape_set({{1, 3, 2, 6}});
   builder.set_target_platform("rk3588");
   return serialize_or_throw(builder);
 }

@@ -19,6 +19,7 @@ struct AffineModelOptions {
   bool reverse_channels = false;
   std::string target_platform = "rk3588";
   std::string custom_string = "model=affine;test=1";
+  int batch = 1;  // the N of x, y ([N,3,2,2]) and z ([N,12]), as rknn_batch_size makes it
 };
 std::vector<uint8_t> build_affine_model(const AffineModelOptions& options);
 
@@ -30,6 +31,10 @@ std::vector<float> affine_model_expected(const std::vector<float>& user_nhwc,
 // "chain": input [1,16] float32 through `depth` Add-constant nodes, output [1,16]; for
 // threading and lifetime tests. Output = input + depth * 0.5.
 std::vector<uint8_t> build_chain_model(int depth);
+
+// "dynamic": one NHWC image input x [1,3,H,W] float32 with shape sets (H,W) = (4,4), (8,8) and
+// (2,6) (built for the first), y = (x * 2) + 1 through an intermediate, output y [1,3,H,W].
+std::vector<uint8_t> build_dynamic_model();
 
 // Writes bytes to a unique temporary file and returns its path; the caller removes it.
 std::string write_temporary_file(const std::vector<uint8_t>& bytes, const std::string& tag);

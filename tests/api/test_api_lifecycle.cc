@@ -100,10 +100,10 @@ void test_init_rejects_bad_arguments(void**) {
   std::vector<uint8_t> text(300, 'x');
   assert_int_equal(rknn_init(&context, text.data(), static_cast<uint32_t>(text.size()), 0, nullptr),
                    RKNN_ERR_MODEL_INVALID);
-  // Capabilities of later work are refused clearly.
+  // A zero-copy model buffer must be described by extend and come from rknn_create_mem*.
   assert_int_equal(rknn_init(&context, bytes.data(), static_cast<uint32_t>(bytes.size()),
-                             RKNN_FLAG_MEM_ALLOC_OUTSIDE, nullptr),
-                   RKNN_ERR_FAIL);
+                             RKNN_FLAG_MODEL_BUFFER_ZERO_COPY, nullptr),
+                   RKNN_ERR_PARAM_INVALID);
   // Weight sharing needs a live context to share with.
   rknn_init_extend extend;
   std::memset(&extend, 0, sizeof(extend));

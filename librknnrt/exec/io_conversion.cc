@@ -1,0 +1,332 @@
+#include "exec/io_conversion.h"
+
+#include <cstring>
+
+#include "graph/tensor_conversion.h"
+
+namespace orknn::exec {
+namespace {
+
+bool is_user_real_type(DataType type) {
+  return type == DataType::kUInt8 || type == DataType::kInt8 || type == DataType::kFloat16 ||
+         type == DataType::kFloat32;
+}
+
+// Reads element `index` of a buffer of `type` as float.
+template <typename T>
+float read_as_float(const void* data, size_t index) {
+  T value;
+  std::memcpy(&value, static_cast<const uint8_t*>(data) + index * sizeof(T), sizeof(T));
+  return static_cast<float>(value);
+}
+
+float read_half_as_float(const void* data, size_t index) {
+  Float16Bits half;
+  std::memcpy(&half, static_cast<const uint8_t*>(data) + index * 2, 2);
+  return half_to_float(half);
+}
+
+using ElementReader = float (*)(const void*, size_t);
+
+ElementReader reader_for(DataType type) {
+  switch (type) {
+    case DataType::kUInt8:
+    case DataType::kBool:
+      return read_as_float<uint8_t>;
+    case DataType::kInt8:
+      return read_as_float<int8_t>;
+    case DataType::kInt16:
+      return read_as_float<int16_t>;
+    case DataType::kInt32:
+      return read_as_float<int32_t>;
+    case DataType::kInt64:
+      return read_as_float<int64_t>;
+    case DataType::kFloat32:
+      return read_as_float<float>;
+    case DataType::kFloat16:
+      return read_half_as_float;
+  }
+  return read_as_float<uint8_t>;
+}
+
+// Where logical element (n, c, h, w) of a 4-D NCHW tensor sits, in elements, inside an
+// application buffer of some layout with optional padding.
+struct Geometry {
+  int64_t batch, channels, height, width;
+  int64_t stored_height, stored_width;  // with h_stride / w_stride
+  int64_t c2 = 1, c1 = 1;
+  Layout layout;
+
+  Geometry(const graph::Shape& shape, const UserTensorFormat& format)
+      : batch(shape[0]),
+        channels(shape[1]),
+        height(shape[2]),
+        width(shape[3]),
+        stored_height(format.h_stride > height ? format.h_stride : height),
+        stored_width(format.w_stride > width ? format.w_stride : width),
+        layout(format.layout) {
+    if (layout == Layout::kNC1HWC2) {
+      c2 = format.c2 > 0 ? format.c2 : 1;
+      c1 = (channels + c2 - 1) / c2;
+    }
+    // Padding applies to the layouts whose rows are pixels.
+    if (layout != Layout::kNHWC && layout != Layout::kNC1HWC2) {
+      stored_height = height;
+      stored_width = width;
+    }
+  }
+
+  int64_t offset(int64_t n, int64_t c, int64_t h, int64_t w) const {
+    switch (layout) {
+      case Layout::kNHWC:
+        return ((n * stored_height + h) * stored_width + w) * channels + c;
+      case Layout::kNC1HWC2:
+        return (((n * c1 + c / c2) * stored_height + h) * stored_width + w) * c2 + c % c2;
+      default:
+        return ((n * channels + c) * height + h) * width + w;
+    }
+  }
+
+  int64_t stored_elements() const {
+    switch (layout) {
+      case Layout::kNHWC:
+        return batch * stored_height * stored_width * channels;
+      case Layout::kNC1HWC2:
+        return batch * c1 * stored_height * stored_width * c2;
+      default:
+        return batch * channels * height * width;
+    }
+  }
+};
+
+// A 4-D tensor in a layout other than its own order needs element-by-element placement.
+bool needs_relayout(const graph::Shape& shape, const UserTensorFormat& format) {
+  if (shape.size() != 4) return false;
+  if (format.layout == Layout::kNHWC || format.layout == Layout::kNC1HWC2) return true;
+  return false;
+}
+
+DataType input_buffer_type(const graph::Tensor& tensor, const UserTensorFormat& format) {
+  return format.pass_through || !graph::is_real_valued(tensor) ? tensor.data_type : format.type;
+}
+
+std::string describe_format(const graph::Shape& dims, DataType type) {
+  return str_cat(graph::shape_to_string(dims), " ", data_type_name(type));
+}
+
+// Copies whole elements between NCHW order (`nchw`) and the application's layout (`user`).
+void relayout(const graph::Shape& shape, const UserTensorFormat& format, size_t element_bytes,
+              const uint8_t* source, uint8_t* destination, bool to_user) {
+  const Geometry geometry(shape, format);
+  int64_t linear = 0;
+  for (int64_t n = 0; n < geometry.batch; ++n)
+    for (int64_t c = 0; c < geometry.channels; ++c)
+      for (int64_t h = 0; h < geometry.height; ++h)
+        for (int64_t w = 0; w < geometry.width; ++w, ++linear) {
+          const int64_t user = geometry.offset(n, c, h, w);
+          if (to_user) {
+            std::memcpy(destination + user * element_bytes, source + linear * element_bytes,
+                        element_bytes);
+          } else {
+            std::memcpy(destination + linear * element_bytes, source + user * element_bytes,
+                        element_bytes);
+          }
+        }
+}
+
+}  // namespace
+
+const char* layout_name(Layout layout) {
+  switch (layout) {
+    case Layout::kNCHW:
+      return "NCHW";
+    case Layout::kNHWC:
+      return "NHWC";
+    case Layout::kNC1HWC2:
+      return "NC1HWC2";
+    case Layout::kUndefined:
+      return "UNDEFINED";
+  }
+  return "UNKNOW";
+}
+
+uint64_t user_buffer_bytes(const graph::Shape& shape, const UserTensorFormat& format) {
+  const uint64_t element_bytes = element_size(format.type);
+  if (shape.size() != 4) return static_cast<uint64_t>(graph::element_count(shape)) * element_bytes;
+  return static_cast<uint64_t>(Geometry(shape, format).stored_elements()) * element_bytes;
+}
+
+graph::Shape user_dims(const graph::Shape& shape, const UserTensorFormat& format) {
+  if (shape.size() != 4) return shape;
+  if (format.layout == Layout::kNHWC) return {shape[0], shape[2], shape[3], shape[1]};
+  if (format.layout == Layout::kNC1HWC2) {
+    const Geometry geometry(shape, format);
+    return {shape[0], geometry.c1, shape[2], shape[3], geometry.c2};
+  }
+  return shape;
+}
+
+Status check_input_format(size_t index, const graph::Tensor& tensor,
+                          const UserTensorFormat& format) {
+  const bool real = graph::is_real_valued(tensor);
+  if (format.pass_through || !real) {
+    if (format.type != tensor.data_type) {
+      return make_error(StatusCode::kInvalidInput, "input ", index, " ('", tensor.name,
+                        "'): ", format.pass_through ? "tensor type " : "invalid dtype ",
+                        data_type_name(format.type),
+                        format.pass_through ? " not supported in pass_through == 1, tensor type "
+                                              "must be: "
+                                            : ", request dtype ",
+                        data_type_name(tensor.data_type));
+    }
+  } else if (!is_user_real_type(format.type)) {
+    return make_error(StatusCode::kInvalidInput, "input ", index, " ('", tensor.name,
+                      "'): invalid dtype ", data_type_name(format.type),
+                      ", request dtype UINT8, INT8, FP16 or FP32");
+  }
+  // Inputs that are not 4-D have one layout; applications commonly pass NHWC for every input
+  // (the vendor demos do), so the layout of such an input is not checked.
+  if (tensor.shape.size() == 4 && format.layout == Layout::kNC1HWC2 && !format.pass_through) {
+    return make_error(StatusCode::kInvalidInput, "input ", index, " ('", tensor.name,
+                      "'): an NC1HWC2 input must be passed with pass_through = 1 (it is in the "
+                      "model's type already)");
+  }
+  return ok_status();
+}
+
+Status convert_input(size_t index, const graph::Tensor& tensor, const graph::GraphInput& input,
+                     const void* data, uint64_t size, const UserTensorFormat& format,
+                     std::vector<float>* scratch, uint8_t* destination) {
+  ORKNN_RETURN_IF_ERROR(check_input_format(index, tensor, format));
+  const graph::Shape& shape = tensor.shape;
+  const uint64_t elements = static_cast<uint64_t>(tensor.elements());
+  UserTensorFormat buffer_format = format;
+  buffer_format.type = input_buffer_type(tensor, format);
+  const uint64_t required = user_buffer_bytes(shape, buffer_format);
+  if (size < required) {
+    return make_error(StatusCode::kInvalidInput, "input ", index, ": size ", size, " < required ",
+                      required, " (", describe_format(user_dims(shape, format), buffer_format.type),
+                      ")");
+  }
+  const auto* source = static_cast<const uint8_t*>(data);
+
+  if (format.pass_through || !graph::is_real_valued(tensor)) {
+    // The buffer is already in the model's type; only the layout may differ.
+    if (needs_relayout(shape, format)) {
+      relayout(shape, format, element_size(tensor.data_type), source, destination, false);
+    } else if (elements > 0 && source != destination) {
+      std::memcpy(destination, source, elements * element_size(tensor.data_type));
+    }
+    return ok_status();
+  }
+
+  // Gather into NCHW float, normalise, then encode into the model's representation.
+  const ElementReader read = reader_for(format.type);
+  scratch->resize(static_cast<size_t>(elements));
+  const int64_t batch = shape.empty() ? 1 : shape[0];
+  const int64_t channels = shape.size() >= 2 ? shape[1] : 1;
+  // A tensor with a zero dimension has nothing to convert (and would divide by zero below).
+  const int64_t planes = batch * channels;
+  const int64_t spatial =
+      planes == 0 ? 0 : (shape.size() >= 2 ? static_cast<int64_t>(elements) / planes : 1);
+  const bool relayout_needed = needs_relayout(shape, format);
+  const int64_t width = shape.size() == 4 ? shape[3] : 1;
+  for (int64_t n = 0; n < batch; ++n) {
+    for (int64_t c = 0; c < channels; ++c) {
+      const int64_t source_channel = input.reverse_channels ? channels - 1 - c : c;
+      const float mean = input.mean.empty() ? 0.0f : input.mean[c];
+      const float inverse_std = input.std.empty() ? 1.0f : 1.0f / input.std[c];
+      float* out = scratch->data() + (n * channels + c) * spatial;
+      if (relayout_needed) {
+        const Geometry geometry(shape, format);
+        for (int64_t s = 0; s < spatial; ++s) {
+          const int64_t from = geometry.offset(n, source_channel, s / width, s % width);
+          out[s] = (read(data, static_cast<size_t>(from)) - mean) * inverse_std;
+        }
+      } else {
+        for (int64_t s = 0; s < spatial; ++s) {
+          const int64_t from = (n * channels + source_channel) * spatial + s;
+          out[s] = (read(data, static_cast<size_t>(from)) - mean) * inverse_std;
+        }
+      }
+    }
+  }
+  graph::encode_from_float(tensor, scratch->data(), destination);
+  return ok_status();
+}
+
+Status check_output_format(size_t index, const graph::Tensor& tensor,
+                           const UserTensorFormat& format) {
+  const bool real = graph::is_real_valued(tensor);
+  const bool type_ok = format.type == tensor.data_type || format.type == DataType::kFloat32 ||
+                       (real && format.type == DataType::kFloat16);
+  if (!type_ok) {
+    return make_error(StatusCode::kInvalidOutput, "output ", index, " ('", tensor.name,
+                      "'): tensor type must be: ", data_type_name(tensor.data_type), ", FP32",
+                      real ? " or FP16" : "", ", but is: ", data_type_name(format.type));
+  }
+  if (tensor.shape.size() != 4 &&
+      (format.layout == Layout::kNHWC || format.layout == Layout::kNC1HWC2)) {
+    return make_error(StatusCode::kInvalidOutput, "output ", index, " ('", tensor.name,
+                      "'): tensor layout must be: UNDEFINED for a ", tensor.shape.size(),
+                      "-D tensor, but is: ", layout_name(format.layout));
+  }
+  return ok_status();
+}
+
+Status convert_output(size_t index, const graph::Tensor& tensor, const uint8_t* source,
+                      const UserTensorFormat& format, std::vector<uint8_t>* scratch,
+                      void* destination, uint64_t size) {
+  ORKNN_RETURN_IF_ERROR(check_output_format(index, tensor, format));
+  const uint64_t required = user_buffer_bytes(tensor.shape, format);
+  if (size < required) {
+    return make_error(StatusCode::kInvalidOutput, "output ", index, ": size ", size, " < required ",
+                      required, " (", describe_format(user_dims(tensor.shape, format), format.type),
+                      ")");
+  }
+  const size_t elements = static_cast<size_t>(tensor.elements());
+  const size_t element_bytes = element_size(format.type);
+  const bool relayout_needed = needs_relayout(tensor.shape, format);
+  const bool same_type = format.type == tensor.data_type;
+  if (same_type && !relayout_needed) {
+    if (elements > 0 && source != destination) {
+      std::memcpy(destination, source, elements * element_bytes);
+    }
+    return ok_status();
+  }
+  // Converted values in NCHW order: straight into the destination when no relayout follows.
+  const size_t float_bytes = format.type == DataType::kFloat16 ? elements * sizeof(float) : 0;
+  const size_t needed = float_bytes + (relayout_needed ? elements * element_bytes : 0);
+  if (scratch->size() < needed) scratch->resize(needed);
+  uint8_t* values =
+      relayout_needed ? scratch->data() + float_bytes : static_cast<uint8_t*>(destination);
+  if (same_type) {
+    if (elements > 0) std::memcpy(values, source, elements * element_bytes);
+  } else {
+    float* floats = format.type == DataType::kFloat32 ? reinterpret_cast<float*>(values)
+                                                      : reinterpret_cast<float*>(scratch->data());
+    if (tensor.data_type == DataType::kFloat32) {
+      std::memcpy(floats, source, elements * sizeof(float));
+    } else if (graph::is_real_valued(tensor)) {
+      graph::decode_to_float(tensor, source, floats);
+    } else {
+      // Integer outputs (ArgMax indices, ...) converted value by value.
+      const ElementReader read = reader_for(tensor.data_type);
+      for (size_t i = 0; i < elements; ++i) floats[i] = read(source, i);
+    }
+    if (format.type == DataType::kFloat16) {
+      for (size_t i = 0; i < elements; ++i) {
+        const Float16Bits half = float_to_half(floats[i]);
+        std::memcpy(values + i * 2, &half, 2);
+      }
+    }
+  }
+  if (relayout_needed) {
+    // Padding (NC1HWC2 channel blocks, strides) reads as zero.
+    std::memset(destination, 0, required);
+    relayout(tensor.shape, format, element_bytes, values, static_cast<uint8_t*>(destination), true);
+  }
+  return ok_status();
+}
+
+}  // namespace orknn::exec
