@@ -19,7 +19,7 @@ ServerConnection::ServerConnection(const ConnectOptions& options) : options_(opt
   arguments.SetMaxReceiveMessageSize(-1);
   arguments.SetMaxSendMessageSize(-1);
   channel_ = grpc::CreateCustomChannel(options.address, credentials, arguments);
-  stub_ = v1::RknnServer::NewStub(channel_);
+  stub_ = std::shared_ptr<v1::RknnServer::Stub>(v1::RknnServer::NewStub(channel_));
 }
 
 std::unique_ptr<grpc::ClientContext> ServerConnection::call_context(bool with_deadline) const {
@@ -74,6 +74,25 @@ grpc::Status RemoteSession::close() {
   }
   const grpc::Status finished = stream_->Finish();
   return closed.ok() ? finished : closed;
+}
+
+grpc::Status RemoteSession::abandon() {
+  if (closed_) return grpc::Status::OK;
+  closed_ = true;
+  stream_context_->TryCancel();
+  v1::SessionEvent event;
+  while (stream_->Read(&event)) {
+  }
+  return stream_->Finish();
+}
+
+grpc::Status RemoteSession::wait_closed_by_server() {
+  if (closed_) return grpc::Status::OK;
+  closed_ = true;
+  v1::SessionEvent event;
+  while (stream_->Read(&event)) {
+  }
+  return stream_->Finish();
 }
 
 grpc::Status RemoteSession::upload_model(const std::vector<uint8_t>& bytes, const std::string& name,

@@ -23,6 +23,7 @@ struct ConnectOptions {
   int timeout_seconds = 0;  // per-call deadline; 0: none
 };
 
+// Cheap to copy: copies share the channel.
 class ServerConnection {
  public:
   explicit ServerConnection(const ConnectOptions& options);
@@ -36,7 +37,7 @@ class ServerConnection {
  private:
   ConnectOptions options_;
   std::shared_ptr<grpc::Channel> channel_;
-  std::unique_ptr<v1::RknnServer::Stub> stub_;
+  std::shared_ptr<v1::RknnServer::Stub> stub_;
 };
 
 // An open session; closing it (or destroying the object) ends the stream, which frees
@@ -52,6 +53,11 @@ class RemoteSession {
   uint64_t id() const { return id_; }
   // CloseSession, then the stream's final status.
   grpc::Status close();
+  // Cancels the stream without CloseSession, as a client that goes away does; returns the
+  // stream's final status.
+  grpc::Status abandon();
+  // Waits for the server to end the stream (idle timeout, shutdown) and returns its status.
+  grpc::Status wait_closed_by_server();
 
   grpc::Status upload_model(const std::vector<uint8_t>& bytes, const std::string& name,
                             uint64_t* out_model_id, size_t chunk_bytes = 1 << 20);
@@ -59,8 +65,8 @@ class RemoteSession {
                             uint64_t* out_context_id);
 
  private:
-  explicit RemoteSession(ServerConnection& connection) : connection_(connection) {}
-  ServerConnection& connection_;
+  explicit RemoteSession(const ServerConnection& connection) : connection_(connection) {}
+  ServerConnection connection_;  // a copy: the session may outlive the caller's connection
   std::unique_ptr<grpc::ClientContext> stream_context_;
   std::unique_ptr<grpc::ClientReader<v1::SessionEvent>> stream_;
   uint64_t id_ = 0;
