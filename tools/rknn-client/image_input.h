@@ -1,4 +1,5 @@
-// JPEG images as uint8 NHWC input tensors (1 x H x W x 3, RGB), through libjpeg.
+// Image files (.jpg, .png, .bmp: whatever stb_image reads) as uint8 NHWC input tensors,
+// 1 x H x W x 3 (RGB).
 #pragma once
 
 #include <string>
@@ -7,6 +8,6 @@
 
 namespace orknn::client {
 
-bool read_jpeg(const std::string& path, NpyArray* out, std::string* error);
+bool read_image(const std::string& path, NpyArray* out, std::string* error);
 
 }  // namespace orknn::client

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "adb.h"
+#include "device_list.h"
 #include "image_input.h"
 #include "npy.h"
 #include "perf_chart.h"
@@ -38,7 +39,8 @@ constexpr char kUsage[] =
     "  info                            the board: SoC, NPU, versions, CPU, GPU\n"
     "  version                         API / DRV: rknn_server / DRV: rknnrt\n"
     "  run MODEL --input F ... --out DIR [--native] [--core-mask M]\n"
-    "                                  F: .npy or .jpg, one per model input, in order\n"
+    "                                  F: .npy, or an image (.jpg, .png, ...), one per\n"
+    "                                  model input, in order\n"
     "  perf MODEL [--loops N] [--core-mask M] [--chart FILE.html|.svg] [--no-fix-freq]\n"
     "  mem MODEL\n";
 
@@ -133,28 +135,11 @@ int list_devices() {
   ProcessRunner runner;
   AdbClient adb(runner);
   LibusbEnumerator usb;
-  std::printf("*************************\nall device(s) with adb mode:\n");
-  std::vector<AdbDevice> adb_devices;
-  std::string error;
-  if (!adb.list_devices(&adb_devices, &error)) std::printf("  (%s)\n", error.c_str());
-  for (const AdbDevice& device : adb_devices) {
-    std::printf("%s\t%s\n", device.serial.c_str(), device.state.c_str());
-  }
-  std::printf("Rockchip USB device(s):\n");
-  std::vector<UsbDeviceInfo> usb_devices;
-  if (!usb.list(&usb_devices, &error)) std::printf("  (%s)\n", error.c_str());
-  for (const UsbDeviceInfo& device : usb_devices) {
-    const std::string mode = rockchip_usb_mode(device);
-    if (mode.empty()) continue;
-    std::printf("bus %u address %u  %04x:%04x  %s\n", device.bus, device.address, device.vendor_id,
-                device.product_id, mode.c_str());
-  }
   const char* file = std::getenv("RKNN_CLIENT_ADDRESSES_FILE");
   const char* home = std::getenv("HOME");
   const std::string path =
       file ? file : std::string(home ? home : ".") + "/.config/openrknn/devices";
-  std::printf("configured network address(es):\n%s", read_text(path).c_str());
-  std::printf("*************************\n");
+  std::fputs(format_device_list(adb, usb, read_text(path)).c_str(), stdout);
   return 0;
 }
 
@@ -221,9 +206,8 @@ int run_model(ServerConnection& connection, const Options& options) {
     const std::string& path = options.inputs[i];
     NpyArray array;
     std::string error;
-    const bool jpeg = path.size() > 4 && (path.substr(path.size() - 4) == ".jpg" ||
-                                          path.substr(path.size() - 5) == ".jpeg");
-    if (!(jpeg ? read_jpeg(path, &array, &error) : read_npy(path, &array, &error))) {
+    const bool npy = path.size() > 4 && path.substr(path.size() - 4) == ".npy";
+    if (!(npy ? read_npy(path, &array, &error) : read_image(path, &array, &error))) {
       return fail(error);
     }
     openrknn::server::v1::Tensor* tensor = request.add_inputs();
