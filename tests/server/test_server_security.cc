@@ -1,0 +1,102 @@
+// Security rules: a non-loopback bind without --allow-remote, or with it but without a token or
+// TLS, is refused at start; with a token, calls without it (or with a wrong one) are refused
+// with UNAUTHENTICATED; the Unix socket listener works; the config file is read.
+#include <unistd.h>
+
+#include <fstream>
+
+#include "server_test_util.h"
+
+namespace {
+
+using namespace orknn::server_testing;
+
+void expect_refused_at_start(const std::vector<std::string>& arguments, const char* fragment) {
+  DaemonProcess daemon;
+  assert_false(daemon.start(arguments));
+  const int status = daemon.wait_exit(30);
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 2) {
+    fail_msg("expected exit 2, got status 0x%x", status);
+  }
+  if (daemon.log_text().find(fragment) == std::string::npos) {
+    fail_msg("the refusal does not mention '%s':\n%s", fragment, daemon.log_text().c_str());
+  }
+}
+
+void test_remote_bind_needs_flag_and_credentials(void**) {
+  expect_refused_at_start({"--listen", "0.0.0.0:0"}, "--allow-remote");
+  expect_refused_at_start({"--listen", "0.0.0.0:0", "--allow-remote"}, "token");
+  expect_refused_at_start({"--listen", "[::]:0", "--allow-remote"}, "token");
+  expect_refused_at_start({"--listen", "0.0.0.0:0", "--allow-remote", "--tls_cert", "x.pem"},
+                          "tls_cert and tls_key");
+  expect_refused_at_start({"--max_sessions", "0"}, "max_sessions");
+  expect_refused_at_start({"--no_such_flag", "1"}, "unknown setting 'no_such_flag'");
+  expect_refused_at_start({"--token_file", "/nonexistent/token"}, "token_file");
+}
+
+void test_token_is_required(void**) {
+  const std::string directory = make_temporary_directory("security");
+  const std::string token_file = directory + "/token";
+  std::ofstream(token_file) << "s3cret-token\n";
+  // Bound to every interface (allowed with a token); the test talks to it over loopback only.
+  Fixture fixture({"--listen", "0.0.0.0:0", "--allow-remote", "--token_file", token_file},
+                  "s3cret-token");
+  v1::DeviceInfo info;
+  EXPECT_GRPC_OK(fixture.connection->stub().GetDeviceInfo(fixture.connection->call_context().get(),
+                                                          v1::GetDeviceInfoRequest(), &info));
+  auto session = open_session(*fixture.connection);
+  EXPECT_GRPC_OK(session->close());
+
+  orknn::client::ConnectOptions options;
+  options.address = fixture.daemon.address();
+  orknn::client::ServerConnection no_token(options);
+  EXPECT_GRPC_CODE(no_token.stub().GetDeviceInfo(no_token.call_context().get(),
+                                                 v1::GetDeviceInfoRequest(), &info),
+                   grpc::StatusCode::UNAUTHENTICATED, "token");
+  std::unique_ptr<orknn::client::RemoteSession> refused;
+  EXPECT_GRPC_CODE(orknn::client::RemoteSession::open(no_token, "intruder", &refused),
+                   grpc::StatusCode::UNAUTHENTICATED, "token");
+  options.token = "s3cret-tokeN";
+  orknn::client::ServerConnection wrong_token(options);
+  EXPECT_GRPC_CODE(wrong_token.stub().GetDeviceInfo(wrong_token.call_context().get(),
+                                                    v1::GetDeviceInfoRequest(), &info),
+                   grpc::StatusCode::UNAUTHENTICATED, "wrong");
+  fixture.stop_and_check();
+  unlink(token_file.c_str());
+  rmdir(directory.c_str());
+}
+
+void test_unix_socket_and_config_file(void**) {
+  const std::string directory = make_temporary_directory("unix");
+  const std::string socket = directory + "/rknn.sock";
+  const std::string config = directory + "/server.conf";
+  std::ofstream(config) << "# rknn_server test config\nunix_socket = " << socket
+                        << "\nmax_sessions = 1   # one at a time\n";
+  DaemonProcess daemon;
+  assert_true(daemon.start({"--config", config}));
+  orknn::client::ConnectOptions options;
+  options.address = "unix:" + socket;
+  options.timeout_seconds = 60;
+  orknn::client::ServerConnection connection(options);
+  assert_true(connection.wait_connected(30));
+  auto session = open_session(connection);
+  std::unique_ptr<orknn::client::RemoteSession> second;
+  EXPECT_GRPC_CODE(orknn::client::RemoteSession::open(connection, "second", &second),
+                   grpc::StatusCode::RESOURCE_EXHAUSTED, "max_sessions 1");
+  EXPECT_GRPC_OK(session->close());
+  assert_int_equal(daemon.stop(), 0);
+  unlink(config.c_str());
+  unlink(socket.c_str());
+  rmdir(directory.c_str());
+}
+
+}  // namespace
+
+int main() {
+  const CMUnitTest tests[] = {
+      cmocka_unit_test(test_remote_bind_needs_flag_and_credentials),
+      cmocka_unit_test(test_token_is_required),
+      cmocka_unit_test(test_unix_socket_and_config_file),
+  };
+  return cmocka_run_group_tests(tests, nullptr, nullptr);
+}
