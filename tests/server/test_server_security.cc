@@ -4,6 +4,9 @@
 #include <unistd.h>
 
 #include <fstream>
+#include <future>
+
+#include <grpcpp/generic/generic_stub.h>
 
 #include "server_test_util.h"
 
@@ -90,6 +93,31 @@ void test_unix_socket_and_config_file(void**) {
   rmdir(directory.c_str());
 }
 
+// grpc.health.v1.Health/Check answers SERVING (HealthCheckResponse{status: 1} is 08 01) and
+// needs no token.
+void test_health_check(void**) {
+  Fixture fixture({"--token", "t0ken"}, "t0ken");
+  auto channel = grpc::CreateChannel(fixture.daemon.address(), grpc::InsecureChannelCredentials());
+  grpc::GenericStub stub(channel);
+  grpc::ClientContext context;
+  context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(60));
+  grpc::Slice nothing(std::string{});  // HealthCheckRequest{service: ""} encodes to no bytes
+  const grpc::ByteBuffer request(&nothing, 1);
+  grpc::ByteBuffer response;
+  std::promise<grpc::Status> done;
+  stub.UnaryCall(&context, "/grpc.health.v1.Health/Check", grpc::StubOptions(), &request, &response,
+                 [&done](grpc::Status status) { done.set_value(status); });
+  EXPECT_GRPC_OK(done.get_future().get());
+  std::vector<grpc::Slice> slices;
+  assert_true(response.Dump(&slices).ok());
+  std::string bytes;
+  for (const grpc::Slice& slice : slices) {
+    bytes.append(reinterpret_cast<const char*>(slice.begin()), slice.size());
+  }
+  assert_true(bytes == std::string("\x08\x01", 2));
+  fixture.stop_and_check();
+}
+
 }  // namespace
 
 int main() {
@@ -97,6 +125,7 @@ int main() {
       cmocka_unit_test(test_remote_bind_needs_flag_and_credentials),
       cmocka_unit_test(test_token_is_required),
       cmocka_unit_test(test_unix_socket_and_config_file),
+      cmocka_unit_test(test_health_check),
   };
   return cmocka_run_group_tests(tests, nullptr, nullptr);
 }
