@@ -211,14 +211,7 @@ grpc::Status RuntimeContext::set_inputs(
       const std::string problem =
           check_input_tensor(tensor, inputs_[tensor.index()], native_inputs_[tensor.index()]);
       if (!problem.empty()) return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, problem);
-      rknn_input input{};
-      input.index = tensor.index();
-      input.buf = const_cast<char*>(tensor.data().data());
-      input.size = static_cast<uint32_t>(tensor.data().size());
-      input.pass_through = tensor.pass_through() ? 1 : 0;
-      input.type = static_cast<rknn_tensor_type>(tensor.dtype());
-      input.fmt = static_cast<rknn_tensor_format>(tensor.layout());
-      bindings.push_back(input);
+      bindings.push_back(rknn_input_from_tensor(tensor));
     }
   }
   const int ret =

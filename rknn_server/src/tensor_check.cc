@@ -26,6 +26,17 @@ size_t element_bytes(uint32_t dtype) {
   }
 }
 
+rknn_input rknn_input_from_tensor(const openrknn::server::v1::Tensor& tensor) {
+  rknn_input input{};
+  input.index = tensor.index();
+  input.buf = const_cast<char*>(tensor.data().data());
+  input.size = static_cast<uint32_t>(tensor.data().size());
+  input.pass_through = tensor.pass_through() ? 1 : 0;
+  input.type = static_cast<rknn_tensor_type>(tensor.dtype());
+  input.fmt = static_cast<rknn_tensor_format>(tensor.layout());
+  return input;
+}
+
 std::string dims_text(const uint32_t* dims, size_t count) {
   std::string text;
   for (size_t i = 0; i < count; ++i) text += (i ? "x" : "") + std::to_string(dims[i]);

@@ -22,4 +22,7 @@ std::string check_input_tensor(const openrknn::server::v1::Tensor& tensor,
 
 std::string dims_text(const uint32_t* dims, size_t count);
 
+// The rknn_input describing a tensor's bytes (buf points into `tensor`, which must outlive it).
+rknn_input rknn_input_from_tensor(const openrknn::server::v1::Tensor& tensor);
+
 }  // namespace orknn::server

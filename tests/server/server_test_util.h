@@ -106,4 +106,19 @@ inline uint64_t upload_and_init(orknn::client::RemoteSession& session,
   return context_id;
 }
 
+// A Run of the tiny sample model (input 1x32x32x3 uint8 NHWC) with every pixel `value`.
+inline v1::RunRequest tiny_run_request(uint64_t session_id, uint64_t context_id,
+                                       char value = '\x40') {
+  v1::RunRequest request;
+  request.set_session_id(session_id);
+  request.set_context_id(context_id);
+  request.set_want_float(true);
+  v1::Tensor* input = request.add_inputs();
+  input->set_dtype(v1::DATA_TYPE_UINT8);
+  input->set_layout(v1::LAYOUT_NHWC);
+  for (uint32_t d : {1, 32, 32, 3}) input->add_shape(d);
+  input->set_data(std::string(32 * 32 * 3, value));
+  return request;
+}
+
 }  // namespace orknn::server_testing

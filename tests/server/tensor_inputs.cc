@@ -3,6 +3,8 @@
 #include <cmath>
 #include <cstring>
 
+#include "tensor_check.h"
+
 namespace orknn::server_testing {
 
 std::string InputVariant::name() const {
@@ -38,23 +40,6 @@ uint16_t float_to_half(float value) {
 }
 
 namespace {
-
-size_t item_bytes(rknn_tensor_type dtype) {
-  switch (dtype) {
-    case RKNN_TENSOR_FLOAT32:
-    case RKNN_TENSOR_INT32:
-    case RKNN_TENSOR_UINT32:
-      return 4;
-    case RKNN_TENSOR_FLOAT16:
-    case RKNN_TENSOR_INT16:
-    case RKNN_TENSOR_UINT16:
-      return 2;
-    case RKNN_TENSOR_INT64:
-      return 8;
-    default:
-      return 1;
-  }
-}
 
 void append_value(std::string& out, rknn_tensor_type dtype, uint8_t pixel) {
   switch (dtype) {
@@ -97,7 +82,7 @@ openrknn::server::v1::Tensor make_input_tensor(const rknn_tensor_attr& attribute
       tensor.add_shape(native.dims[i]);
       elements *= native.dims[i];
     }
-    std::string data(elements * item_bytes(native.type), '\0');
+    std::string data(elements * orknn::server::element_bytes(native.type), '\0');
     for (size_t i = 0; i < data.size(); ++i) data[i] = static_cast<char>((i * 29 + seed) & 0x7F);
     tensor.set_data(data);
     return tensor;
@@ -139,17 +124,6 @@ openrknn::server::v1::Tensor make_input_tensor(const rknn_tensor_attr& attribute
   }
   tensor.set_data(data);
   return tensor;
-}
-
-rknn_input to_rknn_input(const openrknn::server::v1::Tensor& tensor) {
-  rknn_input input{};
-  input.index = tensor.index();
-  input.buf = const_cast<char*>(tensor.data().data());
-  input.size = static_cast<uint32_t>(tensor.data().size());
-  input.pass_through = tensor.pass_through() ? 1 : 0;
-  input.type = static_cast<rknn_tensor_type>(tensor.dtype());
-  input.fmt = static_cast<rknn_tensor_format>(tensor.layout());
-  return input;
 }
 
 }  // namespace orknn::server_testing

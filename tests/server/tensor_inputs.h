@@ -27,9 +27,6 @@ openrknn::server::v1::Tensor make_input_tensor(const rknn_tensor_attr& attribute
                                                const rknn_tensor_attr& native,
                                                const InputVariant& variant, uint32_t seed);
 
-// The rknn_input describing the same bytes (buf points into `tensor`).
-rknn_input to_rknn_input(const openrknn::server::v1::Tensor& tensor);
-
 uint16_t float_to_half(float value);
 
 }  // namespace orknn::server_testing

@@ -9,6 +9,7 @@
 #include <iterator>
 
 #include "rknn_api.h"
+#include "tensor_check.h"
 #include "tensor_inputs.h"
 
 #include "server_test_util.h"
@@ -31,7 +32,8 @@ DirectResult run_directly(const std::vector<uint8_t>& model, const std::vector<v
   assert_int_equal(rknn_init(&context, copy.data(), static_cast<uint32_t>(copy.size()), 0, nullptr),
                    RKNN_SUCC);
   std::vector<rknn_input> bindings;
-  for (const v1::Tensor& tensor : inputs) bindings.push_back(to_rknn_input(tensor));
+  for (const v1::Tensor& tensor : inputs)
+    bindings.push_back(orknn::server::rknn_input_from_tensor(tensor));
   result.code = rknn_inputs_set(context, static_cast<uint32_t>(bindings.size()), bindings.data());
   if (result.code == RKNN_SUCC) result.code = rknn_run(context, nullptr);
   if (result.code == RKNN_SUCC) {

@@ -59,14 +59,7 @@ int run_killed_client(const std::string& mode, const std::string& address) {
   uint64_t model_id = 0, context_id = 0;
   if (!session->upload_model(model, "tiny", &model_id).ok()) return 4;
   if (!session->init_context(model_id, {}, &context_id).ok()) return 5;
-  v1::RunRequest request;
-  request.set_session_id(session->id());
-  request.set_context_id(context_id);
-  v1::Tensor* input = request.add_inputs();
-  input->set_dtype(v1::DATA_TYPE_UINT8);
-  input->set_layout(v1::LAYOUT_NHWC);
-  for (uint32_t d : {1, 32, 32, 3}) input->add_shape(d);
-  input->set_data(std::string(32 * 32 * 3, '\x40'));
+  const v1::RunRequest request = tiny_run_request(session->id(), context_id);
   std::atomic<int> runs{0};
   auto loop = [&] {
     for (;;) {
@@ -113,18 +106,6 @@ void expect_session_slots_free(ServerConnection& connection, int count) {
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
   }
-}
-
-v1::RunRequest tiny_run_request(uint64_t session_id, uint64_t context_id) {
-  v1::RunRequest request;
-  request.set_session_id(session_id);
-  request.set_context_id(context_id);
-  v1::Tensor* input = request.add_inputs();
-  input->set_dtype(v1::DATA_TYPE_UINT8);
-  input->set_layout(v1::LAYOUT_NHWC);
-  for (uint32_t d : {1, 32, 32, 3}) input->add_shape(d);
-  input->set_data(std::string(32 * 32 * 3, '\x40'));
-  return request;
 }
 
 // ---- tests ------------------------------------------------------------------------------------

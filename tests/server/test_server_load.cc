@@ -52,15 +52,8 @@ void test_sixteen_clients(void**) {
         return;
       }
       while (!go) std::this_thread::yield();
-      v1::RunRequest request;
-      request.set_session_id(session->id());
-      request.set_context_id(context_id);
-      request.set_want_float(true);
-      v1::Tensor* input = request.add_inputs();
-      input->set_dtype(v1::DATA_TYPE_UINT8);
-      input->set_layout(v1::LAYOUT_NHWC);
-      for (uint32_t d : {1, 32, 32, 3}) input->add_shape(d);
-      input->set_data(std::string(32 * 32 * 3, static_cast<char>(c * 7)));
+      const v1::RunRequest request =
+          tiny_run_request(session->id(), context_id, static_cast<char>(c * 7));
       std::string first_output;
       for (int r = 0; r < kRunsPerClient; ++r) {
         v1::RunResponse response;
