@@ -23,8 +23,7 @@ grpc::Status invalid(const std::string& message) {
 class SessionStream final : public grpc::ServerWriteReactor<v1::SessionEvent> {
  public:
   SessionStream(SessionRegistry* registry, const std::string& client_name) : registry_(registry) {
-    const grpc::Status status = registry_->open(
-        client_name, [this](const grpc::Status& reason) { finish_once(reason); }, &session_id_);
+    const grpc::Status status = registry_->open(client_name, nullptr, &session_id_);
     if (!status.ok()) {
       finish_once(status);
       return;
@@ -32,6 +31,11 @@ class SessionStream final : public grpc::ServerWriteReactor<v1::SessionEvent> {
     event_.set_session_id(session_id_);
     event_.set_idle_timeout_seconds(registry_->config().idle_timeout_seconds);
     StartWrite(&event_);
+    // Attached only now, so that a close racing with the open cannot Finish before StartWrite.
+    if (!registry_->set_on_close(session_id_,
+                                 [this](const grpc::Status& reason) { finish_once(reason); })) {
+      finish_once(grpc::Status(grpc::StatusCode::CANCELLED, "session closed while opening"));
+    }
   }
 
   void OnWriteDone(bool ok) override {

@@ -105,6 +105,15 @@ grpc::Status SessionRegistry::open(const std::string& client_name,
   return grpc::Status::OK;
 }
 
+bool SessionRegistry::set_on_close(uint64_t session_id,
+                                   std::function<void(const grpc::Status&)> on_close) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  const auto found = sessions_.find(session_id);
+  if (found == sessions_.end()) return false;
+  found->second->on_close_ = std::move(on_close);
+  return true;
+}
+
 grpc::Status SessionRegistry::find(uint64_t session_id, std::shared_ptr<Session>* out) {
   std::lock_guard<std::mutex> lock(mutex_);
   const auto found = sessions_.find(session_id);

@@ -79,6 +79,9 @@ class SessionRegistry {
   // RESOURCE_EXHAUSTED at max_sessions; UNAVAILABLE while shutting down.
   grpc::Status open(const std::string& client_name,
                     std::function<void(const grpc::Status&)> on_close, uint64_t* out_id);
+  // Sets the callback that ends the session's stream; false when the session was closed in the
+  // meantime (then the caller ends the stream itself).
+  bool set_on_close(uint64_t session_id, std::function<void(const grpc::Status&)> on_close);
   // NOT_FOUND with the id when it is not open. Marks the session used.
   grpc::Status find(uint64_t session_id, std::shared_ptr<Session>* out);
   // Frees the session and ends its stream with `reason`. False when it was not open.
