@@ -3,8 +3,10 @@
 // with UNAUTHENTICATED; the Unix socket listener works; the config file is read.
 #include <unistd.h>
 
+#include <cstdlib>
 #include <fstream>
 #include <future>
+#include <iterator>
 
 #include <grpcpp/generic/generic_stub.h>
 
@@ -93,6 +95,45 @@ void test_unix_socket_and_config_file(void**) {
   rmdir(directory.c_str());
 }
 
+std::string read_whole_file(const std::string& path) {
+  std::ifstream file(path);
+  return std::string((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
+}
+
+// TLS instead of a token: a self-signed certificate for localhost made with openssl at test
+// time; a client that trusts it gets through, a plaintext client does not.
+void test_tls(void**) {
+  if (std::system("command -v openssl >/dev/null 2>&1") != 0) skip();
+  const std::string directory = make_temporary_directory("tls");
+  const std::string cert = directory + "/cert.pem", key = directory + "/key.pem";
+  const std::string command =
+      "openssl req -x509 -newkey rsa:2048 -nodes -days 1 -subj /CN=localhost "
+      "-addext subjectAltName=DNS:localhost -keyout '" +
+      key + "' -out '" + cert + "' >/dev/null 2>&1";
+  assert_int_equal(std::system(command.c_str()), 0);
+  DaemonProcess daemon;
+  if (!daemon.start(
+          {"--listen", "0.0.0.0:0", "--allow-remote", "--tls_cert", cert, "--tls_key", key})) {
+    fail_msg("TLS daemon did not start: %s", daemon.log_text().c_str());
+  }
+  orknn::client::ConnectOptions options;
+  options.address = "localhost:" + std::to_string(daemon.port());
+  options.tls_ca = read_whole_file(cert);
+  options.timeout_seconds = 30;
+  orknn::client::ServerConnection secure(options);
+  v1::DeviceInfo info;
+  EXPECT_GRPC_OK(
+      secure.stub().GetDeviceInfo(secure.call_context().get(), v1::GetDeviceInfoRequest(), &info));
+  options.tls_ca.clear();
+  options.timeout_seconds = 2;
+  orknn::client::ServerConnection plaintext(options);
+  const grpc::Status refused = plaintext.stub().GetDeviceInfo(plaintext.call_context().get(),
+                                                              v1::GetDeviceInfoRequest(), &info);
+  assert_false(refused.ok());
+  assert_int_equal(daemon.stop(), 0);
+  std::system(("rm -rf '" + directory + "'").c_str());
+}
+
 // grpc.health.v1.Health/Check answers SERVING (HealthCheckResponse{status: 1} is 08 01) and
 // needs no token.
 void test_health_check(void**) {
@@ -126,6 +167,7 @@ int main() {
       cmocka_unit_test(test_token_is_required),
       cmocka_unit_test(test_unix_socket_and_config_file),
       cmocka_unit_test(test_health_check),
+      cmocka_unit_test(test_tls),
   };
   return cmocka_run_group_tests(tests, nullptr, nullptr);
 }
