@@ -38,6 +38,8 @@ class Executor {
   }
 
   Status run(Profiler* profiler);
+  // Passes the context's NPU scheduling options (core mask) to every segment.
+  void set_run_options(const devices::RunOptions& options);
 
   size_t internal_bytes() const { return arena_.size(); }
   size_t io_bytes() const;

@@ -130,6 +130,7 @@ Status Session::prepare(const SessionOptions& options) {
 Result<std::unique_ptr<Session>> Session::duplicate() const {
   ORKNN_ASSIGN_OR_RETURN(std::unique_ptr<Session> copy, create(graph_, options_));
   copy->core_mask_ = core_mask_;
+  if (copy->executor_) copy->executor_->set_run_options({core_mask_, 0});
   return copy;
 }
 
@@ -369,6 +370,7 @@ Status Session::set_core_mask(uint32_t mask) {
                                        : " (valid: 0 auto, 1, 2, 3 (0_1), 0xffff all)");
   }
   core_mask_ = mask;
+  if (executor_) executor_->set_run_options({core_mask_, 0});
   return ok_status();
 }
 

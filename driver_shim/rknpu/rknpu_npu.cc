@@ -1,0 +1,9 @@
+#include "driver_shim/backends.h"
+
+namespace orknn::driver_shim {
+
+Result<std::shared_ptr<Npu>> open_rknpu(const SystemCalls&) {
+  return make_error(StatusCode::kDeviceUnavailable, "the rknpu backend is not in this build yet");
+}
+
+}  // namespace orknn::driver_shim

@@ -1,0 +1,32 @@
+#include <fcntl.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "driver_shim/backends.h"
+
+namespace orknn::driver_shim {
+namespace {
+int real_open(const char* path, int flags) {
+  return ::open(path, flags);
+}
+int real_close(int fd) {
+  return ::close(fd);
+}
+int real_ioctl(int fd, unsigned long request, void* argument) {
+  return ::ioctl(fd, request, argument);
+}
+void* real_mmap(void* address, size_t length, int protection, int flags, int fd, off_t offset) {
+  return ::mmap(address, length, protection, flags, fd, offset);
+}
+int real_munmap(void* address, size_t length) {
+  return ::munmap(address, length);
+}
+}  // namespace
+
+const SystemCalls& real_system_calls() {
+  static const SystemCalls calls{real_open, real_close, real_ioctl, real_mmap, real_munmap};
+  return calls;
+}
+
+}  // namespace orknn::driver_shim
