@@ -385,6 +385,7 @@ std::string Session::performance_report() const {
   const bool timed =
       options_.collect_performance || log_level() >= static_cast<int>(LogLevel::kVerbose);
   if (timed) input.node_microseconds = profiler_.node_microseconds();
+  if (timed) input.npu_timings = profiler_.npu_timings();
   input.input_microseconds = input_microseconds_;
   input.output_microseconds = output_microseconds_;
   std::string report = format_perf_report(input);

@@ -264,7 +264,9 @@ class NpuExecutable final : public Executable {
         const int64_t blocks = (layer.output.channels + granularity - 1) / granularity;
         std::vector<PlannedChain> step(static_cast<size_t>(cores));
         for (int core = 0; core < cores; ++core) {
-          const int64_t first = blocks * core / cores, last = blocks * (core + 1) / cores;
+          // Ceiling division gives the lowest cores the work when blocks are few.
+          const int64_t first = (blocks * core + cores - 1) / cores;
+          const int64_t last = (blocks * (core + 1) + cores - 1) / cores;
           if (first == last) continue;
           const ChannelSlice slice{first * granularity,
                                    std::min(last * granularity, layer.output.channels)};
