@@ -93,6 +93,17 @@ class NpuExecutable final : public Executable {
         chain_positions.push_back(chain);
       }
       if (job.core_tasks.empty()) continue;
+      // Buffers the job touches: what implicit-sync backends (rocket) order jobs by.
+      for (const auto& layers : step.task_layers) {
+        for (size_t layer : layers) {
+          job.writes.push_back(&buffer_of(layers_[layer].output_tensor)->memory);
+        }
+      }
+      for (const FeatureBuffer& buffer : tensors_) job.reads.push_back(&buffer.memory);
+      for (const LayerConstants& constants : constants_) {
+        if (constants.weights.host) job.reads.push_back(&constants.weights);
+      }
+      job.reads.push_back(&variant.regcmd);
       ORKNN_ASSIGN_OR_RETURN(driver_shim::NpuJobId id, npu_->submit(job));
       ORKNN_ASSIGN_OR_RETURN(driver_shim::NpuJobResult result, npu_->wait(id, kJobTimeoutMs));
       // Attribute each task's cycles to its layer and to the core that ran it.
