@@ -7,6 +7,7 @@
 
 #include <cstddef>
 #include <memory>
+#include <vector>
 
 #include "driver_shim/npu.h"
 
@@ -22,6 +23,11 @@ struct SystemCalls {
 };
 
 const SystemCalls& real_system_calls();
+
+// Kernels report one time per job; the per-layer table wants cycles per task. Spreads
+// `elapsed_ns` evenly over the tasks of each chain (`task_counts`).
+std::vector<std::vector<uint64_t>> spread_job_time(uint64_t elapsed_ns, uint64_t clock_hz,
+                                                   const std::vector<size_t>& task_counts);
 
 Result<std::shared_ptr<Npu>> open_rknpu(const SystemCalls& calls);
 Result<std::shared_ptr<Npu>> open_rocket(const SystemCalls& calls);

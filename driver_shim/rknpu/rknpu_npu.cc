@@ -157,11 +157,9 @@ class RknpuNpu final : public Npu {
     NpuJobResult result;
     result.elapsed_ns = static_cast<uint64_t>(std::max<int64_t>(submit.hw_elapse_time, 0));
     result.cores_used = job.core_mask;
-    // The driver reports one time per job: spread it over the tasks for the per-layer table.
-    const uint64_t cycles = result.elapsed_ns * (info_.clock_hz / 1000000) / 1000;
-    for (const auto& chain : job.core_tasks) {
-      result.task_cycles.emplace_back(chain.size(), chain.empty() ? 0 : cycles / chain.size());
-    }
+    std::vector<size_t> counts;
+    for (const auto& chain : job.core_tasks) counts.push_back(chain.size());
+    result.task_cycles = spread_job_time(result.elapsed_ns, info_.clock_hz, counts);
     return result;
   }
 
@@ -181,24 +179,16 @@ class RknpuNpu final : public Npu {
 
   Result<NpuMemory> create(size_t bytes, uint32_t flags) {
     NpuMemory memory;
-    uint32_t handle = 0;
-    uint64_t obj_addr = 0, dma_addr = 0, size = 0;
-    int result;
-    if (wide_mem_create_) {
-      MemCreate create{};
-      create.flags = flags;
-      create.size = bytes;
-      result = calls_.ioctl(fd_, misc_ ? kMiscMemCreate : kDrmMemCreate, &create);
-      handle = create.handle, obj_addr = create.obj_addr, dma_addr = create.dma_addr,
-      size = create.size;
-    } else {
-      MemCreateOld create{};
-      create.flags = flags;
-      create.size = bytes;
-      result = calls_.ioctl(fd_, misc_ ? kMiscMemCreateOld : kDrmMemCreateOld, &create);
-      handle = create.handle, obj_addr = create.obj_addr, dma_addr = create.dma_addr,
-      size = create.size;
-    }
+    // The 40-byte struct of older drivers is the 48-byte one without its last two fields; the
+    // ioctl number carries the size the kernel copies.
+    MemCreate create{};
+    create.flags = flags;
+    create.size = bytes;
+    const unsigned long request = wide_mem_create_ ? (misc_ ? kMiscMemCreate : kDrmMemCreate)
+                                                   : (misc_ ? kMiscMemCreateOld : kDrmMemCreateOld);
+    const int result = calls_.ioctl(fd_, request, &create);
+    const uint32_t handle = create.handle;
+    const uint64_t obj_addr = create.obj_addr, dma_addr = create.dma_addr, size = create.size;
     if (result != 0) {
       return make_error(StatusCode::kOutOfMemory, "rknpu MEM_CREATE of ", bytes,
                         " bytes failed: ", errno_text());

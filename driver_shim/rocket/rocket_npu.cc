@@ -149,10 +149,7 @@ class RocketNpu final : public Npu {
     }
     NpuJobResult result;
     result.elapsed_ns = static_cast<uint64_t>(monotonic_ns() - pending.started_ns);
-    const uint64_t cycles = result.elapsed_ns * (info_.clock_hz / 1000000) / 1000;
-    for (size_t count : pending.task_counts) {
-      result.task_cycles.emplace_back(count, count ? cycles / count : 0);
-    }
+    result.task_cycles = spread_job_time(result.elapsed_ns, info_.clock_hz, pending.task_counts);
     return result;
   }
 

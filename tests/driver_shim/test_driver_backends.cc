@@ -5,7 +5,7 @@
 #include <cstring>
 #include <string>
 
-#include "common/stored_node_run.h"
+#include "common/op_test_harness.h"
 #include "devices/npu/npu_test_support.h"
 #include "fake_kernel.h"
 
@@ -22,13 +22,6 @@ using namespace orknn;
 using namespace orknn::testing;
 using Driver = FakeKernel::Driver;
 
-graph::Attribute ints(std::vector<int64_t> values) {
-  graph::Attribute attribute;
-  attribute.kind = graph::Attribute::Kind::kInts;
-  attribute.ints = std::move(values);
-  return attribute;
-}
-
 // A 3x3 int8 Conv with 96 output channels (three 32-channel slices for three cores).
 struct ConvCase {
   std::shared_ptr<const graph::Graph> graph;
@@ -42,7 +35,7 @@ ConvCase conv_case() {
   const std::vector<StoredTensor> tensors = {
       stored("x", DataType::kInt8, {1, 20, 9, 7}, x, graph::Quantization{{0.02f}, {3}, 0}),
       stored("w", DataType::kInt8, {96, 20, 3, 3}, w, graph::Quantization{{0.004f}, {0}, 0}, true)};
-  auto graph = single_node_graph("Conv", tensors, {{"pads", ints({1, 1, 1, 1})}},
+  auto graph = single_node_graph("Conv", tensors, {{"pads", attr_ints({1, 1, 1, 1})}},
                                  {{DataType::kInt8, graph::Quantization{{0.9f}, {-2}, 0}}});
   assert_true(graph.ok());
   return {std::make_shared<const graph::Graph>(std::move(*graph)), {tensors[0].bytes}};

@@ -249,6 +249,30 @@ class NpuExecutable final : public Executable {
     return addresses;
   }
 
+  // A core's share of a layer: whole channel blocks when there are enough for every core,
+  // otherwise whole rows. Ceiling division gives the lowest cores the work when parts are few.
+  static TaskSlice slice_for_core(const NpuLayer& layer, int core, int cores) {
+    const int64_t granularity = slice_granularity(layer);
+    const int64_t blocks = (layer.output.channels + granularity - 1) / granularity;
+    TaskSlice slice{0, layer.output.channels, 0, layer.output.height};
+    auto share = [&](int64_t parts, int64_t* first, int64_t* last) {
+      *first = (parts * core + cores - 1) / cores;
+      *last = (parts * (core + 1) + cores - 1) / cores;
+    };
+    // Rows split only when every row's window starts inside the input.
+    const bool rows_start_inside =
+        (layer.output.height - 1) * layer.stride_height - layer.pad_top < layer.input.height;
+    if (blocks >= cores || layer.output.height < 2 || !rows_start_inside) {
+      int64_t first, last;
+      share(blocks, &first, &last);
+      slice.begin = std::min(first * granularity, layer.output.channels);
+      slice.end = std::min(last * granularity, layer.output.channels);
+    } else {
+      share(layer.output.height, &slice.row_begin, &slice.row_end);
+    }
+    return slice;
+  }
+
   // One core: every layer one task, all in one PC chain (one submit per run). Several cores:
   // one job per layer, its output channels split across the cores.
   Result<Variant> build_variant(int cores) {
@@ -263,7 +287,8 @@ class NpuExecutable final : public Executable {
       for (size_t i = 0; i < layers_.size(); ++i) {
         uint32_t mask = 0;
         chain.tasks.push_back(
-            task_commands(layers_[i], addresses_of(i), {0, layers_[i].output.channels}, &mask));
+            task_commands(layers_[i], addresses_of(i),
+                          {0, layers_[i].output.channels, 0, layers_[i].output.height}, &mask));
         chain.masks.push_back(mask);
         chain.layers.push_back(i);
       }
@@ -271,16 +296,10 @@ class NpuExecutable final : public Executable {
     } else {
       for (size_t i = 0; i < layers_.size(); ++i) {
         const NpuLayer& layer = layers_[i];
-        const int64_t granularity = slice_granularity(layer);
-        const int64_t blocks = (layer.output.channels + granularity - 1) / granularity;
         std::vector<PlannedChain> step(static_cast<size_t>(cores));
         for (int core = 0; core < cores; ++core) {
-          // Ceiling division gives the lowest cores the work when blocks are few.
-          const int64_t first = (blocks * core + cores - 1) / cores;
-          const int64_t last = (blocks * (core + 1) + cores - 1) / cores;
-          if (first == last) continue;
-          const ChannelSlice slice{first * granularity,
-                                   std::min(last * granularity, layer.output.channels)};
+          const TaskSlice slice = slice_for_core(layer, core, cores);
+          if (slice.begin == slice.end || slice.row_begin == slice.row_end) continue;
           uint32_t mask = 0;
           PlannedChain& chain = step[static_cast<size_t>(core)];
           chain.tasks.push_back(task_commands(layer, addresses_of(i), slice, &mask));
@@ -309,7 +328,9 @@ class NpuExecutable final : public Executable {
         const uint32_t base = variant.regcmd.npu_address + static_cast<uint32_t>(position * 8);
         const std::vector<uint64_t> words =
             chain_tasks(chain.tasks, chain.masks, base, &offsets, &counts);
-        std::memcpy(variant.regcmd.host + position * 8, words.data(), words.size() * 8);
+        if (!words.empty()) {
+          std::memcpy(variant.regcmd.host + position * 8, words.data(), words.size() * 8);
+        }
         std::vector<NpuTask> tasks;
         for (size_t t = 0; t < offsets.size(); ++t) {
           tasks.push_back(

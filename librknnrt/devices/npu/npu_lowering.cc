@@ -53,6 +53,20 @@ Result<FeatureShape> feature_shape(const graph::Node& node, const Tensor& tensor
   return FeatureShape{shape[1], shape[2], shape[3]};
 }
 
+// The 2-D window of a Conv or pooling node (height axis first).
+void copy_window(const graph::SpatialWindow& window, NpuLayer* layer) {
+  layer->kernel_height = window.kernel[0];
+  layer->kernel_width = window.kernel[1];
+  layer->stride_height = window.strides[0];
+  layer->stride_width = window.strides[1];
+  layer->dilation_height = window.dilations[0];
+  layer->dilation_width = window.dilations[1];
+  layer->pad_top = window.pads_begin[0];
+  layer->pad_left = window.pads_begin[1];
+  layer->pad_bottom = window.pads_end[0];
+  layer->pad_right = window.pads_end[1];
+}
+
 template <typename T>
 T of_channel(const std::vector<T>& values, int64_t channel) {
   return values.size() == 1 ? values[0] : values[static_cast<size_t>(channel)];
@@ -103,15 +117,7 @@ Result<NpuLayer> lower_convolution(const graph::Graph& graph, const graph::Node&
       graph::ConvAttributes attributes,
       graph::parse_conv(node, input_shape, weight_shape, bias ? &bias_shape : nullptr));
   if (attributes.window.kernel.size() != 2) return refuse(node, "only 2-D convolution");
-  const graph::SpatialWindow& window = attributes.window;
-  layer.kernel_height = window.kernel[0];
-  layer.kernel_width = window.kernel[1];
-  layer.stride_height = window.strides[0];
-  layer.stride_width = window.strides[1];
-  layer.dilation_height = window.dilations[0];
-  layer.dilation_width = window.dilations[1];
-  layer.pad_top = window.pads_begin[0];
-  layer.pad_left = window.pads_begin[1];
+  copy_window(attributes.window, &layer);
   if (std::max(layer.kernel_height, layer.kernel_width) > kMaxKernel ||
       std::max(layer.stride_height, layer.stride_width) > kMaxStride ||
       std::max(layer.dilation_height, layer.dilation_width) > kMaxDilation ||
@@ -288,14 +294,7 @@ Result<NpuLayer> lower_pooling(const graph::Graph& graph, const graph::Node& nod
       return refuse(node, "dilated pooling");
     layer.maximum = node.op_type == "MaxPool";
     layer.count_include_pad = attributes.count_include_pad;
-    layer.kernel_height = window.kernel[0];
-    layer.kernel_width = window.kernel[1];
-    layer.stride_height = window.strides[0];
-    layer.stride_width = window.strides[1];
-    layer.pad_top = window.pads_begin[0];
-    layer.pad_left = window.pads_begin[1];
-    layer.pad_bottom = window.pads_end[0];
-    layer.pad_right = window.pads_end[1];
+    copy_window(window, &layer);
   }
   if (std::max(layer.kernel_height, layer.kernel_width) > kMaxPoolKernel ||
       std::max(layer.stride_height, layer.stride_width) > kMaxPoolStride ||

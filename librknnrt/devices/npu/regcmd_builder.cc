@@ -1,5 +1,7 @@
 #include "devices/npu/regcmd_builder.h"
 
+#include <algorithm>
+
 #include "driver_shim/npu_registers.h"
 
 namespace orknn::devices::npu {
@@ -27,6 +29,25 @@ uint32_t surface_stride(const FeatureShape& shape) {
   return u32(shape.height * shape.width * 16);
 }
 
+uint32_t row_bytes(const FeatureShape& shape) {
+  return u32(shape.width * 16);
+}
+
+// The input rows a slice of output rows reads through a window: where they start, how many
+// the input still has from there, and the top padding left for this slice.
+struct RowWindow {
+  int64_t input_row = 0, input_rows = 0, pad_top = 0, output_rows = 0;
+};
+RowWindow row_window(const NpuLayer& layer, const TaskSlice& slice) {
+  RowWindow window;
+  const int64_t start = slice.row_begin * layer.stride_height - layer.pad_top;
+  window.input_row = std::max<int64_t>(start, 0);
+  window.pad_top = std::max<int64_t>(-start, 0);
+  window.input_rows = layer.input.height - window.input_row;
+  window.output_rows = slice.row_end - slice.row_begin;
+  return window;
+}
+
 void emit_lut(Emitter& emit, const NpuLayer& layer) {
   emit(kTargetDpu, kDpuLutCfg, layer.use_lut ? 1 : 0);
   if (!layer.use_lut) return;
@@ -35,7 +56,7 @@ void emit_lut(Emitter& emit, const NpuLayer& layer) {
 }
 
 void emit_convolution(Emitter& emit, const NpuLayer& layer, const LayerAddresses& addresses,
-                      const ChannelSlice& slice) {
+                      const TaskSlice& slice) {
   const int64_t channels = slice.end - slice.begin;
   const int64_t taps = layer.kernel_height * layer.kernel_width;
   const int64_t input_channels = layer.depthwise ? channels : layer.input.channels;
@@ -44,25 +65,26 @@ void emit_convolution(Emitter& emit, const NpuLayer& layer, const LayerAddresses
                                      ? uint64_t(slice.begin / kWeightBlock) * taps * kWeightBlock
                                      : uint64_t(slice.begin / kWeightBlock) * input_blocks * taps *
                                            kWeightBlock * kWeightBlock;
+  const RowWindow rows = row_window(layer, slice);
   const uint32_t input_address =
-      addresses.input +
+      addresses.input + u32(rows.input_row) * row_bytes(layer.input) +
       (layer.depthwise ? u32(slice.begin / kChannelBlock) * surface_stride(layer.input) : 0);
   emit(kTargetCna, kCnaConvCon1, layer.depthwise ? 3 : 0);
   emit(kTargetCna, kCnaConvCon3,
        u32(layer.dilation_height << 21 | layer.dilation_width << 16 | layer.stride_height << 3 |
            layer.stride_width));
-  emit(kTargetCna, kCnaDataSize0, u32(layer.input.width << 16 | layer.input.height));
+  emit(kTargetCna, kCnaDataSize0, u32(layer.input.width << 16 | rows.input_rows));
   emit(kTargetCna, kCnaDataSize1,
        u32((input_channels - 1) << 16 | round_up(input_channels, kChannelBlock)));
   emit(kTargetCna, kCnaDataSize2, u32(layer.output.width));
-  emit(kTargetCna, kCnaDataSize3, u32(layer.output.width * layer.output.height));
+  emit(kTargetCna, kCnaDataSize3, u32(layer.output.width * rows.output_rows));
   emit(kTargetCna, kCnaWeightSize0,
        u32(taps * round_up(input_channels, kWeightBlock) * round_up(channels, kWeightBlock)));
   emit(kTargetCna, kCnaWeightSize1, u32(taps * round_up(input_channels, kWeightBlock)));
   emit(
       kTargetCna, kCnaWeightSize2,
       u32(layer.kernel_width << 24 | layer.kernel_height << 16 | (layer.depthwise ? 1 : channels)));
-  emit(kTargetCna, kCnaPadCon0, u32(layer.pad_left << 4 | layer.pad_top));
+  emit(kTargetCna, kCnaPadCon0, u32(layer.pad_left << 4 | rows.pad_top));
   emit(kTargetCna, kCnaFeatureDataAddr, input_address);
   emit(kTargetCna, kCnaDmaCon1, u32(layer.input.width * 16));
   emit(kTargetCna, kCnaDmaCon2, surface_stride(layer.input));
@@ -70,14 +92,15 @@ void emit_convolution(Emitter& emit, const NpuLayer& layer, const LayerAddresses
   emit(kTargetCna, kCnaPadCon1, static_cast<uint32_t>(layer.input_zero_point));
   emit(kTargetCore, kCoreMiscCfg, layer.depthwise ? 3 : 1);
   emit(kTargetCore, kCoreDataoutSize0,
-       u32((layer.output.height - 1) << 16 | (layer.output.width - 1)));
+       u32((rows.output_rows - 1) << 16 | (layer.output.width - 1)));
   emit(kTargetCore, kCoreDataoutSize1, u32(channels - 1));
   emit(kTargetCore, kCoreClipTruncate, 0);
   emit(kTargetDpu, kDpuDstBaseAddr,
-       addresses.output + u32(slice.begin / kChannelBlock) * surface_stride(layer.output));
+       addresses.output + u32(slice.begin / kChannelBlock) * surface_stride(layer.output) +
+           u32(slice.row_begin) * row_bytes(layer.output));
   emit(kTargetDpu, kDpuDstSurfStride, surface_stride(layer.output));
   emit(kTargetDpu, kDpuDataCubeWidth, u32(layer.output.width - 1));
-  emit(kTargetDpu, kDpuDataCubeHeight, u32(layer.output.height - 1));
+  emit(kTargetDpu, kDpuDataCubeHeight, u32(rows.output_rows - 1));
   emit(kTargetDpu, kDpuDataCubeChannel, u32(channels - 1));
   emit(kTargetDpu, kDpuBsCfg, 0);  // add the per-channel bias
   emit(kTargetDpu, kDpuBnCfg, 0);  // multiply by the per-channel multiplier
@@ -92,11 +115,12 @@ void emit_convolution(Emitter& emit, const NpuLayer& layer, const LayerAddresses
 }
 
 void emit_standalone_dpu(Emitter& emit, const NpuLayer& layer, const LayerAddresses& addresses,
-                         const ChannelSlice& slice) {
-  const uint32_t offset = u32(slice.begin / kChannelBlock) * surface_stride(layer.input);
+                         const TaskSlice& slice) {
+  const uint32_t offset = u32(slice.begin / kChannelBlock) * surface_stride(layer.input) +
+                          u32(slice.row_begin) * row_bytes(layer.input);
   const bool add = layer.kind == LayerKind::kAdd;
   emit(kTargetDpu, kDpuDataCubeWidth, u32(layer.input.width - 1));
-  emit(kTargetDpu, kDpuDataCubeHeight, u32(layer.input.height - 1));
+  emit(kTargetDpu, kDpuDataCubeHeight, u32(slice.row_end - slice.row_begin - 1));
   emit(kTargetDpu, kDpuDataCubeChannel, u32(slice.end - slice.begin - 1));
   emit(kTargetDpu, kDpuDstBaseAddr, addresses.output + offset);
   emit(kTargetDpu, kDpuDstSurfStride, surface_stride(layer.input));
@@ -114,27 +138,32 @@ void emit_standalone_dpu(Emitter& emit, const NpuLayer& layer, const LayerAddres
 }
 
 void emit_pooling(Emitter& emit, const NpuLayer& layer, const LayerAddresses& addresses,
-                  const ChannelSlice& slice) {
+                  const TaskSlice& slice) {
   const uint32_t block = u32(slice.begin / kChannelBlock);
+  const RowWindow rows = row_window(layer, slice);
   emit(kTargetPpu, kPpuCubeInWidth, u32(layer.input.width - 1));
-  emit(kTargetPpu, kPpuCubeInHeight, u32(layer.input.height - 1));
+  emit(kTargetPpu, kPpuCubeInHeight, u32(rows.input_rows - 1));
   emit(kTargetPpu, kPpuCubeInChannel, u32(slice.end - slice.begin - 1));
   emit(kTargetPpu, kPpuCubeOutWidth, u32(layer.output.width - 1));
-  emit(kTargetPpu, kPpuCubeOutHeight, u32(layer.output.height - 1));
+  emit(kTargetPpu, kPpuCubeOutHeight, u32(rows.output_rows - 1));
   emit(kTargetPpu, kPpuOperationModeCfg,
        (layer.maximum ? kPoolingMax : kPoolingAverage) | (layer.count_include_pad ? 1u << 8 : 0));
   emit(kTargetPpu, kPpuPoolingKernelCfg,
        u32((layer.stride_height - 1) << 20 | (layer.stride_width - 1) << 16 |
            (layer.kernel_height - 1) << 8 | (layer.kernel_width - 1)));
   emit(kTargetPpu, kPpuPoolingPaddingCfg,
-       u32(layer.pad_bottom << 12 | layer.pad_right << 8 | layer.pad_top << 4 | layer.pad_left));
+       u32(layer.pad_bottom << 12 | layer.pad_right << 8 | rows.pad_top << 4 | layer.pad_left));
   emit(kTargetPpu, kPpuQuantInScale, float_as_register(layer.input_scale));
   emit(kTargetPpu, kPpuQuantInZero, static_cast<uint32_t>(layer.input_zero_point));
   emit(kTargetPpu, kPpuQuantOutScale, float_as_register(layer.output_scale));
   emit(kTargetPpu, kPpuQuantOutZero, static_cast<uint32_t>(layer.output_zero_point));
-  emit(kTargetPpu, kPpuDstBaseAddr, addresses.output + block * surface_stride(layer.output));
+  emit(kTargetPpu, kPpuDstBaseAddr,
+       addresses.output + block * surface_stride(layer.output) +
+           u32(slice.row_begin) * row_bytes(layer.output));
   emit(kTargetPpu, kPpuDstSurfStride, surface_stride(layer.output));
-  emit(kTargetPpuRdma, kPpuRdmaSrcBaseAddr, addresses.input + block * surface_stride(layer.input));
+  emit(kTargetPpuRdma, kPpuRdmaSrcBaseAddr,
+       addresses.input + block * surface_stride(layer.input) +
+           u32(rows.input_row) * row_bytes(layer.input));
   emit(kTargetPpuRdma, kPpuRdmaSrcSurfStride, surface_stride(layer.input));
 }
 
@@ -180,7 +209,7 @@ std::vector<int8_t> pack_weights(const NpuLayer& layer) {
 }
 
 std::vector<uint64_t> task_commands(const NpuLayer& layer, const LayerAddresses& addresses,
-                                    const ChannelSlice& slice, uint32_t* enable_mask) {
+                                    const TaskSlice& slice, uint32_t* enable_mask) {
   Emitter emit;
   switch (layer.kind) {
     case LayerKind::kConvolution:

@@ -19,11 +19,14 @@ struct LayerAddresses {
   uint32_t multipliers = 0;  // kConvolution: fp32 multiplier per channel
 };
 
-// The output channels [begin, end) one task computes. Convolution slices start at a multiple
-// of 32 (the weight block), others at a multiple of 16 (the feature block).
-struct ChannelSlice {
+// The part of a layer's output one task computes: channels [begin, end) and rows
+// [row_begin, row_end). Convolution channel slices start at a multiple of 32 (the weight
+// block), others at a multiple of 16 (the feature block); rows split anywhere.
+struct TaskSlice {
   int64_t begin = 0;
   int64_t end = 0;
+  int64_t row_begin = 0;
+  int64_t row_end = 0;
 };
 
 // Bytes of an NC1HWC2 int8 feature map.
@@ -35,7 +38,7 @@ int64_t slice_granularity(const NpuLayer& layer);
 
 // Register commands of one task, without the PC tail; *enable_mask receives the blocks it starts.
 std::vector<uint64_t> task_commands(const NpuLayer& layer, const LayerAddresses& addresses,
-                                    const ChannelSlice& slice, uint32_t* enable_mask);
+                                    const TaskSlice& slice, uint32_t* enable_mask);
 
 // Lays tasks out one after another from `base_address`, each padded to 64 bytes, and writes each
 // tail so the PC walks from one to the next. Returns the words; `out_offsets` receives each

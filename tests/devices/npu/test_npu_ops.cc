@@ -6,7 +6,7 @@
 #include <random>
 #include <string>
 
-#include "common/stored_node_run.h"
+#include "common/op_test_harness.h"
 #include "npu_test_support.h"
 
 // cmocka after the standard headers.
@@ -28,28 +28,16 @@ std::shared_ptr<driver_shim::Npu> emulated_npu() {
 }
 
 graph::Attribute ints(std::vector<int64_t> values) {
-  graph::Attribute attribute;
-  attribute.kind = graph::Attribute::Kind::kInts;
-  attribute.ints = std::move(values);
-  return attribute;
+  return attr_ints(std::move(values));
 }
 graph::Attribute integer(int64_t value) {
-  graph::Attribute attribute;
-  attribute.kind = graph::Attribute::Kind::kInt;
-  attribute.int_value = value;
-  return attribute;
+  return attr_int(value);
 }
 graph::Attribute text(std::string value) {
-  graph::Attribute attribute;
-  attribute.kind = graph::Attribute::Kind::kString;
-  attribute.string_value = std::move(value);
-  return attribute;
+  return attr_string(std::move(value));
 }
 graph::Attribute real(float value) {
-  graph::Attribute attribute;
-  attribute.kind = graph::Attribute::Kind::kFloat;
-  attribute.float_value = value;
-  return attribute;
+  return attr_float(value);
 }
 
 graph::Quantization per_tensor(float scale, int32_t zero_point) {
