@@ -122,6 +122,7 @@ constexpr uint16_t kDpuBnReluxCmp = 0x406c;    // OpenRKNN: clamp low[15:0] high
 constexpr uint16_t kDpuEwCfg = 0x4070;         // EW_BYPASS[0]: 0 = add the ERDMA operand
 constexpr uint16_t kDpuEwCvtOffset = 0x4074;   // OpenRKNN: element-wise operand zero point
 constexpr uint16_t kDpuEwCvtScale = 0x4078;    // OpenRKNN: element-wise operand scale (fp32)
+constexpr uint16_t kDpuEwReluxCmp = 0x407c;    // OpenRKNN: output zero point after a fused Add
 constexpr uint16_t kDpuOutCvtOffset = 0x4080;  // output zero point
 constexpr uint16_t kDpuOutCvtScale = 0x4084;   // OpenRKNN standalone mode: output scale (fp32)
 constexpr uint16_t kDpuOutCvtShift = 0x4088;

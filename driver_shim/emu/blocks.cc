@@ -118,6 +118,19 @@ uint64_t Emulator::execute_convolution(const CoreRegisters& r, bool* dma_error) 
   const int32_t high = static_cast<int16_t>(clamp >> 16);
   const int32_t output_zero_point = as_signed(r.get(kDpuOutCvtOffset));
   const bool use_lut = (r.get(kDpuLutCfg) & 1) != 0;
+  // A fused element-wise Add: the requantized result plus an operand cube shaped like the output.
+  const bool add = (r.get(kDpuEwCfg) & 1) == 0;
+  Cube operand = output;
+  operand.base = add ? translate(r.get(kRdmaEwBaseAddr), output.span()) : nullptr;
+  if (add && !operand.base) {
+    *dma_error = true;
+    return 0;
+  }
+  const float result_scale = register_as_float(r.get(kDpuBsMulCfg));
+  const float operand_scale = register_as_float(r.get(kDpuEwCvtScale));
+  const int32_t operand_zero_point = as_signed(r.get(kDpuEwCvtOffset));
+  const float sum_scale = register_as_float(r.get(kDpuOutCvtScale));
+  const int32_t sum_zero_point = as_signed(r.get(kDpuEwReluxCmp));
 
   for (uint32_t oc = 0; oc < output.channels; ++oc) {
     int32_t bias = 0;
@@ -160,6 +173,11 @@ uint64_t Emulator::execute_convolution(const CoreRegisters& r, bool* dma_error) 
           }
         }
         int8_t y = requantize(accumulator, multiplier, output_zero_point, low, high);
+        if (add) {
+          const float sum = decode(y, result_scale, output_zero_point) +
+                            decode(*operand.at(oc, oh, ow), operand_scale, operand_zero_point);
+          y = encode(sum, sum_scale, sum_zero_point);
+        }
         if (use_lut) y = r.lut[static_cast<size_t>(y + 128)];
         *output.at(oc, oh, ow) = y;
       }
@@ -167,7 +185,8 @@ uint64_t Emulator::execute_convolution(const CoreRegisters& r, bool* dma_error) 
   }
   const uint64_t macs = uint64_t{output.width} * output.height * output.channels * kernel_area *
                         (depthwise ? 1 : input.channels);
-  const uint64_t bytes = input.span() + output.span() + weight_bytes + 8ull * output.channels;
+  const uint64_t bytes =
+      input.span() + output.span() * (add ? 2 : 1) + weight_bytes + 8ull * output.channels;
   return cycles_for(macs, bytes);
 }
 

@@ -1,6 +1,7 @@
 #include "devices/npu/npu_executable.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
 #include <map>
 #include <set>
@@ -51,6 +52,7 @@ class NpuExecutable final : public Executable {
       ORKNN_ASSIGN_OR_RETURN(NpuLayer layer, lower_node(graph, index, shapes));
       layers_.push_back(std::move(layer));
     }
+    if (!std::getenv("ORKNN_NPU_NO_FUSION")) fuse_layers(graph, &layers_);
     ORKNN_RETURN_IF_ERROR(allocate_tensors(graph, node_indices));
     ORKNN_RETURN_IF_ERROR(upload_constants());
     const int cores = std::min(npu_->info().core_count, kMaxCores);
@@ -207,7 +209,11 @@ class NpuExecutable final : public Executable {
     };
     for (const NpuLayer& layer : layers_) {
       ORKNN_RETURN_IF_ERROR(add(layer.input_tensor, layer.input));
-      if (layer.operand_tensor >= 0) ORKNN_RETURN_IF_ERROR(add(layer.operand_tensor, layer.input));
+      // A stand-alone Add's operand is shaped like its input; a fused one like the output.
+      if (layer.operand_tensor >= 0) {
+        ORKNN_RETURN_IF_ERROR(
+            add(layer.operand_tensor, layer.kind == LayerKind::kAdd ? layer.input : layer.output));
+      }
       ORKNN_RETURN_IF_ERROR(add(layer.output_tensor, layer.output));
     }
     return ok_status();
@@ -360,6 +366,13 @@ class NpuExecutable final : public Executable {
         timing.cycles = std::max(timing.cycles, layer_cycles[i][static_cast<size_t>(core)]);
       }
       profiler.record_npu(layers_[i].node_index, timing);
+      for (size_t fused : layers_[i].fused_nodes) {
+        exec::NpuNodeTiming folded;
+        folded.valid = true;
+        folded.emulated = timing.emulated;
+        folded.clock_hz = clock;
+        profiler.record_npu(fused, folded);
+      }
     }
   }
 

@@ -51,12 +51,25 @@ struct NpuLayer {
   bool count_include_pad = false;
   int64_t pad_bottom = 0, pad_right = 0;
 
+  // kConvolution with an Add fused after it (fusion.cc): the requantized convolution result
+  // (scale conv_output_scale, zero point output_zero_point) is added to `operand_tensor` in the
+  // float domain and encoded with fused_output_scale / fused_output_zero_point.
+  bool fused_add = false;
+  float conv_output_scale = 1.0f;
+  float fused_output_scale = 1.0f;
+  int32_t fused_output_zero_point = 0;
+  std::vector<size_t> fused_nodes;  // nodes folded into this layer (they report 0 cycles)
+
   // any DPU layer: a table applied last (a fused or stand-alone activation)
   bool use_lut = false;
   std::array<int8_t, 256> lut{};
 
   uint64_t macs = 0;
 };
+
+// Folds, within one segment, an Add into the Conv that feeds it and a table op into the Conv or
+// Add that feeds it, when the intermediate tensor has no other reader.
+void fuse_layers(const graph::Graph& graph, std::vector<NpuLayer>* layers);
 
 // Lowers a node with the given tensor shapes, or kUnimplemented with the reason.
 Result<NpuLayer> lower_node(const graph::Graph& graph, size_t node_index,

@@ -198,6 +198,7 @@ Result<NpuLayer> lower_convolution(const graph::Graph& graph, const graph::Node&
         quantize_int8(attributes.activation.maximum, output_scale, layer.output_zero_point);
   }
   layer.kind = LayerKind::kConvolution;
+  layer.conv_output_scale = output_scale;
   layer.macs = static_cast<uint64_t>(layer.output.height * layer.output.width * channels_out *
                                      group_in * taps);
   return layer;

@@ -107,8 +107,18 @@ void emit_convolution(Emitter& emit, const NpuLayer& layer, const LayerAddresses
   emit(kTargetDpu, kDpuBnReluxCmp,
        static_cast<uint32_t>(static_cast<uint16_t>(layer.clamp_low)) |
            static_cast<uint32_t>(static_cast<uint16_t>(layer.clamp_high)) << 16);
-  emit(kTargetDpu, kDpuEwCfg, 1);  // no element-wise operand
+  emit(kTargetDpu, kDpuEwCfg, layer.fused_add ? 0 : 1);  // element-wise operand after requant
   emit(kTargetDpu, kDpuOutCvtOffset, static_cast<uint32_t>(layer.output_zero_point));
+  emit(kTargetDpu, kDpuBsMulCfg, float_as_register(layer.conv_output_scale));
+  emit(kTargetDpu, kDpuEwCvtOffset, static_cast<uint32_t>(layer.operand_zero_point));
+  emit(kTargetDpu, kDpuEwCvtScale, float_as_register(layer.operand_scale));
+  emit(kTargetDpu, kDpuEwReluxCmp, static_cast<uint32_t>(layer.fused_output_zero_point));
+  emit(kTargetDpu, kDpuOutCvtScale, float_as_register(layer.fused_output_scale));
+  emit(kTargetDpuRdma, kRdmaEwBaseAddr,
+       layer.fused_add
+           ? addresses.operand + u32(slice.begin / kChannelBlock) * surface_stride(layer.output) +
+                 u32(slice.row_begin) * row_bytes(layer.output)
+           : 0);
   emit_lut(emit, layer);
   emit(kTargetDpuRdma, kRdmaBsBaseAddr, addresses.bias + u32(slice.begin * 4));
   emit(kTargetDpuRdma, kRdmaBnBaseAddr, addresses.multipliers + u32(slice.begin * 4));
