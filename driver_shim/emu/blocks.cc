@@ -161,13 +161,24 @@ uint64_t Emulator::execute_convolution(const CoreRegisters& r, bool* dma_error) 
                 ((uint64_t{oc / kWeightBlock} * input_blocks) * kernel_area + tap) * kWeightBlock *
                     kWeightBlock +
                 (oc % kWeightBlock) * kWeightBlock;
+            // Walk the input pixel's 16-channel atoms and the 32-channel weight blocks in step.
+            const uint64_t weight_block_stride = kernel_area * kWeightBlock * kWeightBlock;
+            if (!inside) {
+              int64_t weight_sum = 0;
+              for (uint32_t ic = 0; ic < input.channels; ++ic) {
+                weight_sum +=
+                    weight_row[(ic / kWeightBlock) * weight_block_stride + ic % kWeightBlock];
+              }
+              accumulator += int64_t{pad_value} * weight_sum;
+              continue;
+            }
+            const int8_t* pixel =
+                input.at(0, static_cast<uint32_t>(row), static_cast<uint32_t>(column));
             for (uint32_t ic = 0; ic < input.channels; ++ic) {
               const int32_t x =
-                  inside ? *input.at(ic, static_cast<uint32_t>(row), static_cast<uint32_t>(column))
-                         : pad_value;
-              const int8_t w = weight_row[uint64_t{ic / kWeightBlock} * kernel_area * kWeightBlock *
-                                              kWeightBlock +
-                                          ic % kWeightBlock];
+                  pixel[(ic / kChannelBlock) * uint64_t{input.surface_stride} + ic % kChannelBlock];
+              const int8_t w =
+                  weight_row[(ic / kWeightBlock) * weight_block_stride + ic % kWeightBlock];
               accumulator += int64_t{x} * w;
             }
           }
