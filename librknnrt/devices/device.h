@@ -12,7 +12,18 @@
 #include "exec/profiler.h"
 #include "graph/graph.h"
 
+namespace orknn::driver_shim {
+class Npu;
+}
+
 namespace orknn::devices {
+
+// How the context asks its NPU work to be scheduled (rknn_set_core_mask,
+// rknn_set_batch_core_num). Devices without cores ignore it.
+struct RunOptions {
+  uint32_t core_mask = 0;  // rknn_core_mask value: 0 auto, 1, 2, 4, 3, 7, 0xffff all
+  int batch_core_num = 0;
+};
 
 class Executable {
  public:
@@ -23,6 +34,7 @@ class Executable {
   // Runs the segment. When profiler is non-null, records the time of each node (by its index
   // in the graph). Must not allocate.
   virtual Status run(exec::Profiler* profiler) = 0;
+  virtual void set_run_options(const RunOptions&) {}
 };
 
 class Device {
@@ -41,6 +53,10 @@ class Device {
 std::vector<std::shared_ptr<Device>> available_devices();
 
 std::shared_ptr<Device> make_cpu_device();
+// The NPU device on a driver_shim backend, and the one the environment selects
+// (ORKNN_NPU_BACKEND, else detection); nullptr when there is no NPU.
+std::shared_ptr<Device> make_npu_device(std::shared_ptr<driver_shim::Npu> npu);
+std::shared_ptr<Device> make_default_npu_device();
 // Supports nothing; a template for new devices and a test of the partitioner.
 std::shared_ptr<Device> make_null_device();
 

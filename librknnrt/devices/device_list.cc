@@ -5,7 +5,12 @@
 namespace orknn::devices {
 
 std::vector<std::shared_ptr<Device>> available_devices() {
-  static const std::vector<std::shared_ptr<Device>> devices = {make_cpu_device()};
+  static const std::vector<std::shared_ptr<Device>> devices = [] {
+    std::vector<std::shared_ptr<Device>> list;
+    if (auto npu = make_default_npu_device()) list.push_back(std::move(npu));
+    list.push_back(make_cpu_device());
+    return list;
+  }();
   return devices;
 }
 

@@ -177,6 +177,10 @@ Status Executor::run(Profiler* profiler) {
   return ok_status();
 }
 
+void Executor::set_run_options(const devices::RunOptions& options) {
+  for (Segment& segment : segments_) segment.executable->set_run_options(options);
+}
+
 size_t Executor::io_bytes() const {
   size_t total = 0;
   for (const AlignedBuffer& buffer : io_buffers_) total += buffer.size();

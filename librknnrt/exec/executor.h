@@ -57,6 +57,8 @@ class Executor {
   // Fails when memory the application must supply has not been bound yet.
   Status check_memory_bound() const;
   Status run(Profiler* profiler);
+  // Passes the context's NPU scheduling options (core mask) to every segment.
+  void set_run_options(const devices::RunOptions& options);
 
   size_t internal_bytes() const { return arena_bytes_; }
   size_t io_bytes() const;

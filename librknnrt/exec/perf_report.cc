@@ -59,6 +59,36 @@ void append_table(std::string& out, const std::vector<Row>& rows) {
   }
 }
 
+// MAC usage: the node's MACs over what the cores that worked could have done in its cycles.
+constexpr double kMacsPerCycle = 1024.0;
+
+struct NpuColumns {
+  std::string cycles = "\\", mac_usage = "\\", workload = "\\";
+};
+
+NpuColumns npu_columns(const NpuNodeTiming& timing) {
+  NpuColumns columns;
+  if (!timing.valid) return columns;
+  columns.cycles = "\\/" + std::to_string(timing.cycles) + "/" + std::to_string(timing.cycles);
+  uint64_t total = 0;
+  int working = 0;
+  for (uint64_t cycles : timing.core_cycles) {
+    total += cycles;
+    working += cycles > 0;
+  }
+  if (timing.cycles > 0 && working > 0) {
+    columns.mac_usage =
+        percent(double(timing.macs) / (double(timing.cycles) * kMacsPerCycle * working));
+  }
+  if (total > 0) {
+    char text[64];
+    std::snprintf(text, sizeof(text), "%.0f%%/%.0f%%/%.0f%%", 100.0 * timing.core_cycles[0] / total,
+                  100.0 * timing.core_cycles[1] / total, 100.0 * timing.core_cycles[2] / total);
+    columns.workload = text;
+  }
+  return columns;
+}
+
 const char kRule[] =
     "----------------------------------------------------------------------------------------------"
     "-----\n";
@@ -84,11 +114,13 @@ std::string format_perf_report(const PerfReportInput& input) {
   int64_t total_microseconds = 0;
   double total_bytes = 0;
   int id = 1;
+  bool emulated = false;
   auto add_row = [&](const std::string& op_type, DataType type, const char* target,
                      const std::string& inputs, const std::string& outputs, int64_t microseconds,
-                     double bytes, const std::string& name) {
+                     double bytes, const std::string& name, const NpuColumns& npu = {}) {
     rows.push_back({std::to_string(id++), op_type, table_type_name(type), target, inputs, outputs,
-                    "\\", std::to_string(microseconds), "\\", "\\", kilobytes(bytes), name});
+                    npu.cycles, std::to_string(microseconds), npu.mac_usage, npu.workload,
+                    kilobytes(bytes), name});
     TypeTotals& totals = by_type[op_type];
     totals.calls++;
     const std::string device = target;
@@ -122,8 +154,12 @@ std::string format_perf_report(const PerfReportInput& input) {
     const DataType type =
         node.outputs.empty() ? DataType::kFloat32 : graph.tensor(node.outputs[0]).data_type;
     const int64_t us = n < input.node_microseconds.size() ? input.node_microseconds[n] : 0;
+    const NpuColumns npu =
+        n < input.npu_timings.size() ? npu_columns(input.npu_timings[n]) : NpuColumns{};
+    emulated |=
+        n < input.npu_timings.size() && input.npu_timings[n].valid && input.npu_timings[n].emulated;
     add_row(node.op_type, type, input.node_targets[n], inputs, outputs, us, bytes,
-            node.op_type + ":" + node.name);
+            node.op_type + ":" + node.name, npu);
   }
   for (size_t o = 0; o < graph.outputs.size(); ++o) {
     const int32_t tensor = graph.outputs[o];
@@ -141,6 +177,11 @@ std::string format_perf_report(const PerfReportInput& input) {
   out += kRule;
   out += "Total Operator Elapsed Per Frame Time(us): " + std::to_string(total_microseconds) + "\n";
   out += "Total Memory Read/Write Per Frame Size(KB): " + kilobytes(total_bytes) + "\n";
+  if (emulated) {
+    out +=
+        "NPU cycles, times, MAC usage and workloads are emulated (driver_shim emu timing "
+        "model), not measured\n";
+  }
   out += kRule;
 
   std::vector<std::pair<std::string, TypeTotals>> ranking(by_type.begin(), by_type.end());

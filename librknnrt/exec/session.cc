@@ -94,6 +94,7 @@ Status Session::create_executor(const std::vector<graph::Shape>& input_shapes) {
 Result<std::unique_ptr<Session>> Session::duplicate() const {
   ORKNN_ASSIGN_OR_RETURN(std::unique_ptr<Session> copy, create(graph_, options_));
   copy->core_mask_ = core_mask_;
+  if (copy->executor_) copy->executor_->set_run_options({core_mask_, 0});
   return copy;
 }
 
@@ -257,6 +258,7 @@ Status Session::set_core_mask(uint32_t mask) {
                                        : " (valid: 0 auto, 1, 2, 3 (0_1), 0xffff all)");
   }
   core_mask_ = mask;
+  if (executor_) executor_->set_run_options({core_mask_, 0});
   return ok_status();
 }
 
@@ -270,6 +272,7 @@ std::string Session::performance_report() const {
   }
   const bool timed = timing_enabled();
   if (timed) input.node_microseconds = profiler_.node_microseconds();
+  if (timed) input.npu_timings = profiler_.npu_timings();
   input.input_microseconds = input_microseconds_;
   input.output_microseconds = output_microseconds_;
   std::string report = format_perf_report(input);

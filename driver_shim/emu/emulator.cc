@@ -1,0 +1,152 @@
+#include "driver_shim/emu/emulator.h"
+
+#include <algorithm>
+#include <cstring>
+
+#include "driver_shim/npu_registers.h"
+
+namespace orknn::driver_shim::emu {
+
+using namespace npu_reg;
+
+namespace {
+constexpr uint64_t kPageSize = 4096;
+constexpr uint64_t kAddressSpaceStart = 0x10000000;
+constexpr uint64_t kAddressSpaceEnd = 0x100000000;
+}  // namespace
+
+Emulator::Emulator(int core_count) : core_count_(core_count) {
+  for (int i = 0; i < core_count; ++i) cores_.push_back(std::make_unique<CoreRegisters>());
+}
+
+Result<Emulator::Allocation> Emulator::allocate(size_t bytes) {
+  if (bytes == 0) return invalid_argument("NPU memory size 0: a buffer needs at least one byte");
+  const uint64_t rounded = (bytes + kPageSize - 1) / kPageSize * kPageSize;
+  std::lock_guard<std::mutex> lock(memory_mutex_);
+  // First fit in the 32-bit address space (registers carry 32-bit addresses).
+  uint64_t candidate = kAddressSpaceStart;
+  for (const auto& [address, buffer] : buffers_) {
+    if (candidate + rounded <= address) break;
+    const uint64_t end = address + (buffer.memory.size() + kPageSize - 1) / kPageSize * kPageSize;
+    candidate = std::max<uint64_t>(candidate, end);
+  }
+  if (candidate + rounded > kAddressSpaceEnd) {
+    return make_error(StatusCode::kOutOfMemory, "NPU address space exhausted: cannot map ", bytes,
+                      " more bytes below 4 GiB");
+  }
+  Buffer buffer;
+  buffer.memory = AlignedBuffer(rounded);
+  if (buffer.memory.allocation_failed(rounded)) {
+    return make_error(StatusCode::kOutOfMemory, "cannot allocate ", bytes, " bytes of NPU memory");
+  }
+  buffer.handle = next_handle_++;
+  Allocation allocation{buffer.handle, static_cast<uint32_t>(candidate), buffer.memory.data(),
+                        bytes};
+  buffers_.emplace(static_cast<uint32_t>(candidate), std::move(buffer));
+  return allocation;
+}
+
+Status Emulator::release(uint32_t handle) {
+  std::lock_guard<std::mutex> lock(memory_mutex_);
+  for (auto it = buffers_.begin(); it != buffers_.end(); ++it) {
+    if (it->second.handle == handle) {
+      buffers_.erase(it);
+      return ok_status();
+    }
+  }
+  return invalid_argument("NPU memory handle ", handle, " is not allocated");
+}
+
+Result<Emulator::Allocation> Emulator::find(uint32_t handle) {
+  std::lock_guard<std::mutex> lock(memory_mutex_);
+  for (auto& [address, buffer] : buffers_) {
+    if (buffer.handle == handle) {
+      return Allocation{handle, address, buffer.memory.data(), buffer.memory.size()};
+    }
+  }
+  return invalid_argument("NPU memory handle ", handle, " is not allocated");
+}
+
+uint8_t* Emulator::translate(uint32_t address, uint64_t bytes) {
+  std::lock_guard<std::mutex> lock(memory_mutex_);
+  auto it = buffers_.upper_bound(address);
+  if (it == buffers_.begin()) return nullptr;
+  --it;
+  const uint64_t offset = address - it->first;
+  if (offset + bytes > it->second.memory.size()) return nullptr;
+  return it->second.memory.data() + offset;
+}
+
+void Emulator::reset_core(int core) {
+  if (core >= 0 && core < core_count_) *cores_[static_cast<size_t>(core)] = CoreRegisters{};
+}
+
+uint64_t Emulator::cycles_for(uint64_t macs, uint64_t bytes) const {
+  const uint64_t compute = (macs + timing_.macs_per_cycle - 1) / timing_.macs_per_cycle;
+  const uint64_t transfer = (bytes + timing_.bytes_per_cycle - 1) / timing_.bytes_per_cycle;
+  return std::max(compute, transfer) + timing_.task_overhead_cycles;
+}
+
+TaskRunReport Emulator::run_tasks(int core, uint32_t regcmd_address, uint32_t register_amount,
+                                  uint32_t task_number) {
+  TaskRunReport report;
+  CoreRegisters& registers = *cores_[static_cast<size_t>(core)];
+  uint32_t address = regcmd_address;
+  uint32_t amount = register_amount;
+  while (report.tasks_completed < task_number) {
+    // The PC fetches 2 x (amount + 1) command words.
+    const uint64_t words = 2ull * (uint64_t{amount} + 1);
+    const uint8_t* fetched = translate(address, words * 8);
+    if (!fetched || address % 16 != 0) {
+      report.interrupt_status |= kInterruptDmaReadError;
+      return report;
+    }
+    std::vector<uint64_t> list(words);
+    std::memcpy(list.data(), fetched, words * 8);
+    registers.set(kPcBaseAddress, 0);
+    registers.set(kPcRegisterAmounts, 0);
+    uint64_t cycles = 0;
+    bool dma_error = false;
+    uint32_t finished_interrupts = 0;
+    for (uint64_t word : list) {
+      const uint16_t target = command_target(word);
+      const uint16_t offset = command_offset(word);
+      const uint32_t value = command_value(word);
+      if (word == 0 || target == kTargetBarrier) continue;
+      if (target == kTargetOpEnable) {
+        cycles += execute(registers, value, &dma_error);
+        finished_interrupts |= (value & kEnablePpu) ? kInterruptPpu0 : kInterruptDpu0;
+        if (dma_error) break;
+        continue;
+      }
+      if (offset == kDpuLutAccessData) {
+        const uint32_t index = registers.get(kDpuLutAccessCfg) & 0xff;
+        registers.lut[index] = static_cast<int8_t>(value & 0xff);
+        registers.set(kDpuLutAccessCfg, index + 1);
+        continue;
+      }
+      registers.set(offset, value);
+    }
+    if (dma_error) {
+      report.interrupt_status |= kInterruptDmaReadError;
+      return report;
+    }
+    report.interrupt_status = finished_interrupts;
+    report.task_cycles.push_back(cycles);
+    ++report.tasks_completed;
+    registers.set(kPcTaskStatus, report.tasks_completed);
+    address = registers.get(kPcBaseAddress);
+    amount = registers.get(kPcRegisterAmounts);
+    if (address == 0) break;  // a NOP tail: the chain ends here
+  }
+  return report;
+}
+
+uint64_t Emulator::execute(CoreRegisters& registers, uint32_t enable_mask, bool* dma_error) {
+  if (enable_mask & kEnableCna) return execute_convolution(registers, dma_error);
+  if (enable_mask & kEnablePpu) return execute_pooling(registers, dma_error);
+  if (enable_mask & kEnableDpu) return execute_standalone_dpu(registers, dma_error);
+  return timing_.task_overhead_cycles;
+}
+
+}  // namespace orknn::driver_shim::emu

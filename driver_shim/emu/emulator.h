@@ -1,0 +1,93 @@
+// The software NPU: a 32-bit NPU address space of buffers and N cores that execute register
+// programs. Each core has its own register file, follows the PC chain of tasks, computes what
+// CNA/CORE/DPU/DPU_RDMA/PPU compute for the programs OpenRKNN emits (docs/npu.md), and reports
+// per-task cycles from a timing model. Used by the `emu` backend directly and by the fake
+// kernels that test the `rknpu` and `rocket` backends.
+//
+// Thread-safety: memory calls and run_tasks on different cores may run concurrently; one core
+// runs one chain at a time.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <vector>
+
+#include "core/aligned_buffer.h"
+#include "core/status.h"
+
+namespace orknn::driver_shim::emu {
+
+// The timing model (all emulated): MACs per cycle per core, DMA bytes per cycle per core,
+// fixed cycles per task (fetch, register writes, completion interrupt), clock.
+struct TimingModel {
+  uint64_t macs_per_cycle = 1024;
+  uint64_t bytes_per_cycle = 16;
+  uint64_t task_overhead_cycles = 400;
+  uint64_t clock_hz = 1000000000;
+};
+
+struct TaskRunReport {
+  std::vector<uint64_t> task_cycles;
+  uint32_t tasks_completed = 0;
+  uint32_t interrupt_status = 0;  // raw status after the last task
+};
+
+class Emulator {
+ public:
+  explicit Emulator(int core_count);
+
+  int core_count() const { return core_count_; }
+  const TimingModel& timing() const { return timing_; }
+
+  struct Allocation {
+    uint32_t handle = 0;
+    uint32_t npu_address = 0;
+    uint8_t* host = nullptr;
+    size_t size = 0;
+  };
+  Result<Allocation> allocate(size_t bytes);
+  Status release(uint32_t handle);
+  // Host pointer of [address, address + bytes) if it lies inside one buffer, else nullptr.
+  uint8_t* translate(uint32_t address, uint64_t bytes);
+  Result<Allocation> find(uint32_t handle);
+
+  // Runs `task_number` tasks on `core`, the first fetched from `regcmd_address` with
+  // `register_amount` (PC_REGISTER_AMOUNTS: 128-bit units - 1), the next ones from each tail.
+  // A DMA error stops the chain and is reported in interrupt_status.
+  TaskRunReport run_tasks(int core, uint32_t regcmd_address, uint32_t register_amount,
+                          uint32_t task_number);
+  void reset_core(int core);
+
+ private:
+  struct Buffer {
+    AlignedBuffer memory;
+    uint32_t handle = 0;
+  };
+  struct CoreRegisters {
+    std::array<uint32_t, 0x10000 / 4> values{};
+    uint32_t get(uint16_t offset) const { return values[offset / 4]; }
+    void set(uint16_t offset, uint32_t value) { values[offset / 4] = value; }
+    std::array<int8_t, 256> lut{};
+  };
+
+  // Executes the blocks of `enable_mask` with the current registers; returns the modeled
+  // cycles, or sets *dma_error when an address is unmapped.
+  uint64_t execute(CoreRegisters& registers, uint32_t enable_mask, bool* dma_error);
+  uint64_t execute_convolution(const CoreRegisters& registers, bool* dma_error);
+  uint64_t execute_standalone_dpu(const CoreRegisters& registers, bool* dma_error);
+  uint64_t execute_pooling(const CoreRegisters& registers, bool* dma_error);
+  uint64_t cycles_for(uint64_t macs, uint64_t bytes) const;
+
+  int core_count_;
+  TimingModel timing_;
+  std::mutex memory_mutex_;
+  std::map<uint32_t, Buffer> buffers_;  // by NPU address
+  uint32_t next_address_ = 0x10000000;
+  uint32_t next_handle_ = 1;
+  std::vector<std::unique_ptr<CoreRegisters>> cores_;
+};
+
+}  // namespace orknn::driver_shim::emu

@@ -1,0 +1,278 @@
+// The `rknpu` backend: the vendor kernel driver's UAPI (rknpu_uapi.h), DRM flavour (a render
+// node whose driver is "rknpu") or misc flavour (/dev/rknpu, memory as dma-buf fds).
+//
+// Jobs are PC-mode and blocking: submit() records the job, wait() issues RKNPU_SUBMIT with the
+// caller's timeout (the kernel soft-resets the NPU itself when a job times out). Tasks of all
+// cores live in one kernel-mapped task BO; 2- and 3-core jobs describe their per-core ranges
+// with subcore_task (indices 0..1 for two cores, 2..4 for three, as rknpu_job.c reads them).
+#include <fcntl.h>
+#include <sys/mman.h>
+
+#include <cerrno>
+#include <cstring>
+#include <map>
+#include <mutex>
+
+#include "driver_shim/backends.h"
+#include "driver_shim/drm_version.h"
+#include "driver_shim/npu_registers.h"
+#include "driver_shim/rknpu/rknpu_uapi.h"
+
+namespace orknn::driver_shim {
+namespace {
+
+using namespace rknpu;
+
+constexpr uint32_t kOldestDriver = driver_version(0, 4, 0);
+constexpr uint32_t kFirstWideMemCreate = driver_version(0, 9, 0);
+
+std::string errno_text() {
+  return std::strerror(errno);
+}
+
+std::string version_text(uint32_t version) {
+  return std::to_string(version / 10000) + "." + std::to_string(version / 100 % 100) + "." +
+         std::to_string(version % 100);
+}
+
+class RknpuNpu final : public Npu {
+ public:
+  RknpuNpu(const SystemCalls& calls, int fd, bool misc) : calls_(calls), fd_(fd), misc_(misc) {}
+  ~RknpuNpu() override {
+    if (task_memory_.host) (void)destroy_memory(task_memory_);
+    calls_.close(fd_);
+  }
+
+  Status initialise(const std::string& path) {
+    info_.backend = "rknpu";
+    info_.device_path = path;
+    ORKNN_ASSIGN_OR_RETURN(info_.driver_version, action(kGetDrvVersion, 0));
+    if (info_.driver_version < kOldestDriver || info_.driver_version >= driver_version(1, 0, 0)) {
+      return make_error(StatusCode::kDeviceUnavailable, "rknpu driver version ",
+                        version_text(info_.driver_version), " at ", path,
+                        " is not supported (OpenRKNN speaks 0.4.0 to 0.9.x): update the "
+                        "board's kernel, or use the mainline rocket driver");
+    }
+    ORKNN_ASSIGN_OR_RETURN(info_.hardware_version, action(kGetHwVersion, 0));
+    ORKNN_ASSIGN_OR_RETURN(uint32_t frequency, action(kGetFreq, 0));
+    info_.clock_hz = frequency ? frequency : 1000000000;
+    info_.core_count = 3;  // RK3588; the UAPI has no core-count query
+    wide_mem_create_ = info_.driver_version >= kFirstWideMemCreate;
+    (void)action(kPowerOn, 0);  // refcounted on BSPs that have it; -EINVAL elsewhere
+    return ok_status();
+  }
+
+  const NpuInfo& info() const override { return info_; }
+
+  Result<NpuMemory> create_memory(size_t bytes) override {
+    return create(bytes, kMemIommu | kMemZeroing);
+  }
+
+  Status sync_memory(const NpuMemory& memory, SyncDirection direction) override {
+    MemSync sync{};
+    sync.flags = direction == SyncDirection::kToDevice ? kSyncToDevice : kSyncFromDevice;
+    sync.obj_addr = memory.cookie;
+    sync.size = memory.size;
+    if (calls_.ioctl(fd_, misc_ ? kMiscMemSync : kDrmMemSync, &sync) != 0) {
+      return internal_failure("rknpu MEM_SYNC of handle ", memory.handle,
+                              " failed: ", errno_text());
+    }
+    return ok_status();
+  }
+
+  Status destroy_memory(NpuMemory& memory) override {
+    if (memory.host) calls_.munmap(memory.host, memory.size);
+    MemDestroy destroy{memory.handle, 0, memory.cookie};
+    const int result = calls_.ioctl(fd_, misc_ ? kMiscMemDestroy : kDrmMemDestroy, &destroy);
+    if (misc_) calls_.close(static_cast<int>(memory.handle));
+    memory = NpuMemory{};
+    if (result != 0) return internal_failure("rknpu MEM_DESTROY failed: ", errno_text());
+    return ok_status();
+  }
+
+  Result<NpuJobId> submit(const NpuJob& job) override {
+    const uint32_t mask = job.core_mask;
+    const bool valid = mask == 0 || mask == 1 || mask == 2 || mask == 4 || mask == 3 || mask == 7;
+    if (!valid) {
+      return invalid_argument("rknpu core mask 0x", std::hex, mask,
+                              " is not one the driver accepts (0, 1, 2, 4, 3, 7)");
+    }
+    std::lock_guard<std::mutex> lock(mutex_);
+    const NpuJobId id = next_job_++;
+    pending_[id] = job;
+    return id;
+  }
+
+  Result<NpuJobResult> wait(NpuJobId id, uint32_t timeout_ms) override {
+    NpuJob job;
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      auto it = pending_.find(id);
+      if (it == pending_.end()) return invalid_argument("rknpu job ", id, " was not submitted");
+      job = std::move(it->second);
+      pending_.erase(it);
+    }
+    std::lock_guard<std::mutex> lock(submit_mutex_);  // one task BO, filled per submit
+    size_t task_count = 0;
+    for (const auto& chain : job.core_tasks) task_count += chain.size();
+    ORKNN_RETURN_IF_ERROR(ensure_task_memory(task_count));
+    auto* tasks = reinterpret_cast<Task*>(task_memory_.host);
+    Submit submit{};
+    submit.flags = kJobPc | kJobPingPong;  // blocking
+    submit.timeout = timeout_ms;
+    submit.task_number = static_cast<uint32_t>(task_count);
+    submit.task_obj_addr = task_memory_.cookie;
+    submit.task_base_addr = 0;
+    submit.core_mask = job.core_mask;
+    submit.fence_fd = -1;
+    const size_t chains = job.core_tasks.size();
+    // rknpu_job.c: one or two cores read subcore_task[core_index], three read [core_index + 2].
+    const size_t first_slot = chains == 3 ? 2 : 0;
+    uint32_t position = 0;
+    for (size_t chain = 0; chain < chains; ++chain) {
+      submit.subcore_task[first_slot + chain] = {
+          position, static_cast<uint32_t>(job.core_tasks[chain].size())};
+      for (const NpuTask& task : job.core_tasks[chain]) {
+        Task& entry = tasks[position++];
+        entry = Task{};
+        entry.enable_mask = task.enable_mask;
+        entry.int_mask = (task.enable_mask & npu_reg::kEnablePpu)
+                             ? (npu_reg::kInterruptPpu0 | npu_reg::kInterruptPpu1)
+                             : (npu_reg::kInterruptDpu0 | npu_reg::kInterruptDpu1);
+        entry.int_clear = npu_reg::kInterruptClearAll;
+        entry.regcfg_amount = task.regcmd_count - npu_reg::kTailWords;
+        entry.regcmd_addr = task.regcmd_address;
+      }
+    }
+    ORKNN_RETURN_IF_ERROR(sync_memory(task_memory_, SyncDirection::kToDevice));
+    if (calls_.ioctl(fd_, misc_ ? kMiscSubmit : kDrmSubmit, &submit) != 0) {
+      if (errno == ETIMEDOUT || errno == ETIME) {
+        return make_error(StatusCode::kTimeout, "rknpu job did not finish within ", timeout_ms,
+                          " ms (", submit.task_counter, " of ", task_count,
+                          " tasks done); the driver reset the NPU");
+      }
+      return internal_failure("rknpu SUBMIT failed: ", errno_text(),
+                              " (check dmesg for the driver's reason)");
+    }
+    NpuJobResult result;
+    result.elapsed_ns = static_cast<uint64_t>(std::max<int64_t>(submit.hw_elapse_time, 0));
+    result.cores_used = job.core_mask;
+    std::vector<size_t> counts;
+    for (const auto& chain : job.core_tasks) counts.push_back(chain.size());
+    result.task_cycles = spread_job_time(result.elapsed_ns, info_.clock_hz, counts);
+    return result;
+  }
+
+  Status reset() override {
+    ORKNN_RETURN_IF_ERROR(action(kActReset, 0).status());
+    return ok_status();
+  }
+
+ private:
+  Result<uint32_t> action(uint32_t code, uint32_t value) {
+    Action request{code, value};
+    if (calls_.ioctl(fd_, misc_ ? kMiscAction : kDrmAction, &request) != 0) {
+      return internal_failure("rknpu ACTION ", code, " failed: ", errno_text());
+    }
+    return request.value;
+  }
+
+  Result<NpuMemory> create(size_t bytes, uint32_t flags) {
+    NpuMemory memory;
+    // The 40-byte struct of older drivers is the 48-byte one without its last two fields; the
+    // ioctl number carries the size the kernel copies.
+    MemCreate create{};
+    create.flags = flags;
+    create.size = bytes;
+    const unsigned long request = wide_mem_create_ ? (misc_ ? kMiscMemCreate : kDrmMemCreate)
+                                                   : (misc_ ? kMiscMemCreateOld : kDrmMemCreateOld);
+    const int result = calls_.ioctl(fd_, request, &create);
+    const uint32_t handle = create.handle;
+    const uint64_t obj_addr = create.obj_addr, dma_addr = create.dma_addr, size = create.size;
+    if (result != 0) {
+      return make_error(StatusCode::kOutOfMemory, "rknpu MEM_CREATE of ", bytes,
+                        " bytes failed: ", errno_text());
+    }
+    if (dma_addr > 0xffffffffull) {
+      return internal_failure("rknpu gave NPU address 0x", std::hex, dma_addr,
+                              " above 4 GiB; registers carry 32 bits (enable the NPU IOMMU)");
+    }
+    memory.handle = handle;
+    memory.cookie = obj_addr;
+    memory.npu_address = static_cast<uint32_t>(dma_addr);
+    memory.size = bytes;
+    uint64_t offset = 0;
+    int map_fd = static_cast<int>(handle);  // misc: the handle is a dma-buf fd
+    if (!misc_) {
+      MemMap map{handle, 0, 0};
+      if (calls_.ioctl(fd_, kDrmMemMap, &map) != 0) {
+        return internal_failure("rknpu MEM_MAP failed: ", errno_text());
+      }
+      offset = map.offset;
+      map_fd = fd_;
+    }
+    void* host = calls_.mmap(nullptr, size ? size : bytes, PROT_READ | PROT_WRITE, MAP_SHARED,
+                             map_fd, static_cast<off_t>(offset));
+    if (host == MAP_FAILED) return internal_failure("mmap of rknpu memory failed: ", errno_text());
+    memory.host = static_cast<uint8_t*>(host);
+    memory.mmap_offset = offset;
+    return memory;
+  }
+
+  Status ensure_task_memory(size_t tasks) {
+    const size_t bytes = std::max<size_t>(tasks, 1) * sizeof(Task);
+    if (task_memory_.host && task_memory_.size >= bytes) return ok_status();
+    if (task_memory_.host) ORKNN_RETURN_IF_ERROR(destroy_memory(task_memory_));
+    // The kernel reads the task array through its own mapping of this BO.
+    ORKNN_ASSIGN_OR_RETURN(task_memory_, create(std::max<size_t>(bytes, 4096),
+                                                kMemKernelMapping | kMemIommu | kMemZeroing));
+    return ok_status();
+  }
+
+  SystemCalls calls_;
+  int fd_;
+  bool misc_;
+  bool wide_mem_create_ = true;
+  NpuInfo info_;
+  std::mutex mutex_;
+  std::mutex submit_mutex_;
+  std::map<NpuJobId, NpuJob> pending_;
+  NpuJobId next_job_ = 1;
+  NpuMemory task_memory_;
+};
+
+}  // namespace
+
+Result<std::shared_ptr<Npu>> open_rknpu(const SystemCalls& calls) {
+  std::vector<std::string> paths;
+  for (int i = 128; i < 136; ++i) paths.push_back("/dev/dri/renderD" + std::to_string(i));
+  for (int i = 0; i < 4; ++i) paths.push_back("/dev/dri/card" + std::to_string(i));
+  DrmDriverVersion version;
+  std::string path, error;
+  int fd = open_drm_node(calls, paths, "rknpu", &version, &path, &error);
+  bool misc = false;
+  if (fd < 0) {
+    fd = calls.open("/dev/rknpu", O_RDWR | O_CLOEXEC);
+    if (fd < 0 && errno == ENOENT && error.rfind("permission denied", 0) == 0) {
+      return make_error(StatusCode::kDeviceUnavailable, "rknpu: ", error);
+    }
+    if (fd < 0 && (errno == EACCES || errno == EPERM)) {
+      return make_error(StatusCode::kDeviceUnavailable,
+                        "permission denied opening /dev/rknpu: add a udev rule or group that "
+                        "gives this user read/write access; ",
+                        error);
+    }
+    if (fd < 0) {
+      return make_error(StatusCode::kDeviceUnavailable, "rknpu: ", error,
+                        " and no /dev/rknpu; is the vendor rknpu kernel driver loaded (a "
+                        "Rockchip BSP kernel, dmesg | grep RKNPU)?");
+    }
+    misc = true;
+    path = "/dev/rknpu";
+  }
+  auto npu = std::make_shared<RknpuNpu>(calls, fd, misc);
+  ORKNN_RETURN_IF_ERROR(npu->initialise(path));
+  return std::shared_ptr<Npu>(std::move(npu));
+}
+
+}  // namespace orknn::driver_shim

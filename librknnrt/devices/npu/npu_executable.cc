@@ -1,0 +1,398 @@
+#include "devices/npu/npu_executable.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+#include <map>
+#include <set>
+
+#include "devices/npu/regcmd_builder.h"
+#include "driver_shim/npu_registers.h"
+
+namespace orknn::devices::npu {
+namespace {
+
+using driver_shim::NpuMemory;
+using driver_shim::NpuTask;
+
+constexpr uint32_t kJobTimeoutMs = 120000;
+constexpr int kMaxCores = 3;
+
+// NCHW int8 (the runtime's layout) <-> NC1HWC2 int8 (the NPU's), batch 1.
+void to_native(const FeatureShape& shape, const int8_t* source, uint8_t* destination) {
+  const int64_t plane = shape.height * shape.width;
+  for (int64_t c = 0; c < shape.channels; ++c) {
+    uint8_t* block = destination + (c / 16) * plane * 16 + c % 16;
+    const int8_t* channel = source + c * plane;
+    for (int64_t i = 0; i < plane; ++i) block[i * 16] = static_cast<uint8_t>(channel[i]);
+  }
+}
+void from_native(const FeatureShape& shape, const uint8_t* source, int8_t* destination) {
+  const int64_t plane = shape.height * shape.width;
+  for (int64_t c = 0; c < shape.channels; ++c) {
+    const uint8_t* block = source + (c / 16) * plane * 16 + c % 16;
+    int8_t* channel = destination + c * plane;
+    for (int64_t i = 0; i < plane; ++i) channel[i] = static_cast<int8_t>(block[i * 16]);
+  }
+}
+
+class NpuExecutable final : public Executable {
+ public:
+  explicit NpuExecutable(std::shared_ptr<driver_shim::Npu> npu) : npu_(std::move(npu)) {}
+
+  ~NpuExecutable() override {
+    for (NpuMemory* memory : all_memory()) {
+      if (memory->host) (void)npu_->destroy_memory(*memory);
+    }
+  }
+
+  Status build(const graph::Graph& graph, const std::vector<size_t>& node_indices,
+               const std::vector<graph::Shape>& shapes) {
+    for (size_t index : node_indices) {
+      ORKNN_ASSIGN_OR_RETURN(NpuLayer layer, lower_node(graph, index, shapes));
+      layers_.push_back(std::move(layer));
+    }
+    if (!std::getenv("ORKNN_NPU_NO_FUSION")) fuse_layers(graph, &layers_);
+    ORKNN_RETURN_IF_ERROR(allocate_tensors(graph, node_indices));
+    ORKNN_RETURN_IF_ERROR(upload_constants());
+    const int cores = std::min(npu_->info().core_count, kMaxCores);
+    for (int count = 1; count <= cores; ++count) {
+      ORKNN_ASSIGN_OR_RETURN(Variant variant, build_variant(count));
+      variants_.push_back(std::move(variant));
+    }
+    return ok_status();
+  }
+
+  Status bind(const std::vector<void*>& tensor_addresses) override {
+    for (FeatureBuffer& buffer : tensors_) {
+      buffer.bound = tensor_addresses[static_cast<size_t>(buffer.tensor)];
+      if ((buffer.from_outside || buffer.to_outside) && !buffer.bound) {
+        return internal_failure("NPU segment: tensor ", buffer.tensor, " has no address");
+      }
+    }
+    return ok_status();
+  }
+
+  void set_run_options(const RunOptions& options) override { options_ = options; }
+
+  Status run(exec::Profiler* profiler) override {
+    for (FeatureBuffer& buffer : tensors_) {
+      if (!buffer.from_outside) continue;
+      to_native(buffer.shape, static_cast<const int8_t*>(buffer.bound), buffer.memory.host);
+      ORKNN_RETURN_IF_ERROR(
+          npu_->sync_memory(buffer.memory, driver_shim::SyncDirection::kToDevice));
+    }
+    std::vector<int> cores = physical_cores();
+    const Variant& variant = variants_[std::max<size_t>(cores.size(), 1) - 1];
+    std::vector<std::array<uint64_t, kMaxCores>> layer_cycles(layers_.size());
+    for (const Step& step : variant.steps) {
+      driver_shim::NpuJob job;
+      std::vector<size_t> chain_positions;
+      for (size_t chain = 0; chain < step.chains.size(); ++chain) {
+        if (step.chains[chain].empty()) continue;
+        if (!cores.empty()) job.core_mask |= 1u << cores[chain];
+        job.core_tasks.push_back(step.chains[chain]);
+        chain_positions.push_back(chain);
+      }
+      if (job.core_tasks.empty()) continue;
+      // Buffers the job touches: what implicit-sync backends (rocket) order jobs by.
+      for (const auto& layers : step.task_layers) {
+        for (size_t layer : layers) {
+          job.writes.push_back(&buffer_of(layers_[layer].output_tensor)->memory);
+        }
+      }
+      for (const FeatureBuffer& buffer : tensors_) job.reads.push_back(&buffer.memory);
+      for (const LayerConstants& constants : constants_) {
+        if (constants.weights.host) job.reads.push_back(&constants.weights);
+      }
+      job.reads.push_back(&variant.regcmd);
+      ORKNN_ASSIGN_OR_RETURN(driver_shim::NpuJobId id, npu_->submit(job));
+      ORKNN_ASSIGN_OR_RETURN(driver_shim::NpuJobResult result, npu_->wait(id, kJobTimeoutMs));
+      // Attribute each task's cycles to its layer and to the core that ran it.
+      for (size_t i = 0; i < chain_positions.size() && i < result.task_cycles.size(); ++i) {
+        const size_t chain = chain_positions[i];
+        int core = cores.empty() ? lowest_bit(result.cores_used) : cores[chain];
+        for (size_t t = 0; t < result.task_cycles[i].size(); ++t) {
+          layer_cycles[step.task_layers[chain][t]][static_cast<size_t>(core)] +=
+              result.task_cycles[i][t];
+        }
+      }
+    }
+    for (FeatureBuffer& buffer : tensors_) {
+      if (!buffer.to_outside) continue;
+      ORKNN_RETURN_IF_ERROR(
+          npu_->sync_memory(buffer.memory, driver_shim::SyncDirection::kFromDevice));
+      from_native(buffer.shape, buffer.memory.host, static_cast<int8_t*>(buffer.bound));
+    }
+    if (profiler) record_timing(*profiler, layer_cycles);
+    return ok_status();
+  }
+
+ private:
+  struct FeatureBuffer {
+    int32_t tensor = -1;
+    FeatureShape shape;
+    NpuMemory memory;
+    bool from_outside = false;  // produced by another segment or a graph input
+    bool to_outside = false;    // read by another segment or a graph output
+    void* bound = nullptr;
+  };
+  struct LayerConstants {
+    NpuMemory weights, bias, multipliers;
+  };
+  struct Step {
+    std::vector<std::vector<NpuTask>> chains;      // per core position
+    std::vector<std::vector<size_t>> task_layers;  // layer of each task
+  };
+  struct Variant {
+    NpuMemory regcmd;
+    std::vector<Step> steps;
+  };
+
+  static int lowest_bit(uint32_t mask) {
+    for (int bit = 0; bit < 32; ++bit) {
+      if (mask & (1u << bit)) return bit;
+    }
+    return 0;
+  }
+
+  // Physical cores of the core mask; empty for AUTO (the backend picks an idle core).
+  std::vector<int> physical_cores() const {
+    const int available = std::min(npu_->info().core_count, kMaxCores);
+    uint32_t mask = options_.core_mask;
+    if (mask == 0xffff) mask = (1u << available) - 1;
+    std::vector<int> cores;
+    for (int core = 0; core < available; ++core) {
+      if (mask & (1u << core)) cores.push_back(core);
+    }
+    return cores;
+  }
+
+  std::vector<NpuMemory*> all_memory() {
+    std::vector<NpuMemory*> memory;
+    for (FeatureBuffer& buffer : tensors_) memory.push_back(&buffer.memory);
+    for (LayerConstants& constants : constants_) {
+      memory.push_back(&constants.weights);
+      memory.push_back(&constants.bias);
+      memory.push_back(&constants.multipliers);
+    }
+    for (Variant& variant : variants_) memory.push_back(&variant.regcmd);
+    return memory;
+  }
+
+  FeatureBuffer* buffer_of(int32_t tensor) {
+    for (FeatureBuffer& buffer : tensors_) {
+      if (buffer.tensor == tensor) return &buffer;
+    }
+    return nullptr;
+  }
+
+  Status allocate_tensors(const graph::Graph& graph, const std::vector<size_t>& node_indices) {
+    const std::set<size_t> inside(node_indices.begin(), node_indices.end());
+    std::set<int32_t> produced;
+    for (const NpuLayer& layer : layers_) produced.insert(layer.output_tensor);
+    auto add = [&](int32_t tensor, const FeatureShape& shape) -> Status {
+      if (buffer_of(tensor)) return ok_status();
+      FeatureBuffer buffer;
+      buffer.tensor = tensor;
+      buffer.shape = shape;
+      buffer.from_outside = produced.count(tensor) == 0;
+      for (size_t n = 0; n < graph.nodes.size() && !buffer.from_outside; ++n) {
+        if (inside.count(n)) continue;
+        const auto& inputs = graph.nodes[n].inputs;
+        buffer.to_outside |= std::find(inputs.begin(), inputs.end(), tensor) != inputs.end();
+      }
+      for (int32_t output : graph.outputs) buffer.to_outside |= output == tensor;
+      ORKNN_ASSIGN_OR_RETURN(buffer.memory, npu_->create_memory(feature_bytes(shape)));
+      tensors_.push_back(std::move(buffer));
+      return ok_status();
+    };
+    for (const NpuLayer& layer : layers_) {
+      ORKNN_RETURN_IF_ERROR(add(layer.input_tensor, layer.input));
+      // A stand-alone Add's operand is shaped like its input; a fused one like the output.
+      if (layer.operand_tensor >= 0) {
+        ORKNN_RETURN_IF_ERROR(
+            add(layer.operand_tensor, layer.kind == LayerKind::kAdd ? layer.input : layer.output));
+      }
+      ORKNN_RETURN_IF_ERROR(add(layer.output_tensor, layer.output));
+    }
+    return ok_status();
+  }
+
+  Result<NpuMemory> upload(const void* data, size_t bytes) {
+    ORKNN_ASSIGN_OR_RETURN(NpuMemory memory, npu_->create_memory(std::max<size_t>(bytes, 64)));
+    std::memcpy(memory.host, data, bytes);
+    ORKNN_RETURN_IF_ERROR(npu_->sync_memory(memory, driver_shim::SyncDirection::kToDevice));
+    return memory;
+  }
+
+  Status upload_constants() {
+    constants_.resize(layers_.size());
+    for (size_t i = 0; i < layers_.size(); ++i) {
+      const NpuLayer& layer = layers_[i];
+      if (layer.kind != LayerKind::kConvolution) continue;
+      const std::vector<int8_t> packed = pack_weights(layer);
+      ORKNN_ASSIGN_OR_RETURN(constants_[i].weights, upload(packed.data(), packed.size()));
+      ORKNN_ASSIGN_OR_RETURN(constants_[i].bias,
+                             upload(layer.folded_bias.data(), layer.folded_bias.size() * 4));
+      ORKNN_ASSIGN_OR_RETURN(constants_[i].multipliers,
+                             upload(layer.multipliers.data(), layer.multipliers.size() * 4));
+    }
+    return ok_status();
+  }
+
+  LayerAddresses addresses_of(size_t index) {
+    const NpuLayer& layer = layers_[index];
+    LayerAddresses addresses;
+    addresses.input = buffer_of(layer.input_tensor)->memory.npu_address;
+    addresses.output = buffer_of(layer.output_tensor)->memory.npu_address;
+    if (layer.operand_tensor >= 0) {
+      addresses.operand = buffer_of(layer.operand_tensor)->memory.npu_address;
+    }
+    addresses.weights = constants_[index].weights.npu_address;
+    addresses.bias = constants_[index].bias.npu_address;
+    addresses.multipliers = constants_[index].multipliers.npu_address;
+    return addresses;
+  }
+
+  // A core's share of a layer: whole channel blocks when there are enough for every core,
+  // otherwise whole rows. Ceiling division gives the lowest cores the work when parts are few.
+  static TaskSlice slice_for_core(const NpuLayer& layer, int core, int cores) {
+    const int64_t granularity = slice_granularity(layer);
+    const int64_t blocks = (layer.output.channels + granularity - 1) / granularity;
+    TaskSlice slice{0, layer.output.channels, 0, layer.output.height};
+    auto share = [&](int64_t parts, int64_t* first, int64_t* last) {
+      *first = (parts * core + cores - 1) / cores;
+      *last = (parts * (core + 1) + cores - 1) / cores;
+    };
+    // Rows split only when every row's window starts inside the input.
+    const bool rows_start_inside =
+        (layer.output.height - 1) * layer.stride_height - layer.pad_top < layer.input.height;
+    if (blocks >= cores || layer.output.height < 2 || !rows_start_inside) {
+      int64_t first, last;
+      share(blocks, &first, &last);
+      slice.begin = std::min(first * granularity, layer.output.channels);
+      slice.end = std::min(last * granularity, layer.output.channels);
+    } else {
+      share(layer.output.height, &slice.row_begin, &slice.row_end);
+    }
+    return slice;
+  }
+
+  // One core: every layer one task, all in one PC chain (one submit per run). Several cores:
+  // one job per layer, its output channels split across the cores.
+  Result<Variant> build_variant(int cores) {
+    struct PlannedChain {
+      std::vector<std::vector<uint64_t>> tasks;
+      std::vector<uint32_t> masks;
+      std::vector<size_t> layers;
+    };
+    std::vector<std::vector<PlannedChain>> steps;
+    if (cores == 1) {
+      PlannedChain chain;
+      for (size_t i = 0; i < layers_.size(); ++i) {
+        uint32_t mask = 0;
+        chain.tasks.push_back(
+            task_commands(layers_[i], addresses_of(i),
+                          {0, layers_[i].output.channels, 0, layers_[i].output.height}, &mask));
+        chain.masks.push_back(mask);
+        chain.layers.push_back(i);
+      }
+      steps.push_back({std::move(chain)});
+    } else {
+      for (size_t i = 0; i < layers_.size(); ++i) {
+        const NpuLayer& layer = layers_[i];
+        std::vector<PlannedChain> step(static_cast<size_t>(cores));
+        for (int core = 0; core < cores; ++core) {
+          const TaskSlice slice = slice_for_core(layer, core, cores);
+          if (slice.begin == slice.end || slice.row_begin == slice.row_end) continue;
+          uint32_t mask = 0;
+          PlannedChain& chain = step[static_cast<size_t>(core)];
+          chain.tasks.push_back(task_commands(layer, addresses_of(i), slice, &mask));
+          chain.masks.push_back(mask);
+          chain.layers.push_back(i);
+        }
+        steps.push_back(std::move(step));
+      }
+    }
+    // Lay every chain out in one regcmd buffer.
+    size_t total_words = 0;
+    for (const auto& step : steps) {
+      for (const PlannedChain& chain : step) {
+        total_words += chain_tasks(chain.tasks, chain.masks, 0, nullptr, nullptr).size();
+      }
+    }
+    Variant variant;
+    ORKNN_ASSIGN_OR_RETURN(variant.regcmd,
+                           npu_->create_memory(std::max<size_t>(total_words * 8, 64)));
+    size_t position = 0;
+    for (const auto& planned : steps) {
+      Step step;
+      for (const PlannedChain& chain : planned) {
+        std::vector<size_t> offsets;
+        std::vector<uint32_t> counts;
+        const uint32_t base = variant.regcmd.npu_address + static_cast<uint32_t>(position * 8);
+        const std::vector<uint64_t> words =
+            chain_tasks(chain.tasks, chain.masks, base, &offsets, &counts);
+        if (!words.empty()) {
+          std::memcpy(variant.regcmd.host + position * 8, words.data(), words.size() * 8);
+        }
+        std::vector<NpuTask> tasks;
+        for (size_t t = 0; t < offsets.size(); ++t) {
+          tasks.push_back(
+              NpuTask{base + static_cast<uint32_t>(offsets[t] * 8), counts[t], chain.masks[t]});
+        }
+        step.chains.push_back(std::move(tasks));
+        step.task_layers.push_back(chain.layers);
+        position += words.size();
+      }
+      variant.steps.push_back(std::move(step));
+    }
+    ORKNN_RETURN_IF_ERROR(npu_->sync_memory(variant.regcmd, driver_shim::SyncDirection::kToDevice));
+    return variant;
+  }
+
+  void record_timing(exec::Profiler& profiler,
+                     const std::vector<std::array<uint64_t, kMaxCores>>& layer_cycles) const {
+    const uint64_t clock = npu_->info().clock_hz ? npu_->info().clock_hz : 1000000000;
+    for (size_t i = 0; i < layers_.size(); ++i) {
+      exec::NpuNodeTiming timing;
+      timing.valid = true;
+      timing.emulated = npu_->info().emulated;
+      timing.macs = layers_[i].macs;
+      timing.clock_hz = clock;
+      for (int core = 0; core < kMaxCores; ++core) {
+        timing.core_cycles[static_cast<size_t>(core)] = layer_cycles[i][static_cast<size_t>(core)];
+        timing.cycles = std::max(timing.cycles, layer_cycles[i][static_cast<size_t>(core)]);
+      }
+      profiler.record_npu(layers_[i].node_index, timing);
+      for (size_t fused : layers_[i].fused_nodes) {
+        exec::NpuNodeTiming folded;
+        folded.valid = true;
+        folded.emulated = timing.emulated;
+        folded.clock_hz = clock;
+        profiler.record_npu(fused, folded);
+      }
+    }
+  }
+
+  std::shared_ptr<driver_shim::Npu> npu_;
+  std::vector<NpuLayer> layers_;
+  std::vector<FeatureBuffer> tensors_;
+  std::vector<LayerConstants> constants_;
+  std::vector<Variant> variants_;
+  RunOptions options_;
+};
+
+}  // namespace
+
+Result<std::unique_ptr<Executable>> compile_npu_segment(std::shared_ptr<driver_shim::Npu> npu,
+                                                        const graph::Graph& graph,
+                                                        const std::vector<size_t>& node_indices,
+                                                        const std::vector<graph::Shape>& shapes) {
+  auto executable = std::make_unique<NpuExecutable>(std::move(npu));
+  ORKNN_RETURN_IF_ERROR(executable->build(graph, node_indices, shapes));
+  return std::unique_ptr<Executable>(std::move(executable));
+}
+
+}  // namespace orknn::devices::npu

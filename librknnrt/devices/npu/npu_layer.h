@@ -1,0 +1,78 @@
+// What one graph node becomes on the NPU: a layer with its geometry, quantization and packed
+// constants, before register programs are emitted (regcmd_builder.h). Lowering decides what the
+// NPU claims: every layer it returns runs bit-exact with the CPU int8 rules; anything else is
+// kUnimplemented and stays on the CPU.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <vector>
+
+#include "graph/graph.h"
+
+namespace orknn::devices::npu {
+
+enum class LayerKind {
+  kConvolution,  // CNA + CORE + DPU: direct or depthwise int8 convolution, bias, requantize
+  kAdd,          // DPU stand-alone with the element-wise operand (float-domain Add)
+  kLookupTable,  // DPU stand-alone with the 256-entry LUT (Relu, Clip, Sigmoid, ...)
+  kPooling,      // PPU: max / average / global average pooling
+};
+
+struct FeatureShape {
+  int64_t channels = 0, height = 0, width = 0;
+};
+
+struct NpuLayer {
+  size_t node_index = 0;
+  LayerKind kind = LayerKind::kConvolution;
+  int32_t input_tensor = -1;
+  int32_t operand_tensor = -1;  // kAdd
+  int32_t output_tensor = -1;
+  FeatureShape input, output;
+
+  // kConvolution
+  bool depthwise = false;
+  int64_t kernel_height = 1, kernel_width = 1, stride_height = 1, stride_width = 1;
+  int64_t dilation_height = 1, dilation_width = 1, pad_top = 0, pad_left = 0;
+  std::vector<int8_t> weights;       // [oc][ic][kh][kw] (depthwise: [c][kh][kw]), dense groups
+  std::vector<int32_t> folded_bias;  // bias - input_zero_point * sum(w), per output channel
+  std::vector<float> multipliers;    // per output channel
+  int32_t input_zero_point = 0;
+  int32_t output_zero_point = 0;
+  int32_t clamp_low = -128, clamp_high = 127;
+
+  // kAdd, kPooling (float-domain quantization)
+  float input_scale = 1.0f, operand_scale = 1.0f, output_scale = 1.0f;
+  int32_t operand_zero_point = 0;
+
+  // kPooling
+  bool maximum = false;
+  bool count_include_pad = false;
+  int64_t pad_bottom = 0, pad_right = 0;
+
+  // kConvolution with an Add fused after it (fusion.cc): the requantized convolution result
+  // (scale conv_output_scale, zero point output_zero_point) is added to `operand_tensor` in the
+  // float domain and encoded with fused_output_scale / fused_output_zero_point.
+  bool fused_add = false;
+  float conv_output_scale = 1.0f;
+  float fused_output_scale = 1.0f;
+  int32_t fused_output_zero_point = 0;
+  std::vector<size_t> fused_nodes;  // nodes folded into this layer (they report 0 cycles)
+
+  // any DPU layer: a table applied last (a fused or stand-alone activation)
+  bool use_lut = false;
+  std::array<int8_t, 256> lut{};
+
+  uint64_t macs = 0;
+};
+
+// Folds, within one segment, an Add into the Conv that feeds it and a table op into the Conv or
+// Add that feeds it, when the intermediate tensor has no other reader.
+void fuse_layers(const graph::Graph& graph, std::vector<NpuLayer>* layers);
+
+// Lowers a node with the given tensor shapes, or kUnimplemented with the reason.
+Result<NpuLayer> lower_node(const graph::Graph& graph, size_t node_index,
+                            const std::vector<graph::Shape>& shapes);
+
+}  // namespace orknn::devices::npu

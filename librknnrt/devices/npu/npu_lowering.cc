@@ -1,0 +1,343 @@
+// Which nodes the NPU claims and what they become. The rules mirror the CPU's int8 choices
+// (devices/cpu/ops/convolution.cc, docs/quantization.md) so a claimed node computes exactly what
+// the CPU would: a Conv the CPU would run in the float domain is not claimed either.
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <limits>
+
+#include "core/dtype.h"
+#include "devices/cpu/cpu_kernel_registry.h"
+#include "devices/npu/npu_layer.h"
+#include "graph/ops/convolution_attributes.h"
+#include "graph/ops/pooling_attributes.h"
+#include "reference/convolution.h"
+
+namespace orknn::devices::npu {
+namespace {
+
+using graph::Shape;
+using graph::Tensor;
+
+// Register field widths of the programs we emit (npu_registers.h).
+constexpr int64_t kMaxKernel = 31, kMaxStride = 7, kMaxDilation = 31, kMaxConvPad = 15;
+constexpr int64_t kMaxPoolKernel = 16, kMaxPoolStride = 16, kMaxPoolPad = 7;
+constexpr int64_t kMaxCubeDimension = 8192;
+
+template <typename... Parts>
+Status refuse(const graph::Node& node, const Parts&... parts) {
+  return unimplemented(node.describe(), ": not on the NPU: ", parts...);
+}
+
+bool is_per_tensor_int8(const Tensor& tensor) {
+  return tensor.data_type == DataType::kInt8 && tensor.quantization.is_quantized() &&
+         !tensor.quantization.is_per_channel();
+}
+
+// [1, C, H, W] int8 per-tensor activation.
+Result<FeatureShape> feature_shape(const graph::Node& node, const Tensor& tensor,
+                                   const Shape& shape) {
+  if (!is_per_tensor_int8(tensor) || tensor.is_constant()) {
+    return refuse(node, "'", tensor.name, "' is not a per-tensor INT8 activation");
+  }
+  if (shape.size() != 4 || shape[0] != 1) {
+    return refuse(node, "'", tensor.name, "' has shape ", graph::shape_to_string(shape),
+                  "; the NPU programs take [1, C, H, W]");
+  }
+  for (size_t d = 1; d < 4; ++d) {
+    if (shape[d] < 1 || shape[d] > kMaxCubeDimension) {
+      return refuse(node, "'", tensor.name, "' dimension ", d, " = ", shape[d], " is outside 1..",
+                    kMaxCubeDimension);
+    }
+  }
+  return FeatureShape{shape[1], shape[2], shape[3]};
+}
+
+// The 2-D window of a Conv or pooling node (height axis first).
+void copy_window(const graph::SpatialWindow& window, NpuLayer* layer) {
+  layer->kernel_height = window.kernel[0];
+  layer->kernel_width = window.kernel[1];
+  layer->stride_height = window.strides[0];
+  layer->stride_width = window.strides[1];
+  layer->dilation_height = window.dilations[0];
+  layer->dilation_width = window.dilations[1];
+  layer->pad_top = window.pads_begin[0];
+  layer->pad_left = window.pads_begin[1];
+  layer->pad_bottom = window.pads_end[0];
+  layer->pad_right = window.pads_end[1];
+}
+
+template <typename T>
+T of_channel(const std::vector<T>& values, int64_t channel) {
+  return values.size() == 1 ? values[0] : values[static_cast<size_t>(channel)];
+}
+
+int64_t largest_offset(int32_t zero_point) {
+  return std::max<int64_t>(127 - int64_t{zero_point}, int64_t{zero_point} + 128);
+}
+
+Status check_bias(const graph::Node& node, const Tensor& bias, const Tensor& input,
+                  const Tensor& weights, int64_t channels) {
+  const graph::Quantization& q = bias.quantization;
+  if (bias.data_type != DataType::kInt32 || !q.is_quantized() || !bias.is_constant()) {
+    return refuse(node, "bias '", bias.name, "' is not a quantized INT32 constant");
+  }
+  if (q.is_per_channel() && (q.scales.size() != static_cast<size_t>(channels) || q.axis != 0)) {
+    return refuse(node, "bias '", bias.name, "' is not quantized per output channel");
+  }
+  const double input_scale = input.quantization.scales[0];
+  for (int64_t c = 0; c < channels; ++c) {
+    const double expected = input_scale * of_channel(weights.quantization.scales, c);
+    const double scale = of_channel(q.scales, c);
+    if (of_channel(q.zero_points, c) != 0 || std::fabs(scale - expected) > 1e-5 * expected) {
+      return refuse(node, "bias '", bias.name, "' channel ", c, " is not at input x weight scale");
+    }
+  }
+  return ok_status();
+}
+
+Result<NpuLayer> lower_convolution(const graph::Graph& graph, const graph::Node& node,
+                                   const std::vector<Shape>& shapes) {
+  if (node.inputs.size() < 2 || node.inputs[0] < 0 || node.inputs[1] < 0) {
+    return refuse(node, "missing operands");
+  }
+  const Tensor& input = graph.tensor(node.inputs[0]);
+  const Tensor& weights = graph.tensor(node.inputs[1]);
+  const Tensor* bias =
+      node.inputs.size() > 2 && node.inputs[2] >= 0 ? &graph.tensor(node.inputs[2]) : nullptr;
+  const Tensor& output = graph.tensor(node.outputs[0]);
+  const Shape& input_shape = shapes[static_cast<size_t>(node.inputs[0])];
+  const Shape& weight_shape = shapes[static_cast<size_t>(node.inputs[1])];
+  NpuLayer layer;
+  ORKNN_ASSIGN_OR_RETURN(layer.input, feature_shape(node, input, input_shape));
+  ORKNN_ASSIGN_OR_RETURN(layer.output,
+                         feature_shape(node, output, shapes[static_cast<size_t>(node.outputs[0])]));
+  const Shape bias_shape = bias ? shapes[static_cast<size_t>(node.inputs[2])] : Shape{};
+  ORKNN_ASSIGN_OR_RETURN(
+      graph::ConvAttributes attributes,
+      graph::parse_conv(node, input_shape, weight_shape, bias ? &bias_shape : nullptr));
+  if (attributes.window.kernel.size() != 2) return refuse(node, "only 2-D convolution");
+  copy_window(attributes.window, &layer);
+  if (std::max(layer.kernel_height, layer.kernel_width) > kMaxKernel ||
+      std::max(layer.stride_height, layer.stride_width) > kMaxStride ||
+      std::max(layer.dilation_height, layer.dilation_width) > kMaxDilation ||
+      std::max(layer.pad_top, layer.pad_left) > kMaxConvPad) {
+    return refuse(node, "kernel, stride, dilation or padding beyond the register fields");
+  }
+  if (!weights.is_constant() || weights.data_type != DataType::kInt8 ||
+      !weights.quantization.is_quantized()) {
+    return refuse(node, "weights '", weights.name, "' are not a quantized INT8 constant");
+  }
+  const int64_t channels_out = layer.output.channels, channels_in = layer.input.channels;
+  const graph::Quantization& weight_q = weights.quantization;
+  if (weight_q.is_per_channel() &&
+      (weight_q.axis != 0 || weight_q.scales.size() != static_cast<size_t>(channels_out))) {
+    return refuse(node, "weights are not quantized per output channel");
+  }
+  for (int32_t zero_point : weight_q.zero_points) {
+    if (zero_point != 0) return refuse(node, "weight zero point ", zero_point, " is not 0");
+  }
+  if (bias) ORKNN_RETURN_IF_ERROR(check_bias(node, *bias, input, weights, channels_out));
+  using Kind = graph::FusedActivationAttributes::Kind;
+  if (attributes.activation.kind == Kind::kLeakyRelu) {
+    return refuse(node, "a fused LeakyRelu is not a clamp");
+  }
+
+  const int64_t group = attributes.group;
+  const int64_t group_in = channels_in / group, group_out = channels_out / group;
+  const int64_t taps = layer.kernel_height * layer.kernel_width;
+  layer.input_zero_point = input.quantization.zero_points[0];
+  layer.output_zero_point = output.quantization.zero_points[0];
+  const float output_scale = output.quantization.scales[0];
+  int64_t largest_bias = 0;
+  std::vector<int32_t> bias_values(static_cast<size_t>(channels_out), 0);
+  if (bias) {
+    std::memcpy(bias_values.data(), bias->constant_data, bias_values.size() * 4);
+    for (int32_t value : bias_values)
+      largest_bias = std::max<int64_t>(largest_bias, std::abs(int64_t{value}));
+  }
+  // The CPU accumulates in int32 and refuses (float domain) when the worst case overflows.
+  const int64_t worst =
+      group_in * taps * largest_offset(layer.input_zero_point) * 128 + largest_bias;
+  if (worst > std::numeric_limits<int32_t>::max()) {
+    return refuse(node, "the int32 accumulator could overflow");
+  }
+
+  layer.depthwise = group > 1 && group == channels_in && group == channels_out;
+  const int64_t dense_in = layer.depthwise ? 1 : channels_in;
+  layer.weights.assign(static_cast<size_t>(channels_out * dense_in * taps), 0);
+  const auto* stored = reinterpret_cast<const int8_t*>(weights.constant_data);
+  for (int64_t oc = 0; oc < channels_out; ++oc) {
+    const int64_t first_in = (oc / group_out) * group_in;
+    int64_t weight_sum = 0;
+    for (int64_t ic = 0; ic < group_in; ++ic) {
+      for (int64_t tap = 0; tap < taps; ++tap) {
+        const int8_t w = stored[(oc * group_in + ic) * taps + tap];
+        weight_sum += w;
+        const int64_t dense_ic = layer.depthwise ? 0 : first_in + ic;
+        layer.weights[static_cast<size_t>((oc * dense_in + dense_ic) * taps + tap)] = w;
+      }
+    }
+    // Padding reads the input zero point, so sum((x - zx) * w) = sum(x * w) - zx * sum(w).
+    const int64_t folded = int64_t{bias_values[static_cast<size_t>(oc)]} -
+                           int64_t{layer.input_zero_point} * weight_sum;
+    if (folded < std::numeric_limits<int32_t>::min() ||
+        folded > std::numeric_limits<int32_t>::max()) {
+      return refuse(node, "the folded bias of channel ", oc, " does not fit 32 bits");
+    }
+    layer.folded_bias.push_back(static_cast<int32_t>(folded));
+    layer.multipliers.push_back(kernels::reference::requantization_multiplier(
+        input.quantization.scales[0], of_channel(weight_q.scales, oc), output_scale));
+  }
+  if (attributes.activation.kind == Kind::kRelu) {
+    layer.clamp_low = std::max(-128, layer.output_zero_point);
+  } else if (attributes.activation.kind == Kind::kClip) {
+    layer.clamp_low =
+        quantize_int8(attributes.activation.minimum, output_scale, layer.output_zero_point);
+    layer.clamp_high =
+        quantize_int8(attributes.activation.maximum, output_scale, layer.output_zero_point);
+  }
+  layer.kind = LayerKind::kConvolution;
+  layer.conv_output_scale = output_scale;
+  layer.macs = static_cast<uint64_t>(layer.output.height * layer.output.width * channels_out *
+                                     group_in * taps);
+  return layer;
+}
+
+Result<NpuLayer> lower_add(const graph::Graph& graph, const graph::Node& node,
+                           const std::vector<Shape>& shapes) {
+  if (node.inputs.size() != 2 || node.inputs[0] < 0 || node.inputs[1] < 0) {
+    return refuse(node, "Add needs two operands");
+  }
+  const Shape& a = shapes[static_cast<size_t>(node.inputs[0])];
+  const Shape& b = shapes[static_cast<size_t>(node.inputs[1])];
+  if (a != b)
+    return refuse(node, "broadcasting Add (", graph::shape_to_string(a), " + ",
+                  graph::shape_to_string(b), ")");
+  NpuLayer layer;
+  layer.kind = LayerKind::kAdd;
+  const Tensor& first = graph.tensor(node.inputs[0]);
+  const Tensor& second = graph.tensor(node.inputs[1]);
+  const Tensor& output = graph.tensor(node.outputs[0]);
+  ORKNN_ASSIGN_OR_RETURN(layer.input, feature_shape(node, first, a));
+  ORKNN_RETURN_IF_ERROR(feature_shape(node, second, b).status());
+  ORKNN_ASSIGN_OR_RETURN(layer.output,
+                         feature_shape(node, output, shapes[static_cast<size_t>(node.outputs[0])]));
+  layer.input_scale = first.quantization.scales[0];
+  layer.input_zero_point = first.quantization.zero_points[0];
+  layer.operand_tensor = node.inputs[1];
+  layer.operand_scale = second.quantization.scales[0];
+  layer.operand_zero_point = second.quantization.zero_points[0];
+  layer.output_scale = output.quantization.scales[0];
+  layer.output_zero_point = output.quantization.zero_points[0];
+  return layer;
+}
+
+// An element-wise activation on int8 is a function of 256 codes: the table is what the CPU
+// kernel of the node computes for each of them, so it is the CPU's result by construction.
+Result<NpuLayer> lower_table(const graph::Graph& graph, const graph::Node& node,
+                             const std::vector<Shape>& shapes) {
+  if (node.inputs.empty() || node.inputs[0] < 0 || node.outputs.size() != 1) {
+    return refuse(node, "an activation has one input and one output");
+  }
+  for (size_t i = 1; i < node.inputs.size(); ++i) {
+    if (node.inputs[i] >= 0 && !graph.tensor(node.inputs[i]).is_constant()) {
+      return refuse(node, "operand ", i, " is not a constant");
+    }
+  }
+  NpuLayer layer;
+  layer.kind = LayerKind::kLookupTable;
+  const Shape& shape = shapes[static_cast<size_t>(node.inputs[0])];
+  ORKNN_ASSIGN_OR_RETURN(layer.input, feature_shape(node, graph.tensor(node.inputs[0]), shape));
+  ORKNN_ASSIGN_OR_RETURN(layer.output, feature_shape(node, graph.tensor(node.outputs[0]),
+                                                     shapes[static_cast<size_t>(node.outputs[0])]));
+  std::vector<Shape> table_shapes = shapes;
+  table_shapes[static_cast<size_t>(node.inputs[0])] = {256};
+  table_shapes[static_cast<size_t>(node.outputs[0])] = {256};
+  ORKNN_ASSIGN_OR_RETURN(std::unique_ptr<cpu::CpuKernel> kernel,
+                         cpu::build_cpu_kernel(graph, node, table_shapes));
+  std::array<int8_t, 256> codes;
+  for (int i = 0; i < 256; ++i) codes[static_cast<size_t>(i)] = static_cast<int8_t>(i - 128);
+  std::vector<const void*> inputs;
+  for (int32_t index : node.inputs) {
+    inputs.push_back(index < 0                 ? nullptr
+                     : index == node.inputs[0] ? static_cast<const void*>(codes.data())
+                                               : graph.tensor(index).constant_data);
+  }
+  void* outputs[] = {layer.lut.data()};
+  ORKNN_RETURN_IF_ERROR(kernel->run(inputs.data(), outputs));
+  layer.use_lut = true;
+  return layer;
+}
+
+Result<NpuLayer> lower_pooling(const graph::Graph& graph, const graph::Node& node,
+                               const std::vector<Shape>& shapes) {
+  if (node.inputs.empty() || node.inputs[0] < 0 || node.outputs.size() != 1) {
+    return refuse(node, "pooling with an Indices output");
+  }
+  const Tensor& input = graph.tensor(node.inputs[0]);
+  const Tensor& output = graph.tensor(node.outputs[0]);
+  const Shape& input_shape = shapes[static_cast<size_t>(node.inputs[0])];
+  NpuLayer layer;
+  layer.kind = LayerKind::kPooling;
+  ORKNN_ASSIGN_OR_RETURN(layer.input, feature_shape(node, input, input_shape));
+  ORKNN_ASSIGN_OR_RETURN(layer.output,
+                         feature_shape(node, output, shapes[static_cast<size_t>(node.outputs[0])]));
+  if (node.op_type == "GlobalAveragePool") {
+    // Summing the plane row by row is the global average's own order (reference/pooling.cc).
+    layer.kernel_height = layer.input.height;
+    layer.kernel_width = layer.input.width;
+  } else {
+    ORKNN_ASSIGN_OR_RETURN(graph::PoolAttributes attributes, graph::parse_pool(node, input_shape));
+    const graph::SpatialWindow& window = attributes.window;
+    if (window.kernel.size() != 2) return refuse(node, "only 2-D pooling");
+    if (window.dilations[0] != 1 || window.dilations[1] != 1)
+      return refuse(node, "dilated pooling");
+    layer.maximum = node.op_type == "MaxPool";
+    layer.count_include_pad = attributes.count_include_pad;
+    copy_window(window, &layer);
+  }
+  if (std::max(layer.kernel_height, layer.kernel_width) > kMaxPoolKernel ||
+      std::max(layer.stride_height, layer.stride_width) > kMaxPoolStride ||
+      std::max({layer.pad_top, layer.pad_left, layer.pad_bottom, layer.pad_right}) > kMaxPoolPad) {
+    return refuse(node, "pooling window beyond the PPU register fields");
+  }
+  layer.input_scale = input.quantization.scales[0];
+  layer.input_zero_point = input.quantization.zero_points[0];
+  layer.output_scale = output.quantization.scales[0];
+  layer.output_zero_point = output.quantization.zero_points[0];
+  return layer;
+}
+
+bool is_table_op(const std::string& type) {
+  static const char* const kTypes[] = {"Relu",      "Clip",  "LeakyRelu", "Sigmoid", "HardSigmoid",
+                                       "HardSwish", "Swish", "SiLU",      "Tanh"};
+  return std::any_of(std::begin(kTypes), std::end(kTypes),
+                     [&](const char* name) { return type == name; });
+}
+
+}  // namespace
+
+Result<NpuLayer> lower_node(const graph::Graph& graph, size_t node_index,
+                            const std::vector<Shape>& shapes) {
+  const graph::Node& node = graph.nodes[node_index];
+  Result<NpuLayer> layer = refuse(node, "op type ", node.op_type, " has no NPU program");
+  if (node.outputs.size() != 1 && node.op_type != "MaxPool") return layer;
+  if (node.op_type == "Conv") {
+    layer = lower_convolution(graph, node, shapes);
+  } else if (node.op_type == "Add") {
+    layer = lower_add(graph, node, shapes);
+  } else if (node.op_type == "MaxPool" || node.op_type == "AveragePool" ||
+             node.op_type == "GlobalAveragePool") {
+    layer = lower_pooling(graph, node, shapes);
+  } else if (is_table_op(node.op_type)) {
+    layer = lower_table(graph, node, shapes);
+  }
+  if (!layer.ok()) return layer;
+  layer->node_index = node_index;
+  layer->input_tensor = node.inputs[0];
+  layer->output_tensor = node.outputs[0];
+  return layer;
+}
+
+}  // namespace orknn::devices::npu

@@ -1,0 +1,190 @@
+// Whole int8 networks (MobileNetV2, ResNet18, YOLOv5s-shaped; made by make_npu_models.py) on the
+// emulated NPU: bit-exact with the CPU under every core mask, with most of their MACs on the NPU,
+// and three cores modeled faster than one.
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <iterator>
+#include <random>
+#include <string>
+
+#include "exec/executor.h"
+#include "graph/graph_from_model.h"
+#include "graph/shape_inference.h"
+#include "model/model_file.h"
+#include "npu_test_support.h"
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+extern "C" {
+#include <cmocka.h>
+}
+
+namespace {
+
+using namespace orknn;
+
+std::shared_ptr<const graph::Graph> load(const std::string& name) {
+  const char* directory = std::getenv("ORKNN_NPU_MODELS");
+  if (!directory) fail_msg("ORKNN_NPU_MODELS is not set (make_npu_models.py --out DIR)");
+  const std::string path = std::string(directory) + "/" + name + ".rknn";
+  std::ifstream file(path, std::ios::binary);
+  if (!file) fail_msg("cannot read %s", path.c_str());
+  std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(file)),
+                             std::istreambuf_iterator<char>());
+  auto model = model::ModelFile::parse(std::move(bytes));
+  if (!model.ok()) fail_msg("%s: %s", path.c_str(), model.status().message().c_str());
+  auto graph = graph::graph_from_model(*model);
+  if (!graph.ok()) fail_msg("%s: %s", path.c_str(), graph.status().message().c_str());
+  return *graph;
+}
+
+// MACs of the products (Conv, Gemm, MatMul) with the executor's shapes.
+uint64_t node_macs(const graph::Graph& graph, const std::vector<graph::Shape>& shapes, size_t n) {
+  const graph::Node& node = graph.nodes[n];
+  if (node.outputs.empty() || node.inputs.size() < 2 || node.inputs[1] < 0) return 0;
+  const uint64_t outputs =
+      static_cast<uint64_t>(graph::element_count(shapes[size_t(node.outputs[0])]));
+  const graph::Shape& weights = shapes[static_cast<size_t>(node.inputs[1])];
+  if (node.op_type == "Conv") {
+    uint64_t per_output = 1;
+    for (size_t d = 1; d < weights.size(); ++d) per_output *= static_cast<uint64_t>(weights[d]);
+    return outputs * per_output;
+  }
+  if (node.op_type == "Gemm" || node.op_type == "MatMul") {
+    const graph::Shape& a = shapes[static_cast<size_t>(node.inputs[0])];
+    return outputs * static_cast<uint64_t>(a.back());
+  }
+  return 0;
+}
+
+std::vector<std::vector<uint8_t>> random_inputs(exec::Executor& executor) {
+  std::mt19937 rng(99);
+  std::vector<std::vector<uint8_t>> inputs;
+  const graph::Graph& graph = executor.graph();
+  for (size_t i = 0; i < graph.inputs.size(); ++i) {
+    std::vector<uint8_t> bytes(executor.input_bytes(i));
+    if (graph.tensor(graph.inputs[i].tensor).data_type == DataType::kFloat32) {
+      std::normal_distribution<float> normal;
+      for (size_t k = 0; k + 4 <= bytes.size(); k += 4) {
+        const float value = normal(rng);
+        std::memcpy(&bytes[k], &value, 4);
+      }
+    } else {
+      for (uint8_t& byte : bytes) byte = static_cast<uint8_t>(rng());
+    }
+    inputs.push_back(std::move(bytes));
+  }
+  return inputs;
+}
+
+std::vector<std::vector<uint8_t>> run(exec::Executor& executor,
+                                      const std::vector<std::vector<uint8_t>>& inputs,
+                                      exec::Profiler* profiler) {
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    std::memcpy(executor.input_data(i), inputs[i].data(), inputs[i].size());
+  }
+  const Status status = executor.run(profiler);
+  if (!status.ok()) fail_msg("run: %s", status.message().c_str());
+  std::vector<std::vector<uint8_t>> outputs;
+  for (size_t o = 0; o < executor.graph().outputs.size(); ++o) {
+    outputs.emplace_back(executor.output_data(o),
+                         executor.output_data(o) + executor.output_bytes(o));
+  }
+  return outputs;
+}
+
+double modeled_milliseconds(const exec::Profiler& profiler) {
+  double seconds = 0;
+  for (const exec::NpuNodeTiming& timing : profiler.npu_timings()) {
+    if (timing.valid) seconds += double(timing.cycles) / double(timing.clock_hz);
+  }
+  return seconds * 1e3;
+}
+
+// Runs `name` on the CPU, then on the NPU under each core mask; returns the modeled NPU time of
+// the given masks.
+void check_model(const std::string& name, double* one_core_ms, double* three_core_ms,
+                 size_t* folded_nodes = nullptr) {
+  auto graph = load(name);
+  const auto shapes = graph::stored_input_shapes(*graph);
+  auto cpu = exec::Executor::create(graph, shapes, {devices::make_cpu_device()});
+  if (!cpu.ok()) fail_msg("%s on the CPU: %s", name.c_str(), cpu.status().message().c_str());
+  auto npu_device = devices::make_npu_device(driver_shim::make_emulated_npu(3));
+  auto npu = exec::Executor::create(graph, shapes, {npu_device, devices::make_cpu_device()});
+  if (!npu.ok()) fail_msg("%s on the NPU: %s", name.c_str(), npu.status().message().c_str());
+
+  const auto inputs = random_inputs(**cpu);
+  const auto expected = run(**cpu, inputs, nullptr);
+  uint64_t total = 0, on_npu = 0;
+  for (size_t n = 0; n < graph->nodes.size(); ++n) {
+    const uint64_t macs = node_macs(*graph, (*npu)->shapes(), n);
+    total += macs;
+    if (std::strcmp((*npu)->node_target(n), "NPU") == 0) on_npu += macs;
+  }
+  const double share = total ? double(on_npu) / double(total) : 0.0;
+  std::printf("%s: %.1f%% of %llu MACs on the NPU\n", name.c_str(), share * 100.0,
+              static_cast<unsigned long long>(total));
+  assert_true(share >= 0.90);
+  for (uint32_t mask : {1u, 2u, 4u, 3u, 7u, 0u}) {
+    (*npu)->set_run_options({mask, 0});
+    exec::Profiler profiler;
+    const auto actual = run(**npu, inputs, &profiler);
+    assert_int_equal(actual.size(), expected.size());
+    for (size_t o = 0; o < expected.size(); ++o) {
+      if (actual[o] != expected[o]) {
+        size_t first = 0;
+        while (first < actual[o].size() && actual[o][first] == expected[o][first]) ++first;
+        fail_msg("%s core mask %u: output %zu differs from the CPU at byte %zu", name.c_str(), mask,
+                 o, first);
+      }
+    }
+    // Add and activation nodes folded into the layer before them report no cycles of their own.
+    size_t folded = 0;
+    for (size_t n = 0; n < graph->nodes.size(); ++n) {
+      const exec::NpuNodeTiming& timing = profiler.npu_timings()[n];
+      folded += timing.valid && timing.cycles == 0 && graph->nodes[n].op_type != "Conv";
+    }
+    if (folded_nodes) *folded_nodes = folded;
+    const double modeled = modeled_milliseconds(profiler);
+    std::printf("%s core mask %u: identical to the CPU, modeled NPU time %.3f ms (emulated)\n",
+                name.c_str(), mask, modeled);
+    if (mask == 1 && one_core_ms) *one_core_ms = modeled;
+    if (mask == 7 && three_core_ms) *three_core_ms = modeled;
+  }
+}
+
+void test_mobilenet_v2(void** state) {
+  (void)state;
+  double one = 0, three = 0;
+  check_model("mobilenet_v2_64", &one, &three);
+  std::printf("MobileNetV2 (64x64) modeled: one core %.3f ms, three cores %.3f ms\n", one, three);
+  assert_true(three < one);
+}
+
+void test_resnet18(void** state) {
+  (void)state;
+  size_t folded = 0;
+  check_model("resnet18_64", nullptr, nullptr, &folded);
+  std::printf("resnet18_64: %zu Add/Relu nodes fused into the layer before them\n", folded);
+  assert_true(folded >= 8);  // eight residual Adds, each with its Relu
+}
+
+void test_yolov5s(void** state) {
+  (void)state;
+  check_model("yolov5s_96", nullptr, nullptr);
+}
+
+}  // namespace
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_mobilenet_v2),
+      cmocka_unit_test(test_resnet18),
+      cmocka_unit_test(test_yolov5s),
+  };
+  return cmocka_run_group_tests(tests, nullptr, nullptr);
+}

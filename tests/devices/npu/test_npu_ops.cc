@@ -1,0 +1,278 @@
+// Every op the NPU claims, run on the emulated NPU and on the CPU int8 reference over a seeded
+// random sweep of shapes, compared byte for byte; also with the work split over 2 and 3 cores.
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <random>
+#include <string>
+
+#include "common/op_test_harness.h"
+#include "npu_test_support.h"
+
+// cmocka after the standard headers.
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+extern "C" {
+#include <cmocka.h>
+}
+
+namespace {
+
+using namespace orknn;
+using namespace orknn::testing;
+
+std::shared_ptr<driver_shim::Npu> emulated_npu() {
+  static std::shared_ptr<driver_shim::Npu> npu = driver_shim::make_emulated_npu(3);
+  return npu;
+}
+
+graph::Attribute ints(std::vector<int64_t> values) {
+  return attr_ints(std::move(values));
+}
+graph::Attribute integer(int64_t value) {
+  return attr_int(value);
+}
+graph::Attribute text(std::string value) {
+  return attr_string(std::move(value));
+}
+graph::Attribute real(float value) {
+  return attr_float(value);
+}
+
+graph::Quantization per_tensor(float scale, int32_t zero_point) {
+  return graph::Quantization{{scale}, {zero_point}, 0};
+}
+
+std::vector<int8_t> random_codes(std::mt19937& rng, size_t count) {
+  std::uniform_int_distribution<int> code(-128, 127);
+  std::vector<int8_t> codes(count);
+  for (int8_t& value : codes) value = static_cast<int8_t>(code(rng));
+  return codes;
+}
+
+int uniform(std::mt19937& rng, int low, int high) {
+  return std::uniform_int_distribution<int>(low, high)(rng);
+}
+
+// Runs the single-node graph on the CPU and on the NPU with `core_mask`; the node must be
+// claimed by the NPU and the output bytes must agree.
+void expect_npu_matches_cpu(const std::string& op_type, const std::vector<StoredTensor>& inputs,
+                            const Attributes& attributes, const StoredOutput& output,
+                            uint32_t core_mask, const std::string& description) {
+  auto graph = single_node_graph(op_type, inputs, attributes, {output});
+  if (!graph.ok()) {
+    fail_msg("%s: %s", description.c_str(), graph.status().message().c_str());
+  }
+  auto shared = std::make_shared<const graph::Graph>(std::move(*graph));
+  std::vector<std::vector<uint8_t>> input_bytes;
+  for (const StoredTensor& tensor : inputs) {
+    if (!tensor.constant && !tensor.name.empty()) input_bytes.push_back(tensor.bytes);
+  }
+  const DeviceRun cpu = run_graph(shared, input_bytes, nullptr, 0);
+  const DeviceRun npu = run_graph(shared, input_bytes, emulated_npu(), core_mask);
+  if (!cpu.status.ok() || !npu.status.ok()) {
+    fail_msg("%s: cpu %s / npu %s", description.c_str(), cpu.status.message().c_str(),
+             npu.status.message().c_str());
+  }
+  if (npu.npu_nodes != 1) fail_msg("%s: the NPU did not claim the node", description.c_str());
+  const auto& expected = cpu.outputs[0];
+  const auto& actual = npu.outputs[0];
+  assert_int_equal(expected.size(), actual.size());
+  for (size_t i = 0; i < expected.size(); ++i) {
+    if (expected[i] != actual[i]) {
+      fail_msg("%s: byte %zu: cpu %d npu %d", description.c_str(), i,
+               static_cast<int8_t>(expected[i]), static_cast<int8_t>(actual[i]));
+    }
+  }
+}
+
+uint32_t mask_for_case(int index) {
+  static const uint32_t kMasks[] = {0, 1, 3, 7, 4, 2, 0xffff};
+  return kMasks[index % 7];
+}
+
+void test_convolution_sweep(void** state) {
+  (void)state;
+  std::mt19937 rng(20261122);
+  static const int kKernels[] = {1, 3, 5, 7};
+  for (int index = 0; index < 90; ++index) {
+    const int kernel_h = kKernels[uniform(rng, 0, 3)];
+    const int kernel_w = uniform(rng, 0, 3) == 0 ? kKernels[uniform(rng, 0, 3)] : kernel_h;
+    const int stride = uniform(rng, 1, 2), dilation = uniform(rng, 1, 2);
+    const int grouping = uniform(rng, 0, 3);  // 0,1: dense; 2: depthwise; 3: 2 groups
+    int channels_in = uniform(rng, 1, 70);
+    int channels_out = uniform(rng, 1, 70);
+    int group = 1;
+    if (grouping == 2) {
+      group = channels_in;
+      channels_out = channels_in;
+    } else if (grouping == 3) {
+      channels_in = 2 * uniform(rng, 1, 35);
+      channels_out = 2 * uniform(rng, 1, 35);
+      group = 2;
+    }
+    const int height = uniform(rng, 1, 13) * 2 - 1 + uniform(rng, 0, 1);
+    const int width = uniform(rng, 1, 13) * 2 - 1;
+    const int extent_h = (kernel_h - 1) * dilation + 1, extent_w = (kernel_w - 1) * dilation + 1;
+    const int pad_top = uniform(rng, 0, kernel_h / 2), pad_bottom = uniform(rng, 0, kernel_h / 2);
+    const int pad_left = uniform(rng, 0, kernel_w / 2), pad_right = uniform(rng, 0, kernel_w / 2);
+    if (height + pad_top + pad_bottom < extent_h || width + pad_left + pad_right < extent_w) {
+      --index;
+      continue;  // no output position
+    }
+    const int per_group = channels_in / group;
+    const float input_scale = 0.01f + 0.05f * std::uniform_real_distribution<float>()(rng);
+    const int32_t input_zero = uniform(rng, -30, 30);
+    std::vector<float> weight_scales(static_cast<size_t>(channels_out));
+    std::vector<int32_t> weight_zeros(static_cast<size_t>(channels_out), 0);
+    for (float& scale : weight_scales) {
+      scale = 0.002f + 0.01f * std::uniform_real_distribution<float>()(rng);
+    }
+    std::vector<int32_t> bias(static_cast<size_t>(channels_out));
+    std::vector<float> bias_scales(static_cast<size_t>(channels_out));
+    for (int c = 0; c < channels_out; ++c) {
+      bias[static_cast<size_t>(c)] = uniform(rng, -20000, 20000);
+      bias_scales[static_cast<size_t>(c)] = input_scale * weight_scales[static_cast<size_t>(c)];
+    }
+    const float output_scale = input_scale * weight_scales[0] *
+                               std::sqrt(float(per_group * kernel_h * kernel_w)) *
+                               (20.0f + 40.0f * std::uniform_real_distribution<float>()(rng));
+    const int32_t output_zero = uniform(rng, -20, 20);
+    const std::vector<int8_t> x = random_codes(rng, size_t(channels_in) * height * width);
+    const std::vector<int8_t> w =
+        random_codes(rng, size_t(channels_out) * per_group * kernel_h * kernel_w);
+    std::vector<StoredTensor> inputs = {
+        stored("x", DataType::kInt8, {1, channels_in, height, width}, x,
+               per_tensor(input_scale, input_zero)),
+        stored("w", DataType::kInt8, {channels_out, per_group, kernel_h, kernel_w}, w,
+               graph::Quantization{weight_scales, weight_zeros, 0}, true),
+        stored("b", DataType::kInt32, {channels_out}, bias,
+               graph::Quantization{bias_scales, std::vector<int32_t>(bias.size(), 0), 0}, true)};
+    if (index % 5 == 4) inputs.pop_back();  // no bias
+    Attributes attributes = {{"kernel_shape", ints({kernel_h, kernel_w})},
+                             {"strides", ints({stride, stride})},
+                             {"dilations", ints({dilation, dilation})},
+                             {"pads", ints({pad_top, pad_left, pad_bottom, pad_right})},
+                             {"group", integer(group)}};
+    const int activation = uniform(rng, 0, 2);
+    if (activation == 1) attributes["activation"] = text("Relu");
+    if (activation == 2) {
+      attributes["activation"] = text("Clip");
+      attributes["activation_min"] = real(0.0f);
+      attributes["activation_max"] = real(6.0f * output_scale * 10.0f);
+    }
+    char description[256];
+    std::snprintf(description, sizeof(description),
+                  "conv case %d: %dx%dx%d -> %d, k %dx%d s %d d %d g %d pads %d,%d,%d,%d act %d "
+                  "mask %u",
+                  index, channels_in, height, width, channels_out, kernel_h, kernel_w, stride,
+                  dilation, group, pad_top, pad_left, pad_bottom, pad_right, activation,
+                  mask_for_case(index));
+    expect_npu_matches_cpu("Conv", inputs, attributes,
+                           {DataType::kInt8, per_tensor(output_scale, output_zero)},
+                           mask_for_case(index), description);
+  }
+}
+
+void test_add_sweep(void** state) {
+  (void)state;
+  std::mt19937 rng(7);
+  for (int index = 0; index < 20; ++index) {
+    const int channels = uniform(rng, 1, 70), height = uniform(rng, 1, 15),
+              width = uniform(rng, 1, 15);
+    const size_t count = size_t(channels) * height * width;
+    const auto a = random_codes(rng, count), b = random_codes(rng, count);
+    const std::vector<StoredTensor> inputs = {
+        stored("a", DataType::kInt8, {1, channels, height, width}, a,
+               per_tensor(0.02f + 0.01f * uniform(rng, 0, 5), uniform(rng, -10, 10))),
+        stored("b", DataType::kInt8, {1, channels, height, width}, b,
+               per_tensor(0.03f + 0.01f * uniform(rng, 0, 5), uniform(rng, -10, 10)))};
+    char description[128];
+    std::snprintf(description, sizeof(description), "add case %d: %dx%dx%d", index, channels,
+                  height, width);
+    expect_npu_matches_cpu("Add", inputs, {},
+                           {DataType::kInt8, per_tensor(0.045f, uniform(rng, -10, 10))},
+                           mask_for_case(index), description);
+  }
+}
+
+void test_pooling_sweep(void** state) {
+  (void)state;
+  std::mt19937 rng(11);
+  for (int index = 0; index < 40; ++index) {
+    const int kind = index % 3;  // max, average, global average
+    const int channels = uniform(rng, 1, 70), height = uniform(rng, 1, 15),
+              width = uniform(rng, 1, 15);
+    const auto x = random_codes(rng, size_t(channels) * height * width);
+    const std::vector<StoredTensor> inputs = {stored("x", DataType::kInt8,
+                                                     {1, channels, height, width}, x,
+                                                     per_tensor(0.05f, uniform(rng, -5, 5)))};
+    Attributes attributes;
+    std::string op = "GlobalAveragePool";
+    if (kind != 2) {
+      op = kind == 0 ? "MaxPool" : "AveragePool";
+      const int kernel = std::min({uniform(rng, 1, 5), height, width});
+      const int pad = uniform(rng, 0, (kernel - 1) / 2);
+      attributes = {{"kernel_shape", ints({kernel, kernel})},
+                    {"strides", ints({uniform(rng, 1, 2), uniform(rng, 1, 2)})},
+                    {"pads", ints({pad, pad, pad, pad})}};
+      if (kind == 1) attributes["count_include_pad"] = integer(uniform(rng, 0, 1));
+    }
+    char description[128];
+    std::snprintf(description, sizeof(description), "%s case %d: %dx%dx%d", op.c_str(), index,
+                  channels, height, width);
+    expect_npu_matches_cpu(op, inputs, attributes,
+                           {DataType::kInt8, per_tensor(0.04f, uniform(rng, -5, 5))},
+                           mask_for_case(index), description);
+  }
+}
+
+void test_activation_tables(void** state) {
+  (void)state;
+  std::mt19937 rng(3);
+  const char* kOps[] = {"Relu", "Sigmoid", "LeakyRelu", "Clip", "HardSwish"};
+  for (int index = 0; index < 10; ++index) {
+    const std::string op = kOps[index % 5];
+    const int channels = uniform(rng, 1, 40), height = uniform(rng, 1, 9),
+              width = uniform(rng, 1, 9);
+    const auto x = random_codes(rng, size_t(channels) * height * width);
+    std::vector<StoredTensor> inputs = {stored("x", DataType::kInt8, {1, channels, height, width},
+                                               x, per_tensor(0.05f, uniform(rng, -5, 5)))};
+    if (op == "Clip") {
+      inputs.push_back(stored("low", DataType::kFloat32, {}, std::vector<float>{0.0f}, {}, true));
+      inputs.push_back(stored("high", DataType::kFloat32, {}, std::vector<float>{3.0f}, {}, true));
+    }
+    expect_npu_matches_cpu(op, inputs, {},
+                           {DataType::kInt8, per_tensor(0.03f, uniform(rng, -5, 5))},
+                           mask_for_case(index), op + " case " + std::to_string(index));
+  }
+}
+
+// What the NPU refuses stays on the CPU: here a Conv with a non-zero weight zero point.
+void test_refused_conv_stays_on_cpu(void** state) {
+  (void)state;
+  const std::vector<StoredTensor> inputs = {
+      stored("x", DataType::kInt8, {1, 2, 3, 3}, std::vector<int8_t>(18, 3), per_tensor(0.1f, 0)),
+      stored("w", DataType::kInt8, {1, 2, 1, 1}, std::vector<int8_t>{1, 2}, per_tensor(0.1f, 1),
+             true)};
+  auto graph = single_node_graph("Conv", inputs, {}, {{DataType::kInt8, per_tensor(0.1f, 0)}});
+  assert_true(graph.ok());
+  auto shared = std::make_shared<const graph::Graph>(std::move(*graph));
+  const DeviceRun run = run_graph(shared, {inputs[0].bytes}, emulated_npu(), 0);
+  assert_true(run.status.ok());
+  assert_int_equal(run.npu_nodes, 0);
+}
+
+}  // namespace
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_convolution_sweep),
+      cmocka_unit_test(test_add_sweep),
+      cmocka_unit_test(test_pooling_sweep),
+      cmocka_unit_test(test_activation_tables),
+      cmocka_unit_test(test_refused_conv_stays_on_cpu),
+  };
+  return cmocka_run_group_tests(tests, nullptr, nullptr);
+}
