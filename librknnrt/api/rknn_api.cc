@@ -91,6 +91,7 @@ int rknn_init(rknn_context* context, void* model, uint32_t size, uint32_t flag,
     orknn::exec::SessionOptions options;
     options.collect_performance = (flag & RKNN_FLAG_COLLECT_PERF_MASK) != 0;
     options.model_info_only = (flag & RKNN_FLAG_COLLECT_MODEL_INFO_ONLY) != 0;
+    options.prefer_gpu = (flag & RKNN_FLAG_EXECUTE_FALLBACK_PRIOR_DEVICE_GPU) != 0;
     auto state = std::make_shared<ContextState>();
     state->flags = flag;
     ORKNN_ASSIGN_OR_RETURN(state->session, orknn::exec::Session::create(graph, options));

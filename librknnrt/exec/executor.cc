@@ -7,32 +7,26 @@ namespace orknn::exec {
 
 Result<std::unique_ptr<Executor>> Executor::create(
     std::shared_ptr<const graph::Graph> graph, const std::vector<graph::Shape>& input_shapes,
-    const std::vector<std::shared_ptr<devices::Device>>& devices) {
+    const std::vector<std::shared_ptr<devices::Device>>& devices,
+    const PlacementOptions& placement) {
   std::unique_ptr<Executor> executor(new Executor());
   executor->graph_ = std::move(graph);
   ORKNN_RETURN_IF_ERROR(graph::infer_shapes(*executor->graph_, input_shapes, &executor->shapes_));
-  ORKNN_RETURN_IF_ERROR(executor->partition(devices));
+  ORKNN_RETURN_IF_ERROR(executor->partition(devices, placement));
   ORKNN_RETURN_IF_ERROR(executor->allocate_and_bind());
   return executor;
 }
 
-// Gives each node to the first device that supports it and compiles maximal runs of
-// consecutive nodes on the same device as one segment.
-Status Executor::partition(const std::vector<std::shared_ptr<devices::Device>>& devices) {
+// Places every node (placement.h) and compiles maximal runs of consecutive nodes on the same
+// device as one segment.
+Status Executor::partition(const std::vector<std::shared_ptr<devices::Device>>& devices,
+                           const PlacementOptions& placement) {
   const graph::Graph& graph = *graph_;
+  ORKNN_ASSIGN_OR_RETURN(std::vector<std::shared_ptr<devices::Device>> placed,
+                         place_nodes(graph, shapes_, devices, placement));
   node_targets_.assign(graph.nodes.size(), "");
   for (size_t index = 0; index < graph.nodes.size(); ++index) {
-    std::shared_ptr<devices::Device> chosen;
-    for (const auto& device : devices) {
-      if (device->supports(graph, graph.nodes[index])) {
-        chosen = device;
-        break;
-      }
-    }
-    if (!chosen) {
-      return unimplemented(graph.nodes[index].describe(), ": no device supports op type ",
-                           graph.nodes[index].op_type);
-    }
+    const std::shared_ptr<devices::Device>& chosen = placed[index];
     node_targets_[index] = chosen->name();
     if (segments_.empty() || segments_.back().device != chosen) {
       segments_.push_back(Segment{chosen, {}, nullptr});

@@ -11,6 +11,7 @@
 
 #include "core/aligned_buffer.h"
 #include "devices/device.h"
+#include "exec/placement.h"
 #include "exec/profiler.h"
 #include "graph/graph.h"
 
@@ -21,7 +22,8 @@ class Executor {
   // `input_shapes` in graph.inputs order (the stored shapes for static models).
   static Result<std::unique_ptr<Executor>> create(
       std::shared_ptr<const graph::Graph> graph, const std::vector<graph::Shape>& input_shapes,
-      const std::vector<std::shared_ptr<devices::Device>>& devices);
+      const std::vector<std::shared_ptr<devices::Device>>& devices,
+      const PlacementOptions& placement = {});
 
   const graph::Graph& graph() const { return *graph_; }
   // Current shape of every tensor.
@@ -52,7 +54,8 @@ class Executor {
   };
 
   Executor() = default;
-  Status partition(const std::vector<std::shared_ptr<devices::Device>>& devices);
+  Status partition(const std::vector<std::shared_ptr<devices::Device>>& devices,
+                   const PlacementOptions& placement);
   Status allocate_and_bind();
 
   std::shared_ptr<const graph::Graph> graph_;

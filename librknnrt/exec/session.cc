@@ -115,7 +115,8 @@ Status Session::prepare(const SessionOptions& options) {
   thread_pool_ = std::make_unique<ThreadPool>(ThreadPool::default_thread_count());
   const ThreadPool::Scope pool_scope(thread_pool_.get());  // kernels reserve their scratch
   ORKNN_ASSIGN_OR_RETURN(executor_,
-                         Executor::create(graph_, input_shapes, devices::available_devices()));
+                         Executor::create(graph_, input_shapes, devices::available_devices(),
+                                          placement_from_environment({options.prefer_gpu})));
   planned_internal_bytes_ = executor_->internal_bytes();
   for (const graph::GraphInput& input : graph.inputs) {
     input_scratch_.emplace_back(static_cast<size_t>(graph.tensor(input.tensor).elements()));

@@ -52,6 +52,7 @@ struct UserTensorFormat {
 struct SessionOptions {
   bool collect_performance = false;  // time every node of every run
   bool model_info_only = false;      // plan memory but build nothing runnable
+  bool prefer_gpu = false;           // RKNN_FLAG_EXECUTE_FALLBACK_PRIOR_DEVICE_GPU
 };
 
 struct MemoryFigures {
