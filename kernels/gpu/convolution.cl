@@ -2,19 +2,20 @@
 // MatMul. One work item computes one output element; the fused activation is applied on store.
 
 // geometry: C, H, W, M, OH, OW, KH, KW, SH, SW, DH, DW, pad top, pad left, group, has bias.
-// Global size: (OW, OH, N * M).
+// Global size: (OH * OW, M, N): output pixels fastest, so that neighbouring work items read
+// neighbouring inputs and the same weight (which is what lets PoCL vectorize, and GPUs coalesce).
 __kernel void conv2d(__global const storage* input, __global const storage* weights,
                      __global const storage* bias, __global storage* output,
                      __global const int* geometry, int activation, float alpha, float beta) {
-  const int ow = get_global_id(0), oh = get_global_id(1), nm = get_global_id(2);
+  const int pixel = get_global_id(0), m = get_global_id(1), n = get_global_id(2);
   const int channels = geometry[0], height = geometry[1], width = geometry[2];
   const int out_channels = geometry[3], out_height = geometry[4], out_width = geometry[5];
   const int kernel_height = geometry[6], kernel_width = geometry[7];
   const int stride_h = geometry[8], stride_w = geometry[9];
   const int dilation_h = geometry[10], dilation_w = geometry[11];
   const int pad_top = geometry[12], pad_left = geometry[13], group = geometry[14];
-  if (ow >= out_width || oh >= out_height) return;
-  const int n = nm / out_channels, m = nm % out_channels;
+  if (pixel >= out_height * out_width) return;
+  const int oh = pixel / out_width, ow = pixel % out_width;
   const int group_channels = channels / group;
   const int first_channel = (m / (out_channels / group)) * group_channels;
   const int row0 = oh * stride_h - pad_top, column0 = ow * stride_w - pad_left;

@@ -126,6 +126,49 @@ void set_fused_activation(KernelLaunch& launch, const graph::FusedActivationAttr
 
 // ---- convolution family
 
+struct MatrixLayout {
+  int64_t rows = 1, columns = 1, depth = 1;
+  int64_t a_row_stride = 0, a_depth_stride = 1, b_depth_stride = 0, b_column_stride = 1;
+  int64_t c_row_stride = 0, c_column_stride = 0;
+  bool has_c = false;
+  Shape batch_shape;
+  std::vector<int64_t> a_batch_strides, b_batch_strides;
+};
+
+// A x B (+ C) for the tensors a, b, c (c unused unless layout.has_c).
+void add_matmul_launch(NodeBuilder& b, const MatrixLayout& layout, int32_t a, int32_t b_tensor,
+                       int32_t c, float alpha, float beta,
+                       const graph::FusedActivationAttributes& activation) {
+  std::vector<int64_t> geometry = {layout.rows,
+                                   layout.columns,
+                                   layout.depth,
+                                   layout.a_row_stride,
+                                   layout.a_depth_stride,
+                                   layout.b_depth_stride,
+                                   layout.b_column_stride,
+                                   layout.c_row_stride,
+                                   layout.c_column_stride,
+                                   layout.has_c ? 1 : 0,
+                                   static_cast<int64_t>(layout.batch_shape.size())};
+  geometry.insert(geometry.end(), layout.batch_shape.begin(), layout.batch_shape.end());
+  geometry.insert(geometry.end(), layout.a_batch_strides.begin(), layout.a_batch_strides.end());
+  geometry.insert(geometry.end(), layout.b_batch_strides.begin(), layout.b_batch_strides.end());
+  const size_t geometry_buffer = b.launches.add_int_parameters(geometry);
+  KernelLaunch& launch = b.launches.add_launch("matmul");
+  launch.arguments = {KernelArgument::tensor(a),
+                      KernelArgument::tensor(b_tensor),
+                      KernelArgument::tensor(c),
+                      KernelArgument::tensor(b.output()),
+                      KernelArgument::parameters(geometry_buffer),
+                      KernelArgument::real(alpha),
+                      KernelArgument::real(beta)};
+  set_fused_activation(launch, activation);
+  launch.dimensions = 3;
+  launch.global[0] = static_cast<size_t>(layout.columns);
+  launch.global[1] = static_cast<size_t>(layout.rows);
+  launch.global[2] = static_cast<size_t>(product(layout.batch_shape, 0, layout.batch_shape.size()));
+}
+
 Status describe_conv(NodeBuilder& b) {
   const graph::Tensor* bias = b.operand(2);
   Shape bias_shape = bias ? b.input_shape(2) : Shape{};
@@ -143,66 +186,49 @@ Status describe_conv(NodeBuilder& b) {
   const int64_t height = one_d ? 1 : x[2], width = one_d ? x[2] : x[3];
   const int64_t out_height = spatial(window.output, 0, 1), out_width = spatial(window.output, 1, 1);
   const int64_t out_channels = b.input_shape(1)[0];
+  b.read_on_device(0);
+  b.read_on_device(1);
+  if (bias) b.read_on_device(2);
+  const bool pointwise =
+      attributes.group == 1 && graph::element_count(b.input_shape(1)) == out_channels * x[1];
+  bool unit_window = true;
+  for (size_t axis = 0; axis < window.kernel.size(); ++axis) {
+    unit_window = unit_window && window.strides[axis] == 1 && window.pads_begin[axis] == 0 &&
+                  window.pads_end[axis] == 0;
+  }
+  if (pointwise && unit_window) {
+    // A 1x1 convolution is weights [M, C] x input [C, H*W] per image: the matrix kernel.
+    MatrixLayout layout;
+    layout.rows = out_channels;
+    layout.columns = height * width;
+    layout.depth = x[1];
+    layout.a_row_stride = x[1];
+    layout.b_depth_stride = height * width;
+    layout.has_c = bias != nullptr;
+    layout.c_row_stride = 1;
+    layout.batch_shape = {x[0]};
+    layout.a_batch_strides = {0};
+    layout.b_batch_strides = {x[1] * height * width};
+    add_matmul_launch(b, layout, b.input(1), b.input(0), bias ? b.input(2) : b.input(0), 1.0f, 1.0f,
+                      attributes.activation);
+    return ok_status();
+  }
   const size_t geometry = b.launches.add_int_parameters(
       {x[1], height, width, out_channels, out_height, out_width, spatial(window.kernel, 0, 1),
        spatial(window.kernel, 1, 1), spatial(window.strides, 0, 1), spatial(window.strides, 1, 1),
        spatial(window.dilations, 0, 1), spatial(window.dilations, 1, 1),
        spatial(window.pads_begin, 0, 0), spatial(window.pads_begin, 1, 0), attributes.group,
        bias ? 1 : 0});
-  b.read_on_device(0);
-  b.read_on_device(1);
-  if (bias) b.read_on_device(2);
   KernelLaunch& launch = b.launches.add_launch("conv2d");
   launch.arguments = {KernelArgument::tensor(b.input(0)), KernelArgument::tensor(b.input(1)),
                       KernelArgument::tensor(bias ? b.input(2) : b.input(1)),
                       KernelArgument::tensor(b.output()), KernelArgument::parameters(geometry)};
   set_fused_activation(launch, attributes.activation);
   launch.dimensions = 3;
-  launch.global[0] = static_cast<size_t>(out_width);
-  launch.global[1] = static_cast<size_t>(out_height);
-  launch.global[2] = static_cast<size_t>(x[0] * out_channels);
+  launch.global[0] = static_cast<size_t>(out_height * out_width);
+  launch.global[1] = static_cast<size_t>(out_channels);
+  launch.global[2] = static_cast<size_t>(x[0]);
   return ok_status();
-}
-
-struct MatrixLayout {
-  int64_t rows = 1, columns = 1, depth = 1;
-  int64_t a_row_stride = 0, a_depth_stride = 1, b_depth_stride = 0, b_column_stride = 1;
-  int64_t c_row_stride = 0, c_column_stride = 0;
-  bool has_c = false;
-  Shape batch_shape;
-  std::vector<int64_t> a_batch_strides, b_batch_strides;
-};
-
-void add_matmul_launch(NodeBuilder& b, const MatrixLayout& layout, float alpha, float beta,
-                       const graph::FusedActivationAttributes& activation, int32_t c_tensor) {
-  std::vector<int64_t> geometry = {layout.rows,
-                                   layout.columns,
-                                   layout.depth,
-                                   layout.a_row_stride,
-                                   layout.a_depth_stride,
-                                   layout.b_depth_stride,
-                                   layout.b_column_stride,
-                                   layout.c_row_stride,
-                                   layout.c_column_stride,
-                                   layout.has_c ? 1 : 0,
-                                   static_cast<int64_t>(layout.batch_shape.size())};
-  geometry.insert(geometry.end(), layout.batch_shape.begin(), layout.batch_shape.end());
-  geometry.insert(geometry.end(), layout.a_batch_strides.begin(), layout.a_batch_strides.end());
-  geometry.insert(geometry.end(), layout.b_batch_strides.begin(), layout.b_batch_strides.end());
-  const size_t geometry_buffer = b.launches.add_int_parameters(geometry);
-  KernelLaunch& launch = b.launches.add_launch("matmul");
-  launch.arguments = {KernelArgument::tensor(b.input(0)),
-                      KernelArgument::tensor(b.input(1)),
-                      KernelArgument::tensor(c_tensor),
-                      KernelArgument::tensor(b.output()),
-                      KernelArgument::parameters(geometry_buffer),
-                      KernelArgument::real(alpha),
-                      KernelArgument::real(beta)};
-  set_fused_activation(launch, activation);
-  launch.dimensions = 3;
-  launch.global[0] = static_cast<size_t>(layout.columns);
-  launch.global[1] = static_cast<size_t>(layout.rows);
-  launch.global[2] = static_cast<size_t>(product(layout.batch_shape, 0, layout.batch_shape.size()));
 }
 
 Status describe_gemm(NodeBuilder& b) {
@@ -227,8 +253,8 @@ Status describe_gemm(NodeBuilder& b) {
   b.read_on_device(0);
   b.read_on_device(1);
   if (c) b.read_on_device(2);
-  add_matmul_launch(b, layout, attributes.alpha, attributes.beta, attributes.activation,
-                    c ? b.input(2) : b.input(0));
+  add_matmul_launch(b, layout, b.input(0), b.input(1), c ? b.input(2) : b.input(0),
+                    attributes.alpha, attributes.beta, attributes.activation);
   return ok_status();
 }
 
@@ -260,7 +286,8 @@ Status describe_matmul(NodeBuilder& b) {
   layout.b_batch_strides = batch_strides(attributes.b_batch, attributes.k * attributes.n);
   b.read_on_device(0);
   b.read_on_device(1);
-  add_matmul_launch(b, layout, 1.0f, 0.0f, attributes.activation, b.input(0));
+  add_matmul_launch(b, layout, b.input(0), b.input(1), b.input(0), 1.0f, 0.0f,
+                    attributes.activation);
   return ok_status();
 }
 

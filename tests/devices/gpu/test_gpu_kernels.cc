@@ -63,6 +63,26 @@ void test_conv(void**) {
   }
 }
 
+// 1x1, stride 1, no padding: the matrix-kernel path, with and without bias.
+void test_pointwise_conv(void**) {
+  SKIP_WITHOUT_GPU();
+  Randomizer random(19);
+  for (int i = 0; i < kCasesPerOp; ++i) {
+    const int64_t channels = random.integer(1, 40), out_channels = random.integer(1, 24);
+    const Shape x = {random.integer(1, 2), channels, random.integer(1, 9), random.integer(1, 9)};
+    const Shape w = {out_channels, channels, 1, 1};
+    std::vector<StoredTensor> inputs = {real_tensor("x", x, random.values(x)),
+                                        real_tensor("w", w, random.values(w), true)};
+    if (i % 2 == 0) {
+      inputs.push_back(real_tensor("b", {out_channels}, random.values({out_channels}), true));
+    }
+    Attributes attributes;
+    if (i == 1) attributes["activation"] = attr_string("Relu");
+    expect_gpu_matches_cpu_in_both_precisions(case_name("pointwise Conv", i), "Conv", inputs,
+                                              attributes);
+  }
+}
+
 void test_gemm_and_matmul(void**) {
   SKIP_WITHOUT_GPU();
   Randomizer random(12);
@@ -279,6 +299,7 @@ void test_data_movement(void**) {
 int main() {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_conv),
+      cmocka_unit_test(test_pointwise_conv),
       cmocka_unit_test(test_gemm_and_matmul),
       cmocka_unit_test(test_binary_broadcast),
       cmocka_unit_test(test_activations),
