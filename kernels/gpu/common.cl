@@ -64,3 +64,19 @@ float activate(float x, int kind, float alpha, float beta) {
     default: return x;
   }
 }
+
+// The offsets into two operands broadcast to `dims` (rank axes) of the element at flat `index`;
+// a stride of 0 repeats an operand along that axis.
+void broadcast_offsets(int index, int rank, __global const int* dims,
+                       __global const int* a_strides, __global const int* b_strides,
+                       int* a_offset, int* b_offset) {
+  int remaining = index, a = 0, b = 0;
+  for (int d = rank - 1; d >= 0; --d) {
+    const int coordinate = remaining % dims[d];
+    remaining /= dims[d];
+    a += coordinate * a_strides[d];
+    b += coordinate * b_strides[d];
+  }
+  *a_offset = a;
+  *b_offset = b;
+}

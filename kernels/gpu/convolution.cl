@@ -50,14 +50,9 @@ __kernel void matmul(__global const storage* a, __global const storage* b,
   const int rows = geometry[0], columns = geometry[1], depth = geometry[2];
   if (j >= columns || i >= rows) return;
   const int batch_rank = geometry[10];
-  int remaining = batch, a_offset = 0, b_offset = 0;
-  for (int d = batch_rank - 1; d >= 0; --d) {
-    const int dim = geometry[11 + d];
-    const int coordinate = remaining % dim;
-    remaining /= dim;
-    a_offset += coordinate * geometry[11 + batch_rank + d];
-    b_offset += coordinate * geometry[11 + 2 * batch_rank + d];
-  }
+  int a_offset, b_offset;
+  broadcast_offsets(batch, batch_rank, geometry + 11, geometry + 11 + batch_rank,
+                    geometry + 11 + 2 * batch_rank, &a_offset, &b_offset);
   a_offset += i * geometry[3];
   b_offset += j * geometry[6];
   const int a_step = geometry[4], b_step = geometry[5];

@@ -33,14 +33,9 @@ __kernel void binary_broadcast(__global const storage* a, __global const storage
   const int index = get_global_id(0);
   if (index >= count) return;
   const int rank = geometry[0];
-  int remaining = index, a_offset = 0, b_offset = 0;
-  for (int d = rank - 1; d >= 0; --d) {
-    const int dim = geometry[1 + d];
-    const int coordinate = remaining % dim;
-    remaining /= dim;
-    a_offset += coordinate * geometry[1 + rank + d];
-    b_offset += coordinate * geometry[1 + 2 * rank + d];
-  }
+  int a_offset, b_offset;
+  broadcast_offsets(index, rank, geometry + 1, geometry + 1 + rank, geometry + 1 + 2 * rank,
+                    &a_offset, &b_offset);
   STORE(output, index, apply_binary(operation, LOAD(a, a_offset), LOAD(b, b_offset)));
 }
 

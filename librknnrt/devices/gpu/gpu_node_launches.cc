@@ -126,6 +126,42 @@ void set_fused_activation(KernelLaunch& launch, const graph::FusedActivationAttr
 
 // ---- convolution family
 
+// A 1-D or 2-D sliding window as the 2-D kernels take it (1-D: one row of height 1).
+struct PlanarWindow {
+  int64_t height = 1, width = 1, out_height = 1, out_width = 1;
+  int64_t kernel_height = 1, kernel_width = 1, stride_height = 1, stride_width = 1;
+  int64_t dilation_height = 1, dilation_width = 1;
+  int64_t pad_top = 0, pad_left = 0, pad_bottom = 0, pad_right = 0;
+};
+
+Result<PlanarWindow> planar_window(const NodeBuilder& b, const Shape& x,
+                                   const graph::SpatialWindow& window) {
+  if (x.size() != 4 && x.size() != 3) {
+    return b.unsupported("only 1-D and 2-D windows, not rank ", x.size());
+  }
+  const bool one_d = x.size() == 3;
+  // Axis 0 is the row axis: absent (1, or no padding) in 1-D.
+  auto at = [&](const std::vector<int64_t>& values, size_t axis, int64_t one_d_row) {
+    return one_d ? (axis == 0 ? one_d_row : values[0]) : values[axis];
+  };
+  PlanarWindow planar;
+  planar.height = one_d ? 1 : x[2];
+  planar.width = one_d ? x[2] : x[3];
+  planar.out_height = at(window.output, 0, 1);
+  planar.out_width = at(window.output, 1, 1);
+  planar.kernel_height = at(window.kernel, 0, 1);
+  planar.kernel_width = at(window.kernel, 1, 1);
+  planar.stride_height = at(window.strides, 0, 1);
+  planar.stride_width = at(window.strides, 1, 1);
+  planar.dilation_height = at(window.dilations, 0, 1);
+  planar.dilation_width = at(window.dilations, 1, 1);
+  planar.pad_top = at(window.pads_begin, 0, 0);
+  planar.pad_left = at(window.pads_begin, 1, 0);
+  planar.pad_bottom = at(window.pads_end, 0, 0);
+  planar.pad_right = at(window.pads_end, 1, 0);
+  return planar;
+}
+
 struct MatrixLayout {
   int64_t rows = 1, columns = 1, depth = 1;
   int64_t a_row_stride = 0, a_depth_stride = 1, b_depth_stride = 0, b_column_stride = 1;
@@ -176,15 +212,10 @@ Status describe_conv(NodeBuilder& b) {
                          graph::parse_conv(b.node(), b.input_shape(0), b.input_shape(1),
                                            bias ? &bias_shape : nullptr));
   const Shape& x = b.input_shape(0);
-  if (x.size() != 4 && x.size() != 3) return b.unsupported("only 1-D and 2-D convolution");
   const graph::SpatialWindow& window = attributes.window;
-  // A 1-D convolution is a 2-D one over a single row.
-  const bool one_d = x.size() == 3;
-  auto spatial = [&](const std::vector<int64_t>& values, size_t axis, int64_t one_d_value) {
-    return one_d ? (axis == 0 ? one_d_value : values[0]) : values[axis];
-  };
-  const int64_t height = one_d ? 1 : x[2], width = one_d ? x[2] : x[3];
-  const int64_t out_height = spatial(window.output, 0, 1), out_width = spatial(window.output, 1, 1);
+  ORKNN_ASSIGN_OR_RETURN(PlanarWindow planar, planar_window(b, x, window));
+  const int64_t height = planar.height, width = planar.width;
+  const int64_t out_height = planar.out_height, out_width = planar.out_width;
   const int64_t out_channels = b.input_shape(1)[0];
   b.read_on_device(0);
   b.read_on_device(1);
@@ -214,11 +245,9 @@ Status describe_conv(NodeBuilder& b) {
     return ok_status();
   }
   const size_t geometry = b.launches.add_int_parameters(
-      {x[1], height, width, out_channels, out_height, out_width, spatial(window.kernel, 0, 1),
-       spatial(window.kernel, 1, 1), spatial(window.strides, 0, 1), spatial(window.strides, 1, 1),
-       spatial(window.dilations, 0, 1), spatial(window.dilations, 1, 1),
-       spatial(window.pads_begin, 0, 0), spatial(window.pads_begin, 1, 0), attributes.group,
-       bias ? 1 : 0});
+      {x[1], height, width, out_channels, out_height, out_width, planar.kernel_height,
+       planar.kernel_width, planar.stride_height, planar.stride_width, planar.dilation_height,
+       planar.dilation_width, planar.pad_top, planar.pad_left, attributes.group, bias ? 1 : 0});
   KernelLaunch& launch = b.launches.add_launch("conv2d");
   launch.arguments = {KernelArgument::tensor(b.input(0)), KernelArgument::tensor(b.input(1)),
                       KernelArgument::tensor(bias ? b.input(2) : b.input(1)),
@@ -419,23 +448,16 @@ Status describe_pool(NodeBuilder& b) {
   ORKNN_ASSIGN_OR_RETURN(graph::PoolAttributes attributes,
                          graph::parse_pool(b.node(), b.input_shape(0)));
   const Shape& x = b.input_shape(0);
-  if (x.size() != 4 && x.size() != 3) return b.unsupported("only 1-D and 2-D pooling");
-  const graph::SpatialWindow& w = attributes.window;
-  const bool one_d = x.size() == 3;
-  auto at = [&](const std::vector<int64_t>& values, size_t axis, int64_t one_d_value) {
-    return one_d ? (axis == 0 ? one_d_value : values[0]) : values[axis];
-  };
+  ORKNN_ASSIGN_OR_RETURN(PlanarWindow w, planar_window(b, x, attributes.window));
   const kernels::gpu::PoolMode mode = b.node().op_type == "MaxPool"
                                           ? kernels::gpu::PoolMode::kMax
                                           : kernels::gpu::PoolMode::kAverage;
-  const int64_t out_height = at(w.output, 0, 1), out_width = at(w.output, 1, 1);
   return add_pool_launch(
       b,
-      {one_d ? 1 : x[2], one_d ? x[2] : x[3], out_height, out_width, at(w.kernel, 0, 1),
-       at(w.kernel, 1, 1), at(w.strides, 0, 1), at(w.strides, 1, 1), at(w.dilations, 0, 1),
-       at(w.dilations, 1, 1), at(w.pads_begin, 0, 0), at(w.pads_begin, 1, 0), at(w.pads_end, 0, 0),
-       at(w.pads_end, 1, 0), static_cast<int64_t>(mode), attributes.count_include_pad ? 1 : 0},
-      x[0] * x[1], out_height, out_width);
+      {w.height, w.width, w.out_height, w.out_width, w.kernel_height, w.kernel_width,
+       w.stride_height, w.stride_width, w.dilation_height, w.dilation_width, w.pad_top, w.pad_left,
+       w.pad_bottom, w.pad_right, static_cast<int64_t>(mode), attributes.count_include_pad ? 1 : 0},
+      x[0] * x[1], w.out_height, w.out_width);
 }
 
 Status describe_global_pool(NodeBuilder& b) {

@@ -12,20 +12,13 @@
 namespace orknn::devices::gpu {
 namespace {
 
-std::string platform_text(const OpenClLibrary& cl, cl_platform_id platform, cl_platform_info what) {
+// A string property through clGetPlatformInfo or clGetDeviceInfo (`query`), empty on failure.
+template <typename Object, typename Property, typename Query>
+std::string info_text(Query query, Object object, Property property) {
   size_t size = 0;
-  if (cl.GetPlatformInfo(platform, what, 0, nullptr, &size) != CL_SUCCESS || size == 0) return {};
+  if (query(object, property, 0, nullptr, &size) != CL_SUCCESS || size == 0) return {};
   std::string text(size, '\0');
-  cl.GetPlatformInfo(platform, what, size, text.data(), nullptr);
-  while (!text.empty() && text.back() == '\0') text.pop_back();
-  return text;
-}
-
-std::string device_text(const OpenClLibrary& cl, cl_device_id device, cl_device_info what) {
-  size_t size = 0;
-  if (cl.GetDeviceInfo(device, what, 0, nullptr, &size) != CL_SUCCESS || size == 0) return {};
-  std::string text(size, '\0');
-  cl.GetDeviceInfo(device, what, size, text.data(), nullptr);
+  query(object, property, size, text.data(), nullptr);
   while (!text.empty() && text.back() == '\0') text.pop_back();
   return text;
 }
@@ -86,13 +79,17 @@ Result<std::shared_ptr<OpenClDevice>> OpenClDevice::open() {
     return make_error(StatusCode::kDeviceUnavailable,
                       "clCreateContext failed: ", opencl_error_name(error));
   }
-  const std::string platform_name = platform_text(cl, opened->platform_, CL_PLATFORM_NAME);
-  const std::string platform_version = platform_text(cl, opened->platform_, CL_PLATFORM_VERSION);
-  const std::string device_name = device_text(cl, opened->device_, CL_DEVICE_NAME);
-  const std::string driver_version = device_text(cl, opened->device_, CL_DRIVER_VERSION);
-  const std::string device_version = device_text(cl, opened->device_, CL_DEVICE_VERSION);
+  const std::string platform_name =
+      info_text(cl.GetPlatformInfo, opened->platform_, CL_PLATFORM_NAME);
+  const std::string platform_version =
+      info_text(cl.GetPlatformInfo, opened->platform_, CL_PLATFORM_VERSION);
+  const std::string device_name = info_text(cl.GetDeviceInfo, opened->device_, CL_DEVICE_NAME);
+  const std::string driver_version =
+      info_text(cl.GetDeviceInfo, opened->device_, CL_DRIVER_VERSION);
+  const std::string device_version =
+      info_text(cl.GetDeviceInfo, opened->device_, CL_DEVICE_VERSION);
   opened->reports_fp16_ =
-      device_text(cl, opened->device_, CL_DEVICE_EXTENSIONS).find("cl_khr_fp16") !=
+      info_text(cl.GetDeviceInfo, opened->device_, CL_DEVICE_EXTENSIONS).find("cl_khr_fp16") !=
       std::string::npos;
   opened->description_ = str_cat(device_name, " (", platform_name, ", ", device_version,
                                  ", driver ", driver_version, ")");
