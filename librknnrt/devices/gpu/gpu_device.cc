@@ -52,6 +52,7 @@ class GpuExecutable final : public Executable {
     cl_kernel kernel = nullptr;  // null: a buffer copy
     cl_uint dimensions = 1;
     size_t global[3] = {1, 1, 1};
+    size_t local[3] = {1, 1, 1};
     cl_mem copy_source = nullptr, copy_destination = nullptr;
     size_t copy_bytes = 0;
   };
@@ -152,6 +153,10 @@ Status GpuExecutable::add_step(const graph::Graph& graph, size_t node_index,
     Command& stored = step.commands.back();
     stored.dimensions = launch.dimensions;
     for (int d = 0; d < 3; ++d) stored.global[d] = launch.global[d];
+    // Every kernel bounds-checks its first axis, so it may be rounded up to whole groups.
+    const size_t width = device_->work_group_width();
+    stored.local[0] = width;
+    stored.global[0] = (launch.global[0] + width - 1) / width * width;
   }
   steps_.push_back(std::move(step));
   return ok_status();
@@ -255,7 +260,7 @@ Status GpuExecutable::run(exec::Profiler* profiler) {
                                      command.copy_bytes, 0, nullptr, event);
       } else if (command.global[0] * command.global[1] * command.global[2] > 0) {
         error = cl.EnqueueNDRangeKernel(queue_, command.kernel, command.dimensions, nullptr,
-                                        command.global, nullptr, 0, nullptr, event);
+                                        command.global, command.local, 0, nullptr, event);
       }
     }
   }

@@ -1,5 +1,6 @@
 #include "devices/gpu/opencl_device.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
@@ -91,6 +92,11 @@ Result<std::shared_ptr<OpenClDevice>> OpenClDevice::open() {
   opened->reports_fp16_ =
       info_text(cl.GetDeviceInfo, opened->device_, CL_DEVICE_EXTENSIONS).find("cl_khr_fp16") !=
       std::string::npos;
+  // 32 work items: whole SIMD groups on Mali and desktop GPUs, and four AVX2 vectors on PoCL.
+  size_t max_group = 1;
+  cl.GetDeviceInfo(opened->device_, CL_DEVICE_MAX_WORK_GROUP_SIZE, sizeof(max_group), &max_group,
+                   nullptr);
+  opened->work_group_width_ = std::max<size_t>(1, std::min<size_t>(32, max_group));
   opened->description_ = str_cat(device_name, " (", platform_name, ", ", device_version,
                                  ", driver ", driver_version, ")");
   opened->device_key_ = str_cat(platform_name, "|", platform_version, "|", device_name, "|",

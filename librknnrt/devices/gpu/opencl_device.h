@@ -29,6 +29,10 @@ class OpenClDevice {
   // "pthread-haswell-AMD EPYC (Portable Computing Language, OpenCL 3.0 PoCL ..., driver 3.1)"
   const std::string& description() const { return description_; }
   bool reports_fp16() const { return reports_fp16_; }
+  // The work-group width every launch uses along its first axis (1 along the others). One
+  // fixed shape means one compiled variant per kernel on drivers that specialise on it (PoCL
+  // compiles each kernel per local size, with LLVM, at first launch).
+  size_t work_group_width() const { return work_group_width_; }
 
   // The kernels built for float (half_storage false) or IEEE half tensors: from the disk cache
   // when it holds them (program_cache.h), else compiled and stored there.
@@ -47,6 +51,7 @@ class OpenClDevice {
   std::string description_;
   std::string device_key_;
   bool reports_fp16_ = false;
+  size_t work_group_width_ = 1;
 
   std::mutex program_mutex_;
   cl_program programs_[2] = {nullptr, nullptr};
