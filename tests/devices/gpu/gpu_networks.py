@@ -91,13 +91,12 @@ def main(argv=None):
             rknn_path = args.work / f"{name}_{precision}.rknn"
             if not rknn_path.exists():
                 convert.convert(onnx_path, rknn_path, precision)
-            os.environ["ORKNN_GPU"] = "off-for-placement"  # neither prefer nor all: CPU only
+            os.environ.pop("ORKNN_GPU", None)  # no flag, no variable: CPU only
             expected, cpu_targets = run_model(rknn_path, args.library, 0, inputs)
             if args.placement == "all":
                 os.environ["ORKNN_GPU"] = "all"
                 actual, targets = run_model(rknn_path, args.library, 0, inputs)
             else:
-                del os.environ["ORKNN_GPU"]
                 actual, targets = run_model(rknn_path, args.library, FLAG_PRIOR_DEVICE_GPU, inputs)
             on_gpu = [op for op, target in targets if target == "GPU"]
             elsewhere = sorted({op for op, target in targets if target != "GPU"})
