@@ -294,6 +294,17 @@ void test_data_movement(void**) {
       {real_tensor("x", x, random.values(x)), int64_tensor("shape", {2}, {6, -1})}, {});
 }
 
+// Tensors with no elements: no launch, no transfer, and the same (empty) result as the CPU.
+void test_empty_tensors(void**) {
+  SKIP_WITHOUT_GPU();
+  const Shape empty = {0, 3};
+  expect_gpu_matches_cpu_in_both_precisions(
+      "empty Add", "Add", {real_tensor("a", empty, {}), real_tensor("b", {3}, {1, 2, 3}, true)},
+      {});
+  expect_gpu_matches_cpu_in_both_precisions("empty Relu", "Relu", {real_tensor("x", empty, {})},
+                                            {});
+}
+
 }  // namespace
 
 int main() {
@@ -307,6 +318,7 @@ int main() {
       cmocka_unit_test(test_softmax_and_reduce),
       cmocka_unit_test(test_resize),
       cmocka_unit_test(test_data_movement),
+      cmocka_unit_test(test_empty_tensors),
   };
   return cmocka_run_group_tests(tests, nullptr, nullptr);
 }
