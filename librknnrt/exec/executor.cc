@@ -1,5 +1,6 @@
 #include "exec/executor.h"
 
+#include "core/logging.h"
 #include "exec/memory_planner.h"
 #include "graph/shape_inference.h"
 
@@ -34,8 +35,19 @@ Status Executor::partition(const std::vector<std::shared_ptr<devices::Device>>& 
     segments_.back().nodes.push_back(index);
   }
   for (Segment& segment : segments_) {
-    ORKNN_ASSIGN_OR_RETURN(segment.executable,
-                           segment.device->compile(graph, segment.nodes, shapes_));
+    Result<std::unique_ptr<devices::Executable>> compiled =
+        segment.device->compile(graph, segment.nodes, shapes_);
+    // A device used on request (the GPU) that cannot prepare its nodes (a driver refusing a
+    // kernel, out of device memory) hands them to the last device, which runs every op.
+    if (!compiled.ok() && segment.device->on_request_only() && !devices.empty()) {
+      log_warning(segment.device->name(), ": cannot prepare ", segment.nodes.size(),
+                  " nodes, they run on the ", devices.back()->name(), ": ",
+                  compiled.status().message());
+      segment.device = devices.back();
+      for (size_t index : segment.nodes) node_targets_[index] = segment.device->name();
+      compiled = segment.device->compile(graph, segment.nodes, shapes_);
+    }
+    ORKNN_ASSIGN_OR_RETURN(segment.executable, std::move(compiled));
   }
   return ok_status();
 }

@@ -196,6 +196,34 @@ void test_without_opencl_platform_everything_runs_on_cpu(void**) {
   testing::expect_close(output, run(*prepare(graph, {})), 0.0);
 }
 
+// A device used on request whose compile fails, as a GPU driver refusing a kernel would.
+class RefusingDevice final : public devices::Device {
+ public:
+  const char* name() const override { return "GPU"; }
+  bool on_request_only() const override { return true; }
+  bool supports(const graph::Graph&, const graph::Node&) const override { return true; }
+  Result<std::unique_ptr<devices::Executable>> compile(const graph::Graph&,
+                                                       const std::vector<size_t>&,
+                                                       const std::vector<Shape>&) override {
+    return make_error(StatusCode::kDeviceUnavailable, "the driver refuses the kernels");
+  }
+};
+
+void test_segment_the_gpu_cannot_prepare_runs_on_cpu(void**) {
+  auto graph = conv_pad_relu();
+  exec::PlacementOptions everything;
+  everything.gpu_for_every_supported_node = true;
+  std::vector<Shape> input_shapes = {graph->tensor(graph->inputs[0].tensor).shape};
+  auto executor = exec::Executor::create(
+      graph, input_shapes, {std::make_shared<RefusingDevice>(), devices::make_cpu_device()},
+      everything);
+  if (!executor.ok()) fail_msg("Executor::create: %s", executor.status().message().c_str());
+  for (size_t node = 0; node < 3; ++node) {
+    assert_string_equal(executor.value()->node_target(node), "CPU");
+  }
+  testing::expect_close(run(*executor.value()), run(*prepare(graph, {})), 0.0);
+}
+
 }  // namespace
 
 int main() {
@@ -203,6 +231,7 @@ int main() {
       cmocka_unit_test(test_heavy_run_goes_to_gpu_and_light_lone_node_stays_on_cpu),
       cmocka_unit_test(test_forcing_every_supported_node_and_op_target),
       cmocka_unit_test(test_without_opencl_platform_everything_runs_on_cpu),
+      cmocka_unit_test(test_segment_the_gpu_cannot_prepare_runs_on_cpu),
   };
   return cmocka_run_group_tests(tests, nullptr, nullptr);
 }
