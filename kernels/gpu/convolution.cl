@@ -41,25 +41,40 @@ __kernel void conv2d(__global const storage* input, __global const storage* weig
 // output[batch, i, j] = activation(alpha * sum_k A(i, k) B(k, j) + beta * C(i, j)).
 // geometry: M, N, K, a row stride, a k stride, b k stride, b column stride, c row stride,
 // c column stride, has c, batch rank, batch dims[batch rank], a batch strides[batch rank],
-// b batch strides[batch rank]. Global size: (N, M, batch count).
+// b batch strides[batch rank]. Global size: (N, ceil(M / MATMUL_ROWS), batch count): each
+// work item computes MATMUL_ROWS rows of one column, so every B element it loads serves
+// MATMUL_ROWS multiply-adds (B is the large operand of 1x1 convolutions).
+#define MATMUL_ROWS 4
 __kernel void matmul(__global const storage* a, __global const storage* b,
                      __global const storage* c, __global storage* output,
                      __global const int* geometry, float alpha, float beta, int activation,
                      float activation_alpha, float activation_beta) {
-  const int j = get_global_id(0), i = get_global_id(1), batch = get_global_id(2);
+  const int j = get_global_id(0), first_row = get_global_id(1) * MATMUL_ROWS;
+  const int batch = get_global_id(2);
   const int rows = geometry[0], columns = geometry[1], depth = geometry[2];
-  if (j >= columns || i >= rows) return;
+  if (j >= columns || first_row >= rows) return;
   const int batch_rank = geometry[10];
   int a_offset, b_offset;
   broadcast_offsets(batch, batch_rank, geometry + 11, geometry + 11 + batch_rank,
                     geometry + 11 + 2 * batch_rank, &a_offset, &b_offset);
-  a_offset += i * geometry[3];
   b_offset += j * geometry[6];
   const int a_step = geometry[4], b_step = geometry[5];
-  float sum = 0.0f;
-  for (int k = 0; k < depth; ++k) sum += LOAD(a, a_offset + k * a_step) * LOAD(b, b_offset + k * b_step);
-  sum *= alpha;
-  if (geometry[9]) sum += beta * LOAD(c, i * geometry[7] + j * geometry[8]);
-  STORE(output, (batch * rows + i) * columns + j,
-        activate(sum, activation, activation_alpha, activation_beta));
+  // Rows past the end repeat the last row (valid addresses, results not stored).
+  int a_rows[MATMUL_ROWS];
+  float sums[MATMUL_ROWS];
+  for (int r = 0; r < MATMUL_ROWS; ++r) {
+    a_rows[r] = a_offset + min(first_row + r, rows - 1) * geometry[3];
+    sums[r] = 0.0f;
+  }
+  for (int k = 0; k < depth; ++k) {
+    const float b_value = LOAD(b, b_offset + k * b_step);
+    for (int r = 0; r < MATMUL_ROWS; ++r) sums[r] += LOAD(a, a_rows[r] + k * a_step) * b_value;
+  }
+  for (int r = 0; r < MATMUL_ROWS && first_row + r < rows; ++r) {
+    const int i = first_row + r;
+    float sum = sums[r] * alpha;
+    if (geometry[9]) sum += beta * LOAD(c, i * geometry[7] + j * geometry[8]);
+    STORE(output, (batch * rows + i) * columns + j,
+          activate(sum, activation, activation_alpha, activation_beta));
+  }
 }

@@ -201,7 +201,9 @@ void add_matmul_launch(NodeBuilder& b, const MatrixLayout& layout, int32_t a, in
   set_fused_activation(launch, activation);
   launch.dimensions = 3;
   launch.global[0] = static_cast<size_t>(layout.columns);
-  launch.global[1] = static_cast<size_t>(layout.rows);
+  // Each work item computes kMatmulRows rows (MATMUL_ROWS in convolution.cl).
+  constexpr int64_t kMatmulRows = 4;
+  launch.global[1] = static_cast<size_t>((layout.rows + kMatmulRows - 1) / kMatmulRows);
   launch.global[2] = static_cast<size_t>(product(layout.batch_shape, 0, layout.batch_shape.size()));
 }
 
