@@ -144,6 +144,7 @@ int rknn_init(rknn_context* context, void* model, uint32_t size, uint32_t flag,
         (flag & (RKNN_FLAG_MEM_ALLOC_OUTSIDE | RKNN_FLAG_INTERNAL_ALLOC_OUTSIDE)) != 0;
     options.skip_input_sync = (flag & RKNN_FLAG_DISABLE_FLUSH_INPUT_MEM_CACHE) != 0;
     options.skip_output_sync = (flag & RKNN_FLAG_DISABLE_FLUSH_OUTPUT_MEM_CACHE) != 0;
+    options.prefer_gpu = (flag & RKNN_FLAG_EXECUTE_FALLBACK_PRIOR_DEVICE_GPU) != 0;
     state->flags = flag;
     ORKNN_ASSIGN_OR_RETURN(state->session, orknn::exec::Session::create(graph, options));
     release_info_only_context(*context);

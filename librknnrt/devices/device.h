@@ -41,6 +41,9 @@ class Device {
  public:
   virtual ~Device() = default;
   virtual const char* name() const = 0;  // "CPU", "GPU", "NPU": the Target column of the table
+  // A device the partitioner uses only when a context asks for it (the GPU: the
+  // RKNN_FLAG_EXECUTE_FALLBACK_PRIOR_DEVICE_GPU flag, a node's op_target, ORKNN_GPU).
+  virtual bool on_request_only() const { return false; }
   virtual bool supports(const graph::Graph& graph, const graph::Node& node) const = 0;
   // `node_indices` are ascending indices into graph.nodes; `shapes` are current tensor shapes.
   virtual Result<std::unique_ptr<Executable>> compile(const graph::Graph& graph,
@@ -57,6 +60,11 @@ std::shared_ptr<Device> make_cpu_device();
 // (ORKNN_NPU_BACKEND, else detection); nullptr when there is no NPU.
 std::shared_ptr<Device> make_npu_device(std::shared_ptr<driver_shim::Npu> npu);
 std::shared_ptr<Device> make_default_npu_device();
+// The OpenCL device (devices/gpu/). It looks for OpenCL when first asked and supports nothing
+// on a machine without a usable OpenCL device; gpu_unavailable_reason() then says why (empty
+// when there is a device; calling it looks for OpenCL).
+std::shared_ptr<Device> make_gpu_device();
+std::string gpu_unavailable_reason();
 // Supports nothing; a template for new devices and a test of the partitioner.
 std::shared_ptr<Device> make_null_device();
 

@@ -2,6 +2,7 @@
 
 #include <cstring>
 
+#include "core/logging.h"
 #include "exec/memory_planner.h"
 #include "graph/shape_inference.h"
 
@@ -14,28 +15,21 @@ Result<std::unique_ptr<Executor>> Executor::create(
   executor->graph_ = std::move(graph);
   executor->options_ = options;
   ORKNN_RETURN_IF_ERROR(graph::infer_shapes(*executor->graph_, input_shapes, &executor->shapes_));
-  ORKNN_RETURN_IF_ERROR(executor->partition(devices));
+  ORKNN_RETURN_IF_ERROR(executor->partition(devices, options.placement));
   ORKNN_RETURN_IF_ERROR(executor->allocate_and_bind());
   return executor;
 }
 
-// Gives each node to the first device that supports it and compiles maximal runs of
-// consecutive nodes on the same device as one segment.
-Status Executor::partition(const std::vector<std::shared_ptr<devices::Device>>& devices) {
+// Places every node (placement.h) and compiles maximal runs of consecutive nodes on the same
+// device as one segment.
+Status Executor::partition(const std::vector<std::shared_ptr<devices::Device>>& devices,
+                           const PlacementOptions& placement) {
   const graph::Graph& graph = *graph_;
+  ORKNN_ASSIGN_OR_RETURN(std::vector<std::shared_ptr<devices::Device>> placed,
+                         place_nodes(graph, shapes_, devices, placement));
   node_targets_.assign(graph.nodes.size(), "");
   for (size_t index = 0; index < graph.nodes.size(); ++index) {
-    std::shared_ptr<devices::Device> chosen;
-    for (const auto& device : devices) {
-      if (device->supports(graph, graph.nodes[index])) {
-        chosen = device;
-        break;
-      }
-    }
-    if (!chosen) {
-      return unimplemented(graph.nodes[index].describe(), ": no device supports op type ",
-                           graph.nodes[index].op_type);
-    }
+    const std::shared_ptr<devices::Device>& chosen = placed[index];
     node_targets_[index] = chosen->name();
     if (segments_.empty() || segments_.back().device != chosen) {
       segments_.push_back(Segment{chosen, {}, nullptr});
@@ -43,8 +37,19 @@ Status Executor::partition(const std::vector<std::shared_ptr<devices::Device>>& 
     segments_.back().nodes.push_back(index);
   }
   for (Segment& segment : segments_) {
-    ORKNN_ASSIGN_OR_RETURN(segment.executable,
-                           segment.device->compile(graph, segment.nodes, shapes_));
+    Result<std::unique_ptr<devices::Executable>> compiled =
+        segment.device->compile(graph, segment.nodes, shapes_);
+    // A device used on request (the GPU) that cannot prepare its nodes (a driver refusing a
+    // kernel, out of device memory) hands them to the last device, which runs every op.
+    if (!compiled.ok() && segment.device->on_request_only() && !devices.empty()) {
+      log_warning(segment.device->name(), ": cannot prepare ", segment.nodes.size(),
+                  " nodes, they run on the ", devices.back()->name(), ": ",
+                  compiled.status().message());
+      segment.device = devices.back();
+      for (size_t index : segment.nodes) node_targets_[index] = segment.device->name();
+      compiled = segment.device->compile(graph, segment.nodes, shapes_);
+    }
+    ORKNN_ASSIGN_OR_RETURN(segment.executable, std::move(compiled));
   }
   return ok_status();
 }

@@ -11,14 +11,21 @@
 
 #include "core/aligned_buffer.h"
 #include "devices/device.h"
+#include "exec/placement.h"
 #include "exec/profiler.h"
 #include "graph/graph.h"
 
 namespace orknn::exec {
 
 struct ExecutorOptions {
+  ExecutorOptions() = default;
+  explicit ExecutorOptions(const PlacementOptions& placement_options)
+      : placement(placement_options) {}
+
   // The application supplies the arena (rknn_set_internal_mem): none is allocated here.
   bool internal_memory_outside = false;
+  // Which devices may take which nodes (the GPU only on request; placement.h).
+  PlacementOptions placement;
 };
 
 class Executor {
@@ -73,7 +80,8 @@ class Executor {
   };
 
   Executor() = default;
-  Status partition(const std::vector<std::shared_ptr<devices::Device>>& devices);
+  Status partition(const std::vector<std::shared_ptr<devices::Device>>& devices,
+                   const PlacementOptions& placement);
   Status allocate_and_bind();
   Status rebind();
 

@@ -64,6 +64,7 @@ Status Session::create_executor(const std::vector<graph::Shape>& input_shapes) {
   const ThreadPool::Scope pool_scope(thread_pool_.get());  // kernels reserve their scratch
   ExecutorOptions executor_options;
   executor_options.internal_memory_outside = options_.internal_memory_outside;
+  executor_options.placement = placement_from_environment({options_.prefer_gpu});
   executor_.reset();
   ORKNN_ASSIGN_OR_RETURN(
       executor_,

@@ -48,6 +48,7 @@ struct SessionOptions {
   bool weight_memory_outside = false;    // the weights go to rknn_set_weight_mem memory
   bool skip_input_sync = false;          // RKNN_FLAG_DISABLE_FLUSH_INPUT_MEM_CACHE
   bool skip_output_sync = false;         // RKNN_FLAG_DISABLE_FLUSH_OUTPUT_MEM_CACHE
+  bool prefer_gpu = false;               // RKNN_FLAG_EXECUTE_FALLBACK_PRIOR_DEVICE_GPU
 };
 
 // Application memory bound to a graph input or output (rknn_set_io_mem).
