@@ -69,6 +69,7 @@ Status Session::create_executor(const std::vector<graph::Shape>& input_shapes) {
   ORKNN_ASSIGN_OR_RETURN(
       executor_,
       Executor::create(graph_, input_shapes, devices::available_devices(), executor_options));
+  executor_->set_run_options({core_mask_, 0});  // a new executor (new shapes) keeps the mask
   if (internal_memory_) {
     ORKNN_RETURN_IF_ERROR(
         executor_->set_internal_memory(internal_memory_->data(), internal_memory_->size()));
