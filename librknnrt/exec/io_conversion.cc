@@ -134,6 +134,33 @@ void relayout(const graph::Shape& shape, const UserTensorFormat& format, size_t 
         }
 }
 
+// Strides come straight from the application's attr: bound them before any size is computed
+// from them, so no product can overflow.
+Status check_padding(bool is_input, size_t index, const graph::Tensor& tensor,
+                     const UserTensorFormat& format) {
+  constexpr uint64_t kLargestStride = 1u << 24;
+  constexpr uint64_t kLargestBuffer = uint64_t{1} << 40;
+  const StatusCode code = is_input ? StatusCode::kInvalidInput : StatusCode::kInvalidOutput;
+  const char* kind = is_input ? "input " : "output ";
+  if (format.w_stride > kLargestStride || format.h_stride > kLargestStride) {
+    return make_error(code, kind, index, " ('", tensor.name, "'): w_stride ", format.w_stride,
+                      " / h_stride ", format.h_stride, " exceed the largest supported stride ",
+                      kLargestStride);
+  }
+  if (tensor.shape.size() != 4) return ok_status();
+  const Geometry geometry(tensor.shape, format);
+  uint64_t bytes = element_size(format.type);
+  for (int64_t factor :
+       {geometry.batch, geometry.c1 * geometry.c2, geometry.stored_height, geometry.stored_width}) {
+    if (__builtin_mul_overflow(bytes, static_cast<uint64_t>(factor), &bytes) ||
+        bytes > kLargestBuffer) {
+      return make_error(code, kind, index, " ('", tensor.name, "'): the strides give a buffer ",
+                        "larger than ", kLargestBuffer, " bytes");
+    }
+  }
+  return ok_status();
+}
+
 }  // namespace
 
 const char* layout_name(Layout layout) {
@@ -184,6 +211,7 @@ Status check_input_format(size_t index, const graph::Tensor& tensor,
                       "'): invalid dtype ", data_type_name(format.type),
                       ", request dtype UINT8, INT8, FP16 or FP32");
   }
+  ORKNN_RETURN_IF_ERROR(check_padding(true, index, tensor, format));
   // Inputs that are not 4-D have one layout; applications commonly pass NHWC for every input
   // (the vendor demos do), so the layout of such an input is not checked.
   if (tensor.shape.size() == 4 && format.layout == Layout::kNC1HWC2 && !format.pass_through) {
@@ -265,6 +293,7 @@ Status check_output_format(size_t index, const graph::Tensor& tensor,
                       "'): tensor type must be: ", data_type_name(tensor.data_type), ", FP32",
                       real ? " or FP16" : "", ", but is: ", data_type_name(format.type));
   }
+  ORKNN_RETURN_IF_ERROR(check_padding(false, index, tensor, format));
   if (tensor.shape.size() != 4 &&
       (format.layout == Layout::kNHWC || format.layout == Layout::kNC1HWC2)) {
     return make_error(StatusCode::kInvalidOutput, "output ", index, " ('", tensor.name,

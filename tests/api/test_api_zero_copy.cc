@@ -157,6 +157,15 @@ void test_wrong_size_type_and_layout(void**) {
   input.type = RKNN_TENSOR_UINT8;
   input.pass_through = 1;
   assert_int_equal(rknn_set_io_mem(context, enough, &input), RKNN_ERR_INPUT_INVALID);
+  // Absurd strides are refused before any size is computed from them.
+  input.pass_through = 0;
+  input.w_stride = 0xffffffffu;
+  input.h_stride = 0xffffffffu;
+  assert_int_equal(rknn_set_io_mem(context, enough, &input), RKNN_ERR_INPUT_INVALID);
+  input.w_stride = 1u << 24;
+  input.h_stride = 1u << 24;
+  assert_int_equal(rknn_set_io_mem(context, enough, &input), RKNN_ERR_INPUT_INVALID);
+  input.w_stride = input.h_stride = 0;
   // NC1HWC2 input without pass_through.
   input.pass_through = 0;
   input.fmt = RKNN_TENSOR_NC1HWC2;
