@@ -82,6 +82,11 @@ class NpuExecutable final : public Executable {
       ORKNN_RETURN_IF_ERROR(
           npu_->sync_memory(buffer.memory, driver_shim::SyncDirection::kToDevice));
     }
+    const int available = std::min(npu_->info().core_count, kMaxCores);
+    if (options_.core_mask != 0xffff && (options_.core_mask >> available) != 0) {
+      return invalid_argument("core mask 0x", std::hex, options_.core_mask, std::dec,
+                              " names a core this ", available, "-core NPU does not have");
+    }
     std::vector<int> cores = physical_cores();
     const Variant& variant = variants_[std::max<size_t>(cores.size(), 1) - 1];
     std::vector<std::array<uint64_t, kMaxCores>> layer_cycles(layers_.size());
