@@ -249,6 +249,27 @@ void test_activation_tables(void** state) {
   }
 }
 
+// Concat along channels: inputs on 16-channel blocks, with equal and with different
+// quantizations (a byte move and a requantization on the CPU).
+void test_concat(void** state) {
+  (void)state;
+  std::mt19937 rng(13);
+  for (int index = 0; index < 8; ++index) {
+    const int height = uniform(rng, 1, 9), width = uniform(rng, 1, 9);
+    const int first = 16 * uniform(rng, 1, 3), second = uniform(rng, 1, 40);
+    const bool same = index % 2 == 0;
+    const graph::Quantization output_q = per_tensor(0.05f, 3);
+    const std::vector<StoredTensor> inputs = {
+        stored("a", DataType::kInt8, {1, first, height, width},
+               random_codes(rng, size_t(first) * height * width), output_q),
+        stored("b", DataType::kInt8, {1, second, height, width},
+               random_codes(rng, size_t(second) * height * width),
+               same ? output_q : per_tensor(0.07f, -4))};
+    expect_npu_matches_cpu("Concat", inputs, {{"axis", integer(1)}}, {DataType::kInt8, output_q},
+                           mask_for_case(index), "concat case " + std::to_string(index));
+  }
+}
+
 // What the NPU refuses stays on the CPU: here a Conv with a non-zero weight zero point.
 void test_refused_conv_stays_on_cpu(void** state) {
   (void)state;
@@ -298,6 +319,7 @@ int main(void) {
       cmocka_unit_test(test_add_sweep),
       cmocka_unit_test(test_pooling_sweep),
       cmocka_unit_test(test_activation_tables),
+      cmocka_unit_test(test_concat),
       cmocka_unit_test(test_refused_conv_stays_on_cpu),
       cmocka_unit_test(test_two_core_npu),
   };
