@@ -161,6 +161,7 @@ class EmulatedNpu final : public Npu {
         const emu::TaskRunReport report = emulator_.run_tasks(
             core, first.regcmd_address, amount, static_cast<uint32_t>(work.tasks.size()));
         cycles = report.task_cycles;
+        if (!cycles.empty()) cycles.front() += emulator_.timing().job_overhead_cycles;
         if (report.interrupt_status &
             (npu_reg::kInterruptDmaReadError | npu_reg::kInterruptDmaWriteError)) {
           error = make_error(StatusCode::kFailed, "NPU core ", core, ": DMA error in task ",

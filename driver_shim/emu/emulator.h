@@ -21,11 +21,14 @@
 namespace orknn::driver_shim::emu {
 
 // The timing model (all emulated): MACs per cycle per core, DMA bytes per cycle per core,
-// fixed cycles per task (fetch, register writes, completion interrupt), clock.
+// fixed cycles per task (fetch, register writes) and per job, clock.
 struct TimingModel {
   uint64_t macs_per_cycle = 1024;
   uint64_t bytes_per_cycle = 16;
   uint64_t task_overhead_cycles = 400;
+  // Per job and core: the driver's submit and the completion interrupt (charged to the chain's
+  // first task), which is what makes per-layer multi-core jobs cost more than one chain.
+  uint64_t job_overhead_cycles = 1500;
   uint64_t clock_hz = 1000000000;
 };
 

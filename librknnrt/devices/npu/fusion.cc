@@ -60,7 +60,7 @@ bool fuse_add(const graph::Graph& graph, NpuLayer& conv, NpuLayer& add) {
 }
 
 bool fuse_table(NpuLayer& producer_layer, const NpuLayer& table) {
-  if (table.kind != LayerKind::kLookupTable ||
+  if (table.kind != LayerKind::kLookupTable || table.concat_part ||
       (producer_layer.kind != LayerKind::kConvolution && producer_layer.kind != LayerKind::kAdd)) {
     return false;
   }

@@ -49,8 +49,8 @@ class NpuExecutable final : public Executable {
   Status build(const graph::Graph& graph, const std::vector<size_t>& node_indices,
                const std::vector<graph::Shape>& shapes) {
     for (size_t index : node_indices) {
-      ORKNN_ASSIGN_OR_RETURN(NpuLayer layer, lower_node(graph, index, shapes));
-      layers_.push_back(std::move(layer));
+      ORKNN_ASSIGN_OR_RETURN(std::vector<NpuLayer> layers, lower_node(graph, index, shapes));
+      for (NpuLayer& layer : layers) layers_.push_back(std::move(layer));
     }
     if (!std::getenv("ORKNN_NPU_NO_FUSION")) fuse_layers(graph, &layers_);
     ORKNN_RETURN_IF_ERROR(allocate_tensors(graph, node_indices));
@@ -81,6 +81,11 @@ class NpuExecutable final : public Executable {
       to_native(buffer.shape, static_cast<const int8_t*>(buffer.bound), buffer.memory.host);
       ORKNN_RETURN_IF_ERROR(
           npu_->sync_memory(buffer.memory, driver_shim::SyncDirection::kToDevice));
+    }
+    const int available = std::min(npu_->info().core_count, kMaxCores);
+    if (options_.core_mask != 0xffff && (options_.core_mask >> available) != 0) {
+      return invalid_argument("core mask 0x", std::hex, options_.core_mask, std::dec,
+                              " names a core this ", available, "-core NPU does not have");
     }
     std::vector<int> cores = physical_cores();
     const Variant& variant = variants_[std::max<size_t>(cores.size(), 1) - 1];
@@ -214,7 +219,9 @@ class NpuExecutable final : public Executable {
         ORKNN_RETURN_IF_ERROR(
             add(layer.operand_tensor, layer.kind == LayerKind::kAdd ? layer.input : layer.output));
       }
-      ORKNN_RETURN_IF_ERROR(add(layer.output_tensor, layer.output));
+      FeatureShape whole = layer.output;
+      if (layer.output_buffer_channels) whole.channels = layer.output_buffer_channels;
+      ORKNN_RETURN_IF_ERROR(add(layer.output_tensor, whole));
     }
     return ok_status();
   }
@@ -355,25 +362,27 @@ class NpuExecutable final : public Executable {
   void record_timing(exec::Profiler& profiler,
                      const std::vector<std::array<uint64_t, kMaxCores>>& layer_cycles) const {
     const uint64_t clock = npu_->info().clock_hz ? npu_->info().clock_hz : 1000000000;
-    for (size_t i = 0; i < layers_.size(); ++i) {
-      exec::NpuNodeTiming timing;
+    // Several layers may come from one node (Concat), and fused nodes have none of their own.
+    std::map<size_t, exec::NpuNodeTiming> timings;
+    auto timing_of = [&](size_t node) -> exec::NpuNodeTiming& {
+      exec::NpuNodeTiming& timing = timings[node];
       timing.valid = true;
       timing.emulated = npu_->info().emulated;
-      timing.macs = layers_[i].macs;
       timing.clock_hz = clock;
-      for (int core = 0; core < kMaxCores; ++core) {
-        timing.core_cycles[static_cast<size_t>(core)] = layer_cycles[i][static_cast<size_t>(core)];
-        timing.cycles = std::max(timing.cycles, layer_cycles[i][static_cast<size_t>(core)]);
+      return timing;
+    };
+    for (size_t i = 0; i < layers_.size(); ++i) {
+      exec::NpuNodeTiming& timing = timing_of(layers_[i].node_index);
+      timing.macs += layers_[i].macs;
+      uint64_t longest = 0;
+      for (size_t core = 0; core < size_t(kMaxCores); ++core) {
+        timing.core_cycles[core] += layer_cycles[i][core];
+        longest = std::max(longest, layer_cycles[i][core]);
       }
-      profiler.record_npu(layers_[i].node_index, timing);
-      for (size_t fused : layers_[i].fused_nodes) {
-        exec::NpuNodeTiming folded;
-        folded.valid = true;
-        folded.emulated = timing.emulated;
-        folded.clock_hz = clock;
-        profiler.record_npu(fused, folded);
-      }
+      timing.cycles += longest;
+      for (size_t fused : layers_[i].fused_nodes) timing_of(fused);
     }
+    for (const auto& [node, timing] : timings) profiler.record_npu(node, timing);
   }
 
   std::shared_ptr<driver_shim::Npu> npu_;

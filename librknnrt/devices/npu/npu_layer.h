@@ -60,6 +60,12 @@ struct NpuLayer {
   int32_t fused_output_zero_point = 0;
   std::vector<size_t> fused_nodes;  // nodes folded into this layer (they report 0 cycles)
 
+  // One input of a Concat along channels: a table copy (identity, or the requantization the
+  // CPU's float domain would do) into the output at a 16-aligned channel offset.
+  bool concat_part = false;
+  int64_t output_channel_offset = 0;
+  int64_t output_buffer_channels = 0;  // channels of the whole output tensor
+
   // any DPU layer: a table applied last (a fused or stand-alone activation)
   bool use_lut = false;
   std::array<int8_t, 256> lut{};
@@ -71,8 +77,9 @@ struct NpuLayer {
 // Add that feeds it, when the intermediate tensor has no other reader.
 void fuse_layers(const graph::Graph& graph, std::vector<NpuLayer>* layers);
 
-// Lowers a node with the given tensor shapes, or kUnimplemented with the reason.
-Result<NpuLayer> lower_node(const graph::Graph& graph, size_t node_index,
-                            const std::vector<graph::Shape>& shapes);
+// Lowers a node with the given tensor shapes, or kUnimplemented with the reason. A Concat
+// becomes one layer per input; every other node one layer.
+Result<std::vector<NpuLayer>> lower_node(const graph::Graph& graph, size_t node_index,
+                                         const std::vector<graph::Shape>& shapes);
 
 }  // namespace orknn::devices::npu

@@ -11,6 +11,7 @@
 #include "devices/npu/npu_layer.h"
 #include "graph/ops/convolution_attributes.h"
 #include "graph/ops/pooling_attributes.h"
+#include "graph/tensor_conversion.h"
 #include "reference/convolution.h"
 
 namespace orknn::devices::npu {
@@ -22,7 +23,8 @@ using graph::Tensor;
 // Register field widths of the programs we emit (npu_registers.h).
 constexpr int64_t kMaxKernel = 31, kMaxStride = 7, kMaxDilation = 31, kMaxConvPad = 15;
 constexpr int64_t kMaxPoolKernel = 16, kMaxPoolStride = 16, kMaxPoolPad = 7;
-constexpr int64_t kMaxCubeDimension = 8192;
+constexpr int64_t kMaxCubeDimension = 2047;  // 11-bit CNA DATA_SIZE fields
+constexpr int64_t kChannelBlockSize = 16;
 
 template <typename... Parts>
 Status refuse(const graph::Node& node, const Parts&... parts) {
@@ -318,11 +320,66 @@ bool is_table_op(const std::string& type) {
 
 }  // namespace
 
-Result<NpuLayer> lower_node(const graph::Graph& graph, size_t node_index,
-                            const std::vector<Shape>& shapes) {
+// A channel Concat whose inputs start on 16-channel blocks: each input is copied through a
+// table into its place in the output (the CPU moves bytes when quantizations agree and goes
+// through the float domain otherwise; both are functions of the 256 codes).
+Result<std::vector<NpuLayer>> lower_concat(const graph::Graph& graph, const graph::Node& node,
+                                           const std::vector<Shape>& shapes) {
+  const Tensor& output = graph.tensor(node.outputs[0]);
+  const Shape& output_shape = shapes[static_cast<size_t>(node.outputs[0])];
+  ORKNN_ASSIGN_OR_RETURN(FeatureShape whole, feature_shape(node, output, output_shape));
+  ORKNN_ASSIGN_OR_RETURN(int64_t axis, node.int_attribute("axis", 1));
+  if (axis != 1 && axis != -3) return refuse(node, "Concat along axis ", axis, ", not channels");
+  std::vector<NpuLayer> parts;
+  int64_t offset = 0;
+  for (size_t i = 0; i < node.inputs.size(); ++i) {
+    if (node.inputs[i] < 0) return refuse(node, "omitted Concat input");
+    const Tensor& input = graph.tensor(node.inputs[i]);
+    NpuLayer part;
+    ORKNN_ASSIGN_OR_RETURN(part.input,
+                           feature_shape(node, input, shapes[static_cast<size_t>(node.inputs[i])]));
+    if (offset % kChannelBlockSize != 0) {
+      return refuse(node, "input ", i, " starts at channel ", offset,
+                    ", not on a 16-channel block");
+    }
+    part.kind = LayerKind::kLookupTable;
+    part.concat_part = true;
+    part.input_tensor = node.inputs[i];
+    part.output_tensor = node.outputs[0];
+    part.output = part.input;
+    part.output_channel_offset = offset;
+    part.output_buffer_channels = whole.channels;
+    part.use_lut = true;
+    if (input.quantization == output.quantization) {
+      for (int code = 0; code < 256; ++code)
+        part.lut[size_t(code)] = static_cast<int8_t>(code - 128);
+    } else {
+      std::array<int8_t, 256> codes;
+      std::array<float, 256> reals;
+      for (int code = 0; code < 256; ++code) codes[size_t(code)] = static_cast<int8_t>(code - 128);
+      Tensor from = input, to = output;
+      from.shape = to.shape = {256};
+      from.constant = to.constant = false;
+      graph::decode_to_float(from, codes.data(), reals.data());
+      graph::encode_from_float(to, reals.data(), part.lut.data());
+    }
+    offset += part.input.channels;
+    parts.push_back(std::move(part));
+  }
+  if (offset != whole.channels) return refuse(node, "Concat channels do not add up");
+  return parts;
+}
+
+Result<std::vector<NpuLayer>> lower_node(const graph::Graph& graph, size_t node_index,
+                                         const std::vector<Shape>& shapes) {
   const graph::Node& node = graph.nodes[node_index];
+  if (node.op_type == "Concat" && node.outputs.size() == 1) {
+    ORKNN_ASSIGN_OR_RETURN(std::vector<NpuLayer> parts, lower_concat(graph, node, shapes));
+    for (NpuLayer& part : parts) part.node_index = node_index;
+    return parts;
+  }
   Result<NpuLayer> layer = refuse(node, "op type ", node.op_type, " has no NPU program");
-  if (node.outputs.size() != 1 && node.op_type != "MaxPool") return layer;
+  if (node.outputs.size() != 1 && node.op_type != "MaxPool") return layer.status();
   if (node.op_type == "Conv") {
     layer = lower_convolution(graph, node, shapes);
   } else if (node.op_type == "Add") {
@@ -333,11 +390,11 @@ Result<NpuLayer> lower_node(const graph::Graph& graph, size_t node_index,
   } else if (is_table_op(node.op_type)) {
     layer = lower_table(graph, node, shapes);
   }
-  if (!layer.ok()) return layer;
+  if (!layer.ok()) return layer.status();
   layer->node_index = node_index;
   layer->input_tensor = node.inputs[0];
   layer->output_tensor = node.outputs[0];
-  return layer;
+  return std::vector<NpuLayer>{std::move(*layer)};
 }
 
 }  // namespace orknn::devices::npu

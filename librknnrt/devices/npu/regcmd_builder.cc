@@ -132,7 +132,10 @@ void emit_standalone_dpu(Emitter& emit, const NpuLayer& layer, const LayerAddres
   emit(kTargetDpu, kDpuDataCubeWidth, u32(layer.input.width - 1));
   emit(kTargetDpu, kDpuDataCubeHeight, u32(slice.row_end - slice.row_begin - 1));
   emit(kTargetDpu, kDpuDataCubeChannel, u32(slice.end - slice.begin - 1));
-  emit(kTargetDpu, kDpuDstBaseAddr, addresses.output + offset);
+  // A Concat input lands at its channel offset (a whole number of 16-channel blocks).
+  const uint32_t placement =
+      u32(layer.output_channel_offset / kChannelBlock) * surface_stride(layer.input);
+  emit(kTargetDpu, kDpuDstBaseAddr, addresses.output + offset + placement);
   emit(kTargetDpu, kDpuDstSurfStride, surface_stride(layer.input));
   emit(kTargetDpu, kDpuEwCfg, add ? 0 : 1);
   emit(kTargetDpu, kDpuBsAluCfg, static_cast<uint32_t>(layer.input_zero_point));

@@ -249,6 +249,27 @@ void test_activation_tables(void** state) {
   }
 }
 
+// Concat along channels: inputs on 16-channel blocks, with equal and with different
+// quantizations (a byte move and a requantization on the CPU).
+void test_concat(void** state) {
+  (void)state;
+  std::mt19937 rng(13);
+  for (int index = 0; index < 8; ++index) {
+    const int height = uniform(rng, 1, 9), width = uniform(rng, 1, 9);
+    const int first = 16 * uniform(rng, 1, 3), second = uniform(rng, 1, 40);
+    const bool same = index % 2 == 0;
+    const graph::Quantization output_q = per_tensor(0.05f, 3);
+    const std::vector<StoredTensor> inputs = {
+        stored("a", DataType::kInt8, {1, first, height, width},
+               random_codes(rng, size_t(first) * height * width), output_q),
+        stored("b", DataType::kInt8, {1, second, height, width},
+               random_codes(rng, size_t(second) * height * width),
+               same ? output_q : per_tensor(0.07f, -4))};
+    expect_npu_matches_cpu("Concat", inputs, {{"axis", integer(1)}}, {DataType::kInt8, output_q},
+                           mask_for_case(index), "concat case " + std::to_string(index));
+  }
+}
+
 // What the NPU refuses stays on the CPU: here a Conv with a non-zero weight zero point.
 void test_refused_conv_stays_on_cpu(void** state) {
   (void)state;
@@ -264,6 +285,32 @@ void test_refused_conv_stays_on_cpu(void** state) {
   assert_int_equal(run.npu_nodes, 0);
 }
 
+// The RK3576 emulator has two cores: masks 3 and "all" split over both, 4 is refused.
+void test_two_core_npu(void** state) {
+  (void)state;
+  auto npu = driver_shim::open_npu("emu:rk3576");
+  assert_true(npu.ok());
+  assert_int_equal((*npu)->info().core_count, 2);
+  std::mt19937 rng(5);
+  const auto x = random_codes(rng, 40 * 7 * 6);
+  const auto w = random_codes(rng, 70 * 40);
+  const std::vector<StoredTensor> inputs = {
+      stored("x", DataType::kInt8, {1, 40, 7, 6}, x, per_tensor(0.03f, 2)),
+      stored("w", DataType::kInt8, {70, 40, 1, 1}, w, per_tensor(0.01f, 0), true)};
+  auto graph = single_node_graph("Conv", inputs, {}, {{DataType::kInt8, per_tensor(0.5f, 1)}});
+  assert_true(graph.ok());
+  auto shared = std::make_shared<const graph::Graph>(std::move(*graph));
+  const DeviceRun cpu = run_graph(shared, {inputs[0].bytes}, nullptr, 0);
+  for (uint32_t mask : {0u, 1u, 2u, 3u, 0xffffu}) {
+    const DeviceRun run = run_graph(shared, {inputs[0].bytes}, *npu, mask);
+    if (!run.status.ok()) fail_msg("mask %u: %s", mask, run.status.message().c_str());
+    assert_int_equal(run.npu_nodes, 1);
+    assert_true(run.outputs == cpu.outputs);
+  }
+  const DeviceRun refused = run_graph(shared, {inputs[0].bytes}, *npu, 4);
+  assert_false(refused.status.ok());
+}
+
 }  // namespace
 
 int main(void) {
@@ -272,7 +319,9 @@ int main(void) {
       cmocka_unit_test(test_add_sweep),
       cmocka_unit_test(test_pooling_sweep),
       cmocka_unit_test(test_activation_tables),
+      cmocka_unit_test(test_concat),
       cmocka_unit_test(test_refused_conv_stays_on_cpu),
+      cmocka_unit_test(test_two_core_npu),
   };
   return cmocka_run_group_tests(tests, nullptr, nullptr);
 }
