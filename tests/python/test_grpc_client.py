@@ -1,0 +1,153 @@
+"""The remote path against a real daemon: the toolkit script with init_runtime(target='rk3588',
+device_id=...) runs through openrknn.runtime.grpc_client, this build's rknn_server (on loopback)
+and a fake adb; results equal the local runtime's, and every failure is one logged line and -1
+(or None), with the adb forward removed again."""
+
+from __future__ import annotations
+
+import sys
+
+import numpy as np
+import pytest
+
+import board
+import models
+from openrknn import native
+from openrknn.api import RKNN
+from openrknn.runtime import RuntimeOptions, grpc_client
+from openrknn.runtime.backend import BackendError
+
+pytest.importorskip("grpc")
+pytest.importorskip("grpc_tools")
+
+FORWARD = f"-s {board.SERIAL} forward tcp:0 tcp:{grpc_client.DEFAULT_DEVICE_PORT}"
+
+
+def adb_calls_of_one_connection(port):
+    return ["devices", FORWARD, f"-s {board.SERIAL} forward --remove tcp:{port}"]
+
+
+def test_toolkit_script_on_a_device(native_paths, classifier_onnx, calibration, held_out,
+                                    workdir, daemon, board_adb, capsys):
+    rknn = RKNN()
+    assert rknn.config(mean_values=[[models.MEAN] * 3], std_values=[[models.STD] * 3],
+                       target_platform="rk3588") == 0
+    assert rknn.load_onnx(str(classifier_onnx)) == 0
+    assert rknn.build(do_quantization=True, dataset=str(calibration)) == 0
+    assert rknn.export_rknn(str(workdir / "remote_flow.rknn")) == 0
+    assert rknn.init_runtime(target="rk3588", device_id=board.SERIAL, perf_debug=True,
+                             eval_mem=True) == 0
+    assert board_adb.calls() == ["devices", FORWARD]  # set up, still open
+    remote = [rknn.inference([image])[0] for image in held_out]
+
+    perf = rknn.eval_perf(is_print=False)
+    assert f"rk3588 device {board.SERIAL} (rknn_server" in perf and "Conv" in perf
+    memory = rknn.eval_memory(is_print=False)
+    assert memory["weight_memory"] > 0
+    assert memory["total_memory"] >= memory["weight_memory"] + memory["internal_memory"]
+    version = rknn.get_sdk_version()
+    assert "DRV: rknn_server: " in version and "DRV: rknnrt: " in version
+
+    assert rknn.init_runtime() == 0  # the simulator: the device is released, forward removed
+    assert board_adb.calls() == adb_calls_of_one_connection(daemon.port)
+    for image, on_device in zip(held_out, remote):
+        np.testing.assert_array_equal(on_device, rknn.inference([image])[0])
+
+    sample = workdir / "remote_flow_probe.npy"
+    np.save(sample, held_out[0][None])
+    out = workdir / "remote_flow_analysis"
+    assert rknn.accuracy_analysis([str(sample)], output_dir=str(out), target="rk3588",
+                                  device_id=board.SERIAL) == 0
+    assert (out / "runtime" / "prob.npy").is_file()
+    assert board_adb.calls() == adb_calls_of_one_connection(daemon.port) * 2
+    rknn.release()
+    log = capsys.readouterr().err
+    assert "E " not in log and "W " not in log and "Traceback" not in log, log
+
+
+def test_backend_reports_the_daemons_reasons(native_paths, int8_rknn, daemon, board_adb):
+    backend = grpc_client.create_backend("rk3588", board.SERIAL)
+    try:
+        backend.load(int8_rknn.read_bytes(), RuntimeOptions())
+        assert backend.performance_detail() == ""  # perf_debug is off
+        wrong_shape = native.InputBuffer(np.zeros((1, 3, 16, 16), np.float32), native.FLOAT32,
+                                         native.FORMAT_NHWC)
+        with pytest.raises(BackendError, match=r"rknn_server Run: input 0: shape 1x3x16x16 NHWC "
+                                               r"should be 1x16x16x3 .*\(INVALID_ARGUMENT\)"):
+            backend.run([wrong_shape])
+        with pytest.raises(BackendError, match="got 2 input tensors; the model has 1"):
+            backend.run([wrong_shape, wrong_shape])
+    finally:
+        backend.close()
+    with pytest.raises(BackendError, match="no model is loaded"):
+        backend.memory()
+    assert board_adb.calls() == adb_calls_of_one_connection(daemon.port)
+
+
+def test_wrong_input_is_one_line_and_none(native_paths, int8_rknn, held_out, board_adb, capsys):
+    rknn = RKNN()
+    assert rknn.load_rknn(str(int8_rknn)) == 0
+    assert rknn.init_runtime(target="rk3588", device_id=board.SERIAL) == 0
+    assert rknn.inference([held_out[0][:8]]) is None
+    assert rknn.inference([held_out[0], held_out[1]]) is None
+    log = capsys.readouterr().err
+    assert log.count("E inference: ") == 2 and "Traceback" not in log, log
+    assert rknn.inference([held_out[0]]) is not None  # the session survives bad calls
+    rknn.release()
+
+
+def test_bad_model(native_paths, workdir, daemon, board_adb, capsys):
+    garbage = workdir / "not_a_model.rknn"
+    garbage.write_bytes(b"RKNN" + bytes(range(256)) * 4)
+    rknn = RKNN()
+    assert rknn.load_rknn(str(garbage)) == 0
+    assert rknn.init_runtime(target="rk3588", device_id=board.SERIAL) == -1
+    log = capsys.readouterr().err
+    assert "E init_runtime: cannot start the runtime on rk3588 device" in log
+    assert "rknn_server InitContext: " in log and "Traceback" not in log, log
+    assert board_adb.calls() == adb_calls_of_one_connection(daemon.port)
+
+
+def test_daemon_down(native_paths, int8_rknn, tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("OPENRKNN_CACHE_DIR", str(tmp_path / "cache"))
+    closed_port = board.unused_port()
+    adb = board.FakeAdb(tmp_path / "adb", monkeypatch, closed_port)
+    rknn = RKNN()
+    assert rknn.load_rknn(str(int8_rknn)) == 0
+    assert rknn.init_runtime(target="rk3588", device_id=board.SERIAL) == -1
+    log = capsys.readouterr().err
+    assert "E init_runtime: the rknn_server on the connected device is abnormal" in log
+    assert f"cannot reach it at 127.0.0.1:{closed_port}" in log and "UNAVAILABLE" in log
+    assert "Traceback" not in log, log
+    assert adb.calls() == adb_calls_of_one_connection(closed_port)
+
+
+def test_device_not_connected(native_paths, int8_rknn, board_adb, capsys):
+    rknn = RKNN()
+    assert rknn.load_rknn(str(int8_rknn)) == 0
+    assert rknn.init_runtime(target="rk3588", device_id="OTHER") == -1
+    log = capsys.readouterr().err
+    assert f"device_id 'OTHER' is not connected (adb lists: {board.SERIAL})" in log
+    assert board_adb.calls() == ["devices"]  # nothing forwarded
+
+
+def test_address_without_adb(native_paths, int8_rknn, held_out, daemon, tmp_path, monkeypatch):
+    monkeypatch.setenv("OPENRKNN_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setenv("OPENRKNN_SERVER_ADDRESS", f"127.0.0.1:{daemon.port}")
+    monkeypatch.setenv("OPENRKNN_ADB", str(tmp_path / "no-adb-here"))
+    rknn = RKNN()
+    assert rknn.load_rknn(str(int8_rknn)) == 0
+    assert rknn.init_runtime(target="rk3588") == 0
+    assert rknn.inference([held_out[0]])[0].shape == (1, 10)
+    rknn.release()
+
+
+def test_missing_grpcio_is_named(native_paths, int8_rknn, board_adb, monkeypatch, capsys):
+    monkeypatch.setitem(sys.modules, "grpc", None)  # import grpc raises ImportError
+    rknn = RKNN()
+    assert rknn.load_rknn(str(int8_rknn)) == 0
+    assert rknn.init_runtime(target="rk3588", device_id=board.SERIAL) == -1
+    log = capsys.readouterr().err
+    assert ("E init_runtime: running on a device needs the grpcio and grpcio-tools packages: "
+            "pip install './tools/python[remote]'") in log
+    assert board_adb.calls() == []
