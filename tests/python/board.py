@@ -37,11 +37,13 @@ def server_binary():
 class Daemon:
     """rknn_server on 127.0.0.1:<free port>, stopped with SIGTERM (as a board's init would)."""
 
-    def __init__(self, directory: Path):
+    def __init__(self, directory: Path, arguments=()):
         self.directory = directory
+        directory.mkdir(parents=True, exist_ok=True)
         self.log_path = directory / "rknn_server.log"
         port_file = directory / "port"
-        command = [server_binary(), "--listen", "127.0.0.1:0", "--port_file", str(port_file)]
+        command = [server_binary(), "--listen", "127.0.0.1:0", "--port_file", str(port_file),
+                   *arguments]
         setpriv = shutil.which("setpriv")
         if setpriv:  # the daemon must not outlive a test runner that is killed
             command = [setpriv, "--pdeathsig", "KILL", "--", *command]

@@ -6,6 +6,7 @@ and a fake adb; results equal the local runtime's, and every failure is one logg
 from __future__ import annotations
 
 import sys
+import time
 
 import numpy as np
 import pytest
@@ -151,3 +152,43 @@ def test_missing_grpcio_is_named(native_paths, int8_rknn, board_adb, monkeypatch
     assert ("E init_runtime: running on a device needs the grpcio and grpcio-tools packages: "
             "pip install './tools/python[remote]'") in log
     assert board_adb.calls() == []
+
+
+def test_pass_through_input_reaches_the_device_unchanged(native_paths, int8_rknn, held_out,
+                                                         board_adb):
+    with native.Runtime(int8_rknn) as model:
+        info = model.inputs[0]
+    normalised = (held_out[1][None] - models.MEAN) / models.STD
+    quantized = np.clip(np.round(normalised / info.scale) + info.zp, -128, 127).astype(np.int8)
+    rknn = RKNN()
+    assert rknn.load_rknn(str(int8_rknn)) == 0
+    assert rknn.init_runtime() == 0
+    local = rknn.inference([quantized], inputs_pass_through=[1])[0]
+    assert rknn.init_runtime(target="rk3588", device_id=board.SERIAL) == 0
+    remote = rknn.inference([quantized], inputs_pass_through=[1])[0]
+    np.testing.assert_array_equal(remote, local)
+    assert rknn.inference([quantized[:, :8]], inputs_pass_through=[1]) is None
+    rknn.release()
+
+
+def test_session_freed_by_the_daemon_is_reported(native_paths, int8_rknn, held_out, tmp_path,
+                                                 monkeypatch, capsys):
+    short_lived = board.Daemon(tmp_path / "daemon", ["--idle_timeout_seconds", "1"])
+    try:
+        monkeypatch.setenv("OPENRKNN_CACHE_DIR", str(tmp_path / "cache"))
+        board.FakeAdb(tmp_path / "adb", monkeypatch, short_lived.port)
+        rknn = RKNN()
+        assert rknn.load_rknn(str(int8_rknn)) == 0
+        assert rknn.init_runtime(target="rk3588", device_id=board.SERIAL) == 0
+        give_up = time.monotonic() + 30
+        while "idle for more than 1" not in short_lived.log():  # the daemon reaps the session
+            assert time.monotonic() < give_up, short_lived.log()
+            time.sleep(0.1)
+        assert rknn.inference([held_out[0]]) is None
+        log = capsys.readouterr().err
+        assert "E inference: rknn_server Run: session " in log and "(NOT_FOUND)" in log, log
+        assert rknn.init_runtime(target="rk3588", device_id=board.SERIAL) == 0  # a new one
+        assert rknn.inference([held_out[0]]) is not None
+        rknn.release()
+    finally:
+        assert short_lived.stop() == 0, short_lived.log()
