@@ -192,3 +192,27 @@ def test_session_freed_by_the_daemon_is_reported(native_paths, int8_rknn, held_o
         rknn.release()
     finally:
         assert short_lived.stop() == 0, short_lived.log()
+
+
+def test_token_of_a_daemon_that_requires_one(native_paths, int8_rknn, held_out, tmp_path,
+                                             monkeypatch, capsys):
+    guarded = board.Daemon(tmp_path / "daemon", ["--token", "s3cret"])
+    try:
+        monkeypatch.setenv("OPENRKNN_CACHE_DIR", str(tmp_path / "cache"))
+        monkeypatch.setenv("OPENRKNN_SERVER_ADDRESS", f"127.0.0.1:{guarded.port}")
+        rknn = RKNN()
+        assert rknn.load_rknn(str(int8_rknn)) == 0
+        assert rknn.init_runtime(target="rk3588") == -1
+        log = capsys.readouterr().err
+        assert f"E init_runtime: the rknn_server at 127.0.0.1:{guarded.port} refused the client: " \
+               "rknn_server GetDeviceInfo: this server needs a token" in log, log
+        assert "(UNAUTHENTICATED)" in log, log
+        monkeypatch.setenv("OPENRKNN_SERVER_TOKEN", "wrong")
+        assert rknn.init_runtime(target="rk3588") == -1
+        assert "the token in 'authorization' is wrong" in capsys.readouterr().err
+        monkeypatch.setenv("OPENRKNN_SERVER_TOKEN", "s3cret")
+        assert rknn.init_runtime(target="rk3588") == 0
+        assert rknn.inference([held_out[0]]) is not None
+        rknn.release()
+    finally:
+        assert guarded.stop() == 0, guarded.log()

@@ -39,6 +39,16 @@ SERVER_ABNORMAL = ("the rknn_server on the connected device is abnormal or not r
                    "rknn_server on the device (docs/python-api.md, 'Running on a board')")
 
 
+class ServerCallError(BackendError):
+    """A call the daemon failed or could not be reached for; `code` is the gRPC status name."""
+
+    def __init__(self, method, error):
+        code = error.code() if hasattr(error, "code") else None
+        details = error.details() if hasattr(error, "details") else str(error)
+        self.code = code.name if code is not None else "UNKNOWN"
+        super().__init__(f"rknn_server {method}: {details or 'no message'} ({self.code})")
+
+
 def _load_grpc():
     try:
         import grpc
@@ -133,8 +143,11 @@ class ServerBackend(RuntimeBackend):
                               ("grpc.max_send_message_length", -1)])
         try:
             info = self._call("GetDeviceInfo", self._request("GetDeviceInfoRequest"))
-        except BackendError as error:
-            raise BackendError(f"{SERVER_ABNORMAL}; cannot reach it at {where}: {error}") from None
+        except ServerCallError as error:
+            if error.code in ("UNAVAILABLE", "DEADLINE_EXCEEDED"):
+                raise BackendError(f"{SERVER_ABNORMAL}; cannot reach it at {where}: {error}") \
+                    from None
+            raise BackendError(f"the rknn_server at {where} refused the client: {error}") from None
         soc = info.soc.lower()
         if soc in KNOWN_SOCS and soc != self.target:
             raise BackendError(f"target '{self.target}' does not match the device's SoC '{soc}' "
@@ -154,7 +167,7 @@ class ServerBackend(RuntimeBackend):
         try:
             event = next(stream)
         except self._grpc.RpcError as error:
-            raise BackendError(f"rknn_server OpenSession: {_reason(error)}") from None
+            raise ServerCallError("OpenSession", error) from None
         except StopIteration:
             raise BackendError("rknn_server OpenSession ended without a session id") from None
         self._connection.session_stream = stream
@@ -173,7 +186,7 @@ class ServerBackend(RuntimeBackend):
         try:
             return call(request, timeout=CALL_TIMEOUT_SECONDS, metadata=self._metadata)
         except self._grpc.RpcError as error:
-            raise BackendError(f"rknn_server {method}: {_reason(error)}") from None
+            raise ServerCallError(method, error) from None
 
     def _in_context(self, message, **fields):
         if not self._context_id:
@@ -200,7 +213,7 @@ class ServerBackend(RuntimeBackend):
         try:
             return call(chunks(), timeout=CALL_TIMEOUT_SECONDS, metadata=self._metadata)
         except self._grpc.RpcError as error:
-            raise BackendError(f"rknn_server UploadModel: {_reason(error)}") from None
+            raise ServerCallError("UploadModel", error) from None
 
     # -- RuntimeBackend ------------------------------------------------------------------------
 
@@ -301,14 +314,6 @@ def _device_port():
     if not text.isdigit() or not 0 < int(text) < 65536:
         raise BackendError(f"$OPENRKNN_SERVER_PORT is '{text}', not a port number (1-65535)")
     return int(text)
-
-
-def _reason(error) -> str:
-    """The daemon's message of a failed call, with its status code."""
-    code = error.code() if hasattr(error, "code") else None
-    details = error.details() if hasattr(error, "details") else str(error)
-    name = code.name if code is not None else "UNKNOWN"
-    return f"{details or 'no message'} ({name})"
 
 
 def _tensor_info(attribute) -> native.TensorInfo:
