@@ -1,6 +1,6 @@
 """init_runtime(target=...) goes through the remote backend interface: without the rknn_server
-client module it fails with one clear reason; with a client plugged in (here a stand-in that runs the
-model locally and reports a daemon version) the toolkit calls work through it."""
+client module it fails with one clear reason; with a client plugged in (here a stand-in that
+runs the model locally and reports a daemon version) the toolkit calls work through it."""
 
 from __future__ import annotations
 
