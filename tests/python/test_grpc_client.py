@@ -5,6 +5,7 @@ and a fake adb; results equal the local runtime's, and every failure is one logg
 
 from __future__ import annotations
 
+import subprocess
 import sys
 import time
 
@@ -216,3 +217,52 @@ def test_token_of_a_daemon_that_requires_one(native_paths, int8_rknn, held_out, 
         rknn.release()
     finally:
         assert guarded.stop() == 0, guarded.log()
+
+
+def test_forward_removed_when_a_script_ends_without_release(native_paths, int8_rknn, daemon,
+                                                            board_adb, tmp_path):
+    script = ("import sys; sys.path.insert(0, sys.argv[2]); from openrknn.api import RKNN\n"
+              "rknn = RKNN(); rknn.load_rknn(sys.argv[1])\n"
+              f"assert rknn.init_runtime(target='rk3588', device_id='{board.SERIAL}') == 0\n")
+    package = str(board.CHECKOUT / "tools" / "python")
+    result = subprocess.run([sys.executable, "-c", script, str(int8_rknn), package],
+                            capture_output=True, text=True, timeout=120, cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert board_adb.calls() == adb_calls_of_one_connection(daemon.port)
+
+
+def test_float_model_with_two_inputs_equals_the_local_run(native_paths, workdir, board_adb):
+    onnx_path = models.two_inputs(workdir / "remote_two_inputs.onnx")
+    rknn = RKNN()
+    assert rknn.config(target_platform="rk3588") == 0
+    assert rknn.load_onnx(str(onnx_path)) == 0
+    assert rknn.build(do_quantization=False) == 0
+    rng = np.random.default_rng(7)
+    image = rng.standard_normal((1, 3, 4, 4)).astype(np.float32)
+    row = rng.standard_normal((1, 4)).astype(np.float32)
+    inputs, formats = [image, row], ["nchw", None]
+    assert rknn.init_runtime() == 0
+    local = rknn.inference(inputs, data_format=formats)
+    assert rknn.init_runtime(target="rk3588", device_id=board.SERIAL) == 0
+    remote = rknn.inference(inputs, data_format=formats)
+    assert [array.shape for array in remote] == [(1, 3, 4, 4)]
+    np.testing.assert_array_equal(remote[0], local[0])
+    rknn.release()
+
+
+def test_integer_output_keeps_its_type_next_to_a_float_one(native_paths, workdir, board_adb):
+    onnx_path = models.float_and_index_outputs(workdir / "remote_float_and_index.onnx")
+    rknn = RKNN()
+    assert rknn.config(target_platform="rk3588") == 0
+    assert rknn.load_onnx(str(onnx_path)) == 0
+    assert rknn.build(do_quantization=False) == 0
+    x = np.random.default_rng(3).standard_normal((2, 5)).astype(np.float32)
+    assert rknn.init_runtime() == 0
+    local = rknn.inference([x])
+    assert rknn.init_runtime(target="rk3588", device_id=board.SERIAL) == 0
+    remote = rknn.inference([x])
+    assert [a.dtype for a in remote] == [np.float32, np.int64] == [a.dtype for a in local]
+    for on_device, here in zip(remote, local):
+        np.testing.assert_array_equal(on_device, here)
+    np.testing.assert_array_equal(remote[1], np.argmax(x, axis=1))
+    rknn.release()
