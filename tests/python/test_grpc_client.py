@@ -266,3 +266,21 @@ def test_integer_output_keeps_its_type_next_to_a_float_one(native_paths, workdir
         np.testing.assert_array_equal(on_device, here)
     np.testing.assert_array_equal(remote[1], np.argmax(x, axis=1))
     rknn.release()
+
+
+def test_daemon_stopping_during_a_session(native_paths, int8_rknn, held_out, tmp_path,
+                                          monkeypatch, capsys):
+    stopping = board.Daemon(tmp_path / "daemon")
+    monkeypatch.setenv("OPENRKNN_CACHE_DIR", str(tmp_path / "cache"))
+    adb = board.FakeAdb(tmp_path / "adb", monkeypatch, stopping.port)
+    rknn = RKNN()
+    assert rknn.load_rknn(str(int8_rknn)) == 0
+    assert rknn.init_runtime(target="rk3588", device_id=board.SERIAL, eval_mem=True) == 0
+    assert stopping.stop() == 0, stopping.log()  # SIGTERM: the board's daemon goes away
+    assert rknn.inference([held_out[0]]) is None
+    assert rknn.eval_memory(is_print=False) is None
+    log = capsys.readouterr().err
+    assert "E inference: rknn_server Run: " in log and "(UNAVAILABLE)" in log, log
+    assert "E eval_memory: rknn_server EvalMemory: " in log and "Traceback" not in log, log
+    assert rknn.release() == 0
+    assert adb.calls() == adb_calls_of_one_connection(stopping.port)
