@@ -231,41 +231,39 @@ def test_forward_removed_when_a_script_ends_without_release(native_paths, int8_r
     assert board_adb.calls() == adb_calls_of_one_connection(daemon.port)
 
 
-def test_float_model_with_two_inputs_equals_the_local_run(native_paths, workdir, board_adb):
-    onnx_path = models.two_inputs(workdir / "remote_two_inputs.onnx")
+def local_and_device_outputs(onnx_path, inputs, data_format=None):
+    """The float model of `onnx_path` built, then run on `inputs` locally and on the device."""
     rknn = RKNN()
     assert rknn.config(target_platform="rk3588") == 0
     assert rknn.load_onnx(str(onnx_path)) == 0
     assert rknn.build(do_quantization=False) == 0
+    assert rknn.init_runtime() == 0
+    local = rknn.inference(inputs, data_format=data_format)
+    assert rknn.init_runtime(target="rk3588", device_id=board.SERIAL) == 0
+    remote = rknn.inference(inputs, data_format=data_format)
+    rknn.release()
+    assert len(remote) == len(local)
+    for on_device, here in zip(remote, local):
+        assert on_device.dtype == here.dtype
+        np.testing.assert_array_equal(on_device, here)
+    return local, remote
+
+
+def test_float_model_with_two_inputs_equals_the_local_run(native_paths, workdir, board_adb):
     rng = np.random.default_rng(7)
     image = rng.standard_normal((1, 3, 4, 4)).astype(np.float32)
     row = rng.standard_normal((1, 4)).astype(np.float32)
-    inputs, formats = [image, row], ["nchw", None]
-    assert rknn.init_runtime() == 0
-    local = rknn.inference(inputs, data_format=formats)
-    assert rknn.init_runtime(target="rk3588", device_id=board.SERIAL) == 0
-    remote = rknn.inference(inputs, data_format=formats)
+    _, remote = local_and_device_outputs(models.two_inputs(workdir / "remote_two_inputs.onnx"),
+                                         [image, row], ["nchw", None])
     assert [array.shape for array in remote] == [(1, 3, 4, 4)]
-    np.testing.assert_array_equal(remote[0], local[0])
-    rknn.release()
 
 
 def test_integer_output_keeps_its_type_next_to_a_float_one(native_paths, workdir, board_adb):
-    onnx_path = models.float_and_index_outputs(workdir / "remote_float_and_index.onnx")
-    rknn = RKNN()
-    assert rknn.config(target_platform="rk3588") == 0
-    assert rknn.load_onnx(str(onnx_path)) == 0
-    assert rknn.build(do_quantization=False) == 0
     x = np.random.default_rng(3).standard_normal((2, 5)).astype(np.float32)
-    assert rknn.init_runtime() == 0
-    local = rknn.inference([x])
-    assert rknn.init_runtime(target="rk3588", device_id=board.SERIAL) == 0
-    remote = rknn.inference([x])
-    assert [a.dtype for a in remote] == [np.float32, np.int64] == [a.dtype for a in local]
-    for on_device, here in zip(remote, local):
-        np.testing.assert_array_equal(on_device, here)
+    model = models.float_and_index_outputs(workdir / "remote_float_and_index.onnx")
+    _, remote = local_and_device_outputs(model, [x])
+    assert [array.dtype for array in remote] == [np.float32, np.int64]
     np.testing.assert_array_equal(remote[1], np.argmax(x, axis=1))
-    rknn.release()
 
 
 def test_daemon_stopping_during_a_session(native_paths, int8_rknn, held_out, tmp_path,
