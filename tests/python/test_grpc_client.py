@@ -282,3 +282,27 @@ def test_daemon_stopping_during_a_session(native_paths, int8_rknn, held_out, tmp
     assert "E eval_memory: rknn_server EvalMemory: " in log and "Traceback" not in log, log
     assert rknn.release() == 0
     assert adb.calls() == adb_calls_of_one_connection(stopping.port)
+
+
+def test_target_must_match_the_boards_soc(native_paths, int8_rknn, tmp_path, monkeypatch,
+                                          capsys):
+    # The daemon reads the SoC from the device tree; here a fake one of an RK3588 board.
+    tree = tmp_path / "root" / "proc" / "device-tree"
+    tree.mkdir(parents=True)
+    (tree / "compatible").write_bytes(b"rockchip,rk3588-evb1-lp4-v10\0rockchip,rk3588\0")
+    (tree / "model").write_text("Rockchip RK3588 EVB1 LP4 V10 Board\n")
+    rk3588 = board.Daemon(tmp_path / "daemon", ["--sysfs_root", str(tmp_path / "root")])
+    try:
+        monkeypatch.setenv("OPENRKNN_CACHE_DIR", str(tmp_path / "cache"))
+        adb = board.FakeAdb(tmp_path / "adb", monkeypatch, rk3588.port)
+        rknn = RKNN()
+        assert rknn.load_rknn(str(int8_rknn)) == 0
+        assert rknn.init_runtime(target="rk3576", device_id=board.SERIAL) == -1
+        assert ("E init_runtime: target 'rk3576' does not match the device's SoC 'rk3588' "
+                "(Rockchip RK3588 EVB1 LP4 V10 Board)") in capsys.readouterr().err
+        assert adb.calls() == adb_calls_of_one_connection(rk3588.port)
+        assert rknn.init_runtime(target="rk3588", device_id=board.SERIAL) == 0
+        assert "SoC rk3588" in rknn.eval_perf(is_print=False)
+        rknn.release()
+    finally:
+        assert rk3588.stop() == 0, rk3588.log()
