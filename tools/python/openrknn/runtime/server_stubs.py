@@ -90,34 +90,52 @@ def _module_path(proto_text: bytes) -> Path:
     return cache_root() / "server-stubs" / f"rknn_server_pb2_{key}.py"
 
 
+def _cached_module(proto_text: bytes) -> Path:
+    """The generated module's path, generating it first when the cache does not have it."""
+    path = _module_path(proto_text)
+    if path.is_file():
+        return path
+    try:
+        _generate(proto_text, path)
+        return path
+    except OSError as error:
+        # An unwritable cache: generate into a private directory for this process.
+        fallback = Path(tempfile.mkdtemp(prefix="openrknn-stubs-")) / path.name
+        try:
+            _generate(proto_text, fallback)
+        except OSError:
+            raise StubError(f"cannot write the generated messages to {path.parent}: {error} "
+                            "(set $OPENRKNN_CACHE_DIR)") from None
+        return fallback
+
+
+def _import(path: Path):
+    spec = importlib.util.spec_from_file_location(MODULE_NAME, path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    # A file cut short can still be valid Python: check that it describes the whole protocol.
+    descriptor = getattr(module, "DESCRIPTOR", None)
+    if descriptor is None or "RunRequest" not in descriptor.message_types_by_name or \
+            not hasattr(module, "RunRequest"):
+        raise ImportError(f"{path} does not define the openrknn.server.v1 messages")
+    return module
+
+
 def load_messages():
     """The generated messages module (rknn_server_pb2), generated into the cache when needed."""
     global _loaded
     with _lock:
-        if _loaded is not None:
-            return _loaded
-        proto = find_proto()
-        proto_text = proto.read_bytes()
-        path = _module_path(proto_text)
-        if not path.is_file():
+        if _loaded is None:
+            proto_text = find_proto().read_bytes()
+            path = _cached_module(proto_text)
             try:
-                _generate(proto_text, path)
-            except OSError as error:
-                # An unwritable cache: generate into a private directory for this process.
-                fallback = Path(tempfile.mkdtemp(prefix="openrknn-stubs-")) / path.name
+                _loaded = _import(path)
+            except Exception:  # noqa: BLE001 - a damaged cache entry (e.g. cut short): redo it
+                path.unlink(missing_ok=True)
+                path = _cached_module(proto_text)
                 try:
-                    _generate(proto_text, fallback)
-                except OSError:
-                    raise StubError(f"cannot write the generated messages to {path.parent}: "
-                                    f"{error} (set $OPENRKNN_CACHE_DIR)") from None
-                path = fallback
-        spec = importlib.util.spec_from_file_location(MODULE_NAME, path)
-        module = importlib.util.module_from_spec(spec)
-        try:
-            spec.loader.exec_module(module)
-        except Exception as error:  # noqa: BLE001 - any failure here means an unusable cache
-            path.unlink(missing_ok=True)
-            raise StubError(f"cannot load the generated messages {path}: {error} "
-                            "(the cache entry was removed; try again)") from None
-        _loaded = module
-        return module
+                    _loaded = _import(path)
+                except Exception as error:  # noqa: BLE001
+                    raise StubError(f"cannot load the generated messages {path}: {error}") \
+                        from None
+        return _loaded
