@@ -42,8 +42,12 @@ class Daemon:
         directory.mkdir(parents=True, exist_ok=True)
         self.log_path = directory / "rknn_server.log"
         port_file = directory / "port"
+        # An empty system root unless the test gives one: eval_perf(fix_freq=True) must never
+        # pin this machine's CPU governors.
+        empty_root = directory / "empty-root"
+        empty_root.mkdir(exist_ok=True)
         command = [server_binary(), "--listen", "127.0.0.1:0", "--port_file", str(port_file),
-                   *arguments]
+                   "--sysfs_root", str(empty_root), *arguments]
         setpriv = shutil.which("setpriv")
         if setpriv:  # the daemon must not outlive a test runner that is killed
             command = [setpriv, "--pdeathsig", "KILL", "--", *command]

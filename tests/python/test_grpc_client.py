@@ -42,8 +42,12 @@ def test_toolkit_script_on_a_device(native_paths, classifier_onnx, calibration, 
     assert board_adb.calls() == ["devices", FORWARD]  # set up, still open
     remote = [rknn.inference([image])[0] for image in held_out]
 
-    perf = rknn.eval_perf(is_print=False)
+    perf = rknn.eval_perf(is_print=False)  # fix_freq=True, and this 'board' has no governors
     assert f"rk3588 device {board.SERIAL} (rknn_server" in perf and "Conv" in perf
+    assert "Total Inference Time(us): " in perf
+    assert ("W eval_perf: the board's clocks were not fixed for the run: no NPU devfreq or CPU "
+            "cpufreq governor") in capsys.readouterr().err
+    assert "Conv" in rknn.eval_perf(is_print=False, fix_freq=False)
     memory = rknn.eval_memory(is_print=False)
     assert memory["weight_memory"] > 0
     assert memory["total_memory"] >= memory["weight_memory"] + memory["internal_memory"]
@@ -284,13 +288,16 @@ def test_daemon_stopping_during_a_session(native_paths, int8_rknn, held_out, tmp
     assert adb.calls() == adb_calls_of_one_connection(stopping.port)
 
 
-def test_target_must_match_the_boards_soc(native_paths, int8_rknn, tmp_path, monkeypatch,
-                                          capsys):
+def test_target_must_match_the_boards_soc_and_eval_perf_pins_its_clock(
+        native_paths, int8_rknn, tmp_path, monkeypatch, capsys):
     # The daemon reads the SoC from the device tree; here a fake one of an RK3588 board.
     tree = tmp_path / "root" / "proc" / "device-tree"
     tree.mkdir(parents=True)
     (tree / "compatible").write_bytes(b"rockchip,rk3588-evb1-lp4-v10\0rockchip,rk3588\0")
     (tree / "model").write_text("Rockchip RK3588 EVB1 LP4 V10 Board\n")
+    governor = tmp_path / "root" / "sys" / "class" / "devfreq" / "fdab0000.npu" / "governor"
+    governor.parent.mkdir(parents=True)
+    governor.write_text("simple_ondemand\n")
     rk3588 = board.Daemon(tmp_path / "daemon", ["--sysfs_root", str(tmp_path / "root")])
     try:
         monkeypatch.setenv("OPENRKNN_CACHE_DIR", str(tmp_path / "cache"))
@@ -302,7 +309,9 @@ def test_target_must_match_the_boards_soc(native_paths, int8_rknn, tmp_path, mon
                 "(Rockchip RK3588 EVB1 LP4 V10 Board)") in capsys.readouterr().err
         assert adb.calls() == adb_calls_of_one_connection(rk3588.port)
         assert rknn.init_runtime(target="rk3588", device_id=board.SERIAL) == 0
-        assert "SoC rk3588" in rknn.eval_perf(is_print=False)
+        assert "SoC rk3588" in rknn.eval_perf(is_print=False)  # fix_freq: the NPU clock pinned
+        assert "W eval_perf" not in capsys.readouterr().err
+        assert governor.read_text() == "simple_ondemand\n"  # and restored after the run
         rknn.release()
     finally:
         assert rk3588.stop() == 0, rk3588.log()

@@ -27,7 +27,7 @@ import numpy as np
 
 from .. import devices, native
 from . import server_stubs
-from .backend import BackendError, MemoryFigures, RuntimeBackend, RuntimeOptions
+from .backend import BackendError, MemoryFigures, RuntimeBackend, RuntimeOptions, TimedRun
 
 DEFAULT_DEVICE_PORT = 50051
 CALL_TIMEOUT_SECONDS = 600.0  # a run of a large model on a slow board still fits
@@ -281,6 +281,19 @@ class ServerBackend(RuntimeBackend):
         response = self._call("EvalPerf", self._in_context(
             "EvalPerfRequest", loops=1, inputs=self._last_run_inputs or []))
         return response.perf_detail_text
+
+    def timed_run(self, inputs, fix_frequency, want_detail):
+        # Timed on the board, by the daemon, with its clocks pinned for the run when asked.
+        tensors = self._tensors(inputs)
+        response = self._call("EvalPerf", self._in_context(
+            "EvalPerfRequest", loops=1, fix_freq=fix_frequency, inputs=tensors))
+        self._last_run_inputs = tensors
+        self._last_run_microseconds = response.total_time_us
+        note = ""
+        if fix_frequency and not response.frequency_fixed:
+            note = f"the board's clocks were not fixed for the run: {response.frequency_message}"
+        return TimedRun(response.total_time_us,
+                        response.perf_detail_text if want_detail else "", note)
 
     def memory(self):
         response = self._call("EvalMemory", self._in_context("EvalMemoryRequest"))
