@@ -49,6 +49,9 @@ def test_backend_contract(native_paths, int8_rknn, held_out, make_backend, reque
 
     assert backend.last_run_microseconds() >= 0
     assert "Conv" in backend.performance_detail()
+    measured = backend.timed_run([image], fix_frequency=False, want_detail=True)
+    assert measured.microseconds >= 0 and "Conv" in measured.detail and not measured.clock_note
+    assert backend.timed_run([image], fix_frequency=False, want_detail=False).detail == ""
     memory = backend.memory()
     assert memory.weight_bytes > 0 and memory.total_bytes >= memory.weight_bytes
     versions = dict(backend.versions())
