@@ -33,7 +33,10 @@ DEFAULT_DEVICE_PORT = 50051
 CALL_TIMEOUT_SECONDS = 600.0  # a run of a large model on a slow board still fits
 UPLOAD_CHUNK_BYTES = 1 << 20
 SERVICE = "/openrknn.server.v1.RknnServer/"
-KNOWN_SOCS = ("rk3588", "rk3576", "rk3568", "rk3566", "rk3562", "rv1103", "rv1106")
+CONNECT_TIMEOUT_SECONDS = 20.0  # the first call: a daemon that does not answer by then is down
+# SoCs the daemon can report, by the NPU they share: a model built for one runs on the others.
+NPU_FAMILY = {"rk3588": "rk3588", "rk3588s": "rk3588", "rk3576": "rk3576", "rk3566": "rk3566",
+              "rk3568": "rk3566", "rk3562": "rk3562", "rv1103": "rv1106", "rv1106": "rv1106"}
 
 SERVER_ABNORMAL = ("the rknn_server on the connected device is abnormal or not running: start "
                    "rknn_server on the device (docs/python-api.md, 'Running on a board')")
@@ -142,14 +145,15 @@ class ServerBackend(RuntimeBackend):
             address, options=[("grpc.max_receive_message_length", -1),
                               ("grpc.max_send_message_length", -1)])
         try:
-            info = self._call("GetDeviceInfo", self._request("GetDeviceInfoRequest"))
+            info = self._call("GetDeviceInfo", self._request("GetDeviceInfoRequest"),
+                              CONNECT_TIMEOUT_SECONDS)
         except ServerCallError as error:
             if error.code in ("UNAVAILABLE", "DEADLINE_EXCEEDED"):
                 raise BackendError(f"{SERVER_ABNORMAL}; cannot reach it at {where}: {error}") \
                     from None
             raise BackendError(f"the rknn_server at {where} refused the client: {error}") from None
         soc = info.soc.lower()
-        if soc in KNOWN_SOCS and soc != self.target:
+        if soc in NPU_FAMILY and NPU_FAMILY[soc] != NPU_FAMILY.get(self.target, self.target):
             raise BackendError(f"target '{self.target}' does not match the device's SoC '{soc}' "
                                f"({info.platform})")
         self.device_info = info
@@ -178,13 +182,13 @@ class ServerBackend(RuntimeBackend):
     def _request(self, message, **fields):
         return getattr(self._messages, message)(protocol_version=1, **fields)
 
-    def _call(self, method, request):
+    def _call(self, method, request, timeout=CALL_TIMEOUT_SECONDS):
         response_class = getattr(self._messages, _RESPONSES[method])
         call = self._connection.channel.unary_unary(
             SERVICE + method, request_serializer=_serialize,
             response_deserializer=response_class.FromString)
         try:
-            return call(request, timeout=CALL_TIMEOUT_SECONDS, metadata=self._metadata)
+            return call(request, timeout=timeout, metadata=self._metadata)
         except self._grpc.RpcError as error:
             raise ServerCallError(method, error) from None
 
