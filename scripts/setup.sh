@@ -40,12 +40,15 @@ echo "setup: all packages present"
 
 # Python tools for tests: the onnx package (model builders, backend node tests), ONNX Runtime
 # (the numerical oracle and performance peer), pytest (tests/python, the openrknn package) and
-# wheel (its offline `pip install` test), in a venv inside the checkout. The tests import
-# openrknn from tools/python directly.
+# wheel (its offline `pip install` test), grpcio + grpcio-tools (the package's rknn_server
+# client, tested against the daemon), in a venv inside the checkout. The tests import openrknn
+# from tools/python directly.
 venv=.venv
-python_packages=("onnx==1.23.*" "onnxruntime==1.31.*" "numpy>=1.26,<3" "pytest==8.*" "wheel")
+python_packages=("onnx==1.23.*" "onnxruntime==1.31.*" "numpy>=1.26,<3" "pytest==8.*" "wheel"
+                 "grpcio==1.85.*" "grpcio-tools==1.85.*")
 cd "$(dirname "$0")/.."
-if ! "$venv/bin/python" -c "import onnx, onnxruntime, numpy, pytest, wheel" 2>/dev/null; then
+if ! "$venv/bin/python" -c "import onnx, onnxruntime, numpy, pytest, wheel, grpc, grpc_tools" \
+    2>/dev/null; then
   echo "setup: installing ${python_packages[*]} into $venv"
   [ -x "$venv/bin/python" ] || python3 -m venv "$venv"
   "$venv/bin/pip" install -q --disable-pip-version-check "${python_packages[@]}"

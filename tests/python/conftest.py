@@ -60,3 +60,23 @@ def int8_rknn(native_paths, workdir, classifier_onnx, calibration):
     assert rknn.export_rknn(str(path)) == 0
     rknn.release()
     return path
+
+
+@pytest.fixture(scope="session")
+def daemon(tmp_path_factory):
+    """This build's rknn_server on a free loopback port, for the whole test file."""
+    import board
+
+    running = board.Daemon(tmp_path_factory.mktemp("daemon"))
+    yield running
+    assert running.stop() == 0, running.log()
+
+
+@pytest.fixture
+def board_adb(daemon, tmp_path, monkeypatch, tmp_path_factory):
+    """A fake adb on PATH whose one device forwards to `daemon`; the generated gRPC messages
+    are cached in the test's scratch space."""
+    import board
+
+    monkeypatch.setenv("OPENRKNN_CACHE_DIR", str(tmp_path_factory.getbasetemp() / "cache"))
+    return board.FakeAdb(tmp_path / "adb", monkeypatch, daemon.port)

@@ -75,6 +75,23 @@ def two_inputs(path: Path):
     return path
 
 
+def float_and_index_outputs(path: Path):
+    """A float output 'relu' and an INT64 output 'index' (ArgMax over axis 1) of one input
+    'x' [2,5]: a model whose outputs are real-valued and integer at once."""
+    nodes = [helper.make_node("Relu", ["x"], ["relu"]),
+             helper.make_node("ArgMax", ["x"], ["index"], axis=1, keepdims=0)]
+    graph = helper.make_graph(
+        nodes, "float_and_index",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 5])],
+        [helper.make_tensor_value_info("relu", TensorProto.FLOAT, [2, 5]),
+         helper.make_tensor_value_info("index", TensorProto.INT64, [2])])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+    model.ir_version = 8
+    onnx.checker.check_model(model)
+    onnx.save(model, str(path))
+    return path
+
+
 def images(count, seed, size=IMAGE):
     """NHWC float32 pixels in 0..255, smooth enough that quantization behaves like on photos."""
     rng = np.random.default_rng(seed)

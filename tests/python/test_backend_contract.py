@@ -1,27 +1,39 @@
 """What every RuntimeBackend must do (openrknn/runtime/backend.py), checked on each backend
-there is: the local librknnrt, and a remote-style factory (here the stand-in of
-test_remote.py; a gRPC client of rknn_server joins this list by adding its factory)."""
+there is: the local librknnrt, a remote-style stand-in (test_remote.py), and the gRPC client of
+rknn_server against this build's daemon (through a fake adb, see board.py)."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
+import board
 from openrknn import native
 from openrknn.runtime import RuntimeOptions
 from openrknn.runtime.local import LocalBackend
 from test_remote import StandInDevice
 
+
+
+def rknn_server_backend(request):
+    pytest.importorskip("grpc")
+    from openrknn.runtime import grpc_client
+
+    request.getfixturevalue("board_adb")
+    return grpc_client.create_backend("rk3588", board.SERIAL)
+
+
 BACKENDS = {
-    "local": lambda: LocalBackend(),
-    "remote-stand-in": lambda: StandInDevice("rk3588", "CONTRACT"),
+    "local": lambda request: LocalBackend(),
+    "remote-stand-in": lambda request: StandInDevice("rk3588", "CONTRACT"),
+    "rknn_server": rknn_server_backend,
 }
 
 
 @pytest.mark.parametrize("make_backend", BACKENDS.values(), ids=BACKENDS.keys())
-def test_backend_contract(native_paths, int8_rknn, held_out, make_backend):
+def test_backend_contract(native_paths, int8_rknn, held_out, make_backend, request):
     model = int8_rknn.read_bytes()
-    backend = make_backend()
+    backend = make_backend(request)
     backend.load(model, RuntimeOptions(perf_debug=True, eval_mem=True))
     assert backend.description
     inputs, outputs = backend.input_attributes(), backend.output_attributes()
@@ -37,6 +49,9 @@ def test_backend_contract(native_paths, int8_rknn, held_out, make_backend):
 
     assert backend.last_run_microseconds() >= 0
     assert "Conv" in backend.performance_detail()
+    measured = backend.timed_run([image], fix_frequency=False, want_detail=True)
+    assert measured.microseconds >= 0 and "Conv" in measured.detail and not measured.clock_note
+    assert backend.timed_run([image], fix_frequency=False, want_detail=False).detail == ""
     memory = backend.memory()
     assert memory.weight_bytes > 0 and memory.total_bytes >= memory.weight_bytes
     versions = dict(backend.versions())

@@ -7,7 +7,10 @@ import subprocess
 import sys
 from pathlib import Path
 
-from test_tools import fake_adb
+import numpy as np
+import pytest
+
+import board
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "tools" / "python" / "examples"
 
@@ -18,7 +21,9 @@ def run_example(name, arguments, cwd, extra_environment=None):
                           capture_output=True, text=True, env=environment, timeout=240)
 
 
-def test_convert_and_run_classifier_then_run_on_board(native_paths, tmp_path):
+def test_convert_and_run_classifier_then_run_on_board(native_paths, tmp_path, daemon,
+                                                       monkeypatch):
+    pytest.importorskip("grpc")
     result = run_example("convert_and_run_classifier.py", ["-o", "demo.rknn"], tmp_path)
     assert result.returncode == 0, result.stdout + result.stderr
     assert "-----TOP 5-----" in result.stdout and "Memory Profile Info Dump" in result.stdout
@@ -26,17 +31,24 @@ def test_convert_and_run_classifier_then_run_on_board(native_paths, tmp_path):
     assert (tmp_path / "demo.rknn").stat().st_size > 0
 
     local = run_example("run_on_board.py",
-                        ["demo.rknn", "--input", "demo_calibration/image1.npy"], tmp_path)
+                        ["demo.rknn", "--input", "demo_calibration/image1.npy",
+                         "--output-dir", "local"], tmp_path)
     assert local.returncode == 0, local.stdout + local.stderr
     assert "output 0: shape (1, 10)" in local.stdout
 
-    adb = fake_adb(tmp_path, "List of devices attached\nTESTSERIAL\tdevice\n")
-    board = run_example("run_on_board.py", ["demo.rknn", "--target", "rk3588"], tmp_path,
-                        {"OPENRKNN_ADB": str(adb)})
-    assert board.returncode == 1
-    assert "all device(s) with adb mode:\nTESTSERIAL" in board.stdout
-    assert "E init_runtime: not available in this build" in board.stderr
-    assert "Traceback" not in board.stderr
+    # On a 'board': this build's rknn_server on loopback, reached through a fake adb.
+    adb = board.FakeAdb(tmp_path / "adb", monkeypatch, daemon.port)
+    on_board = run_example("run_on_board.py",
+                           ["demo.rknn", "--target", "rk3588", "--device-id", board.SERIAL,
+                            "--input", "demo_calibration/image1.npy", "--output-dir", "board"],
+                           tmp_path, {"OPENRKNN_CACHE_DIR": str(tmp_path / "cache")})
+    assert on_board.returncode == 0, on_board.stdout + on_board.stderr
+    assert f"all device(s) with adb mode:\n{board.SERIAL}" in on_board.stdout
+    assert "DRV: rknn_server: " in on_board.stdout and "Memory Profile Info Dump" in on_board.stdout
+    assert "Traceback" not in on_board.stderr and "E " not in on_board.stderr, on_board.stderr
+    np.testing.assert_array_equal(np.load(tmp_path / "board" / "output0.npy"),
+                                  np.load(tmp_path / "local" / "output0.npy"))
+    assert adb.calls()[-1] == f"-s {board.SERIAL} forward --remove tcp:{daemon.port}"
 
 
 TOOLKIT_SCRIPT = '''

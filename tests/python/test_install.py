@@ -28,6 +28,9 @@ def test_pip_install_and_import(tmp_path, native_paths):
     assert result.returncode == 0, result.stdout + result.stderr
     installed = sorted(p.name for p in (target / "openrknn").iterdir())
     assert {"api", "runtime", "native.py", "locate.py"} <= set(installed)
+    # The rknn_server protocol travels with the package (the remote client generates from it).
+    proto = target / "openrknn" / "proto" / "rknn_server.proto"
+    assert "package openrknn.server.v1;" in proto.read_text()
     # The installed copy, outside the checkout, finds the tools through the environment.
     environment = dict(os.environ, PYTHONPATH=str(target), OPENRKNN_CONVERT=native_paths[0],
                        OPENRKNN_LIBRKNNRT=native_paths[1])

@@ -1,8 +1,10 @@
 """init_runtime(target=...) goes through the remote backend interface: without the rknn_server
-client it fails with one clear reason; with a client plugged in (here a stand-in that runs the
-model locally and reports a daemon version) the toolkit calls work through it."""
+client module it fails with one clear reason; with a client plugged in (here a stand-in that
+runs the model locally and reports a daemon version) the toolkit calls work through it."""
 
 from __future__ import annotations
+
+import sys
 
 import numpy as np
 import pytest
@@ -44,7 +46,10 @@ def stand_in():
     register_remote_factory(previous)
 
 
-def test_remote_target_is_unavailable_in_this_build(native_paths, int8_rknn, capsys):
+def test_remote_target_without_the_client_module(native_paths, int8_rknn, monkeypatch,
+                                                 capsys):
+    # As in a package copied without openrknn/runtime/grpc_client.py: importing it fails.
+    monkeypatch.setitem(sys.modules, "openrknn.runtime.grpc_client", None)
     rknn = RKNN()
     assert rknn.load_rknn(str(int8_rknn)) == 0
     assert rknn.init_runtime(target="rk3588", device_id="515e9b401c060c0b") == -1

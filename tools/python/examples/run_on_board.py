@@ -4,14 +4,15 @@ list_devices -> load_rknn -> init_runtime(target, device_id) -> inference -> eva
 eval_memory -> get_sdk_version -> release.
 
     run_on_board.py MODEL.rknn --target rk3588 [--device-id SERIAL] [--input x.npy ...]
-                    [--core-mask NPU_CORE_0_1]
+                    [--core-mask NPU_CORE_0_1] [--output-dir DIR]
 
-The board needs rknn_server running and `adb devices` must list it. Inputs are .npy arrays
-(NHWC for images); without --input only eval_perf runs the model (on zeros).
-
-Note: this build of the package has no rknn_server client yet, so init_runtime(target=...)
-returns -1 with "not available in this build: rknn_server client not built". Leave out
---target to run the same script in the local runtime.
+The board needs rknn_server running and `adb devices` must list it; the host needs the
+package's remote extra (`pip install './tools/python[remote]'`: grpcio, grpcio-tools). The
+script forwards a local port to the daemon with adb and removes the forward on release.
+$OPENRKNN_SERVER_ADDRESS=host:port talks to a daemon on the network instead (no adb).
+Inputs are .npy arrays (NHWC for images); without --input only eval_perf runs the model (on
+zeros). --output-dir saves the outputs as output0.npy, output1.npy, ...
+Leave out --target to run the same script in the local runtime.
 """
 
 import argparse
@@ -36,6 +37,7 @@ def main():
     parser.add_argument("--input", action="append", default=[], help=".npy, once per input")
     parser.add_argument("--core-mask", default="NPU_CORE_AUTO",
                         help="NPU_CORE_AUTO, NPU_CORE_0, NPU_CORE_0_1, NPU_CORE_ALL, ...")
+    parser.add_argument("--output-dir", help="where to save the outputs (.npy)")
     args = parser.parse_args()
 
     rknn = RKNN()
@@ -58,6 +60,9 @@ def main():
         for index, output in enumerate(outputs):
             print(f"output {index}: shape {output.shape}, min {output.min():.6g}, "
                   f"max {output.max():.6g}")
+            if args.output_dir:
+                Path(args.output_dir).mkdir(parents=True, exist_ok=True)
+                np.save(Path(args.output_dir) / f"output{index}.npy", output)
     # Without inputs, eval_perf runs the model on zeros of every input.
     if rknn.eval_perf() is None:
         return 1

@@ -23,17 +23,9 @@ def find_adb():
 
 def adb_devices(timeout=20):
     """Serial numbers of the devices `adb devices` lists as ready ("device" state)."""
-    adb = find_adb()
-    if adb is None:
-        raise DeviceListError("adb not found: install it (Debian package adb) or set OPENRKNN_ADB")
-    try:
-        result = subprocess.run([adb, "devices"], capture_output=True, text=True, timeout=timeout)
-    except (OSError, subprocess.TimeoutExpired) as error:
-        raise DeviceListError(f"cannot run {adb} devices: {error}") from None
-    if result.returncode != 0:
-        raise DeviceListError(f"{adb} devices failed: {result.stderr.strip() or result.returncode}")
+    listing = _run_adb(["devices"], timeout)
     serials = []
-    for line in result.stdout.splitlines():
+    for line in listing.splitlines():
         fields = line.split()
         if len(fields) >= 2 and fields[1] == "device" and not line.startswith("List of"):
             serials.append(fields[0])
@@ -56,14 +48,12 @@ def choose_device(device_id=None):
     return serials[0]
 
 
-def forward_port(device_id, device_port, local_port=0, timeout=20):
-    """`adb -s DEVICE forward tcp:LOCAL tcp:DEVICE_PORT`, so a client on this host reaches a
-    daemon listening on the board; local_port 0 lets adb pick a free port. Returns the local
-    port."""
+def _run_adb(arguments, timeout):
+    """Runs adb with `arguments`; its standard output, or DeviceListError with the reason."""
     adb = find_adb()
     if adb is None:
         raise DeviceListError("adb not found: install it (Debian package adb) or set OPENRKNN_ADB")
-    command = [adb, "-s", device_id, "forward", f"tcp:{local_port}", f"tcp:{device_port}"]
+    command = [adb, *arguments]
     try:
         result = subprocess.run(command, capture_output=True, text=True, timeout=timeout)
     except (OSError, subprocess.TimeoutExpired) as error:
@@ -71,9 +61,27 @@ def forward_port(device_id, device_port, local_port=0, timeout=20):
     if result.returncode != 0:
         raise DeviceListError(f"{' '.join(command)} failed: "
                               f"{result.stderr.strip() or result.returncode}")
+    return result.stdout
+
+
+def forward_port(device_id, device_port, local_port=0, timeout=20):
+    """`adb -s DEVICE forward tcp:LOCAL tcp:DEVICE_PORT`, so a client on this host reaches a
+    daemon listening on the board; local_port 0 lets adb pick a free port. Returns the local
+    port."""
+    arguments = ["-s", device_id, "forward", f"tcp:{local_port}", f"tcp:{device_port}"]
+    printed = _run_adb(arguments, timeout).strip()
     if local_port:
         return local_port
-    printed = result.stdout.strip()
     if not printed.isdigit():
-        raise DeviceListError(f"{' '.join(command)} printed {printed!r}, not a port number")
+        raise DeviceListError(f"adb {' '.join(arguments)} printed {printed!r}, not a port number")
     return int(printed)
+
+
+def remove_forward(device_id, local_port, timeout=20):
+    """`adb -s DEVICE forward --remove tcp:LOCAL`: undoes forward_port. Returns why it failed,
+    or None: callers are cleaning up and can only report it."""
+    try:
+        _run_adb(["-s", device_id, "forward", "--remove", f"tcp:{local_port}"], timeout)
+    except DeviceListError as error:
+        return str(error)
+    return None

@@ -337,14 +337,16 @@ class RKNN(RuntimeApi):
         init_runtime(perf_debug=True)). `inputs` (Toolkit 1.x) runs those instead of the last
         inference's inputs."""
         is_print = require_bool(is_print, "is_print")
-        require_bool(fix_freq, "fix_freq")  # clocks are the board's business; nothing to pin here
+        fix_freq = require_bool(fix_freq, "fix_freq")  # pinned by a board's daemon, for the run
         session = self._running()
         if inputs is not None:
             self._run_inference(inputs, None, None)
         try:
-            text = session.eval_perf()
+            text, clock_note = session.eval_perf(fix_freq)
         except (BackendError, ValueError) as error:
             raise ApiError(str(error)) from None
+        if clock_note:
+            self._log.warning("eval_perf", clock_note)
         if is_print:
             print(text, end="")
         return text

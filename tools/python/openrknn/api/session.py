@@ -177,16 +177,16 @@ class RuntimeSession:
         self._last_buffers = buffers
         return outputs
 
-    def eval_perf(self):
+    def eval_perf(self, fix_frequency=False):
+        """The performance text, and a note when the clocks could not be fixed (else '')."""
         buffers = self._last_buffers or self._zero_inputs()
         if self._last_buffers is None:
             self.backend.run(buffers)  # the first run pays for one-time set-up; not measured
-        self.backend.run(buffers)
+        measured = self.backend.timed_run(buffers, fix_frequency, self.options.perf_debug)
         self._last_buffers = buffers
-        return report.performance_text(self.backend.last_run_microseconds(),
-                                       self.backend.performance_detail() if
-                                       self.options.perf_debug else "",
+        text = report.performance_text(measured.microseconds, measured.detail,
                                        self.backend.description)
+        return text, measured.clock_note
 
     def eval_memory(self):
         figures = self.backend.memory()

@@ -35,6 +35,15 @@ class RuntimeOptions:
 
 
 @dataclass
+class TimedRun:
+    """eval_perf's measured run."""
+
+    microseconds: int
+    detail: str  # the per-layer table (perf_debug), or ''
+    clock_note: str = ""  # why the clocks were not fixed when that was asked, or ''
+
+
+@dataclass
 class MemoryFigures:
     """What RKNN_QUERY_MEM_SIZE reports: weights, intermediate tensors, and everything the
     context holds (so other = total - weight - internal)."""
@@ -83,6 +92,15 @@ class RuntimeBackend(abc.ABC):
     @abc.abstractmethod
     def performance_detail(self) -> str:
         """The per-layer table of the last run (perf_debug=True), or ''."""
+
+    def timed_run(self, inputs: List[InputBuffer], fix_frequency: bool,
+                  want_detail: bool) -> TimedRun:
+        """eval_perf's run (with the per-layer table when want_detail). Here: one run; the
+        clocks are not this backend's to pin, so fix_frequency has nothing to do. A board's
+        backend times the run on the board, with its clocks pinned when asked."""
+        self.run(inputs)
+        return TimedRun(self.last_run_microseconds(),
+                        self.performance_detail() if want_detail else "")
 
     @abc.abstractmethod
     def memory(self) -> MemoryFigures:

@@ -1,14 +1,16 @@
 """init_runtime(target='rk3588', device_id=...): the model runs on a board, in its rknn_server.
 
 The transport (gRPC to rknn_server, over an ADB-forwarded port or the network) is a separate
-module, `openrknn.runtime.grpc_client`, built from the server's proto. It must provide
+module, `openrknn.runtime.grpc_client`, using messages generated from the server's proto. It
+provides
 
     create_backend(target: str, device_id: Optional[str]) -> RuntimeBackend
 
 returning a backend connected to the device (see backend.RuntimeBackend for what each method
 does; `load` pushes the model and the init options, `run` sends inputs and returns outputs,
-`performance_detail` / `memory` / `versions` ask the daemon). Until that module exists, every
-remote request fails with one clear reason and the API returns -1.
+`performance_detail` / `memory` / `versions` ask the daemon). When that module cannot be
+imported, every remote request fails with one clear reason and the API returns -1; when grpcio
+is missing, grpc_client itself says which packages to install.
 
 Tests and other transports can plug a factory in with register_remote_factory().
 """
