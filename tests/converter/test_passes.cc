@@ -181,6 +181,52 @@ void test_conv_silu_is_fused(void**) {
   assert_string_equal(op_sequence(graph_of(plain.output_path)).c_str(), "Conv,Sigmoid,Mul");
 }
 
+// BatchNormalization with training_mode=1 (opset 14+) normalizes with the batch's statistics
+// and updates the running ones; the converter writes it as the ops that compute that.
+void test_batch_norm_training_mode(void**) {
+  TempDir directory;
+  OnnxModel model(15);
+  model.input("x", {2, 3, 2, 2});
+  model.initializer("scale", {3}, {1.0f, 2.0f, 0.5f});
+  model.initializer("bias", {3}, {0.0f, 1.0f, -1.0f});
+  model.initializer("mean", {3}, {0.5f, -0.5f, 2.0f});
+  model.initializer("var", {3}, {1.0f, 4.0f, 0.25f});
+  onnx::NodeProto& node = model.node("BatchNormalization", {"x", "scale", "bias", "mean", "var"},
+                                     {"y", "running_mean", "running_var"});
+  set_int(&node, "training_mode", 1);
+  set_float(&node, "momentum", 0.8f);
+  set_float(&node, "epsilon", 0.01f);
+  model.output("y").output("running_mean").output("running_var");
+  assert_true(model.save(directory.path("m.onnx")).ok());
+  const ConvertOptions options =
+      float32_options(directory.path("m.onnx"), directory.path("o.rknn"));
+  const std::vector<float> x = random_values(24, 23, 2.0f);
+
+  // Per channel c: the 8 values of both images; population variance.
+  const float scale[] = {1, 2, 0.5f}, bias[] = {0, 1, -1}, mean[] = {0.5f, -0.5f, 2};
+  const float var[] = {1, 4, 0.25f};
+  std::vector<float> y(24), running_mean, running_var;
+  for (int c = 0; c < 3; ++c) {
+    double sum = 0, squares = 0;
+    for (int n = 0; n < 2; ++n)
+      for (int i = 0; i < 4; ++i) sum += x[(n * 3 + c) * 4 + i];
+    const double batch_mean = sum / 8;
+    for (int n = 0; n < 2; ++n)
+      for (int i = 0; i < 4; ++i) squares += std::pow(x[(n * 3 + c) * 4 + i] - batch_mean, 2);
+    const double batch_var = squares / 8;
+    for (int n = 0; n < 2; ++n)
+      for (int i = 0; i < 4; ++i) {
+        const int at = (n * 3 + c) * 4 + i;
+        y[at] = float((x[at] - batch_mean) / std::sqrt(batch_var + 0.01) * scale[c] + bias[c]);
+      }
+    running_mean.push_back(float(mean[c] * 0.8 + batch_mean * 0.2));
+    running_var.push_back(float(var[c] * 0.8 + batch_var * 0.2));
+  }
+  expect_close(convert_and_run(options, {x}, 0), y, 1e-5);
+  expect_close(convert_and_run(options, {x}, 1), running_mean, 1e-5);
+  expect_close(convert_and_run(options, {x}, 2), running_var, 1e-5);
+}
+
 void test_legacy_softmax_is_marked(void**) {
   TempDir directory;
   OnnxModel model(11);
@@ -485,6 +531,7 @@ int main() {
       cmocka_unit_test(test_batch_norm_and_activations_are_fused),
       cmocka_unit_test(test_silu_is_fused),
       cmocka_unit_test(test_conv_silu_is_fused),
+      cmocka_unit_test(test_batch_norm_training_mode),
       cmocka_unit_test(test_legacy_softmax_is_marked),
       cmocka_unit_test(test_operand_forms_agree),
       cmocka_unit_test(test_clip_bounds_from_inputs_and_attributes),

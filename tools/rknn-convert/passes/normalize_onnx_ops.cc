@@ -56,13 +56,94 @@ Status normalize_dropout(const ir::Graph& graph, const ir::Node& node) {
   return ok_status();
 }
 
+// BatchNormalization with training_mode=1 normalizes with the batch's own statistics (mean and
+// population variance over every axis but 1) and outputs running statistics updated with
+// `momentum`. It becomes the ops that compute exactly that:
+//   mean = ReduceMean(x), centred = x - mean, variance = ReduceMean(centred^2),
+//   y = centred / sqrt(variance + epsilon) * scale + B,
+//   running_mean = input_mean * momentum + mean * (1 - momentum), running_var likewise.
+Status batch_norm_training_to_ops(ir::Graph* graph, size_t index, std::vector<ir::Node>* added) {
+  const ir::Node node = graph->nodes[index];
+  if (node.inputs.size() < 5) {
+    return invalid_model(node.describe(), ": needs 5 inputs (X, scale, B, mean, var)");
+  }
+  const ir::Shape& x_shape = graph->tensor(node.inputs[0]).shape;
+  const auto rank = static_cast<int64_t>(x_shape.size());
+  if (rank < 2) {
+    return invalid_model(node.describe(),
+                         ": training_mode=1 needs the rank of X (>= 2) to be known, got ",
+                         x_shape.empty() ? std::string("none") : std::to_string(rank));
+  }
+  const float epsilon = ir::float_attribute(node, "epsilon", 1e-5f);
+  const float momentum = ir::float_attribute(node, "momentum", 0.9f);
+  std::vector<int64_t> axes = {0};
+  for (int64_t axis = 2; axis < rank; ++axis) axes.push_back(axis);
+  std::vector<int64_t> channel_shape(static_cast<size_t>(rank), 1);
+  channel_shape[1] = -1;
+
+  const std::string base = node.outputs[0];
+  auto fresh = [&](const std::string& suffix) {
+    const std::string name = graph->unique_name(base + "_" + suffix);
+    graph->tensor_or_new(name);
+    return name;
+  };
+  auto emit = [&](const std::string& op, std::vector<std::string> inputs,
+                  const std::string& output) {
+    ir::Node step;
+    step.op_type = op;
+    step.name = node.name.empty() ? "" : node.name + "_" + output;
+    step.opset = node.opset;
+    step.inputs = std::move(inputs);
+    step.outputs = {output};
+    added->push_back(step);
+    return &added->back();
+  };
+  auto reduce_mean = [&](const std::string& input, const std::string& output) {
+    ir::Node* step = emit("ReduceMean", {input}, output);
+    step->attributes["axes"] = ir::make_ints_attribute(axes);
+    step->attributes["keepdims"] = ir::make_int_attribute(1);
+  };
+  const std::string as_channels =
+      graph->add_constant_i64(base + "_channel_shape", {rank}, channel_shape);
+  const std::string flat = graph->add_constant_i64(base + "_flat_shape", {1}, {-1});
+
+  const std::string mean = fresh("batch_mean"), centred = fresh("centred"),
+                    squared = fresh("squared"), variance = fresh("batch_var"),
+                    shifted = fresh("var_eps"), deviation = fresh("std"),
+                    normalized = fresh("normalized"), scale = fresh("scale"), bias = fresh("bias"),
+                    scaled = fresh("scaled");
+  reduce_mean(node.inputs[0], mean);
+  emit("Sub", {node.inputs[0], mean}, centred);
+  emit("Mul", {centred, centred}, squared);
+  reduce_mean(squared, variance);
+  emit("Add", {variance, graph->add_constant_f32(base + "_epsilon", {1}, {epsilon})}, shifted);
+  emit("Sqrt", {shifted}, deviation);
+  emit("Div", {centred, deviation}, normalized);
+  emit("Reshape", {node.inputs[1], as_channels}, scale);
+  emit("Reshape", {node.inputs[2], as_channels}, bias);
+  emit("Mul", {normalized, scale}, scaled);
+  emit("Add", {scaled, bias}, node.outputs[0]);
+
+  // The running statistics, when the model asks for them.
+  const std::string keep = graph->add_constant_f32(base + "_momentum", {1}, {momentum});
+  const std::string update = graph->add_constant_f32(base + "_update", {1}, {1.0f - momentum});
+  for (size_t i = 1; i < 3 && i < node.outputs.size(); ++i) {
+    if (node.outputs[i].empty()) continue;
+    const std::string batch = fresh(i == 1 ? "batch_mean_flat" : "batch_var_flat");
+    const std::string old_part = fresh(i == 1 ? "kept_mean" : "kept_var");
+    const std::string new_part = fresh(i == 1 ? "new_mean" : "new_var");
+    emit("Reshape", {i == 1 ? mean : variance, flat}, batch);
+    emit("Mul", {node.inputs[2 + i], keep}, old_part);
+    emit("Mul", {batch, update}, new_part);
+    emit("Add", {old_part, new_part}, node.outputs[i]);
+  }
+  return ok_status();
+}
+
 Status normalize_batch_norm(ir::Graph* graph, ir::Node* node) {
   if (ir::int_attribute(*node, "spatial", 1) != 1) {
     return invalid_model(node->describe(),
                          ": spatial=0 (per-element statistics, opsets 7-8) is not supported");
-  }
-  if (ir::int_attribute(*node, "training_mode", 0) != 0) {
-    return invalid_model(node->describe(), ": training_mode=1 is not supported (inference only)");
   }
   for (size_t i = 1; i < node->outputs.size(); ++i) {
     if (!node->outputs[i].empty() && graph->use_count(node->outputs[i]) > 0) {
@@ -127,13 +208,22 @@ void sum_to_adds(ir::Graph* graph, size_t index, std::vector<ir::Node>* added) {
 }  // namespace
 
 Status normalize_onnx_ops(ir::Graph* graph) {
-  // Sum first (it may become an Identity, removed below).
+  // Sum first (it may become an Identity, removed below), and training-mode
+  // BatchNormalization (replaced by the ops it computes).
   std::vector<ir::Node> rebuilt;
   for (size_t i = 0; i < graph->nodes.size(); ++i) {
-    if (graph->nodes[i].op_type == "Sum" && graph->nodes[i].domain.empty()) {
+    const ir::Node& node = graph->nodes[i];
+    if (node.op_type == "Sum" && node.domain.empty()) {
       std::vector<ir::Node> added;
       sum_to_adds(graph, i, &added);
       rebuilt.insert(rebuilt.end(), added.begin(), added.end());
+    }
+    if (node.op_type == "BatchNormalization" && node.domain.empty() &&
+        ir::int_attribute(node, "training_mode", 0) != 0) {
+      std::vector<ir::Node> added;
+      ORKNN_RETURN_IF_ERROR(batch_norm_training_to_ops(graph, i, &added));
+      rebuilt.insert(rebuilt.end(), added.begin(), added.end());
+      continue;
     }
     rebuilt.push_back(graph->nodes[i]);
   }
