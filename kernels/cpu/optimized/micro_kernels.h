@@ -1,6 +1,6 @@
 // The ISA-specific part of the optimized kernels: a small table of micro-kernels. The drivers
 // in this directory (blocking, packing, threading) are written once against this table; each
-// ISA (x86/ AVX2, portable C++, later ARM NEON) provides one.
+// ISA (x86/ AVX2, arm/ NEON, portable C++) provides one.
 //
 // Packed operand formats (the drivers produce them, the micro-kernels read them):
 //  * float32: an A panel holds `rows` (MR) matrix rows: element (r, k) at a[k * MR + r]; a B
@@ -143,5 +143,7 @@ struct MicroKernels {
 const MicroKernels& portable_micro_kernels();
 // Defined only in x86-64 builds (kernels/cpu/x86/).
 const MicroKernels& avx2_micro_kernels();
+// Defined only in AArch64 builds (kernels/cpu/arm/).
+const MicroKernels& neon_micro_kernels();
 
 }  // namespace orknn::kernels::cpu::optimized
