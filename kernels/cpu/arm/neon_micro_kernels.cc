@@ -17,12 +17,6 @@ namespace {
 constexpr size_t kRows = 8;
 constexpr size_t kColumns = 8;
 
-float activate(const FloatActivation& activation, float value) {
-  if (activation.leaky && value < 0.0f) value *= activation.leaky_alpha;
-  value = value < activation.minimum ? activation.minimum : value;
-  return activation.maximum < value ? activation.maximum : value;
-}
-
 float32x4_t activate(const FloatActivation& activation, float32x4_t value) {
   if (activation.leaky) {
     const uint32x4_t negative = vcltq_f32(value, vdupq_n_f32(0.0f));
@@ -91,7 +85,7 @@ void float_tile(const FloatTile& tile) {
         const float init = (tile.row_bias ? tile.row_bias[r] : 0.0f) + column_bias[j];
         value = init + row_sums[j];
       }
-      c[j] = tile.activation ? activate(*tile.activation, value) : value;
+      c[j] = tile.activation ? activate_float(*tile.activation, value) : value;
     }
   }
 }

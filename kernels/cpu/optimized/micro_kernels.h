@@ -26,6 +26,15 @@ struct FloatActivation {
   float leaky_alpha;
 };
 
+// The reference's fused activation of one value: the leaky slope, then
+// std::min(std::max(value, minimum), maximum). For the portable and NEON micro-kernels; the AVX2
+// file must not call header inlines (see docs/cpu-kernels.md).
+inline float activate_float(const FloatActivation& activation, float value) {
+  if (activation.leaky && value < 0.0f) value *= activation.leaky_alpha;
+  value = value < activation.minimum ? activation.minimum : value;
+  return activation.maximum < value ? activation.maximum : value;
+}
+
 // One MR x NR block of C = A x B over `depth` packed steps. Only rows x columns of it are
 // real: c is written for r < rows, j < columns at c[r * c_stride + j].
 struct FloatTile {
