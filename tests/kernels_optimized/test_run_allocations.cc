@@ -55,6 +55,40 @@ void* operator new(size_t bytes, std::align_val_t alignment) {
 void* operator new[](size_t bytes, std::align_val_t alignment) {
   return allocate_aligned(bytes, alignment);
 }
+// The nothrow forms too (std::stable_sort's temporary buffer uses them): every form must pair
+// with the deletes here.
+void* operator new(size_t bytes, const std::nothrow_t&) noexcept {
+  try {
+    return allocate(bytes);
+  } catch (...) {
+    return nullptr;
+  }
+}
+void* operator new[](size_t bytes, const std::nothrow_t& tag) noexcept {
+  return operator new(bytes, tag);
+}
+void* operator new(size_t bytes, std::align_val_t alignment, const std::nothrow_t&) noexcept {
+  try {
+    return allocate_aligned(bytes, alignment);
+  } catch (...) {
+    return nullptr;
+  }
+}
+void* operator new[](size_t bytes, std::align_val_t alignment, const std::nothrow_t& tag) noexcept {
+  return operator new(bytes, alignment, tag);
+}
+void operator delete(void* pointer, const std::nothrow_t&) noexcept {
+  std::free(pointer);
+}
+void operator delete[](void* pointer, const std::nothrow_t&) noexcept {
+  std::free(pointer);
+}
+void operator delete(void* pointer, std::align_val_t, const std::nothrow_t&) noexcept {
+  std::free(pointer);
+}
+void operator delete[](void* pointer, std::align_val_t, const std::nothrow_t&) noexcept {
+  std::free(pointer);
+}
 void operator delete(void* pointer) noexcept {
   std::free(pointer);
 }
