@@ -82,13 +82,14 @@ std::vector<int8_t> random_codes(size_t count, uint32_t seed) {
 
 void bench_micro_kernels(const Options& options) {
   namespace optimized = cpu::optimized;
-  const optimized::MicroKernels& kernels = options.variant == cpu::KernelVariant::kAvx2
+  const optimized::MicroKernels* table = &optimized::portable_micro_kernels();
 #if defined(__x86_64__)
-                                               ? optimized::avx2_micro_kernels()
-#else
-                                               ? optimized::portable_micro_kernels()
+  if (options.variant == cpu::KernelVariant::kAvx2) table = &optimized::avx2_micro_kernels();
 #endif
-                                               : optimized::portable_micro_kernels();
+#if defined(__aarch64__)
+  if (options.variant == cpu::KernelVariant::kNeon) table = &optimized::neon_micro_kernels();
+#endif
+  const optimized::MicroKernels& kernels = *table;
   const size_t depth = 256;
   const size_t mr = kernels.float_rows, nr = kernels.float_columns;
   std::vector<float> a = random_floats(depth * mr, 1), b = random_floats(depth * nr, 2);

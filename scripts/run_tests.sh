@@ -3,6 +3,8 @@
 #   build/        optimised with debug info, warnings as errors: every test
 #   build-asan/   AddressSanitizer + UndefinedBehaviorSanitizer (leaks included): every test
 #   build-tsan/   ThreadSanitizer: the tests labelled "threads"
+#   build-cross-*/ ARM cross builds of the CPU kernels and ABI tests under qemu-user
+#                 (scripts/cross_test.sh)
 # Set ORKNN_QUICK=1 to stop after the first.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -36,3 +38,6 @@ echo "=== tests: ThreadSanitizer (threading tests) ==="
 build build-tsan --target test_api_threads -DCMAKE_BUILD_TYPE=RelWithDebInfo -DORKNN_TSAN=ON \
   -DORKNN_BUILD_SAMPLES=OFF -DORKNN_BUILD_TOOLS=OFF
 run_ctest build-tsan -L threads
+
+echo "=== tests: ARM cross builds under qemu-user ==="
+scripts/cross_test.sh

@@ -22,18 +22,32 @@ packages=(
   ccache                              # faster rebuilds (used when present)
 )
 
+run_as_root=()
+[ "$(id -u)" -eq 0 ] || run_as_root=(sudo)
+
+# The cross builds' tests (scripts/cross_test.sh) link the target's cmocka: Debian multiarch
+# packages, once the foreign architectures are enabled.
+for architecture in arm64 armhf; do
+  if ! dpkg --print-foreign-architectures | grep -qx "$architecture"; then
+    "${run_as_root[@]}" dpkg --add-architecture "$architecture"
+    apt_lists_stale=1
+  fi
+done
+packages+=(libcmocka-dev:arm64 libcmocka-dev:armhf)
+
 missing=()
 for package in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" ||
     missing+=("$package")
 done
 
-if [ ${#missing[@]} -gt 0 ]; then
+if [ ${#missing[@]} -gt 0 ] || [ "${apt_lists_stale:-0}" = 1 ]; then
   echo "setup: installing ${missing[*]}"
-  run_as_root=()
-  [ "$(id -u)" -eq 0 ] || run_as_root=(sudo)
   export DEBIAN_FRONTEND=noninteractive
-  "${run_as_root[@]}" apt-get update -qq
+  # A mirror caught mid-sync fails single foreign-architecture indexes (seen for armhf
+  # security); the install below still works from the lists that did download.
+  "${run_as_root[@]}" apt-get update -qq ||
+    echo "setup: apt-get update reported errors; installing from the lists it has"
   "${run_as_root[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
 echo "setup: all packages present"

@@ -2,12 +2,16 @@
 
 #include <atomic>
 #include <cstdlib>
+#include <string>
 
 #include "core/logging.h"
 #include "optimized/optimized_kernels.h"
 
 #if defined(ORKNN_HAVE_X86_KERNELS)
 #include <cpuinfo_x86.h>
+#endif
+#if defined(__aarch64__) && defined(__linux__)
+#include <sys/auxv.h>
 #endif
 
 namespace orknn::kernels::cpu {
@@ -29,6 +33,35 @@ bool cpu_has_avx2_fma() {
 #endif
 }
 
+// AArch64 Linux: the kernel's HWCAP bits (asm/hwcap.h), so no cpu_features build is needed on
+// the target. Bits: HWCAP_ASIMD 1 << 1, HWCAP_ASIMDDP 1 << 20 (sdot/udot); HWCAP2_I8MM 1 << 13.
+struct ArmFeatures {
+  bool asimd = false;
+  bool dotprod = false;
+  bool i8mm = false;
+};
+
+ArmFeatures arm_features() {
+  ArmFeatures features;
+#if defined(__aarch64__) && defined(__linux__)
+  const unsigned long hwcap = getauxval(AT_HWCAP);
+  const unsigned long hwcap2 = getauxval(AT_HWCAP2);
+  features.asimd = (hwcap & (1ul << 1)) != 0;
+  features.dotprod = (hwcap & (1ul << 20)) != 0;
+  features.i8mm = (hwcap2 & (1ul << 13)) != 0;
+#endif
+  return features;
+}
+
+bool cpu_has_neon() {
+#if defined(ORKNN_HAVE_ARM_KERNELS)
+  static const bool supported = arm_features().asimd;
+  return supported;
+#else
+  return false;
+#endif
+}
+
 KernelVariant from_environment() {
   static const KernelVariant variant = [] {
     const char* text = std::getenv("ORKNN_CPU_KERNELS");
@@ -36,7 +69,7 @@ KernelVariant from_environment() {
     const std::optional<KernelVariant> requested = parse_kernel_variant(text);
     if (!requested) {
       log_warning("ORKNN_CPU_KERNELS='", text,
-                  "' is not a kernel variant (reference, portable, avx2); using ",
+                  "' is not a kernel variant (reference, portable, avx2, neon); using ",
                   kernel_variant_name(best_kernel_variant()));
       return best_kernel_variant();
     }
@@ -53,6 +86,9 @@ KernelVariant from_environment() {
 const optimized::MicroKernels& micro_kernels(KernelVariant variant) {
 #if defined(ORKNN_HAVE_X86_KERNELS)
   if (variant == KernelVariant::kAvx2) return optimized::avx2_micro_kernels();
+#endif
+#if defined(ORKNN_HAVE_ARM_KERNELS)
+  if (variant == KernelVariant::kNeon) return optimized::neon_micro_kernels();
 #endif
   return optimized::portable_micro_kernels();
 }
@@ -188,13 +224,15 @@ const char* kernel_variant_name(KernelVariant variant) {
       return "portable";
     case KernelVariant::kAvx2:
       return "avx2";
+    case KernelVariant::kNeon:
+      return "neon";
   }
   return "unknown";
 }
 
 std::optional<KernelVariant> parse_kernel_variant(std::string_view name) {
-  for (KernelVariant variant :
-       {KernelVariant::kReference, KernelVariant::kPortable, KernelVariant::kAvx2}) {
+  for (KernelVariant variant : {KernelVariant::kReference, KernelVariant::kPortable,
+                                KernelVariant::kAvx2, KernelVariant::kNeon}) {
     if (name == kernel_variant_name(variant)) return variant;
   }
   return std::nullopt;
@@ -207,12 +245,36 @@ bool kernel_variant_available(KernelVariant variant) {
       return true;
     case KernelVariant::kAvx2:
       return cpu_has_avx2_fma();
+    case KernelVariant::kNeon:
+      return cpu_has_neon();
   }
   return false;
 }
 
 KernelVariant best_kernel_variant() {
-  return cpu_has_avx2_fma() ? KernelVariant::kAvx2 : KernelVariant::kPortable;
+  if (cpu_has_avx2_fma()) return KernelVariant::kAvx2;
+  if (cpu_has_neon()) return KernelVariant::kNeon;
+  return KernelVariant::kPortable;
+}
+
+const char* detected_cpu_features() {
+  static const std::string features = [] {
+    std::string text;
+    auto add = [&text](bool present, const char* name) {
+      if (!present) return;
+      if (!text.empty()) text += ' ';
+      text += name;
+    };
+#if defined(ORKNN_HAVE_X86_KERNELS)
+    add(cpu_has_avx2_fma(), "avx2 fma");
+#endif
+    const ArmFeatures arm = arm_features();
+    add(arm.asimd, "asimd");
+    add(arm.dotprod, "dotprod");
+    add(arm.i8mm, "i8mm");
+    return text;
+  }();
+  return features.c_str();
 }
 
 KernelVariant selected_kernel_variant() {

@@ -7,9 +7,10 @@
 //   portable   the blocked, packed kernels of kernels/cpu/optimized/ with plain C++ micro-kernels
 //              (any CPU; the fallback where no SIMD variant exists)
 //   avx2       the same drivers with AVX2/FMA micro-kernels (kernels/cpu/x86/)
+//   neon       the same drivers with AArch64 NEON micro-kernels (kernels/cpu/arm/)
 //
 // selected_kernel_variant() is, in order: the test override (ScopedKernelVariant), the
-// ORKNN_CPU_KERNELS environment variable (reference|portable|avx2, read once; a variant this
+// ORKNN_CPU_KERNELS environment variable (reference|portable|avx2|neon, read once; a variant this
 // CPU cannot run is refused with a warning), the best variant the CPU supports.
 //
 // A prepared kernel is made once per node (rknn_init): it chooses its algorithm from the shape
@@ -34,7 +35,7 @@
 
 namespace orknn::kernels::cpu {
 
-enum class KernelVariant { kReference, kPortable, kAvx2 };
+enum class KernelVariant { kReference, kPortable, kAvx2, kNeon };
 
 const char* kernel_variant_name(KernelVariant variant);
 std::optional<KernelVariant> parse_kernel_variant(std::string_view name);
@@ -44,6 +45,11 @@ bool kernel_variant_available(KernelVariant variant);
 KernelVariant best_kernel_variant();
 // The variant new kernels use (see the top of this file).
 KernelVariant selected_kernel_variant();
+
+// The SIMD features the dispatcher detected, space-separated, for logs and tests: on x86-64
+// "avx2 fma" (from cpu_features), on ARM "asimd dotprod i8mm" (from the kernel's HWCAP bits,
+// read with getauxval), empty when none.
+const char* detected_cpu_features();
 
 // Test hook: forces `variant` for the kernels prepared while it lives (process-wide; nests).
 // Forcing a variant that is not available makes selected_kernel_variant() return the best one.

@@ -1,5 +1,7 @@
 #include "core/thread_pool.h"
 
+#include "core/cpu_topology.h"
+
 #include <cassert>
 #include <chrono>
 #include <cstdlib>
@@ -8,6 +10,7 @@
 #include <immintrin.h>
 #endif
 #if defined(__linux__)
+#include <pthread.h>
 #include <sched.h>
 #endif
 
@@ -30,6 +33,19 @@ void cpu_relax() {
 #endif
 }
 
+// On big.LITTLE CPUs, keeps a worker on the fast cores (core/cpu_topology.h); nothing when all
+// allowed CPUs are alike. The calling thread is the application's and is left alone.
+void prefer_fast_cores() {
+#if defined(__linux__)
+  const std::vector<int>& preferred = preferred_cpus();
+  if (preferred.empty() || preferred.size() == allowed_cpus().size()) return;
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  for (int cpu : preferred) CPU_SET(cpu, &set);
+  pthread_setaffinity_np(pthread_self(), sizeof(set), &set);  // best effort
+#endif
+}
+
 uint32_t generation_of(uint64_t claim) {
   return static_cast<uint32_t>(claim >> 32);
 }
@@ -48,7 +64,10 @@ ThreadPool::ThreadPool(size_t thread_count)
     : thread_count_(thread_count < 1 ? 1 : thread_count), scratch_(thread_count_) {
   workers_.reserve(thread_count_ - 1);
   for (size_t thread = 1; thread < thread_count_; ++thread) {
-    workers_.emplace_back([this, thread] { worker_main(thread); });
+    workers_.emplace_back([this, thread] {
+      prefer_fast_cores();
+      worker_main(thread);
+    });
   }
 }
 
@@ -89,11 +108,10 @@ size_t ThreadPool::default_thread_count() {
       const long requested = std::strtol(text, nullptr, 10);
       if (requested > 0) return static_cast<size_t>(requested > 64 ? 64 : requested);
     }
-    size_t cpus = std::thread::hardware_concurrency();
-#if defined(__linux__)
-    cpu_set_t set;
-    if (sched_getaffinity(0, sizeof(set), &set) == 0) cpus = static_cast<size_t>(CPU_COUNT(&set));
-#endif
+    // The fast cores only on big.LITTLE CPUs (a fork-join kernel waits for its slowest
+    // thread), else every CPU the process may run on.
+    size_t cpus = preferred_cpus().size();
+    if (cpus == 0) cpus = std::thread::hardware_concurrency();
     if (cpus < 1) cpus = 1;
     return cpus > 8 ? size_t{8} : cpus;
   }();

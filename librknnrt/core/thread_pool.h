@@ -63,7 +63,8 @@ class ThreadPool {
   // outside a session, as in kernel tests, still get scratch memory).
   static ThreadPool& current_or_serial();
   // ORKNN_CPU_THREADS if set to a positive number (read once), else the CPUs this process may
-  // run on, at most 8.
+  // run on, at most 8; on big.LITTLE CPUs only the fast ones (core/cpu_topology.h), where the
+  // workers are also kept (ORKNN_CPU_BIG_CORES=0 turns that off).
   static size_t default_thread_count();
 
   // Binds a pool to the calling thread for the scope's lifetime (nests; restores the previous).

@@ -18,8 +18,8 @@ namespace orknn::testing {
 inline std::vector<kernels::cpu::KernelVariant> optimized_variants() {
   using kernels::cpu::KernelVariant;
   std::vector<KernelVariant> variants{KernelVariant::kPortable};
-  if (kernels::cpu::kernel_variant_available(KernelVariant::kAvx2)) {
-    variants.push_back(KernelVariant::kAvx2);
+  for (KernelVariant simd : {KernelVariant::kAvx2, KernelVariant::kNeon}) {
+    if (kernels::cpu::kernel_variant_available(simd)) variants.push_back(simd);
   }
   return variants;
 }
@@ -28,9 +28,8 @@ class Random {
  public:
   explicit Random(uint32_t seed) : generator_(seed) {}
   std::vector<float> floats(size_t count, float low = -1.0f, float high = 1.0f) {
-    std::uniform_real_distribution<float> distribution(low, high);
     std::vector<float> values(count);
-    for (float& value : values) value = distribution(generator_);
+    for (float& value : values) value = real(low, high);
     return values;
   }
   std::vector<int8_t> codes(size_t count, int low = -128, int high = 127) {
@@ -49,7 +48,11 @@ class Random {
     return std::uniform_int_distribution<int32_t>(low, high)(generator_);
   }
   float real(float low, float high) {
-    return std::uniform_real_distribution<float>(low, high)(generator_);
+    // 24 random bits scaled into [low, high): not uniform_real_distribution, whose libstdc++
+    // implementation computes in long double, a software 128-bit type on AArch64 that is
+    // thousands of times slower under qemu-user.
+    const float unit = static_cast<float>(generator_() >> 8) * (1.0f / 16777216.0f);
+    return low + (high - low) * unit;
   }
 
  private:

@@ -267,6 +267,11 @@ void test_requantize_row(void**) {
     tables.push_back(&optimized::avx2_micro_kernels());
   }
 #endif
+#if defined(__aarch64__)
+  if (kernels::cpu::kernel_variant_available(KernelVariant::kNeon)) {
+    tables.push_back(&optimized::neon_micro_kernels());
+  }
+#endif
   Random random(9);
   const float multipliers_for_ties[] = {0.5f, 0.25f, 0.125f, 1.5f, 3e-3f, 1e-7f, 2e4f, 1.0f};
   for (const optimized::MicroKernels* table : tables) {

@@ -116,8 +116,8 @@ void test_binding(void**) {
 }
 
 void test_variant_names(void**) {
-  for (KernelVariant variant :
-       {KernelVariant::kReference, KernelVariant::kPortable, KernelVariant::kAvx2}) {
+  for (KernelVariant variant : {KernelVariant::kReference, KernelVariant::kPortable,
+                                KernelVariant::kAvx2, KernelVariant::kNeon}) {
     const auto parsed =
         kernels::cpu::parse_kernel_variant(kernels::cpu::kernel_variant_name(variant));
     assert_true(parsed.has_value());
@@ -134,6 +134,27 @@ void test_variant_names(void**) {
     assert_int_equal(static_cast<int>(kernels::cpu::best_kernel_variant()),
                      static_cast<int>(KernelVariant::kAvx2));
   }
+#endif
+#if defined(__aarch64__)
+  // Every AArch64 CPU has NEON: the dispatcher must find it in HWCAP and prefer it.
+  assert_int_equal(static_cast<int>(kernels::cpu::best_kernel_variant()),
+                   static_cast<int>(KernelVariant::kNeon));
+#endif
+}
+
+// ORKNN_EXPECT_CPU_FEATURES (set by the cross tests per emulated CPU model, e.g. "asimd" for a
+// Cortex-A53, "asimd dotprod" for a Cortex-A76) must be exactly what the dispatcher detected.
+void test_detected_features(void**) {
+  const char* features = kernels::cpu::detected_cpu_features();
+  assert_non_null(features);
+  const char* expected = std::getenv("ORKNN_EXPECT_CPU_FEATURES");
+  if (expected) {
+    if (std::strcmp(features, expected) != 0) {
+      fail_msg("detected CPU features '%s', expected '%s'", features, expected);
+    }
+  }
+#if defined(__x86_64__)
+  if (std::getenv("ORKNN_EXPECT_NO_AVX2") == nullptr) assert_string_equal(features, "avx2 fma");
 #endif
 }
 
@@ -180,6 +201,7 @@ int main() {
       cmocka_unit_test(test_scratch),
       cmocka_unit_test(test_binding),
       cmocka_unit_test(test_variant_names),
+      cmocka_unit_test(test_detected_features),
       cmocka_unit_test(test_override),
       cmocka_unit_test(test_environment),
   };

@@ -42,21 +42,12 @@ Im2colGeometry im2col_geometry(const reference::Conv2DShape& shape) {
       window.stride_width == 1 && window.pad_top == 0 && window.pad_left == 0 &&
       window.output_height == window.input_height && window.output_width == window.input_width;
   if (pointwise) {
-    geometry.input_width = geometry.output_width = window.input_height * window.input_width;
-    return geometry;
+    // One row of height x width pixels: packing copies whole panels.
+    geometry.window.input_width = geometry.window.output_width =
+        window.input_height * window.input_width;
+  } else {
+    geometry.window = window;
   }
-  geometry.input_height = window.input_height;
-  geometry.input_width = window.input_width;
-  geometry.output_height = window.output_height;
-  geometry.output_width = window.output_width;
-  geometry.kernel_height = window.kernel_height;
-  geometry.kernel_width = window.kernel_width;
-  geometry.stride_height = window.stride_height;
-  geometry.stride_width = window.stride_width;
-  geometry.dilation_height = window.dilation_height;
-  geometry.dilation_width = window.dilation_width;
-  geometry.pad_top = window.pad_top;
-  geometry.pad_left = window.pad_left;
   return geometry;
 }
 
@@ -66,15 +57,16 @@ size_t build_segments(const Im2colGeometry& g, size_t first_column, size_t colum
   size_t j = 0;
   while (j < columns) {
     const int64_t pixel = static_cast<int64_t>(first_column + j);
-    const int64_t output_row = pixel / g.output_width;
-    const int64_t output_column = pixel % g.output_width;
+    const int64_t output_row = pixel / g.window.output_width;
+    const int64_t output_column = pixel % g.window.output_width;
     const size_t lane = j % panel_columns;
-    const size_t length = std::min(
-        {panel_columns - lane, columns - j, static_cast<size_t>(g.output_width - output_column)});
-    segments[count++] = Segment{static_cast<uint32_t>(j / panel_columns),
-                                static_cast<uint32_t>(lane), static_cast<uint32_t>(length),
-                                static_cast<int32_t>(output_row * g.stride_height - g.pad_top),
-                                static_cast<int32_t>(output_column * g.stride_width - g.pad_left)};
+    const size_t length = std::min({panel_columns - lane, columns - j,
+                                    static_cast<size_t>(g.window.output_width - output_column)});
+    segments[count++] =
+        Segment{static_cast<uint32_t>(j / panel_columns), static_cast<uint32_t>(lane),
+                static_cast<uint32_t>(length),
+                static_cast<int32_t>(output_row * g.window.stride_height - g.window.pad_top),
+                static_cast<int32_t>(output_column * g.window.stride_width - g.window.pad_left)};
     j += length;
   }
   return count;
@@ -87,36 +79,36 @@ namespace {
 template <size_t kStep, typename Out, typename In, typename Convert, typename Destination>
 void pack_row(const Im2colGeometry& g, const In* input, int64_t k, const Segment* segments,
               size_t segment_count, Convert convert, Destination destination, Out pad = Out{0}) {
-  const int64_t taps = g.kernel_height * g.kernel_width;
+  const int64_t taps = g.window.kernel_height * g.window.kernel_width;
   const int64_t channel = k / taps;
-  const int64_t kernel_row = k % taps / g.kernel_width;
-  const int64_t kernel_column = k % g.kernel_width;
-  const In* plane = input + channel * g.input_height * g.input_width;
-  const int64_t row_offset = kernel_row * g.dilation_height;
-  const int64_t column_offset = kernel_column * g.dilation_width;
+  const int64_t kernel_row = k % taps / g.window.kernel_width;
+  const int64_t kernel_column = k % g.window.kernel_width;
+  const In* plane = input + channel * g.window.input_height * g.window.input_width;
+  const int64_t row_offset = kernel_row * g.window.dilation_height;
+  const int64_t column_offset = kernel_column * g.window.dilation_width;
   for (size_t s = 0; s < segment_count; ++s) {
     const Segment& segment = segments[s];
     Out* out = destination(segment);
     const int64_t length = segment.length;
     const int64_t input_row = segment.input_row + row_offset;
-    if (input_row < 0 || input_row >= g.input_height) {
+    if (input_row < 0 || input_row >= g.window.input_height) {
       for (int64_t t = 0; t < length; ++t) out[t * kStep] = pad;
       continue;
     }
-    const In* row = plane + input_row * g.input_width;
+    const In* row = plane + input_row * g.window.input_width;
     const int64_t first = segment.input_column + column_offset;
-    if (g.stride_width == 1) {
+    if (g.window.stride_width == 1) {
       // Valid t: 0 <= first + t < width.
       const int64_t low = std::clamp<int64_t>(-first, 0, length);
-      const int64_t high = std::clamp<int64_t>(g.input_width - first, low, length);
+      const int64_t high = std::clamp<int64_t>(g.window.input_width - first, low, length);
       for (int64_t t = 0; t < low; ++t) out[t * kStep] = pad;
       const In* source = row + first;
       for (int64_t t = low; t < high; ++t) out[t * kStep] = convert(source[t]);
       for (int64_t t = high; t < length; ++t) out[t * kStep] = pad;
     } else {
       for (int64_t t = 0; t < length; ++t) {
-        const int64_t column = first + t * g.stride_width;
-        out[t * kStep] = column >= 0 && column < g.input_width ? convert(row[column]) : pad;
+        const int64_t column = first + t * g.window.stride_width;
+        out[t * kStep] = column >= 0 && column < g.window.input_width ? convert(row[column]) : pad;
       }
     }
   }
@@ -191,14 +183,15 @@ void pack_im2col_int16_pairs(const MicroKernels& kernels, const Im2colGeometry& 
                            columns, panel_columns, packed);
     return;
   }
-  const bool pointwise = g.input_height == 1 && g.output_height == 1 && g.kernel_height == 1 &&
-                         g.kernel_width == 1 && g.stride_width == 1 && g.pad_left == 0;
+  const bool pointwise = g.window.input_height == 1 && g.window.output_height == 1 &&
+                         g.window.kernel_height == 1 && g.window.kernel_width == 1 &&
+                         g.window.stride_width == 1 && g.window.pad_left == 0;
   const int64_t depth = g.depth();
   // Im2col row k of the block's columns, gathered as int8 (padding = the zero point), unless
   // it is a stretch of the input already (pointwise).
   auto row_of = [&](int64_t k, int8_t* row) -> const int8_t* {
     if (k >= depth) return nullptr;
-    if (pointwise) return input + k * g.input_width + static_cast<int64_t>(first_column);
+    if (pointwise) return input + k * g.window.input_width + static_cast<int64_t>(first_column);
     pack_row<1, int8_t>(
         g, input, k, segments, segment_count, [](int8_t value) { return value; },
         [&](const Segment& segment) { return row + segment.panel * panel_columns + segment.lane; },

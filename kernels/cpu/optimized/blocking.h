@@ -7,6 +7,7 @@
 
 #include "optimized/micro_kernels.h"
 #include "reference/convolution.h"
+#include "reference/window_geometry.h"
 
 namespace orknn::kernels::cpu::optimized {
 
@@ -15,6 +16,10 @@ inline size_t divide_round_up(size_t value, size_t divisor) {
 }
 inline size_t round_up(size_t value, size_t multiple) {
   return divide_round_up(value, multiple) * multiple;
+}
+// The largest |x - zero_point| over int8 codes x.
+inline int64_t largest_int8_offset(int64_t zero_point) {
+  return 127 - zero_point > zero_point + 128 ? 127 - zero_point : zero_point + 128;
 }
 // Scratch regions start on cache lines.
 inline size_t align_bytes(size_t bytes) {
@@ -81,21 +86,10 @@ inline FloatActivation to_float_activation(const reference::FusedActivation& act
 // of height x width pixels, so packing it copies whole panels.
 struct Im2colGeometry {
   int64_t channels = 1;  // input channels of one group
-  int64_t input_height = 1;
-  int64_t input_width = 1;
-  int64_t output_height = 1;
-  int64_t output_width = 1;
-  int64_t kernel_height = 1;
-  int64_t kernel_width = 1;
-  int64_t stride_height = 1;
-  int64_t stride_width = 1;
-  int64_t dilation_height = 1;
-  int64_t dilation_width = 1;
-  int64_t pad_top = 0;
-  int64_t pad_left = 0;
+  reference::Window2D window;
 
-  int64_t depth() const { return channels * kernel_height * kernel_width; }
-  int64_t columns() const { return output_height * output_width; }
+  int64_t depth() const { return channels * window.kernel_height * window.kernel_width; }
+  int64_t columns() const { return window.output_height * window.output_width; }
 };
 Im2colGeometry im2col_geometry(const reference::Conv2DShape& shape);
 

@@ -1,6 +1,6 @@
 // The ISA-specific part of the optimized kernels: a small table of micro-kernels. The drivers
 // in this directory (blocking, packing, threading) are written once against this table; each
-// ISA (x86/ AVX2, portable C++, later ARM NEON) provides one.
+// ISA (x86/ AVX2, arm/ NEON, portable C++) provides one.
 //
 // Packed operand formats (the drivers produce them, the micro-kernels read them):
 //  * float32: an A panel holds `rows` (MR) matrix rows: element (r, k) at a[k * MR + r]; a B
@@ -25,6 +25,15 @@ struct FloatActivation {
   bool leaky;
   float leaky_alpha;
 };
+
+// The reference's fused activation of one value: the leaky slope, then
+// std::min(std::max(value, minimum), maximum). For the portable and NEON micro-kernels; the AVX2
+// file must not call header inlines (see docs/cpu-kernels.md).
+inline float activate_float(const FloatActivation& activation, float value) {
+  if (activation.leaky && value < 0.0f) value *= activation.leaky_alpha;
+  value = value < activation.minimum ? activation.minimum : value;
+  return activation.maximum < value ? activation.maximum : value;
+}
 
 // One MR x NR block of C = A x B over `depth` packed steps. Only rows x columns of it are
 // real: c is written for r < rows, j < columns at c[r * c_stride + j].
@@ -143,5 +152,7 @@ struct MicroKernels {
 const MicroKernels& portable_micro_kernels();
 // Defined only in x86-64 builds (kernels/cpu/x86/).
 const MicroKernels& avx2_micro_kernels();
+// Defined only in AArch64 builds (kernels/cpu/arm/).
+const MicroKernels& neon_micro_kernels();
 
 }  // namespace orknn::kernels::cpu::optimized

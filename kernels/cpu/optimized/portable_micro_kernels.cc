@@ -12,13 +12,6 @@ namespace {
 constexpr size_t kRows = 4;
 constexpr size_t kColumns = 8;
 
-float activate(const FloatActivation& activation, float value) {
-  if (activation.leaky && value < 0.0f) value *= activation.leaky_alpha;
-  // The reference's std::min(std::max(value, minimum), maximum).
-  value = value < activation.minimum ? activation.minimum : value;
-  return activation.maximum < value ? activation.maximum : value;
-}
-
 void float_tile(const FloatTile& tile) {
   float sums[kRows][kColumns] = {};
   const float* a = tile.a;
@@ -40,7 +33,7 @@ void float_tile(const FloatTile& tile) {
         if (tile.column_bias) init += tile.column_bias[j];
         value = init + sums[r][j];
       }
-      c[j] = tile.activation ? activate(*tile.activation, value) : value;
+      c[j] = tile.activation ? activate_float(*tile.activation, value) : value;
     }
   }
 }
@@ -108,7 +101,7 @@ void depthwise_plane(const DepthwisePlane& plane) {
               plane.weights[i * plane.kernel_width + j] * phase[row + column / plane.stride_width];
         }
       }
-      out[o] = plane.activation ? activate(*plane.activation, sum) : sum;
+      out[o] = plane.activation ? activate_float(*plane.activation, sum) : sum;
     }
   }
 }

@@ -1,0 +1,240 @@
+// AArch64 Advanced SIMD (NEON) micro-kernels: the "neon" variant. NEON is part of every AArch64
+// CPU, so this file needs no special flags; it is compiled into aarch64 builds only.
+//
+// float32 tile: 8 rows x 8 columns = 16 q-register accumulators; per depth step two loads of A
+// (8 rows), two of B (8 columns) and 16 lane FMAs. int16-pair tile: the same 8 x 8 shape in
+// int32 lanes; vld2q de-interleaves a B step into its even-depth and odd-depth halves and
+// vmlal_laneq multiplies each int16 exactly into int32, so the sums are exact (int32 addition
+// is associative, see docs/cpu-kernels.md) and bit-exact with the reference.
+#include <arm_neon.h>
+
+#include "optimized/micro_kernels.h"
+#include "reference/convolution.h"
+
+namespace orknn::kernels::cpu::optimized {
+namespace {
+
+constexpr size_t kRows = 8;
+constexpr size_t kColumns = 8;
+
+float32x4_t activate(const FloatActivation& activation, float32x4_t value) {
+  if (activation.leaky) {
+    const uint32x4_t negative = vcltq_f32(value, vdupq_n_f32(0.0f));
+    value = vbslq_f32(negative, vmulq_n_f32(value, activation.leaky_alpha), value);
+  }
+  value = vmaxq_f32(value, vdupq_n_f32(activation.minimum));
+  return vminq_f32(value, vdupq_n_f32(activation.maximum));
+}
+
+// Accumulator row r (columns 0-3 and 4-7) += A(r) x B step, A(r) a lane of a 4-row vector.
+#define ORKNN_FLOAT_ROW(r, a_vector, lane)                      \
+  sums[r][0] = vfmaq_laneq_f32(sums[r][0], b0, a_vector, lane); \
+  sums[r][1] = vfmaq_laneq_f32(sums[r][1], b1, a_vector, lane)
+
+void float_tile(const FloatTile& tile) {
+  float32x4_t sums[kRows][2];
+  for (size_t r = 0; r < kRows; ++r) sums[r][0] = sums[r][1] = vdupq_n_f32(0.0f);
+  const float* a = tile.a;
+  const float* b = tile.b;
+  for (size_t k = 0; k < tile.depth; ++k, a += kRows, b += tile.b_stride) {
+    const float32x4_t a_low = vld1q_f32(a);
+    const float32x4_t a_high = vld1q_f32(a + 4);
+    const float32x4_t b0 = vld1q_f32(b);
+    const float32x4_t b1 = vld1q_f32(b + 4);
+    ORKNN_FLOAT_ROW(0, a_low, 0);
+    ORKNN_FLOAT_ROW(1, a_low, 1);
+    ORKNN_FLOAT_ROW(2, a_low, 2);
+    ORKNN_FLOAT_ROW(3, a_low, 3);
+    ORKNN_FLOAT_ROW(4, a_high, 0);
+    ORKNN_FLOAT_ROW(5, a_high, 1);
+    ORKNN_FLOAT_ROW(6, a_high, 2);
+    ORKNN_FLOAT_ROW(7, a_high, 3);
+  }
+  float32x4_t column_init[2] = {vdupq_n_f32(0.0f), vdupq_n_f32(0.0f)};
+  float column_bias[kColumns] = {};
+  if (tile.column_bias && !tile.accumulate) {
+    for (size_t j = 0; j < tile.columns; ++j) column_bias[j] = tile.column_bias[j];
+    column_init[0] = vld1q_f32(column_bias);
+    column_init[1] = vld1q_f32(column_bias + 4);
+  }
+  for (size_t r = 0; r < tile.rows; ++r) {
+    float* c = tile.c + r * tile.c_stride;
+    float32x4_t values[2];
+    if (tile.columns == kColumns) {
+      for (size_t h = 0; h < 2; ++h) {
+        float32x4_t init = column_init[h];
+        if (tile.accumulate) {
+          init = vld1q_f32(c + 4 * h);
+        } else if (tile.row_bias) {
+          init = vaddq_f32(vdupq_n_f32(tile.row_bias[r]), init);
+        }
+        values[h] = vaddq_f32(init, sums[r][h]);
+        if (tile.activation) values[h] = activate(*tile.activation, values[h]);
+        vst1q_f32(c + 4 * h, values[h]);
+      }
+      continue;
+    }
+    float row_sums[kColumns];
+    vst1q_f32(row_sums, sums[r][0]);
+    vst1q_f32(row_sums + 4, sums[r][1]);
+    for (size_t j = 0; j < tile.columns; ++j) {
+      float value;
+      if (tile.accumulate) {
+        value = c[j] + row_sums[j];
+      } else {
+        const float init = (tile.row_bias ? tile.row_bias[r] : 0.0f) + column_bias[j];
+        value = init + row_sums[j];
+      }
+      c[j] = tile.activation ? activate_float(*tile.activation, value) : value;
+    }
+  }
+}
+#undef ORKNN_FLOAT_ROW
+
+// Row r += its two pair members times the even and odd halves of a B step.
+#define ORKNN_PAIR_ROW(r, a_vector, lane)                                                     \
+  sums[r][0] = vmlal_laneq_s16(sums[r][0], vget_low_s16(b.val[0]), a_vector, 2 * (lane));     \
+  sums[r][0] = vmlal_laneq_s16(sums[r][0], vget_low_s16(b.val[1]), a_vector, 2 * (lane) + 1); \
+  sums[r][1] = vmlal_high_laneq_s16(sums[r][1], b.val[0], a_vector, 2 * (lane));              \
+  sums[r][1] = vmlal_high_laneq_s16(sums[r][1], b.val[1], a_vector, 2 * (lane) + 1)
+
+void int16_pair_tile(const Int16PairTile& tile) {
+  int32x4_t sums[kRows][2];
+  for (size_t r = 0; r < kRows; ++r) sums[r][0] = sums[r][1] = vdupq_n_s32(0);
+  const int16_t* a = tile.a;
+  const int16_t* b_panel = tile.b;
+  for (size_t p = 0; p < tile.depth_pairs; ++p, a += 2 * kRows, b_panel += 2 * kColumns) {
+    const int16x8_t a_low = vld1q_s16(a);       // rows 0-3, both pair members
+    const int16x8_t a_high = vld1q_s16(a + 8);  // rows 4-7
+    const int16x8x2_t b = vld2q_s16(b_panel);   // val[0]: even depth, val[1]: odd depth
+    ORKNN_PAIR_ROW(0, a_low, 0);
+    ORKNN_PAIR_ROW(1, a_low, 1);
+    ORKNN_PAIR_ROW(2, a_low, 2);
+    ORKNN_PAIR_ROW(3, a_low, 3);
+    ORKNN_PAIR_ROW(4, a_high, 0);
+    ORKNN_PAIR_ROW(5, a_high, 1);
+    ORKNN_PAIR_ROW(6, a_high, 2);
+    ORKNN_PAIR_ROW(7, a_high, 3);
+  }
+  int32_t column_bias[kColumns] = {};
+  if (tile.column_bias && !tile.accumulate) {
+    for (size_t j = 0; j < tile.columns; ++j) column_bias[j] = tile.column_bias[j];
+  }
+  for (size_t r = 0; r < tile.rows; ++r) {
+    int32_t* c = tile.c + r * tile.c_stride;
+    int32_t row_sums[kColumns];
+    vst1q_s32(row_sums, sums[r][0]);
+    vst1q_s32(row_sums + 4, sums[r][1]);
+    if (tile.accumulate) {
+      for (size_t j = 0; j < tile.columns; ++j) c[j] += row_sums[j];
+    } else {
+      const int32_t row_bias = tile.row_bias ? tile.row_bias[r] : 0;
+      for (size_t j = 0; j < tile.columns; ++j) c[j] = row_bias + column_bias[j] + row_sums[j];
+    }
+  }
+}
+#undef ORKNN_PAIR_ROW
+
+void pack_int8_pairs(const Int8PairRows& rows) {
+  const size_t panels = (rows.columns + kColumns - 1) / kColumns;
+  const int16x8_t zero_point = vdupq_n_s16(static_cast<int16_t>(rows.zero_point));
+  for (size_t panel = 0; panel < panels; ++panel) {
+    int16_t* out = rows.out + panel * rows.panel_stride;
+    const size_t first = panel * kColumns;
+    if (first + kColumns <= rows.columns) {
+      int16x8x2_t pair;
+      pair.val[0] = vsubq_s16(vmovl_s8(vld1_s8(rows.row0 + first)), zero_point);
+      pair.val[1] =
+          rows.row1 ? vsubq_s16(vmovl_s8(vld1_s8(rows.row1 + first)), zero_point) : vdupq_n_s16(0);
+      vst2q_s16(out, pair);
+      continue;
+    }
+    for (size_t j = 0; j < kColumns; ++j) {
+      const size_t column = first + j;
+      const bool real = column < rows.columns;
+      out[2 * j] = real ? static_cast<int16_t>(rows.row0[column] - rows.zero_point) : 0;
+      out[2 * j + 1] =
+          real && rows.row1 ? static_cast<int16_t>(rows.row1[column] - rows.zero_point) : 0;
+    }
+  }
+}
+
+// Two accumulators times their multipliers in double, rounded half to even (FRINTN, as
+// nearbyint in the default rounding mode).
+int32x2_t scale_round(int32x2_t accumulators, float32x2_t multipliers) {
+  const float64x2_t product =
+      vmulq_f64(vcvtq_f64_s64(vmovl_s32(accumulators)), vcvt_f64_f32(multipliers));
+  return vmovn_s64(vcvtq_s64_f64(vrndnq_f64(product)));
+}
+
+void requantize_row(const RequantizeRow& row) {
+  size_t i = 0;
+  if (row.small_multipliers) {
+    // |accumulator x multiplier| < 2^30: the +-1e9 bound is moot and the rest is exact in int32.
+    const int32_t minimum =
+        row.output_minimum <= row.output_maximum ? row.output_minimum : row.output_maximum;
+    const int32x4_t zero_point = vdupq_n_s32(row.output_zero_point);
+    const int32x4_t low = vdupq_n_s32(minimum);
+    const int32x4_t high = vdupq_n_s32(row.output_maximum);
+    const float32x4_t uniform = vdupq_n_f32(row.multipliers[0]);
+    for (; i + 8 <= row.count; i += 8) {
+      int16x4_t halves[2];
+      for (size_t h = 0; h < 2; ++h) {
+        const int32x4_t accumulators = vld1q_s32(row.accumulators + i + 4 * h);
+        const float32x4_t multipliers =
+            row.per_element ? vld1q_f32(row.multipliers + i + 4 * h) : uniform;
+        int32x4_t rounded =
+            vcombine_s32(scale_round(vget_low_s32(accumulators), vget_low_f32(multipliers)),
+                         scale_round(vget_high_s32(accumulators), vget_high_f32(multipliers)));
+        rounded = vminq_s32(vmaxq_s32(vaddq_s32(rounded, zero_point), low), high);
+        halves[h] = vqmovn_s32(rounded);
+      }
+      vst1_s8(row.output + i, vqmovn_s16(vcombine_s16(halves[0], halves[1])));
+    }
+  }
+  for (; i < row.count; ++i) {
+    row.output[i] =
+        reference::requantize(row.accumulators[i], row.multipliers[row.per_element ? i : 0],
+                              row.output_zero_point, row.output_minimum, row.output_maximum);
+  }
+}
+
+// Four outputs of a row at a time; the plane's slack (8 floats per phase row) covers the
+// vector reads of the last group.
+void depthwise_plane(const DepthwisePlane& plane) {
+  const size_t taps = plane.kernel_height * plane.kernel_width;
+  for (size_t oh = 0; oh < plane.output_height; ++oh) {
+    float* out = plane.output + oh * plane.output_stride;
+    for (size_t o = 0; o < plane.output_width; o += 4) {
+      float32x4_t sum = vdupq_n_f32(plane.bias);
+      for (size_t t = 0; t < taps; ++t) {
+        const size_t i = t / plane.kernel_width;
+        const size_t column = (t % plane.kernel_width) * plane.dilation_width;
+        const float* phase = plane.input + (column % plane.stride_width) * plane.phase_stride;
+        const size_t row =
+            (oh * plane.stride_height + i * plane.dilation_height) * plane.input_stride;
+        sum = vfmaq_n_f32(sum, vld1q_f32(phase + row + o + column / plane.stride_width),
+                          plane.weights[t]);
+      }
+      if (plane.activation) sum = activate(*plane.activation, sum);
+      if (o + 4 <= plane.output_width) {
+        vst1q_f32(out + o, sum);
+      } else {
+        float values[4];
+        vst1q_f32(values, sum);
+        for (size_t j = 0; o + j < plane.output_width; ++j) out[o + j] = values[j];
+      }
+    }
+  }
+}
+
+}  // namespace
+
+const MicroKernels& neon_micro_kernels() {
+  static const MicroKernels kernels{
+      "neon",   kRows,           kColumns,        float_tile,     kRows,
+      kColumns, int16_pair_tile, pack_int8_pairs, requantize_row, depthwise_plane};
+  return kernels;
+}
+
+}  // namespace orknn::kernels::cpu::optimized

@@ -1,0 +1,315 @@
+// Convolution as GEMM, one driver for float32 and int8 (tile_arithmetic.h): per image and
+// group, output = W x im2col(input), where A is the group's weights (rows = output channels,
+// packed at build), B the im2col panels packed per task and depth chunk, and C the output rows
+// (pixels contiguous). float32 tiles write the output with bias and activation fused; int8 tiles
+// write exact int32 accumulators (docs/quantization.md) that the requantization micro-kernel
+// turns into the output, bit-exact with the reference.
+#include <algorithm>
+#include <cstdio>
+#include <type_traits>
+#include <vector>
+
+#include "optimized/blocking.h"
+#include "optimized/optimized_kernels.h"
+#include "optimized/tile_arithmetic.h"
+
+namespace orknn::kernels::cpu::optimized {
+namespace {
+
+using reference::Conv2DShape;
+using reference::FusedActivation;
+using reference::Int8Requantization;
+
+template <typename Arithmetic>
+constexpr bool kIsInt8 = std::is_same_v<Arithmetic, Int16PairArithmetic>;
+
+// The interface, the per-node parameters and the blocking of each arithmetic.
+template <typename Arithmetic>
+struct ConvolutionTraits;
+template <>
+struct ConvolutionTraits<FloatArithmetic> {
+  using Interface = Conv2DFloat;
+  using Parameters = FusedActivation;
+  static constexpr const BlockLimits& kLimits = kFloatConvolutionLimits;
+};
+template <>
+struct ConvolutionTraits<Int16PairArithmetic> {
+  using Interface = Conv2DInt8;
+  using Parameters = Int8Requantization;
+  static constexpr const BlockLimits& kLimits = kInt16ConvolutionLimits;
+};
+
+template <typename Arithmetic>
+class GemmConvolution final : public ConvolutionTraits<Arithmetic>::Interface {
+  using Traits = ConvolutionTraits<Arithmetic>;
+  using Element = typename Arithmetic::Element;
+  using Bias = typename Arithmetic::Bias;
+  using Packed = typename Arithmetic::Packed;
+  static constexpr size_t kStep = Arithmetic::kStepDepth;
+  static constexpr const BlockLimits& kLimits = Traits::kLimits;
+
+ public:
+  GemmConvolution(const MicroKernels& kernels, const Conv2DShape& shape,
+                  const typename Traits::Parameters& parameters, const Element* constant_weights)
+      : kernels_(kernels),
+        shape_(shape),
+        parameters_(parameters),
+        geometry_(im2col_geometry(shape)) {
+    mr_ = Arithmetic::tile_rows(kernels);
+    nr_ = Arithmetic::tile_columns(kernels);
+    group_rows_ = static_cast<size_t>(shape.output_channels / shape.groups);
+    depth_ = static_cast<size_t>(geometry_.depth());
+    steps_ = divide_round_up(depth_, kStep);
+    columns_ = static_cast<size_t>(geometry_.columns());
+    group_weights_size_ = divide_round_up(group_rows_, mr_) * steps_ * mr_ * kStep;
+    const size_t step_block = std::min(kLimits.depth_block, steps_);
+    const size_t column_block = std::min(kLimits.column_block, round_up(columns_, nr_));
+    segments_offset_ = align_bytes(step_block * kStep * column_block * sizeof(Packed));
+    task_bytes_ = segments_offset_ + align_bytes(max_segments(column_block) * sizeof(Segment));
+    if constexpr (kIsInt8<Arithmetic>) {
+      // A task's int32 accumulators, and two int8 im2col rows for the pair packing.
+      const size_t task_rows = std::min(kLimits.task_rows, round_up(group_rows_, mr_));
+      accumulators_offset_ = task_bytes_;
+      rows_offset_ = accumulators_offset_ + align_bytes(task_rows * column_block * sizeof(int32_t));
+      task_bytes_ = rows_offset_ + align_bytes(2 * column_block);
+      small_multipliers_ =
+          small_multipliers(parameters.multipliers.data(), parameters.multipliers.size(),
+                            parameters.output_zero_point);
+    } else {
+      activation_ = to_float_activation(parameters);
+      has_activation_ = parameters.kind != FusedActivation::Kind::kNone;
+    }
+    const size_t weights_size = static_cast<size_t>(shape.groups) * group_weights_size_;
+    if (constant_weights) {
+      packed_weights_.resize(weights_size);
+      pack_weights(constant_weights, packed_weights_.data());
+    } else {
+      dynamic_weights_bytes_ = align_bytes(weights_size * sizeof(Packed));
+    }
+    // A pointwise float convolution's B is the input itself (one row of pixels per channel).
+    // With few output channels packing it costs more than it saves, so full panels are read in
+    // place (only a partial last panel is packed); with many, each packed panel is reused often
+    // enough that aligned, contiguous loads win. (int8 always packs: B holds x - zx.)
+    const reference::Window2D& g = geometry_.window;
+    const bool pointwise = g.input_height == 1 && g.output_height == 1 && g.kernel_width == 1 &&
+                           g.stride_width == 1 && g.pad_left == 0 &&
+                           g.output_width == g.input_width;
+    in_place_b_ = !kIsInt8<Arithmetic> && pointwise && group_rows_ <= 96;
+    std::snprintf(algorithm_, sizeof(algorithm_), "%s%s gemm %zux%zu%s", kernels.name,
+                  kIsInt8<Arithmetic> ? " int8" : "", mr_, nr_,
+                  in_place_b_ ? " pointwise in place"
+                  : pointwise ? " pointwise"
+                              : " im2col");
+  }
+
+  size_t scratch_bytes() const override { return task_bytes_ + dynamic_weights_bytes_; }
+  const char* algorithm() const override { return algorithm_; }
+
+  void run(const Element* input, const Element* weights, const Bias* bias, Element* output,
+           ThreadPool& pool) const override {
+    const Packed* packed = packed_weights_.data();
+    if (packed_weights_.empty()) {
+      // Weights computed by the graph: packed into thread 0's scratch, after its task area.
+      auto* area = reinterpret_cast<Packed*>(pool.scratch(0, scratch_bytes()) + task_bytes_);
+      pack_weights(weights, area);
+      packed = area;
+    }
+    const size_t images = static_cast<size_t>(shape_.batch);
+    const size_t groups = static_cast<size_t>(shape_.groups);
+    const OutputBlocks blocks = choose_output_blocks(group_rows_, columns_, images * groups,
+                                                     pool.thread_count(), mr_, nr_, kLimits);
+    const size_t tasks = images * groups * blocks.row_blocks * blocks.column_blocks;
+    pool.parallel_for(tasks, [&](size_t task, size_t thread) {
+      const size_t column_block = task % blocks.column_blocks;
+      task /= blocks.column_blocks;
+      const size_t row_block = task % blocks.row_blocks;
+      task /= blocks.row_blocks;
+      const size_t group = task % groups;
+      const size_t image = task / groups;
+      run_block(input, packed, bias, output, image, group, row_block * blocks.row_block,
+                blocks.row_block, column_block * blocks.column_block, blocks.column_block,
+                pool.scratch(thread, task_bytes_));
+    });
+  }
+
+ private:
+  // Weights [M][C/g][kh][kw] -> per group, panels of MR output channels (tile_arithmetic.h).
+  void pack_weights(const Element* weights, Packed* packed) const {
+    for (size_t group = 0; group < static_cast<size_t>(shape_.groups); ++group) {
+      const size_t first_channel = group * group_rows_;
+      const int32_t* zero_points = nullptr;
+      if constexpr (kIsInt8<Arithmetic>) {
+        zero_points = parameters_.weight_zero_points.data() + first_channel;
+      }
+      pack_row_panels<Arithmetic>(weights + first_channel * depth_, zero_points, group_rows_,
+                                  depth_, mr_, packed + group * group_weights_size_);
+    }
+  }
+
+  // Packs B for depth steps [step_begin, +steps): im2col panels, or for an in-place pointwise
+  // B only the partial last panel (reading it in place would run past the input).
+  void pack_b(const Element* group_input, size_t first_column, size_t step_begin, size_t steps,
+              const Segment* segments, size_t segment_count, size_t columns, uint8_t* scratch,
+              Packed* packed_b) const {
+    if constexpr (kIsInt8<Arithmetic>) {
+      pack_im2col_int16_pairs(kernels_, geometry_, group_input, parameters_.input_zero_point,
+                              first_column, step_begin, steps, segments, segment_count, columns,
+                              reinterpret_cast<int8_t*>(scratch + rows_offset_), packed_b);
+    } else if (!in_place_b_) {
+      pack_im2col_float(geometry_, group_input, step_begin, steps, segments, segment_count, columns,
+                        nr_, packed_b);
+    } else if (columns % nr_ != 0) {
+      const size_t full_columns = columns / nr_ * nr_;
+      const size_t tail = columns - full_columns;
+      const Element* source = group_input + step_begin * columns_ + first_column + full_columns;
+      for (size_t kk = 0; kk < steps; ++kk) {
+        Packed* out = packed_b + kk * nr_;
+        for (size_t j = 0; j < nr_; ++j) out[j] = j < tail ? source[kk * columns_ + j] : 0.0f;
+      }
+    }
+  }
+
+  void run_block(const Element* input, const Packed* packed_weights, const Bias* bias,
+                 Element* output, size_t image, size_t group, size_t first_row, size_t row_block,
+                 size_t first_column, size_t column_block, uint8_t* scratch) const {
+    if (first_row >= group_rows_ || first_column >= columns_) return;
+    TileGrid grid;
+    grid.first_row = first_row;
+    grid.rows = std::min(row_block, group_rows_ - first_row);
+    grid.columns = std::min(column_block, columns_ - first_column);
+    grid.row_block = kLimits.row_block;
+    grid.mr = mr_;
+    grid.nr = nr_;
+    auto* packed_b = reinterpret_cast<Packed*>(scratch);
+    auto* segments = reinterpret_cast<Segment*>(scratch + segments_offset_);
+    const size_t segment_count =
+        build_segments(geometry_, first_column, grid.columns, nr_, segments);
+
+    const size_t input_channels = static_cast<size_t>(shape_.input_channels);
+    const size_t group_channels = input_channels / static_cast<size_t>(shape_.groups);
+    const size_t plane =
+        static_cast<size_t>(shape_.window.input_height * shape_.window.input_width);
+    const Element* group_input = input + (image * input_channels + group * group_channels) * plane;
+    const size_t first_channel = group * group_rows_;
+    Element* group_output =
+        output + (image * static_cast<size_t>(shape_.output_channels) + first_channel) * columns_;
+    const Packed* group_weights = packed_weights + group * group_weights_size_;
+    const Bias* group_bias = bias ? bias + first_channel : nullptr;
+
+    // Where the tiles write: the output rows (float) or the task's accumulators (int8).
+    typename Arithmetic::Tile tile{};
+    size_t c_first_row = 0;
+    size_t c_stride = columns_;
+    if constexpr (kIsInt8<Arithmetic>) {
+      c_first_row = first_row;
+      c_stride = round_up(grid.columns, nr_);
+    }
+    using C = std::remove_pointer_t<decltype(tile.c)>;
+    C* c_base = nullptr;
+    if constexpr (kIsInt8<Arithmetic>) {
+      c_base = reinterpret_cast<int32_t*>(scratch + accumulators_offset_);
+    } else {
+      c_base = group_output + first_column;
+    }
+    tile.c_stride = c_stride;
+    const size_t full_panels = in_place_b_ ? grid.columns / nr_ : 0;
+
+    for (size_t step_begin = 0; step_begin < steps_; step_begin += kLimits.depth_block) {
+      const size_t steps = std::min(kLimits.depth_block, steps_ - step_begin);
+      pack_b(group_input, first_column, step_begin, steps, segments, segment_count, grid.columns,
+             scratch, packed_b);
+      Arithmetic::set_steps(tile, steps);
+      tile.accumulate = step_begin > 0;
+      if constexpr (!kIsInt8<Arithmetic>) {
+        const bool last = step_begin + steps == steps_;
+        tile.activation = last && has_activation_ ? &activation_ : nullptr;
+      }
+      for_each_tile<Arithmetic>(kernels_, grid, tile, [&](auto& t, size_t row, size_t panel) {
+        if constexpr (!kIsInt8<Arithmetic>) {
+          if (panel < full_panels) {
+            t.b = group_input + step_begin * columns_ + first_column + panel * nr_;
+            t.b_stride = columns_;
+          } else {
+            t.b = packed_b + (in_place_b_ ? 0 : panel * steps * nr_);
+            t.b_stride = nr_;
+          }
+        } else {
+          t.b = packed_b + panel * steps * nr_ * kStep;
+        }
+        t.a = group_weights + ((row / mr_) * steps_ + step_begin) * mr_ * kStep;
+        t.c = c_base + (row - c_first_row) * c_stride + panel * nr_;
+        t.row_bias = !t.accumulate && group_bias ? group_bias + row : nullptr;
+      });
+    }
+
+    if constexpr (kIsInt8<Arithmetic>) {
+      for (size_t r = 0; r < grid.rows; ++r) {
+        const size_t channel = first_channel + first_row + r;
+        RequantizeRow row{};
+        row.accumulators = c_base + r * c_stride;
+        row.count = grid.columns;
+        row.multipliers = &parameters_.multipliers[channel];
+        row.per_element = false;
+        row.output_zero_point = parameters_.output_zero_point;
+        row.output_minimum = parameters_.output_minimum;
+        row.output_maximum = parameters_.output_maximum;
+        row.small_multipliers = small_multipliers_;
+        row.output = group_output + (first_row + r) * columns_ + first_column;
+        kernels_.requantize_row(row);
+      }
+    }
+  }
+
+  const MicroKernels& kernels_;
+  const Conv2DShape shape_;
+  const typename Traits::Parameters parameters_;
+  const Im2colGeometry geometry_;
+  FloatActivation activation_{};
+  bool has_activation_ = false;
+  bool small_multipliers_ = false;
+  size_t mr_ = 0;
+  size_t nr_ = 0;
+  size_t group_rows_ = 0;
+  size_t depth_ = 0;
+  size_t steps_ = 0;
+  size_t columns_ = 0;
+  size_t group_weights_size_ = 0;
+  bool in_place_b_ = false;
+  size_t segments_offset_ = 0;
+  size_t accumulators_offset_ = 0;
+  size_t rows_offset_ = 0;
+  size_t task_bytes_ = 0;
+  size_t dynamic_weights_bytes_ = 0;
+  std::vector<Packed> packed_weights_;
+  char algorithm_[64];
+};
+
+// x - zx and w - zw must fit int16 without reaching -32768 (pmaddwd's one overflowing pair).
+bool offsets_fit_int16(const Int8Requantization& q) {
+  constexpr int64_t kLimit = 32767;
+  if (largest_int8_offset(q.input_zero_point) > kLimit) return false;
+  for (int32_t zero_point : q.weight_zero_points) {
+    if (largest_int8_offset(zero_point) > kLimit) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+std::unique_ptr<Conv2DFloat> make_gemm_conv2d(const MicroKernels& kernels, const Conv2DShape& shape,
+                                              const FusedActivation& activation,
+                                              const float* constant_weights) {
+  return std::make_unique<GemmConvolution<FloatArithmetic>>(kernels, shape, activation,
+                                                            constant_weights);
+}
+
+std::unique_ptr<Conv2DInt8> make_gemm_conv2d_int8(const MicroKernels& kernels,
+                                                  const Conv2DShape& shape,
+                                                  const Int8Requantization& requantization,
+                                                  const int8_t* constant_weights) {
+  if (!offsets_fit_int16(requantization)) return nullptr;
+  return std::make_unique<GemmConvolution<Int16PairArithmetic>>(kernels, shape, requantization,
+                                                                constant_weights);
+}
+
+}  // namespace orknn::kernels::cpu::optimized

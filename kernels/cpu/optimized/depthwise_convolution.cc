@@ -1,0 +1,217 @@
+// Depthwise convolution drivers (groups == input channels > 1), float32 and int8: per channel a
+// zero-padded copy of the input plane, split into stride column phases, and the depthwise_plane
+// micro-kernel over it (micro_kernels.h DepthwisePlane).
+#include <algorithm>
+#include <cstdio>
+#include <vector>
+
+#include "optimized/blocking.h"
+#include "optimized/optimized_kernels.h"
+
+namespace orknn::kernels::cpu::optimized {
+namespace {
+
+using reference::Conv2DShape;
+using reference::FusedActivation;
+using reference::Int8Requantization;
+
+int64_t largest_weight_offset(const Int8Requantization& q) {
+  int64_t largest = 0;
+  for (int32_t zero_point : q.weight_zero_points) {
+    largest = std::max(largest, largest_int8_offset(zero_point));
+  }
+  return largest;
+}
+
+// Depthwise: one task per (image, input channel), computing its `multiplier` output channels
+// from one zero-padded copy of the channel.
+class DepthwiseConvolution final : public Conv2DFloat {
+ public:
+  DepthwiseConvolution(const MicroKernels& kernels, const Conv2DShape& shape,
+                       const FusedActivation& activation, const float* constant_weights)
+      : kernels_(kernels),
+        shape_(shape),
+        plane_(padded_plane(shape.window)),
+        activation_(to_float_activation(activation)),
+        has_activation_(activation.kind != FusedActivation::Kind::kNone) {
+    taps_ = static_cast<size_t>(shape.window.kernel_height * shape.window.kernel_width);
+    if (constant_weights) {
+      weights_.assign(constant_weights,
+                      constant_weights + static_cast<size_t>(shape.output_channels) * taps_);
+    }
+    std::snprintf(algorithm_, sizeof(algorithm_), "%s depthwise %lldx%lld", kernels.name,
+                  static_cast<long long>(shape.window.kernel_height),
+                  static_cast<long long>(shape.window.kernel_width));
+  }
+
+  size_t scratch_bytes() const override {
+    return align_bytes(plane_.size() * sizeof(float)) + line_size(plane_) * sizeof(float);
+  }
+  const char* algorithm() const override { return algorithm_; }
+
+  void run(const float* input, const float* weights, const float* bias, float* output,
+           ThreadPool& pool) const override {
+    if (!weights_.empty()) weights = weights_.data();
+    const reference::Window2D& w = shape_.window;
+    const size_t channels = static_cast<size_t>(shape_.input_channels);
+    const size_t multiplier = static_cast<size_t>(shape_.output_channels) / channels;
+    const size_t input_plane = static_cast<size_t>(w.input_height * w.input_width);
+    const size_t output_plane = static_cast<size_t>(w.output_height * w.output_width);
+    pool.parallel_for(static_cast<size_t>(shape_.batch) * channels, [&](size_t task,
+                                                                        size_t thread) {
+      uint8_t* scratch = pool.scratch(thread, scratch_bytes());
+      auto* padded = reinterpret_cast<float*>(scratch);
+      auto* line = reinterpret_cast<float*>(scratch + align_bytes(plane_.size() * sizeof(float)));
+      fill_padded_plane(
+          plane_, input + task * input_plane, static_cast<size_t>(w.input_height),
+          static_cast<size_t>(w.input_width), [](float value) { return value; }, line, padded);
+      const size_t image = task / channels;
+      const size_t channel = task % channels;
+      DepthwisePlane plane = plane_description(w, plane_, padded);
+      plane.activation = has_activation_ ? &activation_ : nullptr;
+      for (size_t m = 0; m < multiplier; ++m) {
+        const size_t output_channel = channel * multiplier + m;
+        plane.weights = weights + output_channel * taps_;
+        plane.bias = bias ? bias[output_channel] : 0.0f;
+        plane.output =
+            output +
+            (image * static_cast<size_t>(shape_.output_channels) + output_channel) * output_plane;
+        kernels_.depthwise_plane(plane);
+      }
+    });
+  }
+
+ private:
+  const MicroKernels& kernels_;
+  const Conv2DShape shape_;
+  const PaddedPlane plane_;
+  const FloatActivation activation_;
+  const bool has_activation_;
+  size_t taps_ = 0;
+  std::vector<float> weights_;
+  char algorithm_[64];
+};
+
+// Depthwise int8 on the float depthwise rows: x - zx and w - zw are small integers, and while
+// taps x max|x - zx| x max|w - zw| < 2^24 every partial sum is an integer that float32
+// represents exactly, so the float sum is the exact integer sum.
+class DepthwiseConvolutionInt8 final : public Conv2DInt8 {
+ public:
+  DepthwiseConvolutionInt8(const MicroKernels& kernels, const Conv2DShape& shape,
+                           const Int8Requantization& requantization, const int8_t* constant_weights)
+      : kernels_(kernels), shape_(shape), q_(requantization), plane_(padded_plane(shape.window)) {
+    taps_ = static_cast<size_t>(shape.window.kernel_height * shape.window.kernel_width);
+    const size_t output_channels = static_cast<size_t>(shape.output_channels);
+    weights_.resize(output_channels * taps_);
+    for (size_t channel = 0; channel < output_channels; ++channel) {
+      for (size_t t = 0; t < taps_; ++t) {
+        weights_[channel * taps_ + t] = static_cast<float>(constant_weights[channel * taps_ + t] -
+                                                           q_.weight_zero_points[channel]);
+      }
+    }
+    const size_t outputs =
+        static_cast<size_t>(shape.window.output_height * shape.window.output_width);
+    sums_offset_ = align_bytes(plane_.size() * sizeof(float));
+    accumulators_offset_ = sums_offset_ + align_bytes(outputs * sizeof(float));
+    line_offset_ = accumulators_offset_ + align_bytes(outputs * sizeof(int32_t));
+    scratch_bytes_ = line_offset_ + line_size(plane_) * sizeof(float);
+    std::snprintf(algorithm_, sizeof(algorithm_), "%s int8 depthwise %lldx%lld", kernels.name,
+                  static_cast<long long>(shape.window.kernel_height),
+                  static_cast<long long>(shape.window.kernel_width));
+  }
+
+  size_t scratch_bytes() const override { return scratch_bytes_; }
+  const char* algorithm() const override { return algorithm_; }
+
+  void run(const int8_t* input, const int8_t*, const int32_t* bias, int8_t* output,
+           ThreadPool& pool) const override {
+    const reference::Window2D& w = shape_.window;
+    const size_t channels = static_cast<size_t>(shape_.input_channels);
+    const size_t multiplier = static_cast<size_t>(shape_.output_channels) / channels;
+    const size_t input_plane = static_cast<size_t>(w.input_height * w.input_width);
+    const size_t output_plane = static_cast<size_t>(w.output_height * w.output_width);
+    const int32_t input_zero_point = q_.input_zero_point;
+    pool.parallel_for(static_cast<size_t>(shape_.batch) * channels, [&](size_t task,
+                                                                        size_t thread) {
+      uint8_t* scratch = pool.scratch(thread, scratch_bytes_);
+      auto* padded = reinterpret_cast<float*>(scratch);
+      auto* sums = reinterpret_cast<float*>(scratch + sums_offset_);
+      auto* accumulators = reinterpret_cast<int32_t*>(scratch + accumulators_offset_);
+      fill_padded_plane(
+          plane_, input + task * input_plane, static_cast<size_t>(w.input_height),
+          static_cast<size_t>(w.input_width),
+          [input_zero_point](int8_t value) { return static_cast<float>(value - input_zero_point); },
+          reinterpret_cast<float*>(scratch + line_offset_), padded);
+      const size_t image = task / channels;
+      const size_t channel = task % channels;
+      DepthwisePlane plane = plane_description(w, plane_, padded);
+      plane.output = sums;
+      for (size_t m = 0; m < multiplier; ++m) {
+        const size_t output_channel = channel * multiplier + m;
+        plane.weights = weights_.data() + output_channel * taps_;
+        kernels_.depthwise_plane(plane);
+        const int32_t channel_bias = bias ? bias[output_channel] : 0;
+        for (size_t i = 0; i < output_plane; ++i) {
+          accumulators[i] = static_cast<int32_t>(sums[i]) + channel_bias;
+        }
+        RequantizeRow requantize{};
+        requantize.accumulators = accumulators;
+        requantize.count = output_plane;
+        requantize.multipliers = &q_.multipliers[output_channel];
+        requantize.output_zero_point = q_.output_zero_point;
+        requantize.output_minimum = q_.output_minimum;
+        requantize.output_maximum = q_.output_maximum;
+        requantize.small_multipliers = small_multipliers_;
+        requantize.output =
+            output +
+            (image * static_cast<size_t>(shape_.output_channels) + output_channel) * output_plane;
+        kernels_.requantize_row(requantize);
+      }
+    });
+  }
+
+ private:
+  const MicroKernels& kernels_;
+  const Conv2DShape shape_;
+  const Int8Requantization q_;
+  const bool small_multipliers_ =
+      small_multipliers(q_.multipliers.data(), q_.multipliers.size(), q_.output_zero_point);
+  const PaddedPlane plane_;
+  size_t taps_ = 0;
+  std::vector<float> weights_;
+  size_t sums_offset_ = 0;
+  size_t accumulators_offset_ = 0;
+  size_t line_offset_ = 0;
+  size_t scratch_bytes_ = 0;
+  char algorithm_[64];
+};
+
+}  // namespace
+
+bool is_depthwise(const Conv2DShape& shape) {
+  return shape.groups > 1 && shape.groups == shape.input_channels &&
+         shape.output_channels % shape.groups == 0;
+}
+
+std::unique_ptr<Conv2DFloat> make_depthwise_conv2d(const MicroKernels& kernels,
+                                                   const Conv2DShape& shape,
+                                                   const FusedActivation& activation,
+                                                   const float* constant_weights) {
+  if (!is_depthwise(shape)) return nullptr;
+  return std::make_unique<DepthwiseConvolution>(kernels, shape, activation, constant_weights);
+}
+
+std::unique_ptr<Conv2DInt8> make_depthwise_conv2d_int8(const MicroKernels& kernels,
+                                                       const Conv2DShape& shape,
+                                                       const Int8Requantization& requantization,
+                                                       const int8_t* constant_weights) {
+  if (!is_depthwise(shape) || !constant_weights) return nullptr;
+  const int64_t taps = shape.window.kernel_height * shape.window.kernel_width;
+  const int64_t bound = taps * largest_int8_offset(requantization.input_zero_point) *
+                        largest_weight_offset(requantization);
+  if (bound >= (int64_t{1} << 24)) return nullptr;
+  return std::make_unique<DepthwiseConvolutionInt8>(kernels, shape, requantization,
+                                                    constant_weights);
+}
+
+}  // namespace orknn::kernels::cpu::optimized

@@ -1,0 +1,105 @@
+// What the float32 and int8 GEMM drivers (convolution_gemm.cc, matrix_product.cc) do not share:
+// the element types, the packed form (floats, or int16 pairs of int8 offsets), the micro-kernel
+// and its tile type. The drivers are templates over one of these two policies, and
+// for_each_tile() is their one panel loop.
+#pragma once
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+
+#include "optimized/blocking.h"
+#include "optimized/micro_kernels.h"
+
+namespace orknn::kernels::cpu::optimized {
+
+struct FloatArithmetic {
+  using Element = float;  // inputs, weights and outputs
+  using Bias = float;
+  using Packed = float;
+  using Tile = FloatTile;
+  // Matrix depth per packed step: 1 (floats) or 2 (int16 pairs).
+  static constexpr size_t kStepDepth = 1;
+  static size_t tile_rows(const MicroKernels& kernels) { return kernels.float_rows; }
+  static size_t tile_columns(const MicroKernels& kernels) { return kernels.float_columns; }
+  static void set_steps(Tile& tile, size_t steps) { tile.depth = steps; }
+  static void run_tile(const MicroKernels& kernels, const Tile& tile) { kernels.float_tile(tile); }
+  static Packed offset(Element value, int32_t) { return value; }
+};
+
+// int8 products accumulate sum (x - zx)(w - zw) exactly: the offsets are packed as int16 pairs
+// and the tiles write int32 accumulators, requantized afterwards.
+struct Int16PairArithmetic {
+  using Element = int8_t;
+  using Bias = int32_t;
+  using Packed = int16_t;
+  using Tile = Int16PairTile;
+  static constexpr size_t kStepDepth = 2;
+  static size_t tile_rows(const MicroKernels& kernels) { return kernels.int16_rows; }
+  static size_t tile_columns(const MicroKernels& kernels) { return kernels.int16_columns; }
+  static void set_steps(Tile& tile, size_t steps) { tile.depth_pairs = steps; }
+  static void run_tile(const MicroKernels& kernels, const Tile& tile) {
+    kernels.int16_pair_tile(tile);
+  }
+  static Packed offset(Element value, int32_t zero_point) {
+    return static_cast<Packed>(value - zero_point);
+  }
+};
+
+// The rows and columns of one task and how its tiles are walked.
+struct TileGrid {
+  size_t first_row = 0;
+  size_t rows = 0;
+  size_t columns = 0;  // from the task's first column
+  // Rows per pass over the B panels: the A panels of one pass stay in L2.
+  size_t row_block = 0;
+  size_t mr = 0;
+  size_t nr = 0;
+};
+
+// Runs the tiles of one depth chunk: per row block, per B panel, per MR rows. `place(tile, row,
+// panel)` sets the tile's operands (a, b, c, biases) for matrix row `row` and panel `panel`;
+// rows and columns are set here.
+template <typename Arithmetic, typename Place>
+void for_each_tile(const MicroKernels& kernels, const TileGrid& grid,
+                   typename Arithmetic::Tile& tile, Place&& place) {
+  const size_t panels = divide_round_up(grid.columns, grid.nr);
+  const size_t end_row = grid.first_row + grid.rows;
+  for (size_t block_row = grid.first_row; block_row < end_row; block_row += grid.row_block) {
+    const size_t block_end = std::min(end_row, block_row + grid.row_block);
+    for (size_t panel = 0; panel < panels; ++panel) {
+      tile.columns = std::min(grid.nr, grid.columns - panel * grid.nr);
+      for (size_t row = block_row; row < block_end; row += grid.mr) {
+        tile.rows = std::min(grid.mr, block_end - row);
+        place(tile, row, panel);
+        Arithmetic::run_tile(kernels, tile);
+      }
+    }
+  }
+}
+
+// Matrix rows of `weights` ([rows][depth], zero points per row) into panels of MR rows, as the
+// tiles read A: element (r, k) of panel p at ((p * steps + k / S) * MR + r) * S + k % S, S the
+// step depth; rows and depth past the matrix are zero.
+template <typename Arithmetic>
+void pack_row_panels(const typename Arithmetic::Element* weights, const int32_t* zero_points,
+                     size_t rows, size_t depth, size_t mr, typename Arithmetic::Packed* packed) {
+  constexpr size_t kStep = Arithmetic::kStepDepth;
+  const size_t steps = divide_round_up(depth, kStep);
+  for (size_t row0 = 0; row0 < rows; row0 += mr) {
+    for (size_t step = 0; step < steps; ++step) {
+      for (size_t r = 0; r < mr; ++r) {
+        const size_t row = row0 + r;
+        for (size_t half = 0; half < kStep; ++half) {
+          const size_t k = step * kStep + half;
+          *packed++ =
+              row < rows && k < depth
+                  ? Arithmetic::offset(weights[row * depth + k], zero_points ? zero_points[row] : 0)
+                  : typename Arithmetic::Packed{0};
+        }
+      }
+    }
+  }
+}
+
+}  // namespace orknn::kernels::cpu::optimized
