@@ -118,7 +118,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       // New contexts from the fuzzed flags and core mask, released again at once.
       v1::InitContextRequest request;
       if (!request.ParseFromArray(body, body_size)) return 0;
-      aim(&request, selector);
+      if (selector & 1) request.set_session_id(h.session_id);
       request.set_model_id(1);
       v1::InitContextResponse response;
       if (h.service->InitContext(&context, &request, &response).ok()) {
