@@ -34,6 +34,21 @@ export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 build build-asan -DCMAKE_BUILD_TYPE=Debug -DORKNN_SANITIZE=ON
 run_ctest build-asan
 
+echo "=== fuzz: rknn_server request handlers and parsers (libFuzzer, clang, 60 s in all) ==="
+if [ "${ORKNN_BUILD_SERVER:-ON}" = ON ] && command -v clang++ >/dev/null; then
+  CC=clang CXX=clang++ cmake -S . -B build-fuzz -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+    -DORKNN_FUZZ=ON -DORKNN_BUILD_TESTS=OFF -DORKNN_BUILD_SAMPLES=OFF -DORKNN_BUILD_TOOLS=OFF >/dev/null
+  cmake --build build-fuzz -j "$jobs" --target fuzz_server_requests fuzz_server_parsers
+  build/tools/orknn-make-model/orknn-make-model tiny fp32 build-fuzz/tiny.rknn >/dev/null
+  for target in fuzz_server_requests fuzz_server_parsers; do
+    mkdir -p "build-fuzz/corpus_$target"
+    ORKNN_FUZZ_MODEL=build-fuzz/tiny.rknn RKNN_LOG_LEVEL=0 RKNN_SERVER_LOGLEVEL=0 \
+      "build-fuzz/tests/fuzz/$target" -max_total_time=30 -rss_limit_mb=4096 -print_final_stats=1 \
+      "build-fuzz/corpus_$target" 2>&1 | tail -n 12
+    [ "${PIPESTATUS[0]}" = 0 ] || { echo "fuzzer $target failed"; exit 1; }
+  done
+fi
+
 echo "=== tests: ThreadSanitizer (threading tests) ==="
 build build-tsan --target test_api_threads -DCMAKE_BUILD_TYPE=RelWithDebInfo -DORKNN_TSAN=ON \
   -DORKNN_BUILD_SAMPLES=OFF -DORKNN_BUILD_TOOLS=OFF

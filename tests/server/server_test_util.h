@@ -106,6 +106,27 @@ inline uint64_t upload_and_init(orknn::client::RemoteSession& session,
   return context_id;
 }
 
+// One client of its own: a connection, a session and a context over `model`.
+struct ClientContext {
+  std::unique_ptr<orknn::client::ServerConnection> connection;
+  std::unique_ptr<orknn::client::RemoteSession> session;
+  uint64_t context_id = 0;
+};
+
+inline grpc::Status open_client_context(const std::string& address,
+                                        const std::vector<uint8_t>& model, ClientContext* out) {
+  orknn::client::ConnectOptions options;
+  options.address = address;
+  options.timeout_seconds = 120;
+  out->connection = std::make_unique<orknn::client::ServerConnection>(options);
+  uint64_t model_id = 0;
+  grpc::Status status =
+      orknn::client::RemoteSession::open(*out->connection, "client", &out->session);
+  if (status.ok()) status = out->session->upload_model(model, "model.rknn", &model_id);
+  if (status.ok()) status = out->session->init_context(model_id, {}, &out->context_id);
+  return status;
+}
+
 // A Run of the tiny sample model (input 1x32x32x3 uint8 NHWC) with every pixel `value`.
 inline v1::RunRequest tiny_run_request(uint64_t session_id, uint64_t context_id,
                                        char value = '\x40') {

@@ -352,23 +352,16 @@ void test_sigterm_during_runs(void**) {
   std::mutex wrong_mutex;
   for (int c = 0; c < kClients; ++c) {
     clients.emplace_back([&, c] {
-      orknn::client::ConnectOptions options;
-      options.address = fixture.daemon.address();
-      options.timeout_seconds = 30;
-      ServerConnection connection(options);
-      std::unique_ptr<RemoteSession> session;
-      if (!RemoteSession::open(connection, "runner", &session).ok()) return;
-      uint64_t model_id = 0, context_id = 0;
-      if (!session->upload_model(model, "m", &model_id).ok() ||
-          !session->init_context(model_id, {}, &context_id).ok()) {
+      ClientContext client;
+      if (!open_client_context(fixture.daemon.address(), model, &client).ok()) {
         ++wrong;
         return;
       }
-      const v1::RunRequest request = tiny_run_request(session->id(), context_id);
+      const v1::RunRequest request = tiny_run_request(client.session->id(), client.context_id);
       for (;;) {
         v1::RunResponse response;
-        const grpc::Status status =
-            connection.stub().Run(connection.call_context().get(), request, &response);
+        const grpc::Status status = client.connection->stub().Run(
+            client.connection->call_context().get(), request, &response);
         started[c] = true;
         if (status.ok()) {
           ++ok_runs;
@@ -384,7 +377,7 @@ void test_sigterm_during_runs(void**) {
         }
         break;
       }
-      session->abandon();
+      client.session->abandon();
     });
   }
   for (int c = 0; c < kClients; ++c) {

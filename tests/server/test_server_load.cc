@@ -37,15 +37,8 @@ void test_sixteen_clients(void**) {
   std::vector<std::thread> clients;
   for (int c = 0; c < kClients; ++c) {
     clients.emplace_back([&, c] {
-      orknn::client::ConnectOptions options;
-      options.address = fixture.daemon.address();
-      options.timeout_seconds = 120;
-      ServerConnection connection(options);
-      std::unique_ptr<RemoteSession> session;
-      uint64_t model_id = 0, context_id = 0;
-      grpc::Status status = RemoteSession::open(connection, "load", &session);
-      if (status.ok()) status = session->upload_model(model, "tiny", &model_id);
-      if (status.ok()) status = session->init_context(model_id, {}, &context_id);
+      ClientContext client;
+      grpc::Status status = open_client_context(fixture.daemon.address(), model, &client);
       ++ready;
       if (!status.ok()) {
         record_failure("setup: " + orknn::client::status_text(status));
@@ -53,12 +46,13 @@ void test_sixteen_clients(void**) {
       }
       while (!go) std::this_thread::yield();
       const v1::RunRequest request =
-          tiny_run_request(session->id(), context_id, static_cast<char>(c * 7));
+          tiny_run_request(client.session->id(), client.context_id, static_cast<char>(c * 7));
       std::string first_output;
       for (int r = 0; r < kRunsPerClient; ++r) {
         v1::RunResponse response;
         const auto start = std::chrono::steady_clock::now();
-        status = connection.stub().Run(connection.call_context().get(), request, &response);
+        status = client.connection->stub().Run(client.connection->call_context().get(), request,
+                                               &response);
         latencies[c].push_back(
             std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
                 .count());
@@ -70,7 +64,7 @@ void test_sixteen_clients(void**) {
         if (response.outputs(0).data() != first_output)
           record_failure("outputs changed between runs");
       }
-      status = session->close();
+      status = client.session->close();
       if (!status.ok()) record_failure("close: " + orknn::client::status_text(status));
     });
   }
