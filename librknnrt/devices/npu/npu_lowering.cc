@@ -144,6 +144,11 @@ Result<NpuLayer> lower_convolution(const graph::Graph& graph, const graph::Node&
   if (attributes.activation.kind == Kind::kLeakyRelu) {
     return refuse(node, "a fused LeakyRelu is not a clamp");
   }
+  // The CPU applies a fused SiLU in float before quantizing once; the requantization below
+  // would drop it and give wrong codes, so such a node stays on the CPU.
+  if (attributes.activation.kind == Kind::kSilu) {
+    return refuse(node, "a fused SiLU is not a clamp");
+  }
 
   const int64_t group = attributes.group;
   const int64_t group_in = channels_in / group, group_out = channels_out / group;
