@@ -104,9 +104,9 @@ std::unique_ptr<exec::Executor> prepare(std::shared_ptr<const graph::Graph> grap
   for (const graph::GraphInput& input : graph->inputs) {
     input_shapes.push_back(graph->tensor(input.tensor).shape);
   }
-  auto executor = exec::Executor::create(
-      graph, input_shapes, {devices::make_gpu_device(), devices::make_cpu_device()},
-      exec::ExecutorOptions(options));
+  auto executor = exec::Executor::create(graph, input_shapes,
+                                         {devices::make_gpu_device(), devices::make_cpu_device()},
+                                         exec::ExecutorOptions(options));
   if (!executor.ok()) fail_msg("Executor::create: %s", executor.status().message().c_str());
   return std::move(executor.value());
 }
