@@ -50,7 +50,7 @@ void test_convert_prints_summary(void**) {
   std::string output;
   const int status = run_tool(directory.path("m.onnx") + " -o " + directory.path("m.rknn") +
                                   " --dataset " + directory.path("dataset.txt") +
-                                  " --target-platform rk3588 --custom-string hi --op-target y:npu",
+                                  " --target-platform rk3588 --custom-string hi --op-target y:gpu",
                               &output);
   if (status != 0) fail_msg("exit %d:\n%s", status, output.c_str());
   assert_true(file_exists(directory.path("m.rknn")));
@@ -68,8 +68,18 @@ void test_convert_prints_summary(void**) {
   expect_contains(output, "weights:");
   expect_contains(output, "Conv");
   expect_contains(output, "SiLU");
-  expect_contains(output, "NPU");  // the op_target of y
-  expect_contains(output, "only the CPU device");
+  expect_contains(output, "GPU");  // the op_target of y, in the summary
+  // ... and in the model, on the node that produces y, for the runtime's placement.
+  std::string recorded;
+  for (const model::proto::Node& node : graph->nodes()) {
+    for (int32_t output_index : node.outputs()) {
+      if (graph->tensors(output_index).name() != "y") continue;
+      for (const model::proto::Attribute& attribute : node.attributes()) {
+        if (attribute.name() == "op_target") recorded = attribute.string_value();
+      }
+    }
+  }
+  assert_string_equal(recorded.c_str(), "gpu");
 }
 
 void test_failure_exit_code_and_no_output(void**) {

@@ -76,10 +76,28 @@ Status check_op_targets(const ir::Graph& graph, const ConvertOptions& options,
                               "have merged it into the next node; accuracy-analysis lists the "
                               "layer names)");
     }
-    if (target != "cpu" && target != "auto" && summary) {
-      summary->notes.push_back("op_target '" + name + "': " + target +
-                               " requested; the runtime currently has only the CPU device");
+    if (target == "npu" && summary) {
+      summary->notes.push_back("op_target '" + name +
+                               "': npu is where int8 nodes the NPU supports go anyway; the "
+                               "request is recorded but changes nothing");
     }
+  }
+  return ok_status();
+}
+
+// Records each op_target request as the producing node's `op_target` attribute, which the
+// runtime's placement reads (exec/placement.cc: "gpu" insists on the GPU, "cpu" keeps the node
+// off the other devices). "auto" records nothing.
+Status record_op_targets(const ConvertOptions& options, ir::Graph* graph) {
+  for (const auto& [name, target] : options.op_target) {
+    if (target == "auto") continue;
+    const int producer = graph->producer(name);
+    if (producer < 0) {
+      return invalid_argument("op_target: '", name,
+                              "' is no longer produced by a node after quantization");
+    }
+    graph->nodes[static_cast<size_t>(producer)].attributes["op_target"] =
+        ir::make_string_attribute(target);
   }
   return ok_status();
 }
@@ -220,6 +238,7 @@ Result<PreparedModel> prepare(const ConvertOptions& options, ConversionSummary* 
     convert_to_float16(&graph, [](const ir::Tensor&) { return true; });
   }
   ORKNN_RETURN_IF_ERROR(apply_batch_size(&graph, options.rknn_batch_size));
+  ORKNN_RETURN_IF_ERROR(record_op_targets(options, &graph));
   prepared.final_graph = std::move(graph);
   return prepared;
 }

@@ -36,7 +36,8 @@ struct ConversionSummary {
 };
 
 // Fills the graph-derived fields (ops per type and device, weights, inputs and outputs).
-// Devices: op_target by output tensor name, else "CPU" (the only device the runtime has).
+// Devices: op_target by output tensor name, else "CPU" (the runtime may still move int8 nodes
+// to the NPU of a board).
 void describe_graph(const ir::Graph& graph, const ConvertOptions& options,
                     ConversionSummary* summary);
 
