@@ -135,6 +135,11 @@ Result<std::vector<std::shared_ptr<devices::Device>>> place_nodes(
     const NodeWish wish = node_wish(node);
     wished[index] = wish == NodeWish::kGpu;
     for (const auto& device : devices) {
+      // An explicit op_target leaves out the devices taken by default (the NPU): "gpu" means
+      // the GPU, else the CPU; "cpu" means the CPU (always the last device).
+      if (wish != NodeWish::kDefault && !device->on_request_only() && device != devices.back()) {
+        continue;
+      }
       const bool asked = device->on_request_only()
                              ? (wish == NodeWish::kGpu || (want_gpu && wish != NodeWish::kCpu))
                              : true;

@@ -285,6 +285,27 @@ void test_refused_conv_stays_on_cpu(void** state) {
   assert_int_equal(run.npu_nodes, 0);
 }
 
+// rknn-convert's op_target "cpu" (stored as the node's attribute) keeps a node the NPU could
+// run on the CPU; the same node without it goes to the NPU.
+void test_op_target_cpu_keeps_node_off_the_npu(void** state) {
+  (void)state;
+  const std::vector<StoredTensor> inputs = {
+      stored("x", DataType::kInt8, {1, 2, 3, 3}, std::vector<int8_t>(18, 3), per_tensor(0.1f, 0)),
+      stored("w", DataType::kInt8, {1, 2, 1, 1}, std::vector<int8_t>{1, 2}, per_tensor(0.1f, 0),
+             true)};
+  for (const bool pinned : {false, true}) {
+    Attributes attributes;
+    if (pinned) attributes["op_target"] = text("cpu");
+    auto graph =
+        single_node_graph("Conv", inputs, attributes, {{DataType::kInt8, per_tensor(0.1f, 0)}});
+    if (!graph.ok()) fail_msg("%s", graph.status().message().c_str());
+    auto shared = std::make_shared<const graph::Graph>(std::move(*graph));
+    const DeviceRun run = run_graph(shared, {inputs[0].bytes}, emulated_npu(), 0);
+    if (!run.status.ok()) fail_msg("%s", run.status.message().c_str());
+    assert_int_equal(run.npu_nodes, pinned ? 0 : 1);
+  }
+}
+
 // A Conv with a fused SiLU (what the converter makes of Conv -> Sigmoid -> Mul): whichever
 // device runs it, the NPU device must give the CPU's bytes. Lowering it as a plain Conv would
 // silently drop the SiLU.
@@ -351,6 +372,7 @@ int main(void) {
       cmocka_unit_test(test_activation_tables),
       cmocka_unit_test(test_concat),
       cmocka_unit_test(test_refused_conv_stays_on_cpu),
+      cmocka_unit_test(test_op_target_cpu_keeps_node_off_the_npu),
       cmocka_unit_test(test_conv_silu_matches_cpu),
       cmocka_unit_test(test_two_core_npu),
   };
