@@ -22,6 +22,19 @@ int64_t largest_offset(int64_t zero_point) {
   return std::max<int64_t>(127 - zero_point, zero_point + 128);
 }
 
+// The requantization micro-kernel, or with a fused SiLU the reference epilogue per element: the
+// epilogue's result is defined by std::exp, which has no bit-identical vector form here.
+void requantize_row(const MicroKernels& kernels, const Int8Requantization& q, size_t channel,
+                    const RequantizeRow& row) {
+  if (!q.silu) {
+    kernels.requantize_row(row);
+    return;
+  }
+  for (size_t i = 0; i < row.count; ++i) {
+    row.output[i] = reference::requantize_channel(q, row.accumulators[i], channel);
+  }
+}
+
 int64_t largest_weight_offset(const Int8Requantization& q) {
   int64_t largest = 0;
   for (int32_t zero_point : q.weight_zero_points) {
@@ -182,7 +195,7 @@ class GemmConvolutionInt8 final : public Conv2DInt8 {
       row.output = output +
                    (image * static_cast<size_t>(shape_.output_channels) + channel) * columns_ +
                    first_column;
-      kernels_.requantize_row(row);
+      requantize_row(kernels_, q_, channel, row);
     }
   }
 
@@ -281,7 +294,7 @@ class DepthwiseConvolutionInt8 final : public Conv2DInt8 {
         requantize.output =
             output +
             (image * static_cast<size_t>(shape_.output_channels) + output_channel) * output_plane;
-        kernels_.requantize_row(requantize);
+        requantize_row(kernels_, q_, output_channel, requantize);
       }
     });
   }
