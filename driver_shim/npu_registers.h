@@ -129,6 +129,10 @@ constexpr uint16_t kDpuOutCvtShift = 0x4088;
 constexpr uint16_t kDpuLutAccessCfg = 0x4100;   // table write index
 constexpr uint16_t kDpuLutAccessData = 0x4104;  // writes one entry, index advances
 constexpr uint16_t kDpuLutCfg = 0x4108;         // OpenRKNN: LUT_EN[0], 256-entry int8 table
+// OpenRKNN: BN_CFG bit 1 selects the SiLU epilogue of a convolution: the NRDMA value is a
+// dequantization scale, SiLU is applied in float and the result quantized with BS_MUL_CFG (fp32
+// scale) and OUT_CVT_OFFSET (docs/npu.md section 6).
+constexpr uint32_t kDpuBnSiluEpilogue = 1u << 1;
 
 // ---- DPU_RDMA (0x5000) ----------------------------------------------------------------------
 constexpr uint16_t kRdmaSrcBaseAddr = 0x5018;  // MRDMA: main input of a stand-alone DPU op

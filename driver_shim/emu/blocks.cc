@@ -60,6 +60,22 @@ int8_t requantize(int64_t accumulator, float multiplier, int32_t zero_point, int
   return static_cast<int8_t>(std::min<int64_t>(std::max<int64_t>(value, low), high));
 }
 
+// The SiLU epilogue (docs/quantization.md 4.3), in the CPU's float operations and order:
+// the accumulator back to real in double rounded to float, the SiLU op's x * sigmoid(x) with
+// the sigmoid's two overflow-free forms, then encode.
+int8_t silu_epilogue(int64_t accumulator, float scale, float output_scale, int32_t zero_point) {
+  const float real =
+      static_cast<float>(static_cast<double>(accumulator) * static_cast<double>(scale));
+  float sigmoid;
+  if (real >= 0.0f) {
+    sigmoid = 1.0f / (1.0f + std::exp(-real));
+  } else {
+    const float e = std::exp(real);
+    sigmoid = e / (1.0f + e);
+  }
+  return encode(real * sigmoid, output_scale, zero_point);
+}
+
 int32_t as_signed(uint32_t value) {
   return static_cast<int32_t>(value);
 }
@@ -100,6 +116,7 @@ uint64_t Emulator::execute_convolution(const CoreRegisters& r, bool* dma_error) 
                                                 kWeightBlock * kWeightBlock;
   const bool add_bias = (r.get(kDpuBsCfg) & 1) == 0;
   const bool multiply = (r.get(kDpuBnCfg) & 1) == 0;
+  const bool silu = (r.get(kDpuBnCfg) & kDpuBnSiluEpilogue) != 0;
   input.base = translate(r.get(kCnaFeatureDataAddr), input.span());
   output.base = translate(r.get(kDpuDstBaseAddr), output.span());
   const auto* weights =
@@ -183,7 +200,8 @@ uint64_t Emulator::execute_convolution(const CoreRegisters& r, bool* dma_error) 
             }
           }
         }
-        int8_t y = requantize(accumulator, multiplier, output_zero_point, low, high);
+        int8_t y = silu ? silu_epilogue(accumulator, multiplier, result_scale, output_zero_point)
+                        : requantize(accumulator, multiplier, output_zero_point, low, high);
         if (add) {
           const float sum = decode(y, result_scale, output_zero_point) +
                             decode(*operand.at(oc, oh, ow), operand_scale, operand_zero_point);

@@ -33,18 +33,33 @@ void cpu_relax() {
 #endif
 }
 
-// On big.LITTLE CPUs, keeps a worker on the fast cores (core/cpu_topology.h); nothing when all
-// allowed CPUs are alike. The calling thread is the application's and is left alone.
-void prefer_fast_cores() {
+// On big.LITTLE CPUs, keeps the workers on the fast cores (core/cpu_topology.h); nothing when
+// all allowed CPUs are alike. The calling thread is the application's and is left alone. The
+// set is worked out here, by the thread that makes the pool: a worker may start only during a
+// later rknn_run, which must not allocate.
+class FastCoreAffinity {
+ public:
+  FastCoreAffinity() {
 #if defined(__linux__)
-  const std::vector<int>& preferred = preferred_cpus();
-  if (preferred.empty() || preferred.size() == allowed_cpus().size()) return;
-  cpu_set_t set;
-  CPU_ZERO(&set);
-  for (int cpu : preferred) CPU_SET(cpu, &set);
-  pthread_setaffinity_np(pthread_self(), sizeof(set), &set);  // best effort
+    CPU_ZERO(&set_);
+    const std::vector<int>& preferred = preferred_cpus();
+    if (preferred.empty() || preferred.size() == allowed_cpus().size()) return;
+    for (int cpu : preferred) CPU_SET(cpu, &set_);
+    active_ = true;
 #endif
-}
+  }
+  void apply_to_current_thread() const {
+#if defined(__linux__)
+    if (active_) pthread_setaffinity_np(pthread_self(), sizeof(set_), &set_);  // best effort
+#endif
+  }
+
+ private:
+#if defined(__linux__)
+  cpu_set_t set_;
+#endif
+  bool active_ = false;
+};
 
 uint32_t generation_of(uint64_t claim) {
   return static_cast<uint32_t>(claim >> 32);
@@ -63,9 +78,10 @@ constexpr auto kWorkerSpin = std::chrono::microseconds(100);
 ThreadPool::ThreadPool(size_t thread_count)
     : thread_count_(thread_count < 1 ? 1 : thread_count), scratch_(thread_count_) {
   workers_.reserve(thread_count_ - 1);
+  const FastCoreAffinity affinity;
   for (size_t thread = 1; thread < thread_count_; ++thread) {
-    workers_.emplace_back([this, thread] {
-      prefer_fast_cores();
+    workers_.emplace_back([this, thread, affinity] {
+      affinity.apply_to_current_thread();
       worker_main(thread);
     });
   }

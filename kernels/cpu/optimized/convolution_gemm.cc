@@ -255,7 +255,7 @@ class GemmConvolution final : public ConvolutionTraits<Arithmetic>::Interface {
         row.output_maximum = parameters_.output_maximum;
         row.small_multipliers = small_multipliers_;
         row.output = group_output + (first_row + r) * columns_ + first_column;
-        kernels_.requantize_row(row);
+        requantize_int8_row(kernels_, parameters_, channel, row);
       }
     }
   }

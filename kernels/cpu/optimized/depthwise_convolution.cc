@@ -165,7 +165,7 @@ class DepthwiseConvolutionInt8 final : public Conv2DInt8 {
         requantize.output =
             output +
             (image * static_cast<size_t>(shape_.output_channels) + output_channel) * output_plane;
-        kernels_.requantize_row(requantize);
+        requantize_int8_row(kernels_, q_, output_channel, requantize);
       }
     });
   }

@@ -5,6 +5,8 @@
 #include <cmath>
 #include <cstddef>
 
+#include "reference/elementwise.h"
+
 namespace orknn::kernels::reference {
 
 float apply_fused_activation(const FusedActivation& activation, float value) {
@@ -36,6 +38,35 @@ int8_t requantize(int32_t accumulator, float multiplier, int32_t output_zero_poi
   const int64_t value = static_cast<int64_t>(std::nearbyint(bounded)) + output_zero_point;
   return static_cast<int8_t>(
       std::min<int64_t>(std::max<int64_t>(value, output_minimum), output_maximum));
+}
+
+float silu_dequantization_scale(double input_scale, double weight_scale) {
+  return static_cast<float>(input_scale * weight_scale);
+}
+
+int8_t requantize_silu(int32_t accumulator, float scale, float output_scale,
+                       int32_t output_zero_point) {
+  const float real =
+      static_cast<float>(static_cast<double>(accumulator) * static_cast<double>(scale));
+  UnaryParams silu;
+  silu.operation = UnaryOperation::kSwish;
+  silu.alpha = 1.0f;
+  const float activated = apply_unary(silu, real);
+  // docs/quantization.md section 2: one float division, bounded, rounded half to even.
+  const float scaled = activated / output_scale;
+  if (std::isnan(scaled)) return static_cast<int8_t>(std::clamp(output_zero_point, -128, 127));
+  const float bounded = std::min(std::max(scaled, -1e6f), 1e6f);
+  const int64_t value = static_cast<int64_t>(std::nearbyint(bounded)) + output_zero_point;
+  return static_cast<int8_t>(std::min<int64_t>(std::max<int64_t>(value, -128), 127));
+}
+
+int8_t requantize_channel(const Int8Requantization& q, int32_t accumulator, size_t channel) {
+  if (q.silu) {
+    return requantize_silu(accumulator, q.multipliers[channel], q.output_scale,
+                           q.output_zero_point);
+  }
+  return requantize(accumulator, q.multipliers[channel], q.output_zero_point, q.output_minimum,
+                    q.output_maximum);
 }
 
 namespace {
@@ -138,8 +169,7 @@ void convolve_int8(const Conv2DShape& s, const Int8Requantization& q, const int8
     } else {
       for_each_conv_tap(s, n, oc, oh, ow, accumulate);
     }
-    output[index] = requantize(accumulator, q.multipliers[static_cast<size_t>(oc)],
-                               q.output_zero_point, q.output_minimum, q.output_maximum);
+    output[index] = requantize_channel(q, accumulator, static_cast<size_t>(oc));
   });
 }
 

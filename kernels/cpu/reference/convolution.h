@@ -6,6 +6,7 @@
 // specified in docs/quantization.md; any change here must change that document too.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <vector>
 
@@ -30,6 +31,9 @@ float apply_fused_activation(const FusedActivation& activation, float value);
 //             output_minimum, output_maximum)
 // where the accumulator is bias[c] + sum((x - input_zero_point) * (w - weight_zero_points[c])).
 // The clamp bounds are [-128, 127] narrowed by a fused Relu or Clip.
+// With a fused SiLU (`silu`), multipliers[c] is instead the dequantization scale
+// D[c] = silu_dequantization_scale(input_scale, weight_scale[c]) and each output is
+// requantize_silu(acc, D[c], output_scale, output_zero_point): a SiLU is not a clamp.
 // Callers guarantee that the accumulator fits int32 (the kernel factories check a worst-case
 // bound and otherwise fall back to the float domain).
 struct Int8Requantization {
@@ -39,6 +43,8 @@ struct Int8Requantization {
   int32_t output_zero_point = 0;
   int32_t output_minimum = -128;
   int32_t output_maximum = 127;
+  bool silu = false;
+  float output_scale = 1.0f;  // silu only
 };
 
 // M = float(alpha * input_scale * weight_scale / output_scale), evaluated in double in exactly
@@ -48,6 +54,18 @@ float requantization_multiplier(double input_scale, double weight_scale, double 
 
 int8_t requantize(int32_t accumulator, float multiplier, int32_t output_zero_point,
                   int32_t output_minimum, int32_t output_maximum);
+
+// D = float(input_scale * weight_scale), evaluated in double and rounded once to float.
+float silu_dequantization_scale(double input_scale, double weight_scale);
+
+// The SiLU epilogue of docs/quantization.md 4.3: real = float(double(acc) * double(scale)), then
+// the SiLU op's own float function real * sigmoid(real), then the one quantization rule
+// (float division by output_scale, round half to even, saturate).
+int8_t requantize_silu(int32_t accumulator, float scale, float output_scale,
+                       int32_t output_zero_point);
+
+// requantize or requantize_silu, as `q` says, for output channel `channel`.
+int8_t requantize_channel(const Int8Requantization& q, int32_t accumulator, size_t channel);
 
 // A 2-D (transposed) convolution, NCHW.
 // Convolution weights are [output_channels][input_channels / groups][kernel_height][kernel_width].

@@ -37,10 +37,13 @@ struct NpuLayer {
   int64_t dilation_height = 1, dilation_width = 1, pad_top = 0, pad_left = 0;
   std::vector<int8_t> weights;       // [oc][ic][kh][kw] (depthwise: [c][kh][kw]), dense groups
   std::vector<int32_t> folded_bias;  // bias - input_zero_point * sum(w), per output channel
-  std::vector<float> multipliers;    // per output channel
+  std::vector<float> multipliers;    // per output channel (silu: dequantization scales)
   int32_t input_zero_point = 0;
   int32_t output_zero_point = 0;
   int32_t clamp_low = -128, clamp_high = 127;
+  // A fused SiLU: acc * multipliers[c] back to real, SiLU in float, quantized once with
+  // conv_output_scale and output_zero_point (docs/quantization.md 4.3), instead of the clamp.
+  bool silu = false;
 
   // kAdd, kPooling (float-domain quantization)
   float input_scale = 1.0f, operand_scale = 1.0f, output_scale = 1.0f;

@@ -141,13 +141,18 @@ Result<NpuLayer> lower_convolution(const graph::Graph& graph, const graph::Node&
   }
   if (bias) ORKNN_RETURN_IF_ERROR(check_bias(node, *bias, input, weights, channels_out));
   using Kind = graph::FusedActivationAttributes::Kind;
-  if (attributes.activation.kind == Kind::kLeakyRelu) {
-    return refuse(node, "a fused LeakyRelu is not a clamp");
-  }
-  // The CPU applies a fused SiLU in float before quantizing once; the requantization below
-  // would drop it and give wrong codes, so such a node stays on the CPU.
-  if (attributes.activation.kind == Kind::kSilu) {
-    return refuse(node, "a fused SiLU is not a clamp");
+  // Every kind is named so that a new one fails to compile here instead of being lowered as if
+  // there were no activation.
+  switch (attributes.activation.kind) {
+    case Kind::kNone:
+    case Kind::kRelu:
+    case Kind::kClip:
+      break;  // clamps of the requantized result
+    case Kind::kSilu:
+      layer.silu = true;  // the DPU's SiLU epilogue (docs/quantization.md 4.3)
+      break;
+    case Kind::kLeakyRelu:
+      return refuse(node, "a fused LeakyRelu is not a clamp");
   }
 
   const int64_t group = attributes.group;
@@ -193,8 +198,14 @@ Result<NpuLayer> lower_convolution(const graph::Graph& graph, const graph::Node&
       return refuse(node, "the folded bias of channel ", oc, " does not fit 32 bits");
     }
     layer.folded_bias.push_back(static_cast<int32_t>(folded));
-    layer.multipliers.push_back(kernels::reference::requantization_multiplier(
-        input.quantization.scales[0], of_channel(weight_q.scales, oc), output_scale));
+    // With SiLU the per-channel value takes the accumulator back to real values instead; the
+    // epilogue quantizes with the output scale itself.
+    const float input_scale = input.quantization.scales[0];
+    const float weight_scale = of_channel(weight_q.scales, oc);
+    layer.multipliers.push_back(
+        layer.silu ? kernels::reference::silu_dequantization_scale(input_scale, weight_scale)
+                   : kernels::reference::requantization_multiplier(input_scale, weight_scale,
+                                                                   output_scale));
   }
   if (attributes.activation.kind == Kind::kRelu) {
     layer.clamp_low = std::max(-128, layer.output_zero_point);

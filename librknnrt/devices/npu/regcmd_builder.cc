@@ -103,7 +103,8 @@ void emit_convolution(Emitter& emit, const NpuLayer& layer, const LayerAddresses
   emit(kTargetDpu, kDpuDataCubeHeight, u32(rows.output_rows - 1));
   emit(kTargetDpu, kDpuDataCubeChannel, u32(channels - 1));
   emit(kTargetDpu, kDpuBsCfg, 0);  // add the per-channel bias
-  emit(kTargetDpu, kDpuBnCfg, 0);  // multiply by the per-channel multiplier
+  // Multiply by the per-channel value; with the SiLU epilogue it is a dequantization scale.
+  emit(kTargetDpu, kDpuBnCfg, layer.silu ? kDpuBnSiluEpilogue : 0);
   emit(kTargetDpu, kDpuBnReluxCmp,
        static_cast<uint32_t>(static_cast<uint16_t>(layer.clamp_low)) |
            static_cast<uint32_t>(static_cast<uint16_t>(layer.clamp_high)) << 16);

@@ -96,7 +96,10 @@ void test_convolution_sweep(void** state) {
   (void)state;
   std::mt19937 rng(20261122);
   static const int kKernels[] = {1, 3, 5, 7};
-  for (int index = 0; index < 90; ++index) {
+  // Cases from 90 on carry a fused SiLU, scaled so the pre-activation values spread over a few
+  // units around 0, where SiLU bends and its negative lobe (down to -0.28) needs several codes.
+  for (int index = 0; index < 130; ++index) {
+    const bool silu = index >= 90;
     const int kernel_h = kKernels[uniform(rng, 0, 3)];
     const int kernel_w = uniform(rng, 0, 3) == 0 ? kKernels[uniform(rng, 0, 3)] : kernel_h;
     const int stride = uniform(rng, 1, 2), dilation = uniform(rng, 1, 2);
@@ -126,8 +129,13 @@ void test_convolution_sweep(void** state) {
     const int32_t input_zero = uniform(rng, -30, 30);
     std::vector<float> weight_scales(static_cast<size_t>(channels_out));
     std::vector<int32_t> weight_zeros(static_cast<size_t>(channels_out), 0);
+    // About 74 is the deviation of a uniform int8 code, so this makes the SiLU cases' real
+    // pre-activation deviation about 1 to 3.
+    const float silu_weight_scale =
+        1.0f / (input_scale * std::sqrt(float(per_group * kernel_h * kernel_w)) * 74.0f * 74.0f);
     for (float& scale : weight_scales) {
-      scale = 0.002f + 0.01f * std::uniform_real_distribution<float>()(rng);
+      const float spread = std::uniform_real_distribution<float>()(rng);
+      scale = silu ? silu_weight_scale * (1.0f + 2.0f * spread) : 0.002f + 0.01f * spread;
     }
     std::vector<int32_t> bias(static_cast<size_t>(channels_out));
     std::vector<float> bias_scales(static_cast<size_t>(channels_out));
@@ -135,10 +143,11 @@ void test_convolution_sweep(void** state) {
       bias[static_cast<size_t>(c)] = uniform(rng, -20000, 20000);
       bias_scales[static_cast<size_t>(c)] = input_scale * weight_scales[static_cast<size_t>(c)];
     }
-    const float output_scale = input_scale * weight_scales[0] *
-                               std::sqrt(float(per_group * kernel_h * kernel_w)) *
-                               (20.0f + 40.0f * std::uniform_real_distribution<float>()(rng));
-    const int32_t output_zero = uniform(rng, -20, 20);
+    const float output_scale =
+        silu ? 0.01f + 0.03f * std::uniform_real_distribution<float>()(rng)
+             : input_scale * weight_scales[0] * std::sqrt(float(per_group * kernel_h * kernel_w)) *
+                   (20.0f + 40.0f * std::uniform_real_distribution<float>()(rng));
+    const int32_t output_zero = silu ? uniform(rng, -115, -60) : uniform(rng, -20, 20);
     const std::vector<int8_t> x = random_codes(rng, size_t(channels_in) * height * width);
     const std::vector<int8_t> w =
         random_codes(rng, size_t(channels_out) * per_group * kernel_h * kernel_w);
@@ -155,7 +164,8 @@ void test_convolution_sweep(void** state) {
                              {"dilations", ints({dilation, dilation})},
                              {"pads", ints({pad_top, pad_left, pad_bottom, pad_right})},
                              {"group", integer(group)}};
-    const int activation = uniform(rng, 0, 2);
+    const int activation = silu ? 3 : uniform(rng, 0, 2);
+    if (activation == 3) attributes["activation"] = text("SiLU");
     if (activation == 1) attributes["activation"] = text("Relu");
     if (activation == 2) {
       attributes["activation"] = text("Clip");
@@ -306,9 +316,9 @@ void test_op_target_cpu_keeps_node_off_the_npu(void** state) {
   }
 }
 
-// A Conv with a fused SiLU (what the converter makes of Conv -> Sigmoid -> Mul): whichever
-// device runs it, the NPU device must give the CPU's bytes. Lowering it as a plain Conv would
-// silently drop the SiLU.
+// A Conv with a fused SiLU (what the converter makes of Conv -> Sigmoid -> Mul) runs on the NPU
+// with its SiLU epilogue and gives the CPU's bytes. (Lowering it as a plain Conv once dropped the
+// SiLU silently.)
 void test_conv_silu_matches_cpu(void** state) {
   (void)state;
   std::mt19937 rng(17);
@@ -332,6 +342,7 @@ void test_conv_silu_matches_cpu(void** state) {
   for (uint32_t mask : {0u, 1u, 3u, 7u}) {
     const DeviceRun run = run_graph(shared, {inputs[0].bytes}, emulated_npu(), mask);
     if (!run.status.ok()) fail_msg("mask %u: %s", mask, run.status.message().c_str());
+    assert_int_equal(run.npu_nodes, 1);  // the SiLU epilogue runs on the NPU
     assert_true(run.outputs == cpu.outputs);
   }
 }

@@ -186,6 +186,9 @@ struct Int8Operands {
   int64_t channels = 1;          // output channels
   int64_t reduction_length = 1;  // products per accumulator
   double alpha = 1.0;
+  // Whether the kernel applies a fused SiLU epilogue (docs/quantization.md 4.3); the kernels
+  // without one leave such a node to the float domain.
+  bool silu_epilogue = false;
 };
 
 template <typename... Parts>
@@ -239,16 +242,29 @@ int64_t largest_offset(int32_t zero_point) {
                            static_cast<int64_t>(zero_point) + 128);
 }
 
-// The quantized-domain clamp that a fused Relu or Clip becomes.
-Status fused_clamp(const KernelBuildContext& context,
-                   const graph::FusedActivationAttributes& activation, float output_scale,
-                   reference::Int8Requantization* q) {
+// The quantized-domain clamp that a fused Relu or Clip becomes, or the SiLU epilogue.
+Status fused_activation(const KernelBuildContext& context, const Int8Operands& operands,
+                        const graph::FusedActivationAttributes& activation, float output_scale,
+                        reference::Int8Requantization* q) {
   using Kind = graph::FusedActivationAttributes::Kind;
   if (activation.kind == Kind::kLeakyRelu) {
     return not_int8(context, "a fused LeakyRelu is not a clamp");
   }
   if (activation.kind == Kind::kSilu) {
-    return not_int8(context, "a fused SiLU is computed in float before quantizing the output");
+    if (!operands.silu_epilogue) {
+      return not_int8(context, "a fused SiLU is computed in float before quantizing the output");
+    }
+    // The multipliers become dequantization scales: the accumulator is taken back to real
+    // values, SiLU applied in float, and the result quantized once.
+    const double input_scale = operands.input->quantization.scales[0];
+    const std::vector<float>& weight_scales = operands.weights->quantization.scales;
+    for (int64_t c = 0; c < operands.channels; ++c) {
+      q->multipliers[static_cast<size_t>(c)] =
+          reference::silu_dequantization_scale(input_scale, of_channel(weight_scales, c));
+    }
+    q->silu = true;
+    q->output_scale = output_scale;
+    return ok_status();
   }
   if (activation.kind == Kind::kRelu) q->output_minimum = std::max(-128, q->output_zero_point);
   if (activation.kind == Kind::kClip) {
@@ -300,7 +316,8 @@ Result<reference::Int8Requantization> plan_int8(
     return not_int8(context, "the int32 accumulator could overflow (", operands.reduction_length,
                     " products per output)");
   }
-  ORKNN_RETURN_IF_ERROR(fused_clamp(context, activation, static_cast<float>(output_scale), &q));
+  ORKNN_RETURN_IF_ERROR(
+      fused_activation(context, operands, activation, static_cast<float>(output_scale), &q));
   return q;
 }
 
@@ -318,6 +335,7 @@ Result<std::unique_ptr<CpuKernel>> make_convolution_int8_kernel(const KernelBuil
   operands.channels = shape.output_channels;
   operands.reduction_length =
       shape.input_channels / shape.groups * shape.window.kernel_height * shape.window.kernel_width;
+  operands.silu_epilogue = !kTranspose;
   ORKNN_ASSIGN_OR_RETURN(reference::Int8Requantization q,
                          plan_int8(context, operands, attributes.activation));
   if (auto fast = kTranspose ? nullptr : optimized::make_conv2d_int8_kernel(context, shape, q))
