@@ -1,0 +1,177 @@
+// A model through the public C API (rknn_init, rknn_run, rknn_outputs_get) with
+// ORKNN_NPU_BACKEND=rknpu or =rocket, the backend talking to the preloaded fake kernel as it
+// would to the real driver. ctest runs this program once per backend (ORKNN_FAKE_NPU and
+// ORKNN_NPU_BACKEND set to match). The outputs must equal a CPU-only run of the same model,
+// made in a forked child with ORKNN_NPU_BACKEND=none (the runtime picks its NPU once per
+// process), and the per-layer table and the fake's counters must show that the NPU ran it.
+#include <dlfcn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "fake_npu_kernel/fake_npu_counters.h"
+#include "model/model_builder.h"
+#include "rknn_api.h"
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+extern "C" {
+#include <cmocka.h>
+}
+
+namespace {
+
+using orknn::DataType;
+using orknn::model::Attr;
+using orknn::model::ModelBuilder;
+using orknn::model::Quantization;
+
+constexpr int kInputChannels = 32, kOutputChannels = 64, kSide = 8;
+
+// int8 Conv 3x3 (per-channel weights, int32 bias) then MaxPool 2x2: both claimed by the NPU.
+std::vector<uint8_t> build_conv_pool_model() {
+  ModelBuilder builder;
+  const float input_scale = 0.02f;
+  std::vector<float> weight_scales(kOutputChannels);
+  std::vector<int32_t> weight_zeros(kOutputChannels, 0), bias_zeros(kOutputChannels, 0);
+  std::vector<float> bias_scales(kOutputChannels);
+  for (int c = 0; c < kOutputChannels; ++c) {
+    weight_scales[c] = 0.003f + 0.0001f * c;
+    bias_scales[c] = input_scale * weight_scales[c];
+  }
+  std::vector<int8_t> weights(kOutputChannels * kInputChannels * 9);
+  for (size_t i = 0; i < weights.size(); ++i) weights[i] = static_cast<int8_t>(i * 53 % 241 - 120);
+  std::vector<int32_t> bias(kOutputChannels);
+  for (int c = 0; c < kOutputChannels; ++c) bias[c] = (c * 977) % 4001 - 2000;
+  const Quantization activation_q{{0.05f}, {-2}, 0};
+  const int x = builder.add_tensor("x", DataType::kInt8, {1, kInputChannels, kSide, kSide},
+                                   Quantization{{input_scale}, {3}, 0});
+  const int w = builder.add_constant("w", DataType::kInt8, {kOutputChannels, kInputChannels, 3, 3},
+                                     weights.data(), weights.size(),
+                                     Quantization{weight_scales, weight_zeros, 0});
+  const int b =
+      builder.add_constant("b", DataType::kInt32, {kOutputChannels}, bias.data(),
+                           bias.size() * sizeof(int32_t), Quantization{bias_scales, bias_zeros, 0});
+  const int y =
+      builder.add_tensor("y", DataType::kInt8, {1, kOutputChannels, kSide, kSide}, activation_q);
+  const int z = builder.add_tensor("z", DataType::kInt8, {1, kOutputChannels, kSide / 2, kSide / 2},
+                                   activation_q);
+  builder.add_node("Conv", {x, w, b}, {y}, {Attr::ints("pads", {1, 1, 1, 1})}, "conv");
+  builder.add_node("MaxPool", {y}, {z},
+                   {Attr::ints("kernel_shape", {2, 2}), Attr::ints("strides", {2, 2})}, "pool");
+  builder.add_input(x);
+  builder.add_output(z);
+  builder.set_target_platform("rk3588");
+  auto bytes = builder.serialize();
+  if (!bytes.ok()) fail_msg("model: %s", bytes.status().message().c_str());
+  return std::move(bytes).value();
+}
+
+struct ApiRun {
+  std::vector<uint8_t> output;
+  std::string perf_table;
+};
+
+ApiRun run_model(std::vector<uint8_t>& model, rknn_core_mask mask) {
+  rknn_context context = 0;
+  assert_int_equal(rknn_init(&context, model.data(), static_cast<uint32_t>(model.size()),
+                             RKNN_FLAG_COLLECT_PERF_MASK, nullptr),
+                   RKNN_SUCC);
+  assert_int_equal(rknn_set_core_mask(context, mask), RKNN_SUCC);
+  rknn_tensor_attr attr;
+  std::memset(&attr, 0, sizeof(attr));
+  assert_int_equal(rknn_query(context, RKNN_QUERY_INPUT_ATTR, &attr, sizeof(attr)), RKNN_SUCC);
+  std::vector<uint8_t> data(attr.size);
+  for (size_t i = 0; i < data.size(); ++i) data[i] = static_cast<uint8_t>(i * 37 % 251);
+  rknn_input input;
+  std::memset(&input, 0, sizeof(input));
+  input.buf = data.data();
+  input.size = attr.size;
+  input.pass_through = 1;
+  assert_int_equal(rknn_inputs_set(context, 1, &input), RKNN_SUCC);
+  assert_int_equal(rknn_run(context, nullptr), RKNN_SUCC);
+  rknn_output output;
+  std::memset(&output, 0, sizeof(output));
+  assert_int_equal(rknn_outputs_get(context, 1, &output, nullptr), RKNN_SUCC);
+  ApiRun run;
+  run.output.assign(static_cast<uint8_t*>(output.buf),
+                    static_cast<uint8_t*>(output.buf) + output.size);
+  assert_int_equal(rknn_outputs_release(context, 1, &output), RKNN_SUCC);
+  rknn_perf_detail detail;
+  std::memset(&detail, 0, sizeof(detail));
+  assert_int_equal(rknn_query(context, RKNN_QUERY_PERF_DETAIL, &detail, sizeof(detail)), RKNN_SUCC);
+  run.perf_table.assign(detail.perf_data, detail.data_len);
+  assert_int_equal(rknn_destroy(context), RKNN_SUCC);
+  return run;
+}
+
+// The CPU's output, from a child process that has not touched the runtime before.
+std::vector<uint8_t> cpu_output(std::vector<uint8_t>& model) {
+  int pipe_fds[2];
+  assert_int_equal(pipe(pipe_fds), 0);
+  const pid_t child = fork();
+  assert_true(child >= 0);
+  if (child == 0) {
+    close(pipe_fds[0]);
+    setenv("ORKNN_NPU_BACKEND", "none", 1);
+    const ApiRun run = run_model(model, RKNN_NPU_CORE_AUTO);
+    const bool written = write(pipe_fds[1], run.output.data(), run.output.size()) ==
+                         static_cast<ssize_t>(run.output.size());
+    _exit(written ? 0 : 1);
+  }
+  close(pipe_fds[1]);
+  std::vector<uint8_t> output;
+  uint8_t chunk[4096];
+  for (ssize_t got; (got = read(pipe_fds[0], chunk, sizeof(chunk))) > 0;) {
+    output.insert(output.end(), chunk, chunk + got);
+  }
+  close(pipe_fds[0]);
+  int child_status = 0;
+  assert_int_equal(waitpid(child, &child_status, 0), child);
+  assert_true(WIFEXITED(child_status) && WEXITSTATUS(child_status) == 0);
+  return output;
+}
+
+OrknnFakeNpuCounters kernel_counters() {
+  auto query = reinterpret_cast<OrknnFakeNpuCountersQuery>(
+      dlsym(RTLD_DEFAULT, ORKNN_FAKE_NPU_COUNTERS_SYMBOL));
+  if (!query) fail_msg("the fake NPU kernel is not preloaded (LD_PRELOAD)");
+  return query();
+}
+
+void test_model_runs_on_the_kernel_backend_like_the_cpu(void** state) {
+  (void)state;
+  const char* backend = std::getenv("ORKNN_NPU_BACKEND");
+  if (!backend || (std::strcmp(backend, "rknpu") != 0 && std::strcmp(backend, "rocket") != 0)) {
+    fail_msg("ORKNN_NPU_BACKEND must be rknpu or rocket, not '%s'", backend ? backend : "");
+  }
+  std::vector<uint8_t> model = build_conv_pool_model();
+  const std::vector<uint8_t> expected = cpu_output(model);
+  assert_int_equal(expected.size(), kOutputChannels * (kSide / 2) * (kSide / 2));
+  for (rknn_core_mask mask : {RKNN_NPU_CORE_0, RKNN_NPU_CORE_0_1_2}) {
+    const int submits_before = kernel_counters().submits;
+    const ApiRun run = run_model(model, mask);
+    if (run.output != expected)
+      fail_msg("%s, core mask %d: output differs from the CPU", backend, mask);
+    std::printf("%s", run.perf_table.c_str());
+    assert_true(run.perf_table.find("  NPU  ") != std::string::npos);
+    assert_true(kernel_counters().submits > submits_before);
+  }
+  // Three output-channel slices on three cores: the fake ran tasks on every core.
+  assert_int_equal(kernel_counters().cores_run, 7);
+}
+
+}  // namespace
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_model_runs_on_the_kernel_backend_like_the_cpu),
+  };
+  return cmocka_run_group_tests(tests, nullptr, nullptr);
+}
