@@ -8,8 +8,7 @@ namespace orknn::testing {
 
 DeviceRun run_graph(std::shared_ptr<const graph::Graph> graph,
                     const std::vector<std::vector<uint8_t>>& inputs,
-                    std::shared_ptr<driver_shim::Npu> npu, uint32_t core_mask,
-                    int batch_core_num) {
+                    std::shared_ptr<driver_shim::Npu> npu, uint32_t core_mask, int batch_core_num) {
   DeviceRun run;
   std::vector<std::shared_ptr<devices::Device>> devices;
   if (npu) devices.push_back(devices::make_npu_device(npu));
