@@ -34,8 +34,9 @@ using orknn::model::Quantization;
 
 constexpr int kInputChannels = 32, kOutputChannels = 64, kSide = 8;
 
-// int8 Conv 3x3 (per-channel weights, int32 bias) then MaxPool 2x2: both claimed by the NPU.
-std::vector<uint8_t> build_conv_pool_model() {
+// int8 Conv 3x3 (per-channel weights, int32 bias) then MaxPool 2x2 on `batch` images: both
+// claimed by the NPU.
+std::vector<uint8_t> build_conv_pool_model(int64_t batch) {
   ModelBuilder builder;
   const float input_scale = 0.02f;
   std::vector<float> weight_scales(kOutputChannels);
@@ -50,7 +51,7 @@ std::vector<uint8_t> build_conv_pool_model() {
   std::vector<int32_t> bias(kOutputChannels);
   for (int c = 0; c < kOutputChannels; ++c) bias[c] = (c * 977) % 4001 - 2000;
   const Quantization activation_q{{0.05f}, {-2}, 0};
-  const int x = builder.add_tensor("x", DataType::kInt8, {1, kInputChannels, kSide, kSide},
+  const int x = builder.add_tensor("x", DataType::kInt8, {batch, kInputChannels, kSide, kSide},
                                    Quantization{{input_scale}, {3}, 0});
   const int w = builder.add_constant("w", DataType::kInt8, {kOutputChannels, kInputChannels, 3, 3},
                                      weights.data(), weights.size(),
@@ -58,10 +59,10 @@ std::vector<uint8_t> build_conv_pool_model() {
   const int b =
       builder.add_constant("b", DataType::kInt32, {kOutputChannels}, bias.data(),
                            bias.size() * sizeof(int32_t), Quantization{bias_scales, bias_zeros, 0});
-  const int y =
-      builder.add_tensor("y", DataType::kInt8, {1, kOutputChannels, kSide, kSide}, activation_q);
-  const int z = builder.add_tensor("z", DataType::kInt8, {1, kOutputChannels, kSide / 2, kSide / 2},
+  const int y = builder.add_tensor("y", DataType::kInt8, {batch, kOutputChannels, kSide, kSide},
                                    activation_q);
+  const int z = builder.add_tensor("z", DataType::kInt8,
+                                   {batch, kOutputChannels, kSide / 2, kSide / 2}, activation_q);
   builder.add_node("Conv", {x, w, b}, {y}, {Attr::ints("pads", {1, 1, 1, 1})}, "conv");
   builder.add_node("MaxPool", {y}, {z},
                    {Attr::ints("kernel_shape", {2, 2}), Attr::ints("strides", {2, 2})}, "pool");
@@ -78,12 +79,14 @@ struct ApiRun {
   std::string perf_table;
 };
 
-ApiRun run_model(std::vector<uint8_t>& model, rknn_core_mask mask) {
+// `batch_cores` 0: rknn_set_batch_core_num is not called.
+ApiRun run_model(std::vector<uint8_t>& model, rknn_core_mask mask, int batch_cores = 0) {
   rknn_context context = 0;
   assert_int_equal(rknn_init(&context, model.data(), static_cast<uint32_t>(model.size()),
                              RKNN_FLAG_COLLECT_PERF_MASK, nullptr),
                    RKNN_SUCC);
   assert_int_equal(rknn_set_core_mask(context, mask), RKNN_SUCC);
+  if (batch_cores) assert_int_equal(rknn_set_batch_core_num(context, batch_cores), RKNN_SUCC);
   rknn_tensor_attr attr;
   std::memset(&attr, 0, sizeof(attr));
   assert_int_equal(rknn_query(context, RKNN_QUERY_INPUT_ATTR, &attr, sizeof(attr)), RKNN_SUCC);
@@ -113,6 +116,7 @@ ApiRun run_model(std::vector<uint8_t>& model, rknn_core_mask mask) {
 
 // The CPU's output, from a child process that has not touched the runtime before.
 std::vector<uint8_t> cpu_output(std::vector<uint8_t>& model) {
+  std::fflush(stdout);  // the child must not print the parent's buffered output again
   int pipe_fds[2];
   assert_int_equal(pipe(pipe_fds), 0);
   const pid_t child = fork();
@@ -145,13 +149,30 @@ OrknnFakeNpuCounters kernel_counters() {
   return query();
 }
 
-void test_model_runs_on_the_kernel_backend_like_the_cpu(void** state) {
-  (void)state;
+const char* kernel_backend() {
   const char* backend = std::getenv("ORKNN_NPU_BACKEND");
   if (!backend || (std::strcmp(backend, "rknpu") != 0 && std::strcmp(backend, "rocket") != 0)) {
     fail_msg("ORKNN_NPU_BACKEND must be rknpu or rocket, not '%s'", backend ? backend : "");
   }
-  std::vector<uint8_t> model = build_conv_pool_model();
+  return backend;
+}
+
+// The per-layer table's WorkLoad(0/1/2) cell of the Conv row.
+std::string conv_workload(const std::string& table) {
+  const size_t row = table.find("Conv:conv");
+  assert_true(row != std::string::npos);
+  const size_t line_start = table.rfind('\n', row) + 1;
+  const std::string line = table.substr(line_start, row - line_start);
+  const size_t percent = line.find("%/");
+  assert_true(percent != std::string::npos);
+  const size_t cell_start = line.rfind(' ', percent) + 1;
+  return line.substr(cell_start, line.find(' ', percent) - cell_start);
+}
+
+void test_model_runs_on_the_kernel_backend_like_the_cpu(void** state) {
+  (void)state;
+  const char* backend = kernel_backend();
+  std::vector<uint8_t> model = build_conv_pool_model(1);
   const std::vector<uint8_t> expected = cpu_output(model);
   assert_int_equal(expected.size(), kOutputChannels * (kSide / 2) * (kSide / 2));
   for (rknn_core_mask mask : {RKNN_NPU_CORE_0, RKNN_NPU_CORE_0_1_2}) {
@@ -167,11 +188,32 @@ void test_model_runs_on_the_kernel_backend_like_the_cpu(void** state) {
   assert_int_equal(kernel_counters().cores_run, 7);
 }
 
+// rknn_set_batch_core_num: three images on one core, then one image per core.
+void test_batch_images_split_over_cores(void** state) {
+  (void)state;
+  const char* backend = kernel_backend();
+  std::vector<uint8_t> model = build_conv_pool_model(3);
+  const std::vector<uint8_t> expected = cpu_output(model);
+  assert_int_equal(expected.size(), 3 * kOutputChannels * (kSide / 2) * (kSide / 2));
+  const ApiRun one_core = run_model(model, RKNN_NPU_CORE_AUTO, 1);
+  const ApiRun three_cores = run_model(model, RKNN_NPU_CORE_AUTO, 3);
+  if (one_core.output != expected || three_cores.output != expected) {
+    fail_msg("%s: a batch output differs from the CPU", backend);
+  }
+  std::printf("WorkLoad with 1 / 3 batch cores: %s / %s\n",
+              conv_workload(one_core.perf_table).c_str(),
+              conv_workload(three_cores.perf_table).c_str());
+  assert_string_equal(conv_workload(three_cores.perf_table).c_str(), "33%/33%/33%");
+  assert_true(conv_workload(one_core.perf_table).find("100%") == 0 ||
+              conv_workload(one_core.perf_table).find("/100%") != std::string::npos);
+}
+
 }  // namespace
 
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_model_runs_on_the_kernel_backend_like_the_cpu),
+      cmocka_unit_test(test_batch_images_split_over_cores),
   };
   return cmocka_run_group_tests(tests, nullptr, nullptr);
 }
