@@ -26,6 +26,7 @@ using OpenFunction = int (*)(const char*, int, ...);
 using CloseFunction = int (*)(int);
 using IoctlFunction = int (*)(int, unsigned long, ...);
 using MmapFunction = void* (*)(void*, size_t, int, int, int, off_t);
+using Mmap64Function = void* (*)(void*, size_t, int, int, int, off64_t);
 using MunmapFunction = int (*)(void*, size_t);
 
 // open(2)'s mode argument exists only with O_CREAT or O_TMPFILE.
@@ -101,8 +102,12 @@ __attribute__((visibility("default"))) void* mmap(void* address, size_t length, 
 }
 
 __attribute__((visibility("default"))) void* mmap64(void* address, size_t length, int protection,
-                                                    int flags, int fd, off_t offset) noexcept {
-  return mmap(address, length, protection, flags, fd, offset);
+                                                    int flags, int fd, off64_t offset) noexcept {
+  FakeKernel& kernel = FakeKernel::instance();
+  if (fd >= 0 && kernel.owns_fd(fd)) return kernel.mmap(length, fd, static_cast<off_t>(offset));
+  static const auto next =
+      orknn::testing::next_definition<orknn::testing::Mmap64Function>("mmap64");
+  return next(address, length, protection, flags, fd, offset);
 }
 
 __attribute__((visibility("default"))) int munmap(void* address, size_t length) noexcept {
