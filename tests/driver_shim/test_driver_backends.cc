@@ -4,6 +4,10 @@
 // missing device, a permission error and a version mismatch. Each case configures the fake
 // through its environment variables before opening the node.
 #include <dlfcn.h>
+#include <fcntl.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include <cstdio>
 #include <cstdlib>
@@ -195,6 +199,34 @@ void test_missing_device_permission_and_version_messages(void** state) {
   assert_false(driver_shim::open_npu("no-such-backend").ok());
 }
 
+// While the fake owns the NPU paths, every other file, ioctl and mapping reaches the real libc.
+void test_other_files_pass_through(void** state) {
+  (void)state;
+  configure_fake({"rknpu", "/dev/dri/renderD128"});
+  char path[] = "/tmp/orknn-fake-npu-XXXXXX";
+  const int created = mkstemp(path);
+  assert_true(created >= 0);
+  assert_int_equal(write(created, "npu", 3), 3);
+  assert_int_equal(close(created), 0);
+  const int fd = open(path, O_RDWR);
+  assert_true(fd >= 0);
+  int pending = -1;
+  assert_int_equal(ioctl(fd, FIONREAD, &pending), 0);  // a regular file: bytes left to read
+  assert_int_equal(pending, 3);
+  void* mapped = mmap(nullptr, 3, PROT_READ, MAP_SHARED, fd, 0);
+  assert_true(mapped != MAP_FAILED);
+  assert_memory_equal(mapped, "npu", 3);
+  assert_int_equal(munmap(mapped, 3), 0);
+  assert_int_equal(close(fd), 0);
+  unlink(path);
+  // Unconfigured, the fake owns nothing: the NPU paths are the machine's own.
+  unsetenv("ORKNN_FAKE_NPU");
+  const int rknpu = open("/dev/rknpu", O_RDWR);
+  const bool machine_has_one = access("/dev/rknpu", F_OK) == 0;
+  assert_int_equal(rknpu >= 0 || errno != ENOENT, machine_has_one);
+  if (rknpu >= 0) close(rknpu);
+}
+
 }  // namespace
 
 int main(void) {
@@ -205,6 +237,7 @@ int main(void) {
       cmocka_unit_test(test_rknpu_timeout_and_reset),
       cmocka_unit_test(test_rocket_runs_and_times_out),
       cmocka_unit_test(test_missing_device_permission_and_version_messages),
+      cmocka_unit_test(test_other_files_pass_through),
   };
   return cmocka_run_group_tests(tests, nullptr, nullptr);
 }
