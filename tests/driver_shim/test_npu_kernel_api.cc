@@ -74,6 +74,27 @@ std::vector<uint8_t> build_conv_pool_model(int64_t batch) {
   return std::move(bytes).value();
 }
 
+// Two independent Relu nodes, on two images and on one: a single NPU segment whose layers
+// differ in batch size.
+std::vector<uint8_t> build_mixed_batch_model() {
+  ModelBuilder builder;
+  const Quantization q{{0.1f}, {5}, 0};
+  std::vector<int> outputs;
+  for (int64_t batch : {2, 1}) {
+    const std::string suffix = std::to_string(batch);
+    const int x = builder.add_tensor("x" + suffix, DataType::kInt8, {batch, 16, 4, 4}, q);
+    const int y = builder.add_tensor("y" + suffix, DataType::kInt8, {batch, 16, 4, 4}, q);
+    builder.add_node("Relu", {x}, {y}, {}, "relu" + suffix);
+    builder.add_input(x);
+    outputs.push_back(y);
+  }
+  for (int y : outputs) builder.add_output(y);
+  builder.set_target_platform("rk3588");
+  auto bytes = builder.serialize();
+  if (!bytes.ok()) fail_msg("model: %s", bytes.status().message().c_str());
+  return std::move(bytes).value();
+}
+
 struct ApiRun {
   std::vector<uint8_t> output;
   std::string perf_table;
@@ -87,25 +108,36 @@ ApiRun run_model(std::vector<uint8_t>& model, rknn_core_mask mask, int batch_cor
                    RKNN_SUCC);
   assert_int_equal(rknn_set_core_mask(context, mask), RKNN_SUCC);
   if (batch_cores) assert_int_equal(rknn_set_batch_core_num(context, batch_cores), RKNN_SUCC);
-  rknn_tensor_attr attr;
-  std::memset(&attr, 0, sizeof(attr));
-  assert_int_equal(rknn_query(context, RKNN_QUERY_INPUT_ATTR, &attr, sizeof(attr)), RKNN_SUCC);
-  std::vector<uint8_t> data(attr.size);
-  for (size_t i = 0; i < data.size(); ++i) data[i] = static_cast<uint8_t>(i * 37 % 251);
-  rknn_input input;
-  std::memset(&input, 0, sizeof(input));
-  input.buf = data.data();
-  input.size = attr.size;
-  input.pass_through = 1;
-  assert_int_equal(rknn_inputs_set(context, 1, &input), RKNN_SUCC);
+  rknn_input_output_num counts;
+  std::memset(&counts, 0, sizeof(counts));
+  assert_int_equal(rknn_query(context, RKNN_QUERY_IN_OUT_NUM, &counts, sizeof(counts)), RKNN_SUCC);
+  std::vector<std::vector<uint8_t>> data(counts.n_input);
+  std::vector<rknn_input> inputs(counts.n_input);
+  for (uint32_t i = 0; i < counts.n_input; ++i) {
+    rknn_tensor_attr attr;
+    std::memset(&attr, 0, sizeof(attr));
+    attr.index = i;
+    assert_int_equal(rknn_query(context, RKNN_QUERY_INPUT_ATTR, &attr, sizeof(attr)), RKNN_SUCC);
+    data[i].resize(attr.size);
+    for (size_t b = 0; b < data[i].size(); ++b) data[i][b] = static_cast<uint8_t>(b * 37 % 251 + i);
+    std::memset(&inputs[i], 0, sizeof(rknn_input));
+    inputs[i].index = i;
+    inputs[i].buf = data[i].data();
+    inputs[i].size = attr.size;
+    inputs[i].pass_through = 1;
+  }
+  assert_int_equal(rknn_inputs_set(context, counts.n_input, inputs.data()), RKNN_SUCC);
   assert_int_equal(rknn_run(context, nullptr), RKNN_SUCC);
-  rknn_output output;
-  std::memset(&output, 0, sizeof(output));
-  assert_int_equal(rknn_outputs_get(context, 1, &output, nullptr), RKNN_SUCC);
-  ApiRun run;
-  run.output.assign(static_cast<uint8_t*>(output.buf),
-                    static_cast<uint8_t*>(output.buf) + output.size);
-  assert_int_equal(rknn_outputs_release(context, 1, &output), RKNN_SUCC);
+  std::vector<rknn_output> outputs(counts.n_output);
+  std::memset(outputs.data(), 0, outputs.size() * sizeof(rknn_output));
+  for (uint32_t o = 0; o < counts.n_output; ++o) outputs[o].index = o;
+  assert_int_equal(rknn_outputs_get(context, counts.n_output, outputs.data(), nullptr), RKNN_SUCC);
+  ApiRun run;  // the outputs' bytes one after another
+  for (const rknn_output& output : outputs) {
+    run.output.insert(run.output.end(), static_cast<uint8_t*>(output.buf),
+                      static_cast<uint8_t*>(output.buf) + output.size);
+  }
+  assert_int_equal(rknn_outputs_release(context, counts.n_output, outputs.data()), RKNN_SUCC);
   rknn_perf_detail detail;
   std::memset(&detail, 0, sizeof(detail));
   assert_int_equal(rknn_query(context, RKNN_QUERY_PERF_DETAIL, &detail, sizeof(detail)), RKNN_SUCC);
@@ -157,12 +189,17 @@ const char* kernel_backend() {
   return backend;
 }
 
+// The per-layer table's row of the node named `full_name` (its FullName column).
+std::string table_row(const std::string& table, const std::string& full_name) {
+  const size_t name = table.find(full_name);
+  if (name == std::string::npos) fail_msg("no row for %s in\n%s", full_name.c_str(), table.c_str());
+  const size_t line_start = table.rfind('\n', name) + 1;
+  return table.substr(line_start, name - line_start);
+}
+
 // The per-layer table's WorkLoad(0/1/2) cell of the Conv row.
 std::string conv_workload(const std::string& table) {
-  const size_t row = table.find("Conv:conv");
-  assert_true(row != std::string::npos);
-  const size_t line_start = table.rfind('\n', row) + 1;
-  const std::string line = table.substr(line_start, row - line_start);
+  const std::string line = table_row(table, "Conv:conv");
   const size_t percent = line.find("%/");
   assert_true(percent != std::string::npos);
   const size_t cell_start = line.rfind(' ', percent) + 1;
@@ -208,12 +245,29 @@ void test_batch_images_split_over_cores(void** state) {
               conv_workload(one_core.perf_table).find("/100%") != std::string::npos);
 }
 
+// One segment whose layers have different batch sizes runs each at its own size.
+void test_mixed_batch_segment(void** state) {
+  (void)state;
+  const char* backend = kernel_backend();
+  std::vector<uint8_t> model = build_mixed_batch_model();
+  const std::vector<uint8_t> expected = cpu_output(model);
+  assert_int_equal(expected.size(), 3 * 16 * 4 * 4);
+  for (int batch_cores : {0, 2}) {
+    const ApiRun run = run_model(model, RKNN_NPU_CORE_AUTO, batch_cores);
+    if (run.output != expected) fail_msg("%s: mixed batch output differs from the CPU", backend);
+    for (const char* relu : {"Relu:relu2", "Relu:relu1"}) {
+      assert_true(table_row(run.perf_table, relu).find("  NPU  ") != std::string::npos);
+    }
+  }
+}
+
 }  // namespace
 
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_model_runs_on_the_kernel_backend_like_the_cpu),
       cmocka_unit_test(test_batch_images_split_over_cores),
+      cmocka_unit_test(test_mixed_batch_segment),
   };
   return cmocka_run_group_tests(tests, nullptr, nullptr);
 }
