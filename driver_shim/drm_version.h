@@ -1,11 +1,8 @@
-// Asks a DRM node which driver it belongs to (DRM_IOCTL_VERSION through the backend's system
-// calls, so the fake kernels answer it in tests).
+// Asks a DRM node which driver it belongs to (libdrm's drmGetVersion, i.e. DRM_IOCTL_VERSION).
 #pragma once
 
 #include <string>
 #include <vector>
-
-#include "driver_shim/backends.h"
 
 namespace orknn::driver_shim {
 
@@ -15,12 +12,11 @@ struct DrmDriverVersion {
 };
 
 // False when the ioctl fails (not a DRM node).
-bool query_drm_version(const SystemCalls& calls, int fd, DrmDriverVersion* out_version);
+bool query_drm_version(int fd, DrmDriverVersion* out_version);
 
 // Opens the first of `paths` whose driver is `driver_name`. On failure *out_error says what was
 // tried and what to do (missing nodes, permissions).
-int open_drm_node(const SystemCalls& calls, const std::vector<std::string>& paths,
-                  const char* driver_name, DrmDriverVersion* out_version, std::string* out_path,
-                  std::string* out_error);
+int open_drm_node(const std::vector<std::string>& paths, const char* driver_name,
+                  DrmDriverVersion* out_version, std::string* out_path, std::string* out_error);
 
 }  // namespace orknn::driver_shim

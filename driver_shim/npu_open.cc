@@ -12,12 +12,12 @@ namespace orknn::driver_shim {
 Result<std::shared_ptr<Npu>> open_npu(std::string_view backend) {
   if (backend == "emu" || backend == "emu:rk3588") return make_emulated_npu(3);
   if (backend == "emu:rk3576") return make_emulated_npu(2);
-  if (backend == "rknpu") return open_rknpu(real_system_calls());
-  if (backend == "rocket") return open_rocket(real_system_calls());
+  if (backend == "rknpu") return open_rknpu();
+  if (backend == "rocket") return open_rocket();
   if (backend == "auto") {
-    auto vendor = open_rknpu(real_system_calls());
+    auto vendor = open_rknpu();
     if (vendor.ok()) return vendor;
-    auto mainline = open_rocket(real_system_calls());
+    auto mainline = open_rocket();
     if (mainline.ok()) return mainline;
     return make_error(StatusCode::kDeviceUnavailable, "no NPU found: ", vendor.status().message(),
                       "; ", mainline.status().message());

@@ -6,7 +6,9 @@
 // cores live in one kernel-mapped task BO; 2- and 3-core jobs describe their per-core ranges
 // with subcore_task (indices 0..1 for two cores, 2..4 for three, as rknpu_job.c reads them).
 #include <fcntl.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
@@ -37,10 +39,10 @@ std::string version_text(uint32_t version) {
 
 class RknpuNpu final : public Npu {
  public:
-  RknpuNpu(const SystemCalls& calls, int fd, bool misc) : calls_(calls), fd_(fd), misc_(misc) {}
+  RknpuNpu(int fd, bool misc) : fd_(fd), misc_(misc) {}
   ~RknpuNpu() override {
     if (task_memory_.host) (void)destroy_memory(task_memory_);
-    calls_.close(fd_);
+    ::close(fd_);
   }
 
   Status initialise(const std::string& path) {
@@ -73,7 +75,7 @@ class RknpuNpu final : public Npu {
     sync.flags = direction == SyncDirection::kToDevice ? kSyncToDevice : kSyncFromDevice;
     sync.obj_addr = memory.cookie;
     sync.size = memory.size;
-    if (calls_.ioctl(fd_, misc_ ? kMiscMemSync : kDrmMemSync, &sync) != 0) {
+    if (::ioctl(fd_, misc_ ? kMiscMemSync : kDrmMemSync, &sync) != 0) {
       return internal_failure("rknpu MEM_SYNC of handle ", memory.handle,
                               " failed: ", errno_text());
     }
@@ -81,10 +83,10 @@ class RknpuNpu final : public Npu {
   }
 
   Status destroy_memory(NpuMemory& memory) override {
-    if (memory.host) calls_.munmap(memory.host, memory.size);
+    if (memory.host) ::munmap(memory.host, memory.size);
     MemDestroy destroy{memory.handle, 0, memory.cookie};
-    const int result = calls_.ioctl(fd_, misc_ ? kMiscMemDestroy : kDrmMemDestroy, &destroy);
-    if (misc_) calls_.close(static_cast<int>(memory.handle));
+    const int result = ::ioctl(fd_, misc_ ? kMiscMemDestroy : kDrmMemDestroy, &destroy);
+    if (misc_) ::close(static_cast<int>(memory.handle));
     memory = NpuMemory{};
     if (result != 0) return internal_failure("rknpu MEM_DESTROY failed: ", errno_text());
     return ok_status();
@@ -145,7 +147,7 @@ class RknpuNpu final : public Npu {
       }
     }
     ORKNN_RETURN_IF_ERROR(sync_memory(task_memory_, SyncDirection::kToDevice));
-    if (calls_.ioctl(fd_, misc_ ? kMiscSubmit : kDrmSubmit, &submit) != 0) {
+    if (::ioctl(fd_, misc_ ? kMiscSubmit : kDrmSubmit, &submit) != 0) {
       if (errno == ETIMEDOUT || errno == ETIME) {
         return make_error(StatusCode::kTimeout, "rknpu job did not finish within ", timeout_ms,
                           " ms (", submit.task_counter, " of ", task_count,
@@ -171,7 +173,7 @@ class RknpuNpu final : public Npu {
  private:
   Result<uint32_t> action(uint32_t code, uint32_t value) {
     Action request{code, value};
-    if (calls_.ioctl(fd_, misc_ ? kMiscAction : kDrmAction, &request) != 0) {
+    if (::ioctl(fd_, misc_ ? kMiscAction : kDrmAction, &request) != 0) {
       return internal_failure("rknpu ACTION ", code, " failed: ", errno_text());
     }
     return request.value;
@@ -186,7 +188,7 @@ class RknpuNpu final : public Npu {
     create.size = bytes;
     const unsigned long request = wide_mem_create_ ? (misc_ ? kMiscMemCreate : kDrmMemCreate)
                                                    : (misc_ ? kMiscMemCreateOld : kDrmMemCreateOld);
-    const int result = calls_.ioctl(fd_, request, &create);
+    const int result = ::ioctl(fd_, request, &create);
     const uint32_t handle = create.handle;
     const uint64_t obj_addr = create.obj_addr, dma_addr = create.dma_addr, size = create.size;
     if (result != 0) {
@@ -205,14 +207,14 @@ class RknpuNpu final : public Npu {
     int map_fd = static_cast<int>(handle);  // misc: the handle is a dma-buf fd
     if (!misc_) {
       MemMap map{handle, 0, 0};
-      if (calls_.ioctl(fd_, kDrmMemMap, &map) != 0) {
+      if (::ioctl(fd_, kDrmMemMap, &map) != 0) {
         return internal_failure("rknpu MEM_MAP failed: ", errno_text());
       }
       offset = map.offset;
       map_fd = fd_;
     }
-    void* host = calls_.mmap(nullptr, size ? size : bytes, PROT_READ | PROT_WRITE, MAP_SHARED,
-                             map_fd, static_cast<off_t>(offset));
+    void* host = ::mmap(nullptr, size ? size : bytes, PROT_READ | PROT_WRITE, MAP_SHARED, map_fd,
+                        static_cast<off_t>(offset));
     if (host == MAP_FAILED) return internal_failure("mmap of rknpu memory failed: ", errno_text());
     memory.host = static_cast<uint8_t*>(host);
     memory.mmap_offset = offset;
@@ -229,7 +231,6 @@ class RknpuNpu final : public Npu {
     return ok_status();
   }
 
-  SystemCalls calls_;
   int fd_;
   bool misc_;
   bool wide_mem_create_ = true;
@@ -243,16 +244,16 @@ class RknpuNpu final : public Npu {
 
 }  // namespace
 
-Result<std::shared_ptr<Npu>> open_rknpu(const SystemCalls& calls) {
+Result<std::shared_ptr<Npu>> open_rknpu() {
   std::vector<std::string> paths;
   for (int i = 128; i < 136; ++i) paths.push_back("/dev/dri/renderD" + std::to_string(i));
   for (int i = 0; i < 4; ++i) paths.push_back("/dev/dri/card" + std::to_string(i));
   DrmDriverVersion version;
   std::string path, error;
-  int fd = open_drm_node(calls, paths, "rknpu", &version, &path, &error);
+  int fd = open_drm_node(paths, "rknpu", &version, &path, &error);
   bool misc = false;
   if (fd < 0) {
-    fd = calls.open("/dev/rknpu", O_RDWR | O_CLOEXEC);
+    fd = ::open("/dev/rknpu", O_RDWR | O_CLOEXEC);
     if (fd < 0 && errno == ENOENT && error.rfind("permission denied", 0) == 0) {
       return make_error(StatusCode::kDeviceUnavailable, "rknpu: ", error);
     }
@@ -270,7 +271,7 @@ Result<std::shared_ptr<Npu>> open_rknpu(const SystemCalls& calls) {
     misc = true;
     path = "/dev/rknpu";
   }
-  auto npu = std::make_shared<RknpuNpu>(calls, fd, misc);
+  auto npu = std::make_shared<RknpuNpu>(fd, misc);
   ORKNN_RETURN_IF_ERROR(npu->initialise(path));
   return std::shared_ptr<Npu>(std::move(npu));
 }

@@ -2,7 +2,9 @@
 // The kernel schedules each job on a core of its choice (no core mask in the UAPI) and kicks its
 // tasks one by one; completion is implicit through the output BOs, so wait() is PREP_BO on them.
 #include <fcntl.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <unistd.h>
 
 #include <cerrno>
 #include <chrono>
@@ -32,8 +34,8 @@ int64_t monotonic_ns() {
 
 class RocketNpu final : public Npu {
  public:
-  RocketNpu(const SystemCalls& calls, int fd) : calls_(calls), fd_(fd) {}
-  ~RocketNpu() override { calls_.close(fd_); }
+  RocketNpu(int fd) : fd_(fd) {}
+  ~RocketNpu() override { ::close(fd_); }
 
   Status initialise(const std::string& path, const DrmDriverVersion& version) {
     info_.backend = "rocket";
@@ -58,7 +60,7 @@ class RocketNpu final : public Npu {
       return invalid_argument("rocket BO size ", bytes, " is outside 1..4 GiB - 1");
     }
     CreateBo create{static_cast<uint32_t>(bytes), 0, 0, 0};
-    if (calls_.ioctl(fd_, kCreateBo, &create) != 0) {
+    if (::ioctl(fd_, kCreateBo, &create) != 0) {
       return make_error(StatusCode::kOutOfMemory, "rocket CREATE_BO of ", bytes,
                         " bytes failed: ", errno_text());
     }
@@ -68,11 +70,11 @@ class RocketNpu final : public Npu {
     memory.npu_address = static_cast<uint32_t>(create.dma_address);
     memory.size = bytes;
     memory.mmap_offset = create.offset;
-    void* host = calls_.mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd_,
-                             static_cast<off_t>(create.offset));
+    void* host = ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd_,
+                        static_cast<off_t>(create.offset));
     if (host == MAP_FAILED) {
       GemClose close{create.handle, 0};
-      calls_.ioctl(fd_, kGemClose, &close);
+      ::ioctl(fd_, kGemClose, &close);
       return internal_failure("mmap of rocket BO failed: ", errno_text());
     }
     memory.host = static_cast<uint8_t*>(host);
@@ -82,7 +84,7 @@ class RocketNpu final : public Npu {
   Status sync_memory(const NpuMemory& memory, SyncDirection direction) override {
     if (direction == SyncDirection::kToDevice) {
       FiniBo fini{memory.handle, 0};
-      if (calls_.ioctl(fd_, kFiniBo, &fini) != 0) {
+      if (::ioctl(fd_, kFiniBo, &fini) != 0) {
         return internal_failure("rocket FINI_BO failed: ", errno_text());
       }
       return ok_status();
@@ -91,9 +93,9 @@ class RocketNpu final : public Npu {
   }
 
   Status destroy_memory(NpuMemory& memory) override {
-    if (memory.host) calls_.munmap(memory.host, memory.size);
+    if (memory.host) ::munmap(memory.host, memory.size);
     GemClose close{memory.handle, 0};
-    const int result = calls_.ioctl(fd_, kGemClose, &close);
+    const int result = ::ioctl(fd_, kGemClose, &close);
     memory = NpuMemory{};
     if (result != 0) return internal_failure("rocket GEM_CLOSE failed: ", errno_text());
     return ok_status();
@@ -121,7 +123,7 @@ class RocketNpu final : public Npu {
     }
     Submit submit{reinterpret_cast<uintptr_t>(jobs.data()), static_cast<uint32_t>(jobs.size()),
                   sizeof(Job), 0};
-    if (calls_.ioctl(fd_, kSubmit, &submit) != 0) {
+    if (::ioctl(fd_, kSubmit, &submit) != 0) {
       return internal_failure("rocket SUBMIT failed: ", errno_text(),
                               " (check dmesg for the driver's reason)");
     }
@@ -165,7 +167,7 @@ class RocketNpu final : public Npu {
 
   Status prepare_for_cpu(uint32_t handle, uint32_t timeout_ms) {
     PrepBo prep{handle, 0, monotonic_ns() + int64_t{timeout_ms} * 1000000};
-    if (calls_.ioctl(fd_, kPrepBo, &prep) != 0) {
+    if (::ioctl(fd_, kPrepBo, &prep) != 0) {
       if (errno == ETIMEDOUT || errno == ETIME || errno == EBUSY) {
         return make_error(StatusCode::kTimeout, "rocket: BO ", handle, " still busy after ",
                           timeout_ms,
@@ -177,7 +179,6 @@ class RocketNpu final : public Npu {
     return ok_status();
   }
 
-  SystemCalls calls_;
   int fd_;
   NpuInfo info_;
   std::mutex mutex_;
@@ -187,18 +188,18 @@ class RocketNpu final : public Npu {
 
 }  // namespace
 
-Result<std::shared_ptr<Npu>> open_rocket(const SystemCalls& calls) {
+Result<std::shared_ptr<Npu>> open_rocket() {
   std::vector<std::string> paths;
   for (int i = 0; i < 4; ++i) paths.push_back("/dev/accel/accel" + std::to_string(i));
   DrmDriverVersion version;
   std::string path, error;
-  const int fd = open_drm_node(calls, paths, "rocket", &version, &path, &error);
+  const int fd = open_drm_node(paths, "rocket", &version, &path, &error);
   if (fd < 0) {
     return make_error(StatusCode::kDeviceUnavailable, "rocket: ", error,
                       " under /dev/accel; needs Linux 6.18+ with CONFIG_DRM_ACCEL_ROCKET and the "
                       "NPU nodes enabled in the device tree");
   }
-  auto npu = std::make_shared<RocketNpu>(calls, fd);
+  auto npu = std::make_shared<RocketNpu>(fd);
   ORKNN_RETURN_IF_ERROR(npu->initialise(path, version));
   return std::shared_ptr<Npu>(std::move(npu));
 }

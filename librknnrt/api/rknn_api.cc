@@ -343,6 +343,7 @@ int rknn_set_batch_core_num(rknn_context context, int core_num) {
                               state.session->platform().name);
     }
     state.batch_core_num = core_num;
+    state.session->set_batch_core_num(core_num);
     return ok_status();
   });
 }

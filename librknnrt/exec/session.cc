@@ -69,7 +69,7 @@ Status Session::create_executor(const std::vector<graph::Shape>& input_shapes) {
   ORKNN_ASSIGN_OR_RETURN(
       executor_,
       Executor::create(graph_, input_shapes, devices::available_devices(), executor_options));
-  executor_->set_run_options({core_mask_, 0});  // a new executor (new shapes) keeps the mask
+  executor_->set_run_options(run_options());  // a new executor (new shapes) keeps them
   if (internal_memory_) {
     ORKNN_RETURN_IF_ERROR(
         executor_->set_internal_memory(internal_memory_->data(), internal_memory_->size()));
@@ -96,7 +96,8 @@ Status Session::create_executor(const std::vector<graph::Shape>& input_shapes) {
 Result<std::unique_ptr<Session>> Session::duplicate() const {
   ORKNN_ASSIGN_OR_RETURN(std::unique_ptr<Session> copy, create(graph_, options_));
   copy->core_mask_ = core_mask_;
-  if (copy->executor_) copy->executor_->set_run_options({core_mask_, 0});
+  copy->batch_core_num_ = batch_core_num_;
+  if (copy->executor_) copy->executor_->set_run_options(copy->run_options());
   return copy;
 }
 
@@ -260,8 +261,13 @@ Status Session::set_core_mask(uint32_t mask) {
                                        : " (valid: 0 auto, 1, 2, 3 (0_1), 0xffff all)");
   }
   core_mask_ = mask;
-  if (executor_) executor_->set_run_options({core_mask_, 0});
+  if (executor_) executor_->set_run_options(run_options());
   return ok_status();
+}
+
+void Session::set_batch_core_num(int cores) {
+  batch_core_num_ = cores;
+  if (executor_) executor_->set_run_options(run_options());
 }
 
 std::string Session::performance_report() const {

@@ -111,6 +111,9 @@ class Session {
   // Checks `mask` (an rknn_core_mask value) against the platform's cores and stores it.
   Status set_core_mask(uint32_t mask);
   uint32_t core_mask() const { return core_mask_; }
+  // rknn_set_batch_core_num, checked by the API: a batch's images are split over this many
+  // NPU cores (0: not set).
+  void set_batch_core_num(int cores);
 
   std::string performance_report() const;
   int64_t last_run_microseconds() const { return last_run_microseconds_; }
@@ -156,7 +159,9 @@ class Session {
   std::vector<int64_t> output_microseconds_;
   int64_t last_run_microseconds_ = 0;
   bool has_run_ = false;
+  devices::RunOptions run_options() const { return {core_mask_, batch_core_num_}; }
   uint32_t core_mask_ = 0;
+  int batch_core_num_ = 0;
 };
 
 }  // namespace orknn::exec

@@ -18,7 +18,8 @@ using driver_shim::NpuTask;
 constexpr uint32_t kJobTimeoutMs = 120000;
 constexpr int kMaxCores = 3;
 
-// NCHW int8 (the runtime's layout) <-> NC1HWC2 int8 (the NPU's), batch 1.
+// NCHW int8 (the runtime's layout) <-> NC1HWC2 int8 (the NPU's), one image; images follow
+// each other in both layouts.
 void to_native(const FeatureShape& shape, const int8_t* source, uint8_t* destination) {
   const int64_t plane = shape.height * shape.width;
   for (int64_t c = 0; c < shape.channels; ++c) {
@@ -53,11 +54,14 @@ class NpuExecutable final : public Executable {
       for (NpuLayer& layer : layers) layers_.push_back(std::move(layer));
     }
     if (!std::getenv("ORKNN_NPU_NO_FUSION")) fuse_layers(graph, &layers_);
+    // Layers of different batch sizes never exchange data (a tensor has one batch size).
+    for (const NpuLayer& layer : layers_) batch_ = std::max(batch_, layer.input.batch);
     ORKNN_RETURN_IF_ERROR(allocate_tensors(graph, node_indices));
     ORKNN_RETURN_IF_ERROR(upload_constants());
     const int cores = std::min(npu_->info().core_count, kMaxCores);
     for (int count = 1; count <= cores; ++count) {
-      ORKNN_ASSIGN_OR_RETURN(Variant variant, build_variant(count));
+      ORKNN_ASSIGN_OR_RETURN(Variant variant,
+                             batch_ > 1 ? build_batch_variant(count) : build_variant(count));
       variants_.push_back(std::move(variant));
     }
     return ok_status();
@@ -78,7 +82,11 @@ class NpuExecutable final : public Executable {
   Status run(exec::Profiler* profiler) override {
     for (FeatureBuffer& buffer : tensors_) {
       if (!buffer.from_outside) continue;
-      to_native(buffer.shape, static_cast<const int8_t*>(buffer.bound), buffer.memory.host);
+      for (int64_t image = 0; image < buffer.shape.batch; ++image) {
+        to_native(buffer.shape,
+                  static_cast<const int8_t*>(buffer.bound) + image * image_elements(buffer),
+                  buffer.memory.host + image * feature_bytes(buffer.shape));
+      }
       ORKNN_RETURN_IF_ERROR(
           npu_->sync_memory(buffer.memory, driver_shim::SyncDirection::kToDevice));
     }
@@ -87,7 +95,7 @@ class NpuExecutable final : public Executable {
       return invalid_argument("core mask 0x", std::hex, options_.core_mask, std::dec,
                               " names a core this ", available, "-core NPU does not have");
     }
-    std::vector<int> cores = physical_cores();
+    const std::vector<int> cores = batch_ > 1 ? batch_cores() : physical_cores();
     const Variant& variant = variants_[std::max<size_t>(cores.size(), 1) - 1];
     std::vector<std::array<uint64_t, kMaxCores>> layer_cycles(layers_.size());
     for (const Step& step : variant.steps) {
@@ -127,7 +135,10 @@ class NpuExecutable final : public Executable {
       if (!buffer.to_outside) continue;
       ORKNN_RETURN_IF_ERROR(
           npu_->sync_memory(buffer.memory, driver_shim::SyncDirection::kFromDevice));
-      from_native(buffer.shape, buffer.memory.host, static_cast<int8_t*>(buffer.bound));
+      for (int64_t image = 0; image < buffer.shape.batch; ++image) {
+        from_native(buffer.shape, buffer.memory.host + image * feature_bytes(buffer.shape),
+                    static_cast<int8_t*>(buffer.bound) + image * image_elements(buffer));
+      }
     }
     if (profiler) record_timing(*profiler, layer_cycles);
     return ok_status();
@@ -153,6 +164,11 @@ class NpuExecutable final : public Executable {
     NpuMemory regcmd;
     std::vector<Step> steps;
   };
+  struct PlannedChain {  // register words of each task, before they get addresses
+    std::vector<std::vector<uint64_t>> tasks;
+    std::vector<uint32_t> masks;
+    std::vector<size_t> layers;
+  };
 
   static int lowest_bit(uint32_t mask) {
     for (int bit = 0; bit < 32; ++bit) {
@@ -169,6 +185,19 @@ class NpuExecutable final : public Executable {
     std::vector<int> cores;
     for (int core = 0; core < available; ++core) {
       if (mask & (1u << core)) cores.push_back(core);
+    }
+    return cores;
+  }
+
+  // A batch's images go round-robin to these cores, each image's layers one chain of tasks:
+  // the first rknn_set_batch_core_num cores when it is set, otherwise the core mask's cores
+  // (AUTO: one chain on the core the backend picks).
+  std::vector<int> batch_cores() const {
+    const int available = std::min(npu_->info().core_count, kMaxCores);
+    if (options_.batch_core_num <= 0) return physical_cores();
+    std::vector<int> cores;
+    for (int core = 0; core < std::min(options_.batch_core_num, available); ++core) {
+      cores.push_back(core);
     }
     return cores;
   }
@@ -208,7 +237,8 @@ class NpuExecutable final : public Executable {
         buffer.to_outside |= std::find(inputs.begin(), inputs.end(), tensor) != inputs.end();
       }
       for (int32_t output : graph.outputs) buffer.to_outside |= output == tensor;
-      ORKNN_ASSIGN_OR_RETURN(buffer.memory, npu_->create_memory(feature_bytes(shape)));
+      ORKNN_ASSIGN_OR_RETURN(buffer.memory,
+                             npu_->create_memory(feature_bytes(shape) * uint64_t(shape.batch)));
       tensors_.push_back(std::move(buffer));
       return ok_status();
     };
@@ -248,14 +278,23 @@ class NpuExecutable final : public Executable {
     return ok_status();
   }
 
-  LayerAddresses addresses_of(size_t index) {
+  // Where `image` of a buffer's batch starts, as the NPU addresses it.
+  uint32_t image_address(int32_t tensor, int64_t image) {
+    const FeatureBuffer* buffer = buffer_of(tensor);
+    return buffer->memory.npu_address +
+           static_cast<uint32_t>(uint64_t(image) * feature_bytes(buffer->shape));
+  }
+
+  static int64_t image_elements(const FeatureBuffer& buffer) {
+    return buffer.shape.channels * buffer.shape.height * buffer.shape.width;
+  }
+
+  LayerAddresses addresses_of(size_t index, int64_t image = 0) {
     const NpuLayer& layer = layers_[index];
     LayerAddresses addresses;
-    addresses.input = buffer_of(layer.input_tensor)->memory.npu_address;
-    addresses.output = buffer_of(layer.output_tensor)->memory.npu_address;
-    if (layer.operand_tensor >= 0) {
-      addresses.operand = buffer_of(layer.operand_tensor)->memory.npu_address;
-    }
+    addresses.input = image_address(layer.input_tensor, image);
+    addresses.output = image_address(layer.output_tensor, image);
+    if (layer.operand_tensor >= 0) addresses.operand = image_address(layer.operand_tensor, image);
     addresses.weights = constants_[index].weights.npu_address;
     addresses.bias = constants_[index].bias.npu_address;
     addresses.multipliers = constants_[index].multipliers.npu_address;
@@ -289,11 +328,6 @@ class NpuExecutable final : public Executable {
   // One core: every layer one task, all in one PC chain (one submit per run). Several cores:
   // one job per layer, its output channels split across the cores.
   Result<Variant> build_variant(int cores) {
-    struct PlannedChain {
-      std::vector<std::vector<uint64_t>> tasks;
-      std::vector<uint32_t> masks;
-      std::vector<size_t> layers;
-    };
     std::vector<std::vector<PlannedChain>> steps;
     if (cores == 1) {
       PlannedChain chain;
@@ -322,7 +356,31 @@ class NpuExecutable final : public Executable {
         steps.push_back(std::move(step));
       }
     }
-    // Lay every chain out in one regcmd buffer.
+    return lay_out(steps);
+  }
+
+  // A batch on `cores` cores: one job, one chain per core holding every layer of its images
+  // (image i on core i % cores), so the images run in parallel and each core pays the job cost
+  // once per run.
+  Result<Variant> build_batch_variant(int cores) {
+    std::vector<PlannedChain> step(static_cast<size_t>(cores));
+    for (int64_t image = 0; image < batch_; ++image) {
+      PlannedChain& chain = step[static_cast<size_t>(image % cores)];
+      for (size_t i = 0; i < layers_.size(); ++i) {
+        if (image >= layers_[i].input.batch) continue;
+        uint32_t mask = 0;
+        chain.tasks.push_back(
+            task_commands(layers_[i], addresses_of(i, image),
+                          {0, layers_[i].output.channels, 0, layers_[i].output.height}, &mask));
+        chain.masks.push_back(mask);
+        chain.layers.push_back(i);
+      }
+    }
+    return lay_out({std::move(step)});
+  }
+
+  // Lays every chain of every step out in one regcmd buffer.
+  Result<Variant> lay_out(const std::vector<std::vector<PlannedChain>>& steps) {
     size_t total_words = 0;
     for (const auto& step : steps) {
       for (const PlannedChain& chain : step) {
@@ -373,7 +431,7 @@ class NpuExecutable final : public Executable {
     };
     for (size_t i = 0; i < layers_.size(); ++i) {
       exec::NpuNodeTiming& timing = timing_of(layers_[i].node_index);
-      timing.macs += layers_[i].macs;
+      timing.macs += layers_[i].macs * static_cast<uint64_t>(layers_[i].input.batch);
       uint64_t longest = 0;
       for (size_t core = 0; core < size_t(kMaxCores); ++core) {
         timing.core_cycles[core] += layer_cycles[i][core];
@@ -391,6 +449,7 @@ class NpuExecutable final : public Executable {
   std::vector<LayerConstants> constants_;
   std::vector<Variant> variants_;
   RunOptions options_;
+  int64_t batch_ = 1;
 };
 
 }  // namespace

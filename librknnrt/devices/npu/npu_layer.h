@@ -19,8 +19,10 @@ enum class LayerKind {
   kPooling,      // PPU: max / average / global average pooling
 };
 
+// One image's feature map; `batch` images of it lie one after another in a buffer.
 struct FeatureShape {
   int64_t channels = 0, height = 0, width = 0;
+  int64_t batch = 1;
 };
 
 struct NpuLayer {

@@ -24,6 +24,7 @@ using graph::Tensor;
 constexpr int64_t kMaxKernel = 31, kMaxStride = 7, kMaxDilation = 31, kMaxConvPad = 15;
 constexpr int64_t kMaxPoolKernel = 16, kMaxPoolStride = 16, kMaxPoolPad = 7;
 constexpr int64_t kMaxCubeDimension = 2047;  // 11-bit CNA DATA_SIZE fields
+constexpr int64_t kMaxBatch = 64;            // images per run; each gets its own tasks
 constexpr int64_t kChannelBlockSize = 16;
 
 template <typename... Parts>
@@ -36,15 +37,15 @@ bool is_per_tensor_int8(const Tensor& tensor) {
          !tensor.quantization.is_per_channel();
 }
 
-// [1, C, H, W] int8 per-tensor activation.
+// [N, C, H, W] int8 per-tensor activation (N images, each run by its own tasks).
 Result<FeatureShape> feature_shape(const graph::Node& node, const Tensor& tensor,
                                    const Shape& shape) {
   if (!is_per_tensor_int8(tensor) || tensor.is_constant()) {
     return refuse(node, "'", tensor.name, "' is not a per-tensor INT8 activation");
   }
-  if (shape.size() != 4 || shape[0] != 1) {
+  if (shape.size() != 4 || shape[0] < 1 || shape[0] > kMaxBatch) {
     return refuse(node, "'", tensor.name, "' has shape ", graph::shape_to_string(shape),
-                  "; the NPU programs take [1, C, H, W]");
+                  "; the NPU programs take [N, C, H, W] with N in 1..", kMaxBatch);
   }
   for (size_t d = 1; d < 4; ++d) {
     if (shape[d] < 1 || shape[d] > kMaxCubeDimension) {
@@ -52,7 +53,7 @@ Result<FeatureShape> feature_shape(const graph::Node& node, const Tensor& tensor
                     kMaxCubeDimension);
     }
   }
-  return FeatureShape{shape[1], shape[2], shape[3]};
+  return FeatureShape{shape[1], shape[2], shape[3], shape[0]};
 }
 
 // The 2-D window of a Conv or pooling node (height axis first).
@@ -354,6 +355,10 @@ Result<std::vector<NpuLayer>> lower_concat(const graph::Graph& graph, const grap
     NpuLayer part;
     ORKNN_ASSIGN_OR_RETURN(part.input,
                            feature_shape(node, input, shapes[static_cast<size_t>(node.inputs[i])]));
+    if (part.input.batch != whole.batch) {
+      return refuse(node, "input ", i, " batch ", part.input.batch, " differs from output batch ",
+                    whole.batch);
+    }
     if (offset % kChannelBlockSize != 0) {
       return refuse(node, "input ", i, " starts at channel ", offset,
                     ", not on a 16-channel block");
@@ -407,6 +412,10 @@ Result<std::vector<NpuLayer>> lower_node(const graph::Graph& graph, size_t node_
     layer = lower_table(graph, node, shapes);
   }
   if (!layer.ok()) return layer.status();
+  if (layer->input.batch != layer->output.batch) {
+    return refuse(node, "input batch ", layer->input.batch, " differs from output batch ",
+                  layer->output.batch);
+  }
   layer->node_index = node_index;
   layer->input_tensor = node.inputs[0];
   layer->output_tensor = node.outputs[0];

@@ -8,7 +8,7 @@ namespace orknn::testing {
 
 DeviceRun run_graph(std::shared_ptr<const graph::Graph> graph,
                     const std::vector<std::vector<uint8_t>>& inputs,
-                    std::shared_ptr<driver_shim::Npu> npu, uint32_t core_mask) {
+                    std::shared_ptr<driver_shim::Npu> npu, uint32_t core_mask, int batch_core_num) {
   DeviceRun run;
   std::vector<std::shared_ptr<devices::Device>> devices;
   if (npu) devices.push_back(devices::make_npu_device(npu));
@@ -18,7 +18,7 @@ DeviceRun run_graph(std::shared_ptr<const graph::Graph> graph,
     run.status = executor.status();
     return run;
   }
-  (*executor)->set_run_options({core_mask, 0});
+  (*executor)->set_run_options({core_mask, batch_core_num});
   for (size_t i = 0; i < inputs.size(); ++i) {
     std::memcpy((*executor)->input_data(i), inputs[i].data(),
                 std::min(inputs[i].size(), (*executor)->input_bytes(i)));

@@ -19,9 +19,11 @@ struct DeviceRun {
   exec::Profiler profiler;
 };
 
-// `npu` null: CPU only. `core_mask` as rknn_set_core_mask takes it.
+// `npu` null: CPU only. `core_mask` as rknn_set_core_mask takes it, `batch_core_num` as
+// rknn_set_batch_core_num (0: not set).
 DeviceRun run_graph(std::shared_ptr<const graph::Graph> graph,
                     const std::vector<std::vector<uint8_t>>& inputs,
-                    std::shared_ptr<driver_shim::Npu> npu, uint32_t core_mask);
+                    std::shared_ptr<driver_shim::Npu> npu, uint32_t core_mask,
+                    int batch_core_num = 0);
 
 }  // namespace orknn::testing

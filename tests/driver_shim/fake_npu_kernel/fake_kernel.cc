@@ -1,9 +1,11 @@
 #include "fake_kernel.h"
 
 #include <drm.h>
+#include <fcntl.h>
 #include <sys/mman.h>
 
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <thread>
 #include <vector>
@@ -15,57 +17,117 @@
 namespace orknn::testing {
 namespace {
 
-FakeKernel* g_kernel = nullptr;
 constexpr uint64_t kCookieBase = 0xffffff8000000000ull;  // looks like a kernel pointer
 constexpr uint64_t kMmapUnit = 4096;
+constexpr int kCoreCount = 3;
 
 int fail(int error) {
   errno = error;
   return -1;
 }
 
+bool environment_flag(const char* name) {
+  const char* value = std::getenv(name);
+  return value && std::strcmp(value, "1") == 0;
+}
+
+long environment_number(const char* name, long fallback) {
+  const char* value = std::getenv(name);
+  return value && *value ? std::strtol(value, nullptr, 10) : fallback;
+}
+
+bool starts_with(const char* text, const char* prefix) {
+  return std::strncmp(text, prefix, std::strlen(prefix)) == 0;
+}
+
 }  // namespace
 
-FakeKernel::FakeKernel(Config config) : config_(std::move(config)) {
-  calls_ = {fake_open, fake_close, fake_ioctl, fake_mmap, fake_munmap};
-  g_kernel = this;
+FakeKernel& FakeKernel::instance() {
+  // Never destroyed: the process may close fds after static destructors have run.
+  static FakeKernel* kernel = new FakeKernel;
+  return *kernel;
 }
 
-FakeKernel::~FakeKernel() {
-  g_kernel = nullptr;
+bool FakeKernel::owns_path(const char* path) const {
+  if (!path || !std::getenv("ORKNN_FAKE_NPU")) return false;
+  return starts_with(path, "/dev/dri/") || starts_with(path, "/dev/accel/") ||
+         std::strcmp(path, "/dev/rknpu") == 0;
 }
 
-int FakeKernel::fake_open(const char* path, int) {
-  if (!g_kernel || g_kernel->config_.device_path != path) return fail(ENOENT);
-  if (g_kernel->config_.permission_denied) return fail(EACCES);
-  return g_kernel->next_fd_++;
+bool FakeKernel::owns_fd(int fd) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return device_fds_.count(fd) || dma_buf_fds_.count(fd);
 }
 
-int FakeKernel::fake_close(int) {
-  return 0;
+bool FakeKernel::owns_mapping(void* address) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return maps_.count(address) != 0;
 }
 
-int FakeKernel::fake_ioctl(int fd, unsigned long request, void* argument) {
-  return g_kernel ? g_kernel->ioctl(fd, request, argument) : fail(EBADF);
+OrknnFakeNpuCounters FakeKernel::counters() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return counters_;
 }
 
-void* FakeKernel::fake_mmap(void*, size_t length, int, int, int fd, off_t offset) {
-  if (!g_kernel) return MAP_FAILED;
-  std::lock_guard<std::mutex> lock(g_kernel->mutex_);
+void FakeKernel::boot() {
+  const std::string driver = std::getenv("ORKNN_FAKE_NPU");
+  config_ = Config{};
+  config_.driver = driver == "rocket"       ? Driver::kRocket
+                   : driver == "rknpu-misc" ? Driver::kRknpuMisc
+                                            : Driver::kRknpuDrm;
+  const char* node = std::getenv("ORKNN_FAKE_NPU_NODE");
+  config_.device_path = node && *node                          ? node
+                        : config_.driver == Driver::kRocket    ? "/dev/accel/accel0"
+                        : config_.driver == Driver::kRknpuMisc ? "/dev/rknpu"
+                                                               : "/dev/dri/renderD128";
+  config_.permission_denied = environment_flag("ORKNN_FAKE_NPU_DENY");
+  config_.rknpu_version =
+      static_cast<uint32_t>(environment_number("ORKNN_FAKE_NPU_RKNPU_VERSION", 906));
+  config_.rocket_major = static_cast<int>(environment_number("ORKNN_FAKE_NPU_ROCKET_MAJOR", 1));
+  emulator_ = std::make_unique<driver_shim::emu::Emulator>(kCoreCount);
+  bos_.clear();
+  busy_.clear();
+  maps_.clear();
+  counters_ = OrknnFakeNpuCounters{};
+  counters_.last_core_mask = 0xdead;
+}
+
+int FakeKernel::open(const char* path) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (device_fds_.empty() && dma_buf_fds_.empty()) boot();
+  if (config_.device_path != path) return fail(ENOENT);
+  if (config_.permission_denied) return fail(EACCES);
+  // A real fd as the placeholder, so fd numbers never collide with the process's own files.
+  const int fd = real_open("/dev/null", O_RDWR | O_CLOEXEC);
+  if (fd >= 0) device_fds_.insert(fd);
+  return fd;
+}
+
+int FakeKernel::close(int fd) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  device_fds_.erase(fd);
+  dma_buf_fds_.erase(fd);
+  return real_close(fd);
+}
+
+void* FakeKernel::mmap(size_t length, int fd, off_t offset) {
+  std::lock_guard<std::mutex> lock(mutex_);
   // DRM: the offset names the BO; misc rknpu: the fd is the BO's dma-buf.
-  const uint32_t handle = g_kernel->config_.driver == Driver::kRknpuMisc
+  const uint32_t handle = dma_buf_fds_.count(fd)
                               ? static_cast<uint32_t>(fd)
                               : static_cast<uint32_t>(static_cast<uint64_t>(offset) / kMmapUnit);
-  Bo* bo = g_kernel->bo_by_handle(handle);
-  if (!bo || length > ((bo->size + kMmapUnit - 1) / kMmapUnit) * kMmapUnit) {
+  Bo* bo = bo_by_handle(handle);
+  if (!bo || length == 0 || length > ((bo->size + kMmapUnit - 1) / kMmapUnit) * kMmapUnit) {
     errno = EINVAL;
     return MAP_FAILED;
   }
+  maps_[bo->host] = handle;
   return bo->host;
 }
 
-int FakeKernel::fake_munmap(void*, size_t) {
-  return 0;
+int FakeKernel::munmap(void* address) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return maps_.erase(address) ? 0 : fail(EINVAL);
 }
 
 FakeKernel::Bo* FakeKernel::bo_by_handle(uint32_t handle) {
@@ -77,39 +139,50 @@ FakeKernel::Bo* FakeKernel::bo_by_cookie(uint64_t cookie) {
   return cookie < kCookieBase ? nullptr : bo_by_handle(static_cast<uint32_t>(cookie - kCookieBase));
 }
 
-int FakeKernel::create_bo(size_t size, uint32_t flags, Bo* out_bo) {
-  auto allocation = emulator_.allocate(size);
+int FakeKernel::create_bo(size_t size, uint32_t flags, uint32_t* out_handle) {
+  auto allocation = emulator_->allocate(size);
   if (!allocation.ok()) return fail(ENOMEM);
-  // Misc rknpu hands out dma-buf fds as handles; keep them above the device fds.
-  const uint32_t handle =
-      config_.driver == Driver::kRknpuMisc ? allocation->handle + 5000 : allocation->handle;
-  Bo bo{allocation->handle, allocation->npu_address, allocation->host, size, flags};
-  bos_[handle] = bo;
-  *out_bo = bo;
-  out_bo->handle = handle;
+  uint32_t handle = allocation->handle;
+  if (config_.driver == Driver::kRknpuMisc) {  // misc rknpu hands out dma-buf fds as handles
+    const int fd = real_open("/dev/null", O_RDWR | O_CLOEXEC);
+    if (fd < 0) {
+      (void)emulator_->release(allocation->handle);
+      return fail(EMFILE);
+    }
+    dma_buf_fds_.insert(fd);
+    handle = static_cast<uint32_t>(fd);
+  }
+  bos_[handle] = Bo{allocation->handle, allocation->npu_address, allocation->host, size, flags};
+  *out_handle = handle;
   return 0;
 }
 
-int FakeKernel::ioctl(int, unsigned long request, void* argument) {
+int FakeKernel::ioctl(int fd, unsigned long request, void* argument) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (!device_fds_.count(fd)) return fail(ENOTTY);  // a dma-buf fd
   if (request == DRM_IOCTL_VERSION) {
     if (config_.driver == Driver::kRknpuMisc) return fail(ENOTTY);
     return drm_version(argument);
   }
-  std::lock_guard<std::mutex> lock(mutex_);
   return config_.driver == Driver::kRocket ? rocket_ioctl(request, argument)
                                            : rknpu_ioctl(request, argument);
 }
 
 int FakeKernel::drm_version(void* argument) {
   auto* version = static_cast<drm_version_t*>(argument);
-  const char* name = config_.driver == Driver::kRocket ? "rocket" : "rknpu";
-  version->version_major = config_.driver == Driver::kRocket ? config_.rocket_major : 0;
-  version->version_minor = config_.driver == Driver::kRocket ? 0 : 9;
-  const size_t length = std::strlen(name);
-  if (version->name && version->name_len > 0) {
-    std::memcpy(version->name, name, std::min<size_t>(length, version->name_len));
-  }
-  version->name_len = length;
+  const bool rocket = config_.driver == Driver::kRocket;
+  version->version_major = rocket ? config_.rocket_major : 0;
+  version->version_minor = rocket ? 0 : 9;
+  version->version_patchlevel = 0;
+  // Like the DRM core: copy what fits, always report the full length (libdrm asks twice).
+  auto copy_out = [](const char* text, char* buffer, __kernel_size_t* length) {
+    const size_t size = std::strlen(text);
+    if (buffer && *length > 0) std::memcpy(buffer, text, std::min<size_t>(size, *length));
+    *length = size;
+  };
+  copy_out(rocket ? "rocket" : "rknpu", version->name, &version->name_len);
+  copy_out("20240828", version->date, &version->date_len);
+  copy_out(rocket ? "rocket DRM" : "RKNPU driver", version->desc, &version->desc_len);
   return 0;
 }
 
@@ -130,8 +203,8 @@ int FakeKernel::rknpu_ioctl(unsigned long request, void* argument) {
         action->value = 1000000000;
         return 0;
       case kActReset:
-        ++resets;
-        for (int core = 0; core < 3; ++core) emulator_.reset_core(core);
+        ++counters_.resets;
+        for (int core = 0; core < kCoreCount; ++core) emulator_->reset_core(core);
         return 0;
       case kPowerOn:
       case kPowerOff:
@@ -149,14 +222,15 @@ int FakeKernel::rknpu_ioctl(unsigned long request, void* argument) {
   if (wide || narrow) {
     if (wide && old_driver) return fail(ENOTTY);
     auto* create = static_cast<MemCreateOld*>(argument);  // common prefix
-    Bo bo;
+    uint32_t handle = 0;
     if (create->size == 0) return fail(EINVAL);
-    if (create_bo(create->size, create->flags, &bo) != 0) return -1;
-    create->handle = bo.handle;
+    if (create_bo(create->size, create->flags, &handle) != 0) return -1;
+    const Bo& bo = bos_[handle];
+    create->handle = handle;
     create->size = (create->size + 4095) / 4096 * 4096;
-    create->obj_addr = kCookieBase + bo.handle;
+    create->obj_addr = kCookieBase + handle;
     create->dma_addr = bo.npu_address;
-    ++(wide ? wide_mem_creates : old_mem_creates);
+    ++(wide ? counters_.wide_mem_creates : counters_.old_mem_creates);
     return 0;
   }
   if (!misc && request == kDrmMemMap) {
@@ -175,7 +249,7 @@ int FakeKernel::rknpu_ioctl(unsigned long request, void* argument) {
     auto* destroy = static_cast<MemDestroy*>(argument);
     Bo* bo = bo_by_handle(destroy->handle);
     if (!bo || bo_by_cookie(destroy->obj_addr) != bo) return fail(EINVAL);
-    (void)emulator_.release(bo->handle);
+    (void)emulator_->release(bo->emulator_handle);
     bos_.erase(destroy->handle);
     return 0;
   }
@@ -186,8 +260,8 @@ int FakeKernel::rknpu_ioctl(unsigned long request, void* argument) {
 int FakeKernel::run_rknpu_submit(void* argument) {
   using namespace driver_shim::rknpu;
   auto* submit = static_cast<Submit*>(argument);
-  ++submits;
-  last_core_mask = submit->core_mask;
+  ++counters_.submits;
+  counters_.last_core_mask = submit->core_mask;
   if (!(submit->flags & kJobPc)) return fail(EINVAL);  // only PC mode exists
   Bo* task_bo = bo_by_cookie(submit->task_obj_addr);
   if (!task_bo || !(task_bo->flags & kMemKernelMapping)) return fail(EINVAL);
@@ -216,9 +290,9 @@ int FakeKernel::run_rknpu_submit(void* argument) {
     default:
       return fail(EINVAL);  // "Unknown core mask"
   }
-  if (config_.hang) {
+  if (environment_flag("ORKNN_FAKE_NPU_HANG")) {
     submit->task_counter = 0;
-    ++resets;  // the driver soft-resets after a timeout
+    ++counters_.resets;  // the driver soft-resets after a timeout
     return fail(ETIMEDOUT);
   }
   struct Range {
@@ -242,8 +316,8 @@ int FakeKernel::run_rknpu_submit(void* argument) {
       const Task& first = tasks[ranges[i].start];
       // PC_DATA_AMOUNT = (regcfg_amount + 4 + scale - 1) / scale - 1 with scale 2 (RK3588).
       const uint32_t amount = (first.regcfg_amount + 4 + 1) / 2 - 1;
-      reports[i] = emulator_.run_tasks(cores[i], static_cast<uint32_t>(first.regcmd_addr), amount,
-                                       ranges[i].number);
+      reports[i] = emulator_->run_tasks(cores[i], static_cast<uint32_t>(first.regcmd_addr), amount,
+                                        ranges[i].number);
     });
   }
   for (std::thread& thread : threads) thread.join();
@@ -252,7 +326,7 @@ int FakeKernel::run_rknpu_submit(void* argument) {
   for (size_t i = 0; i < cores.size(); ++i) {
     if (ranges[i].number == 0) continue;
     if (reports[i].tasks_completed != ranges[i].number) return fail(EIO);
-    cores_run |= 1u << cores[i];
+    counters_.cores_run |= 1u << cores[i];
     done += reports[i].tasks_completed;
     uint64_t sum = 0;
     for (uint64_t c : reports[i].task_cycles) sum += c;
@@ -269,18 +343,18 @@ int FakeKernel::rocket_ioctl(unsigned long request, void* argument) {
   using namespace driver_shim::rocket;
   if (request == kCreateBo) {
     auto* create = static_cast<CreateBo*>(argument);
-    Bo bo;
+    uint32_t handle = 0;
     if (create->size == 0) return fail(EINVAL);
-    if (create_bo(create->size, 0, &bo) != 0) return -1;
-    create->handle = bo.handle;
-    create->dma_address = bo.npu_address;
-    create->offset = uint64_t{bo.handle} * kMmapUnit;
+    if (create_bo(create->size, 0, &handle) != 0) return -1;
+    create->handle = handle;
+    create->dma_address = bos_[handle].npu_address;
+    create->offset = uint64_t{handle} * kMmapUnit;
     return 0;
   }
   if (request == kGemClose) {
     auto* close = static_cast<GemClose*>(argument);
     if (!bo_by_handle(close->handle)) return fail(EINVAL);
-    (void)emulator_.release(bo_by_handle(close->handle)->handle);
+    (void)emulator_->release(bo_by_handle(close->handle)->emulator_handle);
     bos_.erase(close->handle);
     busy_.erase(close->handle);
     return 0;
@@ -297,7 +371,7 @@ int FakeKernel::rocket_ioctl(unsigned long request, void* argument) {
   }
   if (request == kSubmit) {
     auto* submit = static_cast<Submit*>(argument);
-    ++submits;
+    ++counters_.submits;
     if (submit->reserved != 0 || submit->job_struct_size != sizeof(Job)) return fail(EINVAL);
     const auto* jobs = reinterpret_cast<const Job*>(static_cast<uintptr_t>(submit->jobs));
     for (uint32_t j = 0; j < submit->job_count; ++j) {
@@ -306,7 +380,7 @@ int FakeKernel::rocket_ioctl(unsigned long request, void* argument) {
       const auto* tasks = reinterpret_cast<const Task*>(static_cast<uintptr_t>(job.tasks));
       const auto* writes =
           reinterpret_cast<const uint32_t*>(static_cast<uintptr_t>(job.out_bo_handles));
-      if (config_.hang) {
+      if (environment_flag("ORKNN_FAKE_NPU_HANG")) {
         for (uint32_t w = 0; w < job.out_bo_handle_count; ++w) busy_.insert(writes[w]);
         continue;
       }
@@ -315,9 +389,9 @@ int FakeKernel::rocket_ioctl(unsigned long request, void* argument) {
       for (uint32_t t = 0; t < job.task_count; ++t) {
         if (tasks[t].regcmd_count == 0) return fail(EINVAL);
         const auto report =
-            emulator_.run_tasks(core, tasks[t].regcmd, (tasks[t].regcmd_count + 1) / 2 - 1, 1);
+            emulator_->run_tasks(core, tasks[t].regcmd, (tasks[t].regcmd_count + 1) / 2 - 1, 1);
         if (report.tasks_completed != 1) return fail(EIO);
-        cores_run |= 1u << core;
+        counters_.cores_run |= 1u << core;
       }
     }
     return 0;
