@@ -369,4 +369,13 @@ std::unique_ptr<MatMulInt8> prepare_matmul_int8(const reference::MatMulParams& p
   return std::make_unique<ReferenceMatMulInt8>(params, requantization, constant_b);
 }
 
+std::unique_ptr<BinaryFloat> prepare_binary(reference::BinaryOperation operation,
+                                            const std::vector<int64_t>& a_shape,
+                                            const std::vector<int64_t>& b_shape,
+                                            KernelVariant variant) {
+  variant = usable(variant);
+  if (variant == KernelVariant::kReference) return nullptr;
+  return optimized::make_binary(micro_kernels(variant), operation, a_shape, b_shape);
+}
+
 }  // namespace orknn::kernels::cpu

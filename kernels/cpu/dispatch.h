@@ -31,6 +31,7 @@
 
 #include "core/thread_pool.h"
 #include "reference/convolution.h"
+#include "reference/elementwise.h"
 #include "reference/gemm.h"
 
 namespace orknn::kernels::cpu {
@@ -137,5 +138,19 @@ std::unique_ptr<MatMulInt8> prepare_matmul_int8(const reference::MatMulParams& p
                                                 const reference::Int8Requantization& requantization,
                                                 const int8_t* constant_b,
                                                 KernelVariant variant = selected_kernel_variant());
+
+// Add, Sub, Mul, Div on float32 (reference::binary semantics, the same bits: one IEEE operation
+// per element) for the broadcasts models use: equal shapes, a scalar, or an operand whose
+// non-1 dimensions are one contiguous run of the output's (per-channel [1,C,1,1] on NCHW, a
+// trailing [C] row). Null for other operations and broadcasts, and for the reference variant:
+// the caller keeps the reference kernel then.
+class BinaryFloat : public PreparedKernel {
+ public:
+  virtual void run(const float* a, const float* b, float* output, ThreadPool& pool) const = 0;
+};
+std::unique_ptr<BinaryFloat> prepare_binary(reference::BinaryOperation operation,
+                                            const std::vector<int64_t>& a_shape,
+                                            const std::vector<int64_t>& b_shape,
+                                            KernelVariant variant = selected_kernel_variant());
 
 }  // namespace orknn::kernels::cpu

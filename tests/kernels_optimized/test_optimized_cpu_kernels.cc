@@ -280,6 +280,59 @@ void test_registry_variants_agree(void**) {
   }
 }
 
+// Add, Sub, Mul, Div through the registry (float32, and int8 through the float domain) with
+// each variant forced: the same bits as the forced reference, for a per-channel constant, an
+// equal-shape activation, a scalar and a broadcast the optimized kernel leaves to the reference.
+void test_registry_binary_variants_agree(void**) {
+  Random random(9);
+  struct BinaryCase {
+    graph::Shape a, b;
+    bool constant_b;
+  };
+  const BinaryCase cases[] = {{{1, 6, 7, 9}, {1, 6, 1, 1}, true},
+                              {{2, 3, 17}, {2, 3, 17}, false},
+                              {{1, 33}, {1}, true},
+                              {{2, 3, 4}, {2, 1, 4}, false}};
+  auto count = [](const graph::Shape& shape) {
+    size_t elements = 1;
+    for (int64_t d : shape) elements *= static_cast<size_t>(d);
+    return elements;
+  };
+  for (const char* op_type : {"Add", "Sub", "Mul", "Div"}) {
+    for (const BinaryCase& c : cases) {
+      std::vector<float> b_values = random.floats(count(c.b), 0.5f, 2.0f);
+      const std::vector<StoredTensor> inputs{
+          stored("a", DataType::kFloat32, c.a, random.floats(count(c.a))),
+          stored("b", DataType::kFloat32, c.b, b_values, {}, c.constant_b)};
+      const std::vector<StoredTensor> inputs8{
+          stored("a", DataType::kInt8, c.a, random.codes(count(c.a)), per_tensor(0.05f, 3)),
+          stored("b", DataType::kInt8, c.b, random.codes(count(c.b), 10, 127),
+                 per_tensor(0.02f, -5), c.constant_b)};
+      const StoredOutput output8{DataType::kInt8, per_tensor(0.1f, -2)};
+      const StoredRun expected =
+          run_forced(KernelVariant::kReference, op_type, inputs, {}, {DataType::kFloat32, {}});
+      const StoredRun expected8 =
+          run_forced(KernelVariant::kReference, op_type, inputs8, {}, output8);
+      assert_true(expected.status.ok());
+      assert_true(expected8.status.ok());
+      for (KernelVariant variant : optimized_variants()) {
+        const StoredRun run = run_forced(variant, op_type, inputs, {}, {DataType::kFloat32, {}});
+        const StoredRun run8 = run_forced(variant, op_type, inputs8, {}, output8);
+        assert_true(run.status.ok());
+        assert_true(run8.status.ok());
+        const std::string mismatch = compare_floats(from_bytes<float>(run.outputs[0]),
+                                                    from_bytes<float>(expected.outputs[0]), 0.0);
+        const std::string mismatch8 = compare_exact(from_bytes<int8_t>(run8.outputs[0]),
+                                                    from_bytes<int8_t>(expected8.outputs[0]));
+        if (!mismatch.empty() || !mismatch8.empty()) {
+          fail_msg("%s %zu-d %s: float32 %s; int8 %s", op_type, c.a.size(),
+                   kernel_variant_name(variant), mismatch.c_str(), mismatch8.c_str());
+        }
+      }
+    }
+  }
+}
+
 }  // namespace
 
 int main() {
@@ -288,6 +341,7 @@ int main() {
       cmocka_unit_test(test_conv_hook_int8),
       cmocka_unit_test(test_gemm_and_matmul_hooks),
       cmocka_unit_test(test_registry_variants_agree),
+      cmocka_unit_test(test_registry_binary_variants_agree),
   };
   return cmocka_run_group_tests(tests, nullptr, nullptr);
 }

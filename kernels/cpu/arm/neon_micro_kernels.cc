@@ -228,12 +228,71 @@ void depthwise_plane(const DepthwisePlane& plane) {
   }
 }
 
+template <int Operation>
+float32x4_t binary_vector(float32x4_t a, float32x4_t b) {
+  if constexpr (Operation == 0) return vaddq_f32(a, b);
+  if constexpr (Operation == 1) return vsubq_f32(a, b);
+  if constexpr (Operation == 2) return vmulq_f32(a, b);
+  return vdivq_f32(a, b);
+}
+
+template <int Operation>
+float binary_scalar(float a, float b) {
+  if constexpr (Operation == 0) return a + b;
+  if constexpr (Operation == 1) return a - b;
+  if constexpr (Operation == 2) return a * b;
+  return a / b;
+}
+
+// AArch64 NEON arithmetic is IEEE (vdivq_f32 included), so lanes round as the scalar tail does.
+template <int Operation>
+void binary_row_of(const BinaryRow& row) {
+  const float* a = row.a;
+  const float* b = row.b;
+  float* out = row.out;
+  const size_t a_step = row.a_step;
+  const size_t b_step = row.b_step;
+  const float32x4_t a_broadcast = vdupq_n_f32(a[0]);
+  const float32x4_t b_broadcast = vdupq_n_f32(b[0]);
+  size_t i = 0;
+  if (a_step == 1 && b_step == 1) {
+    for (; i + 4 <= row.count; i += 4) {
+      vst1q_f32(out + i, binary_vector<Operation>(vld1q_f32(a + i), vld1q_f32(b + i)));
+    }
+  } else if (a_step == 1) {
+    for (; i + 4 <= row.count; i += 4) {
+      vst1q_f32(out + i, binary_vector<Operation>(vld1q_f32(a + i), b_broadcast));
+    }
+  } else if (b_step == 1) {
+    for (; i + 4 <= row.count; i += 4) {
+      vst1q_f32(out + i, binary_vector<Operation>(a_broadcast, vld1q_f32(b + i)));
+    }
+  } else {
+    const float32x4_t value = binary_vector<Operation>(a_broadcast, b_broadcast);
+    for (; i + 4 <= row.count; i += 4) vst1q_f32(out + i, value);
+  }
+  for (; i < row.count; ++i) out[i] = binary_scalar<Operation>(a[i * a_step], b[i * b_step]);
+}
+
+void binary_row(const BinaryRow& row) {
+  switch (row.operation) {
+    case 0:
+      return binary_row_of<0>(row);
+    case 1:
+      return binary_row_of<1>(row);
+    case 2:
+      return binary_row_of<2>(row);
+    default:
+      return binary_row_of<3>(row);
+  }
+}
+
 }  // namespace
 
 const MicroKernels& neon_micro_kernels() {
   static const MicroKernels kernels{
-      "neon",   kRows,           kColumns,        float_tile,     kRows,
-      kColumns, int16_pair_tile, pack_int8_pairs, requantize_row, depthwise_plane};
+      "neon",          kRows,           kColumns,       float_tile,      kRows,     kColumns,
+      int16_pair_tile, pack_int8_pairs, requantize_row, depthwise_plane, binary_row};
   return kernels;
 }
 

@@ -136,6 +136,20 @@ struct Int8PairRows {
   int16_t* out;
 };
 
+// One row of a float32 binary operation: out[i] = a[i * a_step] (op) b[i * b_step] for i <
+// count, where a step of 0 repeats an operand's first value (a scalar or a channel's value).
+// Operations as reference::BinaryOperation: 0 add, 1 subtract, 2 multiply, 3 divide; each one
+// IEEE operation per element, so every variant gives the reference's bits.
+struct BinaryRow {
+  int operation;
+  const float* a;
+  size_t a_step;  // 0 or 1
+  const float* b;
+  size_t b_step;  // 0 or 1
+  float* out;
+  size_t count;
+};
+
 struct MicroKernels {
   const char* name;      // "avx2", "portable"
   size_t float_rows;     // MR of the float tile, at most 8
@@ -147,6 +161,7 @@ struct MicroKernels {
   void (*pack_int8_pairs)(const Int8PairRows& rows);
   void (*requantize_row)(const RequantizeRow& row);
   void (*depthwise_plane)(const DepthwisePlane& plane);
+  void (*binary_row)(const BinaryRow& row);
 };
 
 const MicroKernels& portable_micro_kernels();

@@ -54,4 +54,10 @@ std::unique_ptr<MatMulInt8> make_matmul_int8(const MicroKernels& kernels,
                                              const reference::Int8Requantization& requantization,
                                              const int8_t* constant_b);
 
+// Null when the broadcast is not one elementwise_binary.cc handles (see dispatch.h).
+std::unique_ptr<BinaryFloat> make_binary(const MicroKernels& kernels,
+                                         reference::BinaryOperation operation,
+                                         const std::vector<int64_t>& a_shape,
+                                         const std::vector<int64_t>& b_shape);
+
 }  // namespace orknn::kernels::cpu::optimized

@@ -106,12 +106,53 @@ void depthwise_plane(const DepthwisePlane& plane) {
   }
 }
 
+template <int Operation>
+float apply_binary_operation(float a, float b) {
+  if constexpr (Operation == 0) return a + b;
+  if constexpr (Operation == 1) return a - b;
+  if constexpr (Operation == 2) return a * b;
+  return a / b;
+}
+
+// The step combinations get their own loops so the compiler can vectorize the common ones.
+template <int Operation>
+void binary_row_of(const BinaryRow& row) {
+  const float* a = row.a;
+  const float* b = row.b;
+  float* out = row.out;
+  if (row.a_step == 1 && row.b_step == 1) {
+    for (size_t i = 0; i < row.count; ++i) out[i] = apply_binary_operation<Operation>(a[i], b[i]);
+  } else if (row.a_step == 1) {
+    const float scalar = b[0];
+    for (size_t i = 0; i < row.count; ++i) out[i] = apply_binary_operation<Operation>(a[i], scalar);
+  } else if (row.b_step == 1) {
+    const float scalar = a[0];
+    for (size_t i = 0; i < row.count; ++i) out[i] = apply_binary_operation<Operation>(scalar, b[i]);
+  } else {
+    const float value = apply_binary_operation<Operation>(a[0], b[0]);
+    for (size_t i = 0; i < row.count; ++i) out[i] = value;
+  }
+}
+
+void binary_row(const BinaryRow& row) {
+  switch (row.operation) {
+    case 0:
+      return binary_row_of<0>(row);
+    case 1:
+      return binary_row_of<1>(row);
+    case 2:
+      return binary_row_of<2>(row);
+    default:
+      return binary_row_of<3>(row);
+  }
+}
+
 }  // namespace
 
 const MicroKernels& portable_micro_kernels() {
   static const MicroKernels kernels{
-      "portable", kRows,           kColumns,        float_tile,     kRows,
-      kColumns,   int16_pair_tile, pack_int8_pairs, requantize_row, depthwise_plane};
+      "portable",      kRows,           kColumns,       float_tile,      kRows,     kColumns,
+      int16_pair_tile, pack_int8_pairs, requantize_row, depthwise_plane, binary_row};
   return kernels;
 }
 

@@ -556,12 +556,79 @@ void depthwise_plane(const DepthwisePlane& plane) {
   depthwise_plane_general(plane);
 }
 
+template <int Operation>
+__m256 binary_vector(__m256 a, __m256 b) {
+  if constexpr (Operation == 0) return _mm256_add_ps(a, b);
+  if constexpr (Operation == 1) return _mm256_sub_ps(a, b);
+  if constexpr (Operation == 2) return _mm256_mul_ps(a, b);
+  return _mm256_div_ps(a, b);
+}
+
+template <int Operation>
+float binary_scalar(float a, float b) {
+  if constexpr (Operation == 0) return a + b;
+  if constexpr (Operation == 1) return a - b;
+  if constexpr (Operation == 2) return a * b;
+  return a / b;
+}
+
+// A step-0 operand is broadcast once; the tail (fewer than 8 elements) runs scalar, which
+// rounds exactly as the vector lanes do.
+template <int Operation>
+void binary_row_of(const BinaryRow& row) {
+  const float* a = row.a;
+  const float* b = row.b;
+  float* out = row.out;
+  const size_t a_step = row.a_step;
+  const size_t b_step = row.b_step;
+  const __m256 a_broadcast = _mm256_set1_ps(a[0]);
+  const __m256 b_broadcast = _mm256_set1_ps(b[0]);
+  size_t i = 0;
+  if (a_step == 1 && b_step == 1) {
+    for (; i + 16 <= row.count; i += 16) {
+      _mm256_storeu_ps(out + i,
+                       binary_vector<Operation>(_mm256_loadu_ps(a + i), _mm256_loadu_ps(b + i)));
+      _mm256_storeu_ps(out + i + 8, binary_vector<Operation>(_mm256_loadu_ps(a + i + 8),
+                                                             _mm256_loadu_ps(b + i + 8)));
+    }
+    for (; i + 8 <= row.count; i += 8) {
+      _mm256_storeu_ps(out + i,
+                       binary_vector<Operation>(_mm256_loadu_ps(a + i), _mm256_loadu_ps(b + i)));
+    }
+  } else if (a_step == 1) {
+    for (; i + 8 <= row.count; i += 8) {
+      _mm256_storeu_ps(out + i, binary_vector<Operation>(_mm256_loadu_ps(a + i), b_broadcast));
+    }
+  } else if (b_step == 1) {
+    for (; i + 8 <= row.count; i += 8) {
+      _mm256_storeu_ps(out + i, binary_vector<Operation>(a_broadcast, _mm256_loadu_ps(b + i)));
+    }
+  } else {
+    const __m256 value = binary_vector<Operation>(a_broadcast, b_broadcast);
+    for (; i + 8 <= row.count; i += 8) _mm256_storeu_ps(out + i, value);
+  }
+  for (; i < row.count; ++i) out[i] = binary_scalar<Operation>(a[i * a_step], b[i * b_step]);
+}
+
+void binary_row(const BinaryRow& row) {
+  switch (row.operation) {
+    case 0:
+      return binary_row_of<0>(row);
+    case 1:
+      return binary_row_of<1>(row);
+    case 2:
+      return binary_row_of<2>(row);
+    default:
+      return binary_row_of<3>(row);
+  }
+}
+
 }  // namespace
 
 const MicroKernels& avx2_micro_kernels() {
   static const MicroKernels kernels{
-      "avx2",      kFloatRows,      kFloatColumns,   float_tile,     kIntRows,
-      kIntColumns, int16_pair_tile, pack_int8_pairs, requantize_row, depthwise_plane};
+      "avx2",          kFloatRows,      kFloatColumns,  float_tile,      kIntRows,  kIntColumns,
+      int16_pair_tile, pack_int8_pairs, requantize_row, depthwise_plane, binary_row};
   return kernels;
 }
 

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "devices/cpu/cpu_kernel.h"
+#include "devices/cpu/optimized/optimized_kernels.h"
 #include "graph/ops/elementwise_attributes.h"
 #include "graph/tensor_conversion.h"
 #include "reference/elementwise.h"
@@ -199,6 +200,7 @@ Result<std::unique_ptr<CpuKernel>> make_binary_kernel(const KernelBuildContext& 
   reference::BroadcastParams params =
       reference::make_broadcast_params(context.input(0)->shape, context.input(1)->shape);
   if (!integer_exponent) {
+    if (auto fast = optimized::make_binary_kernel(context, operation)) return fast;
     return make_function_kernel(
         [operation, params](const void* const* inputs, void* const* outputs) {
           reference::binary(operation, params, static_cast<const float*>(inputs[0]),

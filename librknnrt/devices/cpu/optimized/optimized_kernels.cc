@@ -133,4 +133,17 @@ std::unique_ptr<CpuKernel> make_matmul_int8_kernel(
       });
 }
 
+std::unique_ptr<CpuKernel> make_binary_kernel(const KernelBuildContext& context,
+                                              kernels::reference::BinaryOperation operation) {
+  auto prepared =
+      dispatch::prepare_binary(operation, context.input(0)->shape, context.input(1)->shape);
+  if (!prepared) return nullptr;
+  return wrap(std::move(prepared),
+              [](const dispatch::BinaryFloat& kernel, const void* const* inputs,
+                 void* const* outputs, ThreadPool& pool) {
+                kernel.run(typed<float>(inputs[0]), typed<float>(inputs[1]),
+                           static_cast<float*>(outputs[0]), pool);
+              });
+}
+
 }  // namespace orknn::devices::cpu::optimized

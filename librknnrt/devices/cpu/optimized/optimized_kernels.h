@@ -15,6 +15,7 @@
 
 #include "devices/cpu/cpu_kernel.h"
 #include "reference/convolution.h"
+#include "reference/elementwise.h"
 #include "reference/gemm.h"
 
 namespace orknn::devices::cpu::optimized {
@@ -42,5 +43,10 @@ std::unique_ptr<CpuKernel> make_matmul_kernel(
 std::unique_ptr<CpuKernel> make_matmul_int8_kernel(
     const KernelBuildContext& context, const kernels::reference::MatMulParams& params,
     const kernels::reference::Int8Requantization& requantization);
+
+// Add, Sub, Mul, Div on float32 with the broadcasts of kernels/cpu/dispatch.h prepare_binary;
+// null otherwise (and for the reference variant).
+std::unique_ptr<CpuKernel> make_binary_kernel(const KernelBuildContext& context,
+                                              kernels::reference::BinaryOperation operation);
 
 }  // namespace orknn::devices::cpu::optimized
