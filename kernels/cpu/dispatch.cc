@@ -378,4 +378,15 @@ std::unique_ptr<BinaryFloat> prepare_binary(reference::BinaryOperation operation
   return optimized::make_binary(micro_kernels(variant), operation, a_shape, b_shape);
 }
 
+std::unique_ptr<BinaryInt8> prepare_binary_int8(reference::BinaryOperation operation,
+                                                const std::vector<int64_t>& a_shape,
+                                                const std::vector<int64_t>& b_shape,
+                                                const BinaryInt8Quantization& quantization,
+                                                KernelVariant variant) {
+  variant = usable(variant);
+  if (variant == KernelVariant::kReference) return nullptr;
+  return optimized::make_binary_int8(micro_kernels(variant), operation, a_shape, b_shape,
+                                     quantization);
+}
+
 }  // namespace orknn::kernels::cpu

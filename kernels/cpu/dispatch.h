@@ -153,4 +153,25 @@ std::unique_ptr<BinaryFloat> prepare_binary(reference::BinaryOperation operation
                                             const std::vector<int64_t>& b_shape,
                                             KernelVariant variant = selected_kernel_variant());
 
+// The same on per-tensor int8 tensors, bit-exact with the CPU device's float domain: decode
+// both operands (float(code - zero_point) x scale), the float operation, encode the result
+// (graph/tensor_conversion.cc). Add, Sub, Mul, Div; null as above.
+struct BinaryInt8Quantization {
+  float a_scale = 1.0f;
+  int32_t a_zero_point = 0;
+  float b_scale = 1.0f;
+  int32_t b_zero_point = 0;
+  float output_scale = 1.0f;
+  int32_t output_zero_point = 0;
+};
+class BinaryInt8 : public PreparedKernel {
+ public:
+  virtual void run(const int8_t* a, const int8_t* b, int8_t* output, ThreadPool& pool) const = 0;
+};
+std::unique_ptr<BinaryInt8> prepare_binary_int8(reference::BinaryOperation operation,
+                                                const std::vector<int64_t>& a_shape,
+                                                const std::vector<int64_t>& b_shape,
+                                                const BinaryInt8Quantization& quantization,
+                                                KernelVariant variant = selected_kernel_variant());
+
 }  // namespace orknn::kernels::cpu

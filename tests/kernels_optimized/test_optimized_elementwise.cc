@@ -6,6 +6,7 @@
 #include <memory>
 #include <vector>
 
+#include "core/dtype.h"
 #include "core/thread_pool.h"
 #include "dispatch.h"
 #include "kernels_optimized/optimized_test_support.h"
@@ -24,6 +25,7 @@ namespace {
 using namespace orknn;
 using namespace orknn::testing;
 namespace reference = kernels::reference;
+using kernels::cpu::kernel_variant_name;
 using kernels::cpu::KernelVariant;
 using Shape = std::vector<int64_t>;
 
@@ -112,6 +114,65 @@ void test_supported_broadcasts_match_reference(void** /*state*/) {
   }
 }
 
+// The CPU device's float domain on int8 tensors: decode, reference::binary, encode.
+std::vector<int8_t> float_domain_int8(reference::BinaryOperation operation,
+                                      const reference::BroadcastParams& params,
+                                      const std::vector<int8_t>& a, const std::vector<int8_t>& b,
+                                      const kernels::cpu::BinaryInt8Quantization& q) {
+  std::vector<float> a_real(a.size());
+  std::vector<float> b_real(b.size());
+  for (size_t i = 0; i < a.size(); ++i) a_real[i] = dequantize(a[i], q.a_scale, q.a_zero_point);
+  for (size_t i = 0; i < b.size(); ++i) b_real[i] = dequantize(b[i], q.b_scale, q.b_zero_point);
+  std::vector<float> real(static_cast<size_t>(elements(params.output_shape)));
+  reference::binary(operation, params, a_real.data(), b_real.data(), real.data());
+  std::vector<int8_t> codes(real.size());
+  for (size_t i = 0; i < real.size(); ++i) {
+    codes[i] = quantize_int8(real[i], q.output_scale, q.output_zero_point);
+  }
+  return codes;
+}
+
+// Every code on both sides (Div by a zero offset gives +-inf or NaN, which encode to the
+// saturated code or the zero point), outputs that saturate, and ties of the rounding.
+void test_int8_matches_float_domain(void** /*state*/) {
+  Random random(77);
+  ThreadPool one(1), three(3);
+  const kernels::cpu::BinaryInt8Quantization quantizations[] = {
+      {0.05f, 3, 0.02f, -5, 0.1f, -2},
+      {0.5f, 0, 0.5f, 0, 0.25f, 0},  // many exact halves: ties to even
+      {0.01f, -128, 0.2f, 127, 0.003f, 100},
+  };
+  size_t index = 0;
+  for (const BroadcastCase& shapes : supported_cases()) {
+    const std::vector<int8_t> a = random.codes(static_cast<size_t>(elements(shapes.a)));
+    const std::vector<int8_t> b = random.codes(static_cast<size_t>(elements(shapes.b)));
+    const reference::BroadcastParams params = reference::make_broadcast_params(shapes.a, shapes.b);
+    for (const auto& quantization : quantizations) {
+      for (reference::BinaryOperation operation : kOperations) {
+        const std::vector<int8_t> expected =
+            float_domain_int8(operation, params, a, b, quantization);
+        for (KernelVariant variant : optimized_variants()) {
+          auto kernel = kernels::cpu::prepare_binary_int8(operation, shapes.a, shapes.b,
+                                                          quantization, variant);
+          if (!kernel) fail_msg("int8 case %zu: no %s kernel", index, kernel_variant_name(variant));
+          for (ThreadPool* pool : {&one, &three}) {
+            std::vector<int8_t> output(expected.size(), 0);
+            kernel->run(a.data(), b.data(), output.data(), *pool);
+            const std::string mismatch = compare_exact(output, expected);
+            if (!mismatch.empty()) {
+              fail_msg("int8 case %zu %s (op %d) %s, %s, %zu threads: %s", index,
+                       describe(shapes.a).c_str(), static_cast<int>(operation),
+                       describe(shapes.b).c_str(), kernel->algorithm(), pool->thread_count(),
+                       mismatch.c_str());
+            }
+          }
+        }
+      }
+    }
+    ++index;
+  }
+}
+
 // Broadcasts inside a run of dimensions, both operands broadcast, Pow and PRelu, and the
 // reference variant: no optimized kernel, the caller keeps the reference.
 void test_other_broadcasts_are_left_to_the_reference(void** /*state*/) {
@@ -140,6 +201,7 @@ void test_other_broadcasts_are_left_to_the_reference(void** /*state*/) {
 int main() {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_supported_broadcasts_match_reference),
+      cmocka_unit_test(test_int8_matches_float_domain),
       cmocka_unit_test(test_other_broadcasts_are_left_to_the_reference),
   };
   return cmocka_run_group_tests(tests, nullptr, nullptr);

@@ -291,8 +291,9 @@ void binary_row(const BinaryRow& row) {
 
 const MicroKernels& neon_micro_kernels() {
   static const MicroKernels kernels{
-      "neon",          kRows,           kColumns,       float_tile,      kRows,     kColumns,
-      int16_pair_tile, pack_int8_pairs, requantize_row, depthwise_plane, binary_row};
+      "neon",         kRows,           kColumns,        float_tile,
+      kRows,          kColumns,        int16_pair_tile, pack_int8_pairs,
+      requantize_row, depthwise_plane, binary_row,      portable_quantized_binary_row};
   return kernels;
 }
 

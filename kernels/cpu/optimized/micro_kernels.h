@@ -150,6 +150,28 @@ struct BinaryRow {
   size_t count;
 };
 
+// The same on per-tensor int8 operands, with the float domain's arithmetic element by element
+// (graph/tensor_conversion.cc): each operand decoded as float(code - zero_point) x scale, the
+// float operation, then the result encoded as value / scale (NaN: the zero point; else clamped
+// to +-1e9, rounded half to even, plus the zero point), saturated to int8.
+struct QuantizedOperand {
+  const int8_t* codes;
+  size_t step;  // 0 or 1
+  float scale;
+  int32_t zero_point;
+};
+struct QuantizedBinaryRow {
+  int operation;
+  QuantizedOperand a;
+  QuantizedOperand b;
+  int8_t* out;
+  float out_scale;
+  int32_t out_zero_point;
+  size_t count;
+};
+// The plain C++ row, for variants without their own.
+void portable_quantized_binary_row(const QuantizedBinaryRow& row);
+
 struct MicroKernels {
   const char* name;      // "avx2", "portable"
   size_t float_rows;     // MR of the float tile, at most 8
@@ -162,6 +184,7 @@ struct MicroKernels {
   void (*requantize_row)(const RequantizeRow& row);
   void (*depthwise_plane)(const DepthwisePlane& plane);
   void (*binary_row)(const BinaryRow& row);
+  void (*quantized_binary_row)(const QuantizedBinaryRow& row);
 };
 
 const MicroKernels& portable_micro_kernels();

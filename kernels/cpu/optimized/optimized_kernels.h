@@ -60,4 +60,10 @@ std::unique_ptr<BinaryFloat> make_binary(const MicroKernels& kernels,
                                          const std::vector<int64_t>& a_shape,
                                          const std::vector<int64_t>& b_shape);
 
+std::unique_ptr<BinaryInt8> make_binary_int8(const MicroKernels& kernels,
+                                             reference::BinaryOperation operation,
+                                             const std::vector<int64_t>& a_shape,
+                                             const std::vector<int64_t>& b_shape,
+                                             const BinaryInt8Quantization& quantization);
+
 }  // namespace orknn::kernels::cpu::optimized

@@ -3,6 +3,7 @@
 // compilers can vectorise the inner loops at the target's baseline ISA.
 #include <cmath>
 
+#include "core/dtype.h"
 #include "optimized/micro_kernels.h"
 #include "reference/convolution.h"
 
@@ -149,10 +150,41 @@ void binary_row(const BinaryRow& row) {
 
 }  // namespace
 
+void portable_quantized_binary_row(const QuantizedBinaryRow& row) {
+  const QuantizedOperand& a = row.a;
+  const QuantizedOperand& b = row.b;
+  for (size_t i = 0; i < row.count; ++i) {
+    const float a_value = dequantize(a.codes[i * a.step], a.scale, a.zero_point);
+    const float b_value = dequantize(b.codes[i * b.step], b.scale, b.zero_point);
+    float value;
+    switch (row.operation) {
+      case 0:
+        value = a_value + b_value;
+        break;
+      case 1:
+        value = a_value - b_value;
+        break;
+      case 2:
+        value = a_value * b_value;
+        break;
+      default:
+        value = a_value / b_value;
+        break;
+    }
+    const float scaled = value / row.out_scale;
+    int32_t code = row.out_zero_point;
+    if (!std::isnan(scaled)) {
+      const float bounded = scaled < -1e9f ? -1e9f : (scaled > 1e9f ? 1e9f : scaled);
+      code = round_half_to_even(bounded) + row.out_zero_point;
+    }
+    row.out[i] = saturate_int8(code);
+  }
+}
 const MicroKernels& portable_micro_kernels() {
   static const MicroKernels kernels{
-      "portable",      kRows,           kColumns,       float_tile,      kRows,     kColumns,
-      int16_pair_tile, pack_int8_pairs, requantize_row, depthwise_plane, binary_row};
+      "portable",     kRows,           kColumns,        float_tile,
+      kRows,          kColumns,        int16_pair_tile, pack_int8_pairs,
+      requantize_row, depthwise_plane, binary_row,      portable_quantized_binary_row};
   return kernels;
 }
 

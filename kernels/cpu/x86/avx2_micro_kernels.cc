@@ -623,12 +623,90 @@ void binary_row(const BinaryRow& row) {
   }
 }
 
+// Eight codes of an operand decoded to float, or its broadcast first value (step 0).
+__m256 decode_codes(const QuantizedOperand& operand, size_t index, __m256 broadcast) {
+  if (operand.step == 0) return broadcast;
+  const __m128i raw = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(operand.codes + index));
+  const __m256i offsets =
+      _mm256_sub_epi32(_mm256_cvtepi8_epi32(raw), _mm256_set1_epi32(operand.zero_point));
+  return _mm256_mul_ps(_mm256_cvtepi32_ps(offsets), _mm256_set1_ps(operand.scale));
+}
+
+// Encodes eight results as graph/tensor_conversion.cc does: vcvtps2dq rounds half to even in
+// the default MXCSR mode, as nearbyint; the packs saturate to int8 after the int32 clamp.
+void encode_codes(__m256 value, float scale, int32_t zero_point, int8_t* out) {
+  const __m256 scaled = _mm256_div_ps(value, _mm256_set1_ps(scale));
+  const __m256 is_nan = _mm256_cmp_ps(scaled, scaled, _CMP_UNORD_Q);
+  const __m256 bounded =
+      _mm256_min_ps(_mm256_max_ps(scaled, _mm256_set1_ps(-1e9f)), _mm256_set1_ps(1e9f));
+  const __m256i zero = _mm256_set1_epi32(zero_point);
+  __m256i code = _mm256_add_epi32(_mm256_cvtps_epi32(bounded), zero);
+  code = _mm256_castps_si256(
+      _mm256_blendv_ps(_mm256_castsi256_ps(code), _mm256_castsi256_ps(zero), is_nan));
+  const __m128i words =
+      _mm_packs_epi32(_mm256_castsi256_si128(code), _mm256_extracti128_si256(code, 1));
+  _mm_storel_epi64(reinterpret_cast<__m128i*>(out), _mm_packs_epi16(words, words));
+}
+
+float decode_one(const QuantizedOperand& operand) {
+  return static_cast<float>(static_cast<int32_t>(operand.codes[0]) - operand.zero_point) *
+         operand.scale;
+}
+
+template <int Operation>
+void quantized_binary_block(const QuantizedBinaryRow& row, size_t index, __m256 a_broadcast,
+                            __m256 b_broadcast, int8_t* out) {
+  const __m256 a = decode_codes(row.a, index, a_broadcast);
+  const __m256 b = decode_codes(row.b, index, b_broadcast);
+  encode_codes(binary_vector<Operation>(a, b), row.out_scale, row.out_zero_point, out);
+}
+
+// The last count % 8 elements go through the same vector code on copies padded to eight, so
+// the tail rounds exactly as the rest (and no libm inline is needed here).
+template <int Operation>
+void quantized_binary_row_of(const QuantizedBinaryRow& row) {
+  const __m256 a_broadcast = _mm256_set1_ps(decode_one(row.a));
+  const __m256 b_broadcast = _mm256_set1_ps(decode_one(row.b));
+  size_t i = 0;
+  for (; i + 8 <= row.count; i += 8) {
+    quantized_binary_block<Operation>(row, i, a_broadcast, b_broadcast, row.out + i);
+  }
+  const size_t rest = row.count - i;
+  if (rest == 0) return;
+  int8_t a_codes[8] = {};
+  int8_t b_codes[8] = {};
+  int8_t out[8];
+  for (size_t j = 0; j < rest; ++j) {
+    a_codes[j] = row.a.codes[(i + j) * row.a.step];
+    b_codes[j] = row.b.codes[(i + j) * row.b.step];
+  }
+  QuantizedBinaryRow tail = row;
+  tail.a.codes = a_codes;
+  tail.b.codes = b_codes;
+  quantized_binary_block<Operation>(tail, 0, a_broadcast, b_broadcast, out);
+  for (size_t j = 0; j < rest; ++j) row.out[i + j] = out[j];
+}
+
+void quantized_binary_row(const QuantizedBinaryRow& row) {
+  switch (row.operation) {
+    case 0:
+      return quantized_binary_row_of<0>(row);
+    case 1:
+      return quantized_binary_row_of<1>(row);
+    case 2:
+      return quantized_binary_row_of<2>(row);
+    default:
+      return quantized_binary_row_of<3>(row);
+  }
+}
+
 }  // namespace
 
 const MicroKernels& avx2_micro_kernels() {
-  static const MicroKernels kernels{
-      "avx2",          kFloatRows,      kFloatColumns,  float_tile,      kIntRows,  kIntColumns,
-      int16_pair_tile, pack_int8_pairs, requantize_row, depthwise_plane, binary_row};
+  static const MicroKernels kernels{"avx2",          kFloatRows,      kFloatColumns,
+                                    float_tile,      kIntRows,        kIntColumns,
+                                    int16_pair_tile, pack_int8_pairs, requantize_row,
+                                    depthwise_plane, binary_row,      quantized_binary_row};
   return kernels;
 }
 

@@ -227,6 +227,17 @@ Result<std::unique_ptr<CpuKernel>> make_binary_kernel(const KernelBuildContext& 
       });
 }
 
+// Add, Sub, Mul, Div on per-tensor int8 tensors in one pass (decode, operate, encode per
+// element), bit-exact with the float domain the registry falls back to when this is
+// unimplemented (other operations, tensors or broadcasts, or the reference variant).
+Result<std::unique_ptr<CpuKernel>> make_binary_int8_kernel(const KernelBuildContext& context) {
+  if (auto fast =
+          optimized::make_binary_int8_kernel(context, binary_operation(context.node.op_type))) {
+    return fast;
+  }
+  return unimplemented(context.node.describe(), ": no fused int8 kernel; float domain");
+}
+
 // --- unary -----------------------------------------------------------------------------------
 
 struct UnaryType {
@@ -397,8 +408,9 @@ Result<std::unique_ptr<CpuKernel>> make_unary_int8_kernel(const KernelBuildConte
 std::vector<CpuOpDefinition> elementwise_cpu_ops() {
   std::vector<CpuOpDefinition> ops;
   for (const char* type : {"Add", "Sub", "Mul", "Div", "Pow", "PRelu"}) {
-    ops.push_back({type, DtypeHandling::kFloatDomain, make_binary_kernel, nullptr,
-                   make_integer_binary_kernel});
+    const bool fused_int8 = std::string(type) != "Pow" && std::string(type) != "PRelu";
+    ops.push_back({type, DtypeHandling::kFloatDomain, make_binary_kernel,
+                   fused_int8 ? make_binary_int8_kernel : nullptr, make_integer_binary_kernel});
   }
   for (const UnaryType& type : kUnaryTypes) {
     ops.push_back(

@@ -146,4 +146,30 @@ std::unique_ptr<CpuKernel> make_binary_kernel(const KernelBuildContext& context,
               });
 }
 
+std::unique_ptr<CpuKernel> make_binary_int8_kernel(const KernelBuildContext& context,
+                                                   kernels::reference::BinaryOperation operation) {
+  auto per_tensor_int8 = [](const graph::Tensor* tensor) {
+    return tensor && tensor->data_type == DataType::kInt8 && tensor->quantization.is_quantized() &&
+           !tensor->quantization.is_per_channel();
+  };
+  const graph::Tensor* a = context.input(0);
+  const graph::Tensor* b = context.input(1);
+  const graph::Tensor* output = context.outputs[0];
+  if (!per_tensor_int8(a) || !per_tensor_int8(b) || !per_tensor_int8(output)) return nullptr;
+  dispatch::BinaryInt8Quantization quantization;
+  quantization.a_scale = a->quantization.scales[0];
+  quantization.a_zero_point = a->quantization.zero_points[0];
+  quantization.b_scale = b->quantization.scales[0];
+  quantization.b_zero_point = b->quantization.zero_points[0];
+  quantization.output_scale = output->quantization.scales[0];
+  quantization.output_zero_point = output->quantization.zero_points[0];
+  auto prepared = dispatch::prepare_binary_int8(operation, a->shape, b->shape, quantization);
+  if (!prepared) return nullptr;
+  return wrap(std::move(prepared), [](const dispatch::BinaryInt8& kernel, const void* const* inputs,
+                                      void* const* outputs, ThreadPool& pool) {
+    kernel.run(typed<int8_t>(inputs[0]), typed<int8_t>(inputs[1]), static_cast<int8_t*>(outputs[0]),
+               pool);
+  });
+}
+
 }  // namespace orknn::devices::cpu::optimized

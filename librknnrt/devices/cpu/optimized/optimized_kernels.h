@@ -49,4 +49,9 @@ std::unique_ptr<CpuKernel> make_matmul_int8_kernel(
 std::unique_ptr<CpuKernel> make_binary_kernel(const KernelBuildContext& context,
                                               kernels::reference::BinaryOperation operation);
 
+// The same on per-tensor int8 operands and output, bit-exact with the float domain; null for
+// other tensors, broadcasts and the reference variant.
+std::unique_ptr<CpuKernel> make_binary_int8_kernel(const KernelBuildContext& context,
+                                                   kernels::reference::BinaryOperation operation);
+
 }  // namespace orknn::devices::cpu::optimized
