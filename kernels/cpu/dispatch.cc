@@ -389,4 +389,32 @@ std::unique_ptr<BinaryInt8> prepare_binary_int8(reference::BinaryOperation opera
                                      quantization);
 }
 
+std::unique_ptr<Pool2DFloat> prepare_max_pool2d(const reference::Pool2DShape& shape,
+                                                KernelVariant variant) {
+  variant = usable(variant);
+  if (variant == KernelVariant::kReference) return nullptr;
+  return optimized::make_max_pool2d(micro_kernels(variant), shape);
+}
+
+std::unique_ptr<Pool2DInt8> prepare_max_pool2d_int8(const reference::Pool2DShape& shape,
+                                                    KernelVariant variant) {
+  variant = usable(variant);
+  if (variant == KernelVariant::kReference) return nullptr;
+  return optimized::make_max_pool2d_int8(micro_kernels(variant), shape);
+}
+
+std::unique_ptr<Pool2DFloat> prepare_average_pool2d(const reference::Pool2DShape& shape,
+                                                    bool count_include_pad, KernelVariant variant) {
+  variant = usable(variant);
+  if (variant == KernelVariant::kReference) return nullptr;
+  return optimized::make_average_pool2d(micro_kernels(variant), shape, count_include_pad);
+}
+
+std::unique_ptr<GlobalPoolFloat> prepare_global_average_pool(int64_t planes, int64_t plane_size,
+                                                             KernelVariant variant) {
+  variant = usable(variant);
+  if (variant == KernelVariant::kReference) return nullptr;
+  return optimized::make_global_average_pool(micro_kernels(variant), planes, plane_size);
+}
+
 }  // namespace orknn::kernels::cpu

@@ -33,6 +33,7 @@
 #include "reference/convolution.h"
 #include "reference/elementwise.h"
 #include "reference/gemm.h"
+#include "reference/pooling.h"
 
 namespace orknn::kernels::cpu {
 
@@ -173,5 +174,31 @@ std::unique_ptr<BinaryInt8> prepare_binary_int8(reference::BinaryOperation opera
                                                 const std::vector<int64_t>& b_shape,
                                                 const BinaryInt8Quantization& quantization,
                                                 KernelVariant variant = selected_kernel_variant());
+
+// 2-D pooling on NCHW planes (reference::max_pool2d without indices, reference::average_pool2d)
+// and GlobalAveragePool. Max pooling gives the reference's values exactly (float32 and int8
+// codes); averages too (each sum runs in the reference's order). Null for the reference
+// variant.
+class Pool2DFloat : public PreparedKernel {
+ public:
+  virtual void run(const float* input, float* output, ThreadPool& pool) const = 0;
+};
+class Pool2DInt8 : public PreparedKernel {
+ public:
+  virtual void run(const int8_t* input, int8_t* output, ThreadPool& pool) const = 0;
+};
+class GlobalPoolFloat : public PreparedKernel {
+ public:
+  virtual void run(const float* input, float* output, ThreadPool& pool) const = 0;
+};
+std::unique_ptr<Pool2DFloat> prepare_max_pool2d(const reference::Pool2DShape& shape,
+                                                KernelVariant variant = selected_kernel_variant());
+std::unique_ptr<Pool2DInt8> prepare_max_pool2d_int8(
+    const reference::Pool2DShape& shape, KernelVariant variant = selected_kernel_variant());
+std::unique_ptr<Pool2DFloat> prepare_average_pool2d(
+    const reference::Pool2DShape& shape, bool count_include_pad,
+    KernelVariant variant = selected_kernel_variant());
+std::unique_ptr<GlobalPoolFloat> prepare_global_average_pool(
+    int64_t planes, int64_t plane_size, KernelVariant variant = selected_kernel_variant());
 
 }  // namespace orknn::kernels::cpu

@@ -333,6 +333,56 @@ void test_registry_binary_variants_agree(void**) {
   }
 }
 
+// MaxPool, AveragePool and GlobalAveragePool through the registry with each variant forced,
+// against the forced reference: float32 (max exact, averages to rounding) and int8 (bit-exact;
+// MaxPool on codes when input and output share a quantization, the float domain otherwise).
+void test_registry_pooling_variants_agree(void**) {
+  Random random(10);
+  const Attributes window{{"kernel_shape", attr_ints({3, 3})},
+                          {"strides", attr_ints({2, 2})},
+                          {"pads", attr_ints({1, 1, 1, 0})}};
+  struct PoolCase {
+    const char* op_type;
+    Attributes attributes;
+    graph::Quantization output_quantization;
+  };
+  const graph::Quantization input_q = per_tensor(0.05f, 3);
+  const PoolCase cases[] = {{"MaxPool", window, input_q},
+                            {"MaxPool", window, per_tensor(0.07f, -9)},
+                            {"AveragePool", window, input_q},
+                            {"GlobalAveragePool", {}, per_tensor(0.02f, 1)}};
+  const graph::Shape shape{2, 3, 17, 15};
+  const size_t count = 2 * 3 * 17 * 15;
+  for (const PoolCase& c : cases) {
+    const std::vector<StoredTensor> inputs{
+        stored("x", DataType::kFloat32, shape, random.floats(count))};
+    const std::vector<StoredTensor> inputs8{
+        stored("x", DataType::kInt8, shape, random.codes(count), input_q)};
+    const StoredOutput output8{DataType::kInt8, c.output_quantization};
+    const StoredRun expected = run_forced(KernelVariant::kReference, c.op_type, inputs,
+                                          c.attributes, {DataType::kFloat32, {}});
+    const StoredRun expected8 =
+        run_forced(KernelVariant::kReference, c.op_type, inputs8, c.attributes, output8);
+    assert_true(expected.status.ok());
+    assert_true(expected8.status.ok());
+    for (KernelVariant variant : optimized_variants()) {
+      const StoredRun run =
+          run_forced(variant, c.op_type, inputs, c.attributes, {DataType::kFloat32, {}});
+      const StoredRun run8 = run_forced(variant, c.op_type, inputs8, c.attributes, output8);
+      assert_true(run.status.ok());
+      assert_true(run8.status.ok());
+      const std::string mismatch = compare_floats(from_bytes<float>(run.outputs[0]),
+                                                  from_bytes<float>(expected.outputs[0]), 1e-5);
+      const std::string mismatch8 = compare_exact(from_bytes<int8_t>(run8.outputs[0]),
+                                                  from_bytes<int8_t>(expected8.outputs[0]));
+      if (!mismatch.empty() || !mismatch8.empty()) {
+        fail_msg("%s %s: float32 %s; int8 %s", c.op_type, kernel_variant_name(variant),
+                 mismatch.c_str(), mismatch8.c_str());
+      }
+    }
+  }
+}
+
 }  // namespace
 
 int main() {
@@ -342,6 +392,7 @@ int main() {
       cmocka_unit_test(test_gemm_and_matmul_hooks),
       cmocka_unit_test(test_registry_variants_agree),
       cmocka_unit_test(test_registry_binary_variants_agree),
+      cmocka_unit_test(test_registry_pooling_variants_agree),
   };
   return cmocka_run_group_tests(tests, nullptr, nullptr);
 }

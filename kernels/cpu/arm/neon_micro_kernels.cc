@@ -287,13 +287,39 @@ void binary_row(const BinaryRow& row) {
   }
 }
 
+// Pooling rows; on numbers vmaxq agrees with the scalar tail and the reference's comparison.
+void max_row_float(float* accumulator, const float* row, size_t count) {
+  size_t i = 0;
+  for (; i + 4 <= count; i += 4) {
+    vst1q_f32(accumulator + i, vmaxq_f32(vld1q_f32(accumulator + i), vld1q_f32(row + i)));
+  }
+  for (; i < count; ++i) accumulator[i] = row[i] > accumulator[i] ? row[i] : accumulator[i];
+}
+
+void max_row_int8(int8_t* accumulator, const int8_t* row, size_t count) {
+  size_t i = 0;
+  for (; i + 16 <= count; i += 16) {
+    vst1q_s8(accumulator + i, vmaxq_s8(vld1q_s8(accumulator + i), vld1q_s8(row + i)));
+  }
+  for (; i < count; ++i) accumulator[i] = row[i] > accumulator[i] ? row[i] : accumulator[i];
+}
+
+void add_row_float(float* accumulator, const float* row, size_t count) {
+  size_t i = 0;
+  for (; i + 4 <= count; i += 4) {
+    vst1q_f32(accumulator + i, vaddq_f32(vld1q_f32(accumulator + i), vld1q_f32(row + i)));
+  }
+  for (; i < count; ++i) accumulator[i] += row[i];
+}
+
 }  // namespace
 
 const MicroKernels& neon_micro_kernels() {
-  static const MicroKernels kernels{
-      "neon",         kRows,           kColumns,        float_tile,
-      kRows,          kColumns,        int16_pair_tile, pack_int8_pairs,
-      requantize_row, depthwise_plane, binary_row,      portable_quantized_binary_row};
+  static const MicroKernels kernels{"neon",          kRows,           kColumns,
+                                    float_tile,      kRows,           kColumns,
+                                    int16_pair_tile, pack_int8_pairs, requantize_row,
+                                    depthwise_plane, binary_row,      portable_quantized_binary_row,
+                                    max_row_float,   max_row_int8,    add_row_float};
   return kernels;
 }
 

@@ -171,6 +171,9 @@ struct QuantizedBinaryRow {
 };
 // The plain C++ row, for variants without their own.
 void portable_quantized_binary_row(const QuantizedBinaryRow& row);
+void portable_max_row_float(float* accumulator, const float* row, size_t count);
+void portable_max_row_int8(int8_t* accumulator, const int8_t* row, size_t count);
+void portable_add_row_float(float* accumulator, const float* row, size_t count);
 
 struct MicroKernels {
   const char* name;      // "avx2", "portable"
@@ -185,6 +188,11 @@ struct MicroKernels {
   void (*depthwise_plane)(const DepthwisePlane& plane);
   void (*binary_row)(const BinaryRow& row);
   void (*quantized_binary_row)(const QuantizedBinaryRow& row);
+  // Pooling rows: accumulator[i] = max(accumulator[i], row[i]) (the larger; the accumulator on
+  // ties) or accumulator[i] += row[i], for i < count.
+  void (*max_row_float)(float* accumulator, const float* row, size_t count);
+  void (*max_row_int8)(int8_t* accumulator, const int8_t* row, size_t count);
+  void (*add_row_float)(float* accumulator, const float* row, size_t count);
 };
 
 const MicroKernels& portable_micro_kernels();

@@ -66,4 +66,15 @@ std::unique_ptr<BinaryInt8> make_binary_int8(const MicroKernels& kernels,
                                              const std::vector<int64_t>& b_shape,
                                              const BinaryInt8Quantization& quantization);
 
+std::unique_ptr<Pool2DFloat> make_max_pool2d(const MicroKernels& kernels,
+                                             const reference::Pool2DShape& shape);
+std::unique_ptr<Pool2DInt8> make_max_pool2d_int8(const MicroKernels& kernels,
+                                                 const reference::Pool2DShape& shape);
+std::unique_ptr<Pool2DFloat> make_average_pool2d(const MicroKernels& kernels,
+                                                 const reference::Pool2DShape& shape,
+                                                 bool count_include_pad);
+// Null for empty planes.
+std::unique_ptr<GlobalPoolFloat> make_global_average_pool(const MicroKernels& kernels,
+                                                          int64_t planes, int64_t plane_size);
+
 }  // namespace orknn::kernels::cpu::optimized

@@ -150,6 +150,22 @@ void binary_row(const BinaryRow& row) {
 
 }  // namespace
 
+void portable_max_row_float(float* accumulator, const float* row, size_t count) {
+  for (size_t i = 0; i < count; ++i) {
+    accumulator[i] = row[i] > accumulator[i] ? row[i] : accumulator[i];
+  }
+}
+
+void portable_max_row_int8(int8_t* accumulator, const int8_t* row, size_t count) {
+  for (size_t i = 0; i < count; ++i) {
+    accumulator[i] = row[i] > accumulator[i] ? row[i] : accumulator[i];
+  }
+}
+
+void portable_add_row_float(float* accumulator, const float* row, size_t count) {
+  for (size_t i = 0; i < count; ++i) accumulator[i] += row[i];
+}
+
 void portable_quantized_binary_row(const QuantizedBinaryRow& row) {
   const QuantizedOperand& a = row.a;
   const QuantizedOperand& b = row.b;
@@ -181,10 +197,21 @@ void portable_quantized_binary_row(const QuantizedBinaryRow& row) {
   }
 }
 const MicroKernels& portable_micro_kernels() {
-  static const MicroKernels kernels{
-      "portable",     kRows,           kColumns,        float_tile,
-      kRows,          kColumns,        int16_pair_tile, pack_int8_pairs,
-      requantize_row, depthwise_plane, binary_row,      portable_quantized_binary_row};
+  static const MicroKernels kernels{"portable",
+                                    kRows,
+                                    kColumns,
+                                    float_tile,
+                                    kRows,
+                                    kColumns,
+                                    int16_pair_tile,
+                                    pack_int8_pairs,
+                                    requantize_row,
+                                    depthwise_plane,
+                                    binary_row,
+                                    portable_quantized_binary_row,
+                                    portable_max_row_float,
+                                    portable_max_row_int8,
+                                    portable_add_row_float};
   return kernels;
 }
 

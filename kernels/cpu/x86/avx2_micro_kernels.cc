@@ -700,13 +700,44 @@ void quantized_binary_row(const QuantizedBinaryRow& row) {
   }
 }
 
+// _mm256_max_ps(row, accumulator) returns the accumulator unless row is larger, as the scalar
+// tail does.
+void max_row_float(float* accumulator, const float* row, size_t count) {
+  size_t i = 0;
+  for (; i + 8 <= count; i += 8) {
+    _mm256_storeu_ps(accumulator + i,
+                     _mm256_max_ps(_mm256_loadu_ps(row + i), _mm256_loadu_ps(accumulator + i)));
+  }
+  for (; i < count; ++i) accumulator[i] = row[i] > accumulator[i] ? row[i] : accumulator[i];
+}
+
+void max_row_int8(int8_t* accumulator, const int8_t* row, size_t count) {
+  size_t i = 0;
+  for (; i + 32 <= count; i += 32) {
+    auto* target = reinterpret_cast<__m256i*>(accumulator + i);
+    _mm256_storeu_si256(
+        target, _mm256_max_epi8(_mm256_loadu_si256(target),
+                                _mm256_loadu_si256(reinterpret_cast<const __m256i*>(row + i))));
+  }
+  for (; i < count; ++i) accumulator[i] = row[i] > accumulator[i] ? row[i] : accumulator[i];
+}
+
+void add_row_float(float* accumulator, const float* row, size_t count) {
+  size_t i = 0;
+  for (; i + 8 <= count; i += 8) {
+    _mm256_storeu_ps(accumulator + i,
+                     _mm256_add_ps(_mm256_loadu_ps(accumulator + i), _mm256_loadu_ps(row + i)));
+  }
+  for (; i < count; ++i) accumulator[i] += row[i];
+}
+
 }  // namespace
 
 const MicroKernels& avx2_micro_kernels() {
-  static const MicroKernels kernels{"avx2",          kFloatRows,      kFloatColumns,
-                                    float_tile,      kIntRows,        kIntColumns,
-                                    int16_pair_tile, pack_int8_pairs, requantize_row,
-                                    depthwise_plane, binary_row,      quantized_binary_row};
+  static const MicroKernels kernels{
+      "avx2",      kFloatRows,           kFloatColumns,   float_tile,     kIntRows,
+      kIntColumns, int16_pair_tile,      pack_int8_pairs, requantize_row, depthwise_plane,
+      binary_row,  quantized_binary_row, max_row_float,   max_row_int8,   add_row_float};
   return kernels;
 }
 

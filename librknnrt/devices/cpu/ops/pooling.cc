@@ -1,10 +1,13 @@
 // CPU kernels of the pooling family, in the float domain (the registry converts fp16 and
 // int8 tensors around them; MaxPool's int64 Indices output passes through unchanged), plus
 // MaxPool on plain integer data. 1-D and 2-D windows run the 2-D kernels, more axes the N-D ones.
-#include "reference/pooling.h"
+#include <type_traits>
+
 #include "devices/cpu/cpu_kernel.h"
 #include "devices/cpu/ops/window_2d.h"
+#include "devices/cpu/optimized/optimized_kernels.h"
 #include "graph/ops/pooling_attributes.h"
+#include "reference/pooling.h"
 
 namespace orknn::devices::cpu {
 namespace {
@@ -58,6 +61,11 @@ Result<std::unique_ptr<CpuKernel>> make_typed_max_pool_kernel(const KernelBuildC
         });
   }
   ORKNN_ASSIGN_OR_RETURN(reference::Pool2DShape shape, pool_geometry(context, attributes));
+  if (!with_indices) {
+    if constexpr (std::is_same_v<Element, float>) {
+      if (auto fast = optimized::make_max_pool2d_kernel(shape)) return fast;
+    }
+  }
   const bool column_major = attributes.column_major_indices;
   return make_function_kernel([shape, with_indices, column_major](const void* const* inputs,
                                                                   void* const* outputs) {
@@ -70,6 +78,23 @@ Result<std::unique_ptr<CpuKernel>> make_typed_max_pool_kernel(const KernelBuildC
 
 Result<std::unique_ptr<CpuKernel>> make_max_pool_kernel(const KernelBuildContext& context) {
   return make_typed_max_pool_kernel<float>(context);
+}
+
+// MaxPool on per-tensor int8 with the output's quantization equal to the input's: decoding is
+// monotonic and encoding a decoded code gives it back, so the float domain's result is the
+// maximum of the codes. Anything else is left to the float domain.
+Result<std::unique_ptr<CpuKernel>> make_max_pool_int8_kernel(const KernelBuildContext& context) {
+  const graph::Tensor* input = context.input(0);
+  const bool same_codes = context.outputs.size() == 1 &&
+                          context.outputs[0]->data_type == DataType::kInt8 &&
+                          context.outputs[0]->quantization == input->quantization;
+  if (same_codes && !has_volume_window(context)) {
+    ORKNN_ASSIGN_OR_RETURN(graph::PoolAttributes attributes,
+                           graph::parse_pool(context.node, input->shape));
+    ORKNN_ASSIGN_OR_RETURN(reference::Pool2DShape shape, pool_geometry(context, attributes));
+    if (auto fast = optimized::make_max_pool2d_int8_kernel(shape)) return fast;
+  }
+  return unimplemented(context.node.describe(), ": int8 codes differ; float domain");
 }
 
 // MaxPool on plain integer data (ONNX allows int8 and uint8): the maximum of integers is exact
@@ -111,6 +136,7 @@ Result<std::unique_ptr<CpuKernel>> make_average_pool_kernel(const KernelBuildCon
         });
   }
   ORKNN_ASSIGN_OR_RETURN(reference::Pool2DShape shape, pool_geometry(context, attributes));
+  if (auto fast = optimized::make_average_pool2d_kernel(shape, count_include_pad)) return fast;
   return make_function_kernel(
       [shape, count_include_pad](const void* const* inputs, void* const* outputs) {
         reference::average_pool2d(shape, count_include_pad, static_cast<const float*>(inputs[0]),
@@ -125,6 +151,9 @@ Result<std::unique_ptr<CpuKernel>> make_global_pool_kernel(const KernelBuildCont
   if (input.size() < 3) return context.error("input must have rank >= 3");
   const int64_t planes = input[0] * input[1];
   const int64_t plane_size = graph::element_count(input) / std::max<int64_t>(planes, 1);
+  if constexpr (!kMax) {
+    if (auto fast = optimized::make_global_average_pool_kernel(planes, plane_size)) return fast;
+  }
   return make_function_kernel(
       [planes, plane_size](const void* const* inputs, void* const* outputs) {
         const auto* input = static_cast<const float*>(inputs[0]);
@@ -142,7 +171,7 @@ Result<std::unique_ptr<CpuKernel>> make_global_pool_kernel(const KernelBuildCont
 
 std::vector<CpuOpDefinition> pooling_cpu_ops() {
   return {
-      {"MaxPool", DtypeHandling::kFloatDomain, make_max_pool_kernel, nullptr,
+      {"MaxPool", DtypeHandling::kFloatDomain, make_max_pool_kernel, make_max_pool_int8_kernel,
        make_integer_max_pool_kernel},
       {"AveragePool", DtypeHandling::kFloatDomain, make_average_pool_kernel, nullptr},
       {"GlobalAveragePool", DtypeHandling::kFloatDomain, make_global_pool_kernel<false>, nullptr},

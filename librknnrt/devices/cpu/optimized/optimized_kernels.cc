@@ -172,4 +172,45 @@ std::unique_ptr<CpuKernel> make_binary_int8_kernel(const KernelBuildContext& con
   });
 }
 
+std::unique_ptr<CpuKernel> make_max_pool2d_kernel(const kernels::reference::Pool2DShape& shape) {
+  auto prepared = dispatch::prepare_max_pool2d(shape);
+  if (!prepared) return nullptr;
+  return wrap(std::move(prepared),
+              [](const dispatch::Pool2DFloat& kernel, const void* const* inputs,
+                 void* const* outputs, ThreadPool& pool) {
+                kernel.run(typed<float>(inputs[0]), static_cast<float*>(outputs[0]), pool);
+              });
+}
+
+std::unique_ptr<CpuKernel> make_max_pool2d_int8_kernel(
+    const kernels::reference::Pool2DShape& shape) {
+  auto prepared = dispatch::prepare_max_pool2d_int8(shape);
+  if (!prepared) return nullptr;
+  return wrap(std::move(prepared), [](const dispatch::Pool2DInt8& kernel, const void* const* inputs,
+                                      void* const* outputs, ThreadPool& pool) {
+    kernel.run(typed<int8_t>(inputs[0]), static_cast<int8_t*>(outputs[0]), pool);
+  });
+}
+
+std::unique_ptr<CpuKernel> make_average_pool2d_kernel(const kernels::reference::Pool2DShape& shape,
+                                                      bool count_include_pad) {
+  auto prepared = dispatch::prepare_average_pool2d(shape, count_include_pad);
+  if (!prepared) return nullptr;
+  return wrap(std::move(prepared),
+              [](const dispatch::Pool2DFloat& kernel, const void* const* inputs,
+                 void* const* outputs, ThreadPool& pool) {
+                kernel.run(typed<float>(inputs[0]), static_cast<float*>(outputs[0]), pool);
+              });
+}
+
+std::unique_ptr<CpuKernel> make_global_average_pool_kernel(int64_t planes, int64_t plane_size) {
+  auto prepared = dispatch::prepare_global_average_pool(planes, plane_size);
+  if (!prepared) return nullptr;
+  return wrap(std::move(prepared),
+              [](const dispatch::GlobalPoolFloat& kernel, const void* const* inputs,
+                 void* const* outputs, ThreadPool& pool) {
+                kernel.run(typed<float>(inputs[0]), static_cast<float*>(outputs[0]), pool);
+              });
+}
+
 }  // namespace orknn::devices::cpu::optimized

@@ -17,6 +17,7 @@
 #include "reference/convolution.h"
 #include "reference/elementwise.h"
 #include "reference/gemm.h"
+#include "reference/pooling.h"
 
 namespace orknn::devices::cpu::optimized {
 
@@ -53,5 +54,15 @@ std::unique_ptr<CpuKernel> make_binary_kernel(const KernelBuildContext& context,
 // other tensors, broadcasts and the reference variant.
 std::unique_ptr<CpuKernel> make_binary_int8_kernel(const KernelBuildContext& context,
                                                    kernels::reference::BinaryOperation operation);
+
+// MaxPool (2-D, without Indices) on float32 or on int8 codes (the caller checks that input and
+// output share one per-tensor quantization, so the codes' maximum is the float domain's
+// result), AveragePool 2-D and GlobalAveragePool on float32; null for the reference variant.
+std::unique_ptr<CpuKernel> make_max_pool2d_kernel(const kernels::reference::Pool2DShape& shape);
+std::unique_ptr<CpuKernel> make_max_pool2d_int8_kernel(
+    const kernels::reference::Pool2DShape& shape);
+std::unique_ptr<CpuKernel> make_average_pool2d_kernel(const kernels::reference::Pool2DShape& shape,
+                                                      bool count_include_pad);
+std::unique_ptr<CpuKernel> make_global_average_pool_kernel(int64_t planes, int64_t plane_size);
 
 }  // namespace orknn::devices::cpu::optimized
