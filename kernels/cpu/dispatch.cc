@@ -417,4 +417,11 @@ std::unique_ptr<GlobalPoolFloat> prepare_global_average_pool(int64_t planes, int
   return optimized::make_global_average_pool(micro_kernels(variant), planes, plane_size);
 }
 
+std::unique_ptr<UnaryFloat> prepare_unary(const reference::UnaryParams& params, int64_t count,
+                                          KernelVariant variant) {
+  variant = usable(variant);
+  if (variant == KernelVariant::kReference) return nullptr;
+  return optimized::make_unary(micro_kernels(variant), params, count);
+}
+
 }  // namespace orknn::kernels::cpu

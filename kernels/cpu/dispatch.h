@@ -201,4 +201,16 @@ std::unique_ptr<Pool2DFloat> prepare_average_pool2d(
 std::unique_ptr<GlobalPoolFloat> prepare_global_average_pool(
     int64_t planes, int64_t plane_size, KernelVariant variant = selected_kernel_variant());
 
+// Float32 Relu, Clip, LeakyRelu, HardSwish (the reference's bits) and Sigmoid, Swish/SiLU, Tanh
+// (a vectorized exp in the SIMD variants: within 1e-6 relative, or 1e-6 absolute below 1e-30),
+// over `count` elements; Clip's bounds are given per run. Null for other operations, empty
+// tensors and the reference variant.
+class UnaryFloat : public PreparedKernel {
+ public:
+  virtual void run(const float* input, float* output, float minimum, float maximum,
+                   ThreadPool& pool) const = 0;
+};
+std::unique_ptr<UnaryFloat> prepare_unary(const reference::UnaryParams& params, int64_t count,
+                                          KernelVariant variant = selected_kernel_variant());
+
 }  // namespace orknn::kernels::cpu

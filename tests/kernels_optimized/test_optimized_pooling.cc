@@ -1,7 +1,7 @@
-// Optimized pooling (kernels/cpu/dispatch.h prepare_*pool*) against the reference kernels:
-// the same bits as the reference (max pooling on float32 and int8 codes, and averages, whose
-// sums keep its order), for every optimized variant, on 1 and 3 threads, over random windows (kernel, stride, dilation,
-// padding, ceil-mode overhang, windows wholly in the padding) and widths around the vector sizes.
+// Optimized pooling (kernels/cpu/dispatch.h prepare_*pool*) against the reference kernels: the
+// same bits (max pooling on float32 and int8 codes, and averages, whose sums keep the
+// reference's order), for every optimized variant, on 1 and 3 threads, over random windows
+// (kernel, stride, dilation, padding, ceil-mode overhang) and widths around the vector sizes.
 #include <limits>
 #include <memory>
 #include <vector>
@@ -100,7 +100,7 @@ std::vector<reference::Pool2DShape> pool_shapes() {
   stem.planes = 8;
   stem.window = {112, 112, 56, 56, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1};
   shapes.push_back(stem);
-  // A window wholly in the padding (pads as large as the dilated kernel allows).
+  // Output rows past the padded input (ceil mode) and a top pad as large as the kernel allows.
   reference::Pool2DShape padded;
   padded.planes = 2;
   padded.window = {1, 3, 3, 3, 3, 1, 1, 1, 1, 1, 2, 0, 0, 0};

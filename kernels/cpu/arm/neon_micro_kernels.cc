@@ -315,11 +315,11 @@ void add_row_float(float* accumulator, const float* row, size_t count) {
 }  // namespace
 
 const MicroKernels& neon_micro_kernels() {
-  static const MicroKernels kernels{"neon",          kRows,           kColumns,
-                                    float_tile,      kRows,           kColumns,
-                                    int16_pair_tile, pack_int8_pairs, requantize_row,
-                                    depthwise_plane, binary_row,      portable_quantized_binary_row,
-                                    max_row_float,   max_row_int8,    add_row_float};
+  static const MicroKernels kernels{
+      "neon",         kRows,           kColumns,        float_tile,
+      kRows,          kColumns,        int16_pair_tile, pack_int8_pairs,
+      requantize_row, depthwise_plane, binary_row,      portable_quantized_binary_row,
+      max_row_float,  max_row_int8,    add_row_float,   portable_unary_row};
   return kernels;
 }
 

@@ -175,6 +175,22 @@ void portable_max_row_float(float* accumulator, const float* row, size_t count);
 void portable_max_row_int8(int8_t* accumulator, const int8_t* row, size_t count);
 void portable_add_row_float(float* accumulator, const float* row, size_t count);
 
+// One run of a float32 activation: out[i] = f(in[i]) for i < count. Operations: 0 Relu,
+// 1 Clip (minimum, maximum), 2 LeakyRelu (alpha), 3 Sigmoid, 4 HardSwish, 5 Swish / SiLU
+// (x * sigmoid(alpha * x)), 6 Tanh. Relu, Clip, LeakyRelu and HardSwish give the reference's
+// bits; the others may use a vectorized exp within 1e-6 relative (docs/cpu-kernels.md).
+struct UnaryRow {
+  int operation;
+  float alpha;
+  float minimum;
+  float maximum;
+  const float* in;
+  float* out;
+  size_t count;
+};
+// The plain C++ row (the reference's formula per element), for variants without their own.
+void portable_unary_row(const UnaryRow& row);
+
 struct MicroKernels {
   const char* name;      // "avx2", "portable"
   size_t float_rows;     // MR of the float tile, at most 8
@@ -193,6 +209,7 @@ struct MicroKernels {
   void (*max_row_float)(float* accumulator, const float* row, size_t count);
   void (*max_row_int8)(int8_t* accumulator, const int8_t* row, size_t count);
   void (*add_row_float)(float* accumulator, const float* row, size_t count);
+  void (*unary_row)(const UnaryRow& row);
 };
 
 const MicroKernels& portable_micro_kernels();

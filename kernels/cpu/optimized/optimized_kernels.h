@@ -77,4 +77,8 @@ std::unique_ptr<Pool2DFloat> make_average_pool2d(const MicroKernels& kernels,
 std::unique_ptr<GlobalPoolFloat> make_global_average_pool(const MicroKernels& kernels,
                                                           int64_t planes, int64_t plane_size);
 
+// Null for operations unary_row does not cover and for empty tensors.
+std::unique_ptr<UnaryFloat> make_unary(const MicroKernels& kernels,
+                                       const reference::UnaryParams& params, int64_t count);
+
 }  // namespace orknn::kernels::cpu::optimized

@@ -6,6 +6,7 @@
 #include "core/dtype.h"
 #include "optimized/micro_kernels.h"
 #include "reference/convolution.h"
+#include "reference/elementwise.h"
 
 namespace orknn::kernels::cpu::optimized {
 namespace {
@@ -166,6 +167,20 @@ void portable_add_row_float(float* accumulator, const float* row, size_t count) 
   for (size_t i = 0; i < count; ++i) accumulator[i] += row[i];
 }
 
+void portable_unary_row(const UnaryRow& row) {
+  static constexpr reference::UnaryOperation kOperations[] = {
+      reference::UnaryOperation::kRelu,      reference::UnaryOperation::kClip,
+      reference::UnaryOperation::kLeakyRelu, reference::UnaryOperation::kSigmoid,
+      reference::UnaryOperation::kHardSwish, reference::UnaryOperation::kSwish,
+      reference::UnaryOperation::kTanh};
+  reference::UnaryParams params;
+  params.operation = kOperations[row.operation];
+  params.alpha = row.alpha;
+  params.minimum = row.minimum;
+  params.maximum = row.maximum;
+  reference::unary(params, row.in, row.out, static_cast<int64_t>(row.count));
+}
+
 void portable_quantized_binary_row(const QuantizedBinaryRow& row) {
   const QuantizedOperand& a = row.a;
   const QuantizedOperand& b = row.b;
@@ -211,7 +226,8 @@ const MicroKernels& portable_micro_kernels() {
                                     portable_quantized_binary_row,
                                     portable_max_row_float,
                                     portable_max_row_int8,
-                                    portable_add_row_float};
+                                    portable_add_row_float,
+                                    portable_unary_row};
   return kernels;
 }
 

@@ -731,13 +731,117 @@ void add_row_float(float* accumulator, const float* row, size_t count) {
   for (; i < count; ++i) accumulator[i] += row[i];
 }
 
+// exp(x) for float lanes: x = n ln2 + r with |r| <= ln2 / 2 (ln2 split in two for an exact
+// n ln2), e^r by the degree-6 Cephes expf polynomial, 2^n through the exponent bits. About
+// 1 ulp; x is clamped to [-87.3, 88.3] so 2^n stays a normal float.
+__m256 exp_lanes(__m256 x) {
+  x = _mm256_min_ps(_mm256_max_ps(x, _mm256_set1_ps(-87.3365f)), _mm256_set1_ps(88.3762f));
+  const __m256 n = _mm256_round_ps(_mm256_mul_ps(x, _mm256_set1_ps(1.44269504088896341f)),
+                                   _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+  __m256 r = _mm256_fnmadd_ps(n, _mm256_set1_ps(0.693359375f), x);
+  r = _mm256_fnmadd_ps(n, _mm256_set1_ps(-2.12194440e-4f), r);
+  __m256 p = _mm256_set1_ps(1.9875691500e-4f);
+  p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.3981999507e-3f));
+  p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(8.3334519073e-3f));
+  p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(4.1665795894e-2f));
+  p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.6666665459e-1f));
+  p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(5.0000001201e-1f));
+  p = _mm256_fmadd_ps(_mm256_mul_ps(p, r), r, _mm256_add_ps(r, _mm256_set1_ps(1.0f)));
+  const __m256i exponent =
+      _mm256_slli_epi32(_mm256_add_epi32(_mm256_cvtps_epi32(n), _mm256_set1_epi32(127)), 23);
+  return _mm256_mul_ps(p, _mm256_castsi256_ps(exponent));
+}
+
+__m256 select_if_less(__m256 x, __m256 bound, __m256 replacement) {
+  return _mm256_blendv_ps(x, replacement, _mm256_cmp_ps(x, bound, _CMP_LT_OQ));
+}
+
+// The reference's two forms: 1 / (1 + e^-x) for x >= 0, e^x / (1 + e^x) below, with
+// e = e^-|x| <= 1 in both, so the result is relative-accurate even for very negative x.
+__m256 sigmoid_lanes(__m256 x) {
+  const __m256 absolute = _mm256_andnot_ps(_mm256_set1_ps(-0.0f), x);
+  const __m256 e = exp_lanes(_mm256_sub_ps(_mm256_setzero_ps(), absolute));
+  const __m256 one = _mm256_set1_ps(1.0f);
+  const __m256 denominator = _mm256_add_ps(one, e);
+  const __m256 numerator =
+      _mm256_blendv_ps(one, e, _mm256_cmp_ps(x, _mm256_setzero_ps(), _CMP_LT_OQ));
+  return _mm256_div_ps(numerator, denominator);
+}
+
+// tanh |x| = (1 - e) / (1 + e) with e = e^-2|x| where 1 - e keeps its relative accuracy
+// (|x| >= 0.4); below, the odd Taylor series to x^9 (next term under 1e-6 relative).
+__m256 tanh_lanes(__m256 x) {
+  const __m256 sign = _mm256_and_ps(_mm256_set1_ps(-0.0f), x);
+  const __m256 absolute = _mm256_andnot_ps(_mm256_set1_ps(-0.0f), x);
+  const __m256 one = _mm256_set1_ps(1.0f);
+  const __m256 e = exp_lanes(_mm256_mul_ps(absolute, _mm256_set1_ps(-2.0f)));
+  const __m256 large = _mm256_div_ps(_mm256_sub_ps(one, e), _mm256_add_ps(one, e));
+  const __m256 square = _mm256_mul_ps(absolute, absolute);
+  __m256 series = _mm256_set1_ps(62.0f / 2835.0f);
+  series = _mm256_fmadd_ps(series, square, _mm256_set1_ps(-17.0f / 315.0f));
+  series = _mm256_fmadd_ps(series, square, _mm256_set1_ps(2.0f / 15.0f));
+  series = _mm256_fmadd_ps(series, square, _mm256_set1_ps(-1.0f / 3.0f));
+  const __m256 small = _mm256_fmadd_ps(_mm256_mul_ps(series, square), absolute, absolute);
+  const __m256 magnitude =
+      _mm256_blendv_ps(large, small, _mm256_cmp_ps(absolute, _mm256_set1_ps(0.4f), _CMP_LT_OQ));
+  return _mm256_or_ps(magnitude, sign);
+}
+
+// Relu, Clip, LeakyRelu and HardSwish use the reference's comparisons and one IEEE operation
+// per step (no fused multiply-add), so they give its bits.
+__m256 unary_lanes(const UnaryRow& row, __m256 x) {
+  const __m256 zero = _mm256_setzero_ps();
+  switch (row.operation) {
+    case 0:
+      return select_if_less(x, zero, zero);
+    case 1: {
+      const __m256 low =
+          select_if_less(x, _mm256_set1_ps(row.minimum), _mm256_set1_ps(row.minimum));
+      const __m256 maximum = _mm256_set1_ps(row.maximum);
+      return _mm256_blendv_ps(low, maximum, _mm256_cmp_ps(low, maximum, _CMP_GT_OQ));
+    }
+    case 2:
+      return select_if_less(x, zero, _mm256_mul_ps(_mm256_set1_ps(row.alpha), x));
+    case 3:
+      return sigmoid_lanes(x);
+    case 4: {
+      const __m256 one = _mm256_set1_ps(1.0f);
+      __m256 gate =
+          _mm256_add_ps(_mm256_mul_ps(x, _mm256_set1_ps(1.0f / 6.0f)), _mm256_set1_ps(0.5f));
+      gate = select_if_less(gate, zero, zero);
+      gate = _mm256_blendv_ps(gate, one, _mm256_cmp_ps(gate, one, _CMP_GT_OQ));
+      return _mm256_mul_ps(x, gate);
+    }
+    case 5:
+      return _mm256_mul_ps(x, sigmoid_lanes(_mm256_mul_ps(_mm256_set1_ps(row.alpha), x)));
+    default:
+      return tanh_lanes(x);
+  }
+}
+
+// The tail runs on a copy padded to eight lanes, so every element takes the same path.
+void unary_row(const UnaryRow& row) {
+  size_t i = 0;
+  for (; i + 8 <= row.count; i += 8) {
+    _mm256_storeu_ps(row.out + i, unary_lanes(row, _mm256_loadu_ps(row.in + i)));
+  }
+  const size_t rest = row.count - i;
+  if (rest == 0) return;
+  float in[8] = {};
+  float out[8];
+  for (size_t j = 0; j < rest; ++j) in[j] = row.in[i + j];
+  _mm256_storeu_ps(out, unary_lanes(row, _mm256_loadu_ps(in)));
+  for (size_t j = 0; j < rest; ++j) row.out[i + j] = out[j];
+}
+
 }  // namespace
 
 const MicroKernels& avx2_micro_kernels() {
   static const MicroKernels kernels{
-      "avx2",      kFloatRows,           kFloatColumns,   float_tile,     kIntRows,
-      kIntColumns, int16_pair_tile,      pack_int8_pairs, requantize_row, depthwise_plane,
-      binary_row,  quantized_binary_row, max_row_float,   max_row_int8,   add_row_float};
+      "avx2",         kFloatRows,      kFloatColumns,   float_tile,
+      kIntRows,       kIntColumns,     int16_pair_tile, pack_int8_pairs,
+      requantize_row, depthwise_plane, binary_row,      quantized_binary_row,
+      max_row_float,  max_row_int8,    add_row_float,   unary_row};
   return kernels;
 }
 

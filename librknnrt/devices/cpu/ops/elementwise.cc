@@ -281,6 +281,7 @@ Result<reference::UnaryParams> unary_params(const graph::Node& node) {
 Result<std::unique_ptr<CpuKernel>> make_unary_kernel(const KernelBuildContext& context) {
   ORKNN_RETURN_IF_ERROR(require_float_tensors(context));
   ORKNN_ASSIGN_OR_RETURN(reference::UnaryParams params, unary_params(context.node));
+  if (auto fast = optimized::make_unary_kernel(context, params)) return fast;
   const int64_t count = context.input(0)->elements();
   // Clip bounds given as inputs are read per run: they are scalars and may be non-constant.
   const bool minimum_from_input = context.input(1) != nullptr;

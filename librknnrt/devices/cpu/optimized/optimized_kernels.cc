@@ -213,4 +213,21 @@ std::unique_ptr<CpuKernel> make_global_average_pool_kernel(int64_t planes, int64
               });
 }
 
+std::unique_ptr<CpuKernel> make_unary_kernel(const KernelBuildContext& context,
+                                             const kernels::reference::UnaryParams& params) {
+  auto prepared = dispatch::prepare_unary(params, context.input(0)->elements());
+  if (!prepared) return nullptr;
+  // Clip bounds given as inputs are scalars read per run (they may be non-constant).
+  const bool minimum_from_input = context.input(1) != nullptr;
+  const bool maximum_from_input = context.input(2) != nullptr;
+  return wrap(std::move(prepared), [params, minimum_from_input, maximum_from_input](
+                                       const dispatch::UnaryFloat& kernel,
+                                       const void* const* inputs, void* const* outputs,
+                                       ThreadPool& pool) {
+    const float minimum = minimum_from_input ? *typed<float>(inputs[1]) : params.minimum;
+    const float maximum = maximum_from_input ? *typed<float>(inputs[2]) : params.maximum;
+    kernel.run(typed<float>(inputs[0]), static_cast<float*>(outputs[0]), minimum, maximum, pool);
+  });
+}
+
 }  // namespace orknn::devices::cpu::optimized

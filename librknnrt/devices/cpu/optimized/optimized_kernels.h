@@ -65,4 +65,9 @@ std::unique_ptr<CpuKernel> make_average_pool2d_kernel(const kernels::reference::
                                                       bool count_include_pad);
 std::unique_ptr<CpuKernel> make_global_average_pool_kernel(int64_t planes, int64_t plane_size);
 
+// Float32 activations of kernels/cpu/dispatch.h prepare_unary (Clip bounds from inputs 1 and 2
+// when present, read per run); null otherwise.
+std::unique_ptr<CpuKernel> make_unary_kernel(const KernelBuildContext& context,
+                                             const kernels::reference::UnaryParams& params);
+
 }  // namespace orknn::devices::cpu::optimized
