@@ -312,6 +312,100 @@ void add_row_float(float* accumulator, const float* row, size_t count) {
   for (; i < count; ++i) accumulator[i] += row[i];
 }
 
+// exp(x) for four lanes, the AVX2 file's method: x = n ln2 + r (ln2 in two parts), e^r by the
+// degree-6 Cephes expf polynomial, 2^n through the exponent bits; x clamped so 2^n is normal.
+float32x4_t exp_lanes(float32x4_t x) {
+  x = vminq_f32(vmaxq_f32(x, vdupq_n_f32(-87.3365f)), vdupq_n_f32(88.3762f));
+  const float32x4_t n = vrndnq_f32(vmulq_f32(x, vdupq_n_f32(1.44269504088896341f)));
+  float32x4_t r = vfmsq_f32(x, n, vdupq_n_f32(0.693359375f));
+  r = vfmsq_f32(r, n, vdupq_n_f32(-2.12194440e-4f));
+  float32x4_t p = vdupq_n_f32(1.9875691500e-4f);
+  p = vfmaq_f32(vdupq_n_f32(1.3981999507e-3f), p, r);
+  p = vfmaq_f32(vdupq_n_f32(8.3334519073e-3f), p, r);
+  p = vfmaq_f32(vdupq_n_f32(4.1665795894e-2f), p, r);
+  p = vfmaq_f32(vdupq_n_f32(1.6666665459e-1f), p, r);
+  p = vfmaq_f32(vdupq_n_f32(5.0000001201e-1f), p, r);
+  p = vfmaq_f32(vaddq_f32(r, vdupq_n_f32(1.0f)), vmulq_f32(p, r), r);
+  const int32x4_t exponent = vshlq_n_s32(vaddq_s32(vcvtq_s32_f32(n), vdupq_n_s32(127)), 23);
+  return vmulq_f32(p, vreinterpretq_f32_s32(exponent));
+}
+
+float32x4_t select_if_less(float32x4_t x, float32x4_t bound, float32x4_t replacement) {
+  return vbslq_f32(vcltq_f32(x, bound), replacement, x);
+}
+
+// The reference's two sigmoid forms with e = e^-|x| (see the AVX2 file).
+float32x4_t sigmoid_lanes(float32x4_t x) {
+  const float32x4_t one = vdupq_n_f32(1.0f);
+  const float32x4_t e = exp_lanes(vnegq_f32(vabsq_f32(x)));
+  const float32x4_t numerator = vbslq_f32(vcltq_f32(x, vdupq_n_f32(0.0f)), e, one);
+  return vdivq_f32(numerator, vaddq_f32(one, e));
+}
+
+// tanh |x| = (1 - e) / (1 + e), e = e^-2|x|, for |x| >= 0.4; the odd series to x^9 below.
+float32x4_t tanh_lanes(float32x4_t x) {
+  const uint32x4_t sign = vandq_u32(vreinterpretq_u32_f32(x), vdupq_n_u32(0x80000000u));
+  const float32x4_t absolute = vabsq_f32(x);
+  const float32x4_t one = vdupq_n_f32(1.0f);
+  const float32x4_t e = exp_lanes(vmulq_f32(absolute, vdupq_n_f32(-2.0f)));
+  const float32x4_t large = vdivq_f32(vsubq_f32(one, e), vaddq_f32(one, e));
+  const float32x4_t square = vmulq_f32(absolute, absolute);
+  float32x4_t series = vdupq_n_f32(62.0f / 2835.0f);
+  series = vfmaq_f32(vdupq_n_f32(-17.0f / 315.0f), series, square);
+  series = vfmaq_f32(vdupq_n_f32(2.0f / 15.0f), series, square);
+  series = vfmaq_f32(vdupq_n_f32(-1.0f / 3.0f), series, square);
+  const float32x4_t small = vfmaq_f32(absolute, vmulq_f32(series, square), absolute);
+  const float32x4_t magnitude = vbslq_f32(vcltq_f32(absolute, vdupq_n_f32(0.4f)), small, large);
+  return vreinterpretq_f32_u32(vorrq_u32(vreinterpretq_u32_f32(magnitude), sign));
+}
+
+// Relu, Clip, LeakyRelu, HardSwish: the reference's comparisons and roundings (as built for
+// AArch64).
+float32x4_t unary_lanes(const UnaryRow& row, float32x4_t x) {
+  const float32x4_t zero = vdupq_n_f32(0.0f);
+  switch (row.operation) {
+    case 0:
+      return select_if_less(x, zero, zero);
+    case 1: {
+      const float32x4_t minimum = vdupq_n_f32(row.minimum);
+      const float32x4_t maximum = vdupq_n_f32(row.maximum);
+      const float32x4_t low = select_if_less(x, minimum, minimum);
+      return vbslq_f32(vcgtq_f32(low, maximum), maximum, low);
+    }
+    case 2:
+      return select_if_less(x, zero, vmulq_f32(vdupq_n_f32(row.alpha), x));
+    case 3:
+      return sigmoid_lanes(x);
+    case 4: {
+      const float32x4_t one = vdupq_n_f32(1.0f);
+      // One fused x / 6 + 1/2: compilers contract the reference's `x * (1.0f / 6.0f) + 0.5f`
+      // on AArch64 (GCC's default -ffp-contract=fast, clang's =on), so its gate rounds once.
+      float32x4_t gate = vfmaq_f32(vdupq_n_f32(0.5f), x, vdupq_n_f32(1.0f / 6.0f));
+      gate = select_if_less(gate, zero, zero);
+      gate = vbslq_f32(vcgtq_f32(gate, one), one, gate);
+      return vmulq_f32(x, gate);
+    }
+    case 5:
+      return vmulq_f32(x, sigmoid_lanes(vmulq_f32(vdupq_n_f32(row.alpha), x)));
+    default:
+      return tanh_lanes(x);
+  }
+}
+
+// The tail runs on a copy padded to four lanes, so every element takes the same path.
+void unary_row(const UnaryRow& row) {
+  size_t i = 0;
+  for (; i + 4 <= row.count; i += 4)
+    vst1q_f32(row.out + i, unary_lanes(row, vld1q_f32(row.in + i)));
+  const size_t rest = row.count - i;
+  if (rest == 0) return;
+  float in[4] = {};
+  float out[4];
+  for (size_t j = 0; j < rest; ++j) in[j] = row.in[i + j];
+  vst1q_f32(out, unary_lanes(row, vld1q_f32(in)));
+  for (size_t j = 0; j < rest; ++j) row.out[i + j] = out[j];
+}
+
 }  // namespace
 
 const MicroKernels& neon_micro_kernels() {
@@ -319,7 +413,7 @@ const MicroKernels& neon_micro_kernels() {
       "neon",         kRows,           kColumns,        float_tile,
       kRows,          kColumns,        int16_pair_tile, pack_int8_pairs,
       requantize_row, depthwise_plane, binary_row,      portable_quantized_binary_row,
-      max_row_float,  max_row_int8,    add_row_float,   portable_unary_row};
+      max_row_float,  max_row_int8,    add_row_float,   unary_row};
   return kernels;
 }
 
