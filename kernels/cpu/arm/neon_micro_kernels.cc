@@ -406,13 +406,96 @@ void unary_row(const UnaryRow& row) {
   for (size_t j = 0; j < rest; ++j) row.out[i + j] = out[j];
 }
 
+// Eight codes of an int8 operand decoded to float in two quads, or its broadcast first value.
+void decode_codes(const QuantizedOperand& operand, size_t index, float32x4_t broadcast,
+                  float32x4_t* out_low, float32x4_t* out_high) {
+  if (operand.step == 0) {
+    *out_low = broadcast;
+    *out_high = broadcast;
+    return;
+  }
+  const int16x8_t wide = vmovl_s8(vld1_s8(operand.codes + index));
+  const int32x4_t zero_point = vdupq_n_s32(operand.zero_point);
+  const float32x4_t scale = vdupq_n_f32(operand.scale);
+  *out_low = vmulq_f32(vcvtq_f32_s32(vsubq_s32(vmovl_s16(vget_low_s16(wide)), zero_point)), scale);
+  *out_high =
+      vmulq_f32(vcvtq_f32_s32(vsubq_s32(vmovl_s16(vget_high_s16(wide)), zero_point)), scale);
+}
+
+// graph/tensor_conversion.cc's encoding of four results: FCVTNS rounds half to even, as
+// nearbyint in the default mode; a NaN takes the zero point.
+int32x4_t encode_quad(float32x4_t value, float scale, int32_t zero_point) {
+  const float32x4_t scaled = vdivq_f32(value, vdupq_n_f32(scale));
+  const float32x4_t bounded = vminq_f32(vmaxq_f32(scaled, vdupq_n_f32(-1e9f)), vdupq_n_f32(1e9f));
+  const int32x4_t zero = vdupq_n_s32(zero_point);
+  const int32x4_t code = vaddq_s32(vcvtnq_s32_f32(bounded), zero);
+  return vbslq_s32(vceqq_f32(scaled, scaled), code, zero);
+}
+
+template <int Operation>
+void quantized_binary_block(const QuantizedBinaryRow& row, size_t index, float32x4_t a_broadcast,
+                            float32x4_t b_broadcast, int8_t* out) {
+  float32x4_t a_low, a_high, b_low, b_high;
+  decode_codes(row.a, index, a_broadcast, &a_low, &a_high);
+  decode_codes(row.b, index, b_broadcast, &b_low, &b_high);
+  const int32x4_t low =
+      encode_quad(binary_vector<Operation>(a_low, b_low), row.out_scale, row.out_zero_point);
+  const int32x4_t high =
+      encode_quad(binary_vector<Operation>(a_high, b_high), row.out_scale, row.out_zero_point);
+  vst1_s8(out, vqmovn_s16(vcombine_s16(vqmovn_s32(low), vqmovn_s32(high))));
+}
+
+float decode_one(const QuantizedOperand& operand) {
+  return static_cast<float>(static_cast<int32_t>(operand.codes[0]) - operand.zero_point) *
+         operand.scale;
+}
+
+// The last count % 8 elements run on copies padded to eight, through the same code.
+template <int Operation>
+void quantized_binary_row_of(const QuantizedBinaryRow& row) {
+  const float32x4_t a_broadcast = vdupq_n_f32(decode_one(row.a));
+  const float32x4_t b_broadcast = vdupq_n_f32(decode_one(row.b));
+  // rest computed as a remainder so the compiler sees it is below 8 (the copies below).
+  const size_t rest = row.count % 8;
+  const size_t i = row.count - rest;
+  for (size_t block = 0; block < i; block += 8) {
+    quantized_binary_block<Operation>(row, block, a_broadcast, b_broadcast, row.out + block);
+  }
+  if (rest == 0) return;
+  int8_t a_codes[8] = {};
+  int8_t b_codes[8] = {};
+  int8_t out[8];
+  for (size_t j = 0; j < rest; ++j) {
+    a_codes[j] = row.a.codes[(i + j) * row.a.step];
+    b_codes[j] = row.b.codes[(i + j) * row.b.step];
+  }
+  QuantizedBinaryRow tail = row;
+  tail.a.codes = a_codes;
+  tail.b.codes = b_codes;
+  quantized_binary_block<Operation>(tail, 0, a_broadcast, b_broadcast, out);
+  for (size_t j = 0; j < rest; ++j) row.out[i + j] = out[j];
+}
+
+void quantized_binary_row(const QuantizedBinaryRow& row) {
+  switch (row.operation) {
+    case 0:
+      return quantized_binary_row_of<0>(row);
+    case 1:
+      return quantized_binary_row_of<1>(row);
+    case 2:
+      return quantized_binary_row_of<2>(row);
+    default:
+      return quantized_binary_row_of<3>(row);
+  }
+}
+
 }  // namespace
 
 const MicroKernels& neon_micro_kernels() {
   static const MicroKernels kernels{
       "neon",         kRows,           kColumns,        float_tile,
       kRows,          kColumns,        int16_pair_tile, pack_int8_pairs,
-      requantize_row, depthwise_plane, binary_row,      portable_quantized_binary_row,
+      requantize_row, depthwise_plane, binary_row,      quantized_binary_row,
       max_row_float,  max_row_int8,    add_row_float,   unary_row};
   return kernels;
 }
