@@ -369,4 +369,59 @@ std::unique_ptr<MatMulInt8> prepare_matmul_int8(const reference::MatMulParams& p
   return std::make_unique<ReferenceMatMulInt8>(params, requantization, constant_b);
 }
 
+std::unique_ptr<BinaryFloat> prepare_binary(reference::BinaryOperation operation,
+                                            const std::vector<int64_t>& a_shape,
+                                            const std::vector<int64_t>& b_shape,
+                                            KernelVariant variant) {
+  variant = usable(variant);
+  if (variant == KernelVariant::kReference) return nullptr;
+  return optimized::make_binary(micro_kernels(variant), operation, a_shape, b_shape);
+}
+
+std::unique_ptr<BinaryInt8> prepare_binary_int8(reference::BinaryOperation operation,
+                                                const std::vector<int64_t>& a_shape,
+                                                const std::vector<int64_t>& b_shape,
+                                                const BinaryInt8Quantization& quantization,
+                                                KernelVariant variant) {
+  variant = usable(variant);
+  if (variant == KernelVariant::kReference) return nullptr;
+  return optimized::make_binary_int8(micro_kernels(variant), operation, a_shape, b_shape,
+                                     quantization);
+}
+
+std::unique_ptr<Pool2DFloat> prepare_max_pool2d(const reference::Pool2DShape& shape,
+                                                KernelVariant variant) {
+  variant = usable(variant);
+  if (variant == KernelVariant::kReference) return nullptr;
+  return optimized::make_max_pool2d(micro_kernels(variant), shape);
+}
+
+std::unique_ptr<Pool2DInt8> prepare_max_pool2d_int8(const reference::Pool2DShape& shape,
+                                                    KernelVariant variant) {
+  variant = usable(variant);
+  if (variant == KernelVariant::kReference) return nullptr;
+  return optimized::make_max_pool2d_int8(micro_kernels(variant), shape);
+}
+
+std::unique_ptr<Pool2DFloat> prepare_average_pool2d(const reference::Pool2DShape& shape,
+                                                    bool count_include_pad, KernelVariant variant) {
+  variant = usable(variant);
+  if (variant == KernelVariant::kReference) return nullptr;
+  return optimized::make_average_pool2d(micro_kernels(variant), shape, count_include_pad);
+}
+
+std::unique_ptr<GlobalPoolFloat> prepare_global_average_pool(int64_t planes, int64_t plane_size,
+                                                             KernelVariant variant) {
+  variant = usable(variant);
+  if (variant == KernelVariant::kReference) return nullptr;
+  return optimized::make_global_average_pool(micro_kernels(variant), planes, plane_size);
+}
+
+std::unique_ptr<UnaryFloat> prepare_unary(const reference::UnaryParams& params, int64_t count,
+                                          KernelVariant variant) {
+  variant = usable(variant);
+  if (variant == KernelVariant::kReference) return nullptr;
+  return optimized::make_unary(micro_kernels(variant), params, count);
+}
+
 }  // namespace orknn::kernels::cpu

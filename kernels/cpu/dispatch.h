@@ -31,7 +31,9 @@
 
 #include "core/thread_pool.h"
 #include "reference/convolution.h"
+#include "reference/elementwise.h"
 #include "reference/gemm.h"
+#include "reference/pooling.h"
 
 namespace orknn::kernels::cpu {
 
@@ -137,5 +139,78 @@ std::unique_ptr<MatMulInt8> prepare_matmul_int8(const reference::MatMulParams& p
                                                 const reference::Int8Requantization& requantization,
                                                 const int8_t* constant_b,
                                                 KernelVariant variant = selected_kernel_variant());
+
+// Add, Sub, Mul, Div on float32 (reference::binary semantics, the same bits: one IEEE operation
+// per element) for the broadcasts models use: equal shapes, a scalar, or an operand whose
+// non-1 dimensions are one contiguous run of the output's (per-channel [1,C,1,1] on NCHW, a
+// trailing [C] row). Null for other operations and broadcasts, and for the reference variant:
+// the caller keeps the reference kernel then.
+class BinaryFloat : public PreparedKernel {
+ public:
+  virtual void run(const float* a, const float* b, float* output, ThreadPool& pool) const = 0;
+};
+std::unique_ptr<BinaryFloat> prepare_binary(reference::BinaryOperation operation,
+                                            const std::vector<int64_t>& a_shape,
+                                            const std::vector<int64_t>& b_shape,
+                                            KernelVariant variant = selected_kernel_variant());
+
+// The same on per-tensor int8 tensors, bit-exact with the CPU device's float domain: decode
+// both operands (float(code - zero_point) x scale), the float operation, encode the result
+// (graph/tensor_conversion.cc). Add, Sub, Mul, Div; null as above.
+struct BinaryInt8Quantization {
+  float a_scale = 1.0f;
+  int32_t a_zero_point = 0;
+  float b_scale = 1.0f;
+  int32_t b_zero_point = 0;
+  float output_scale = 1.0f;
+  int32_t output_zero_point = 0;
+};
+class BinaryInt8 : public PreparedKernel {
+ public:
+  virtual void run(const int8_t* a, const int8_t* b, int8_t* output, ThreadPool& pool) const = 0;
+};
+std::unique_ptr<BinaryInt8> prepare_binary_int8(reference::BinaryOperation operation,
+                                                const std::vector<int64_t>& a_shape,
+                                                const std::vector<int64_t>& b_shape,
+                                                const BinaryInt8Quantization& quantization,
+                                                KernelVariant variant = selected_kernel_variant());
+
+// 2-D pooling on NCHW planes (reference::max_pool2d without indices, reference::average_pool2d)
+// and GlobalAveragePool. Max pooling gives the reference's values exactly (float32 and int8
+// codes); averages too (each sum runs in the reference's order). Null for the reference
+// variant.
+class Pool2DFloat : public PreparedKernel {
+ public:
+  virtual void run(const float* input, float* output, ThreadPool& pool) const = 0;
+};
+class Pool2DInt8 : public PreparedKernel {
+ public:
+  virtual void run(const int8_t* input, int8_t* output, ThreadPool& pool) const = 0;
+};
+class GlobalPoolFloat : public PreparedKernel {
+ public:
+  virtual void run(const float* input, float* output, ThreadPool& pool) const = 0;
+};
+std::unique_ptr<Pool2DFloat> prepare_max_pool2d(const reference::Pool2DShape& shape,
+                                                KernelVariant variant = selected_kernel_variant());
+std::unique_ptr<Pool2DInt8> prepare_max_pool2d_int8(
+    const reference::Pool2DShape& shape, KernelVariant variant = selected_kernel_variant());
+std::unique_ptr<Pool2DFloat> prepare_average_pool2d(
+    const reference::Pool2DShape& shape, bool count_include_pad,
+    KernelVariant variant = selected_kernel_variant());
+std::unique_ptr<GlobalPoolFloat> prepare_global_average_pool(
+    int64_t planes, int64_t plane_size, KernelVariant variant = selected_kernel_variant());
+
+// Float32 Relu, Clip, LeakyRelu, HardSwish (the reference's bits) and Sigmoid, Swish/SiLU, Tanh
+// (a vectorized exp in the SIMD variants: within 1e-6 relative, or 1e-6 absolute below 1e-30),
+// over `count` elements; Clip's bounds are given per run. Null for other operations, empty
+// tensors and the reference variant.
+class UnaryFloat : public PreparedKernel {
+ public:
+  virtual void run(const float* input, float* output, float minimum, float maximum,
+                   ThreadPool& pool) const = 0;
+};
+std::unique_ptr<UnaryFloat> prepare_unary(const reference::UnaryParams& params, int64_t count,
+                                          KernelVariant variant = selected_kernel_variant());
 
 }  // namespace orknn::kernels::cpu

@@ -280,6 +280,109 @@ void test_registry_variants_agree(void**) {
   }
 }
 
+// Add, Sub, Mul, Div through the registry (float32, and int8 through the float domain) with
+// each variant forced: the same bits as the forced reference, for a per-channel constant, an
+// equal-shape activation, a scalar and a broadcast the optimized kernel leaves to the reference.
+void test_registry_binary_variants_agree(void**) {
+  Random random(9);
+  struct BinaryCase {
+    graph::Shape a, b;
+    bool constant_b;
+  };
+  const BinaryCase cases[] = {{{1, 6, 7, 9}, {1, 6, 1, 1}, true},
+                              {{2, 3, 17}, {2, 3, 17}, false},
+                              {{1, 33}, {1}, true},
+                              {{2, 3, 4}, {2, 1, 4}, false}};
+  auto count = [](const graph::Shape& shape) {
+    size_t elements = 1;
+    for (int64_t d : shape) elements *= static_cast<size_t>(d);
+    return elements;
+  };
+  for (const char* op_type : {"Add", "Sub", "Mul", "Div"}) {
+    for (const BinaryCase& c : cases) {
+      std::vector<float> b_values = random.floats(count(c.b), 0.5f, 2.0f);
+      const std::vector<StoredTensor> inputs{
+          stored("a", DataType::kFloat32, c.a, random.floats(count(c.a))),
+          stored("b", DataType::kFloat32, c.b, b_values, {}, c.constant_b)};
+      const std::vector<StoredTensor> inputs8{
+          stored("a", DataType::kInt8, c.a, random.codes(count(c.a)), per_tensor(0.05f, 3)),
+          stored("b", DataType::kInt8, c.b, random.codes(count(c.b), 10, 127),
+                 per_tensor(0.02f, -5), c.constant_b)};
+      const StoredOutput output8{DataType::kInt8, per_tensor(0.1f, -2)};
+      const StoredRun expected =
+          run_forced(KernelVariant::kReference, op_type, inputs, {}, {DataType::kFloat32, {}});
+      const StoredRun expected8 =
+          run_forced(KernelVariant::kReference, op_type, inputs8, {}, output8);
+      assert_true(expected.status.ok());
+      assert_true(expected8.status.ok());
+      for (KernelVariant variant : optimized_variants()) {
+        const StoredRun run = run_forced(variant, op_type, inputs, {}, {DataType::kFloat32, {}});
+        const StoredRun run8 = run_forced(variant, op_type, inputs8, {}, output8);
+        assert_true(run.status.ok());
+        assert_true(run8.status.ok());
+        const std::string mismatch = compare_floats(from_bytes<float>(run.outputs[0]),
+                                                    from_bytes<float>(expected.outputs[0]), 0.0);
+        const std::string mismatch8 = compare_exact(from_bytes<int8_t>(run8.outputs[0]),
+                                                    from_bytes<int8_t>(expected8.outputs[0]));
+        if (!mismatch.empty() || !mismatch8.empty()) {
+          fail_msg("%s %zu-d %s: float32 %s; int8 %s", op_type, c.a.size(),
+                   kernel_variant_name(variant), mismatch.c_str(), mismatch8.c_str());
+        }
+      }
+    }
+  }
+}
+
+// MaxPool, AveragePool and GlobalAveragePool through the registry with each variant forced,
+// against the forced reference: float32 (max exact, averages to rounding) and int8 (bit-exact;
+// MaxPool on codes when input and output share a quantization, the float domain otherwise).
+void test_registry_pooling_variants_agree(void**) {
+  Random random(10);
+  const Attributes window{{"kernel_shape", attr_ints({3, 3})},
+                          {"strides", attr_ints({2, 2})},
+                          {"pads", attr_ints({1, 1, 1, 0})}};
+  struct PoolCase {
+    const char* op_type;
+    Attributes attributes;
+    graph::Quantization output_quantization;
+  };
+  const graph::Quantization input_q = per_tensor(0.05f, 3);
+  const PoolCase cases[] = {{"MaxPool", window, input_q},
+                            {"MaxPool", window, per_tensor(0.07f, -9)},
+                            {"AveragePool", window, input_q},
+                            {"GlobalAveragePool", {}, per_tensor(0.02f, 1)}};
+  const graph::Shape shape{2, 3, 17, 15};
+  const size_t count = 2 * 3 * 17 * 15;
+  for (const PoolCase& c : cases) {
+    const std::vector<StoredTensor> inputs{
+        stored("x", DataType::kFloat32, shape, random.floats(count))};
+    const std::vector<StoredTensor> inputs8{
+        stored("x", DataType::kInt8, shape, random.codes(count), input_q)};
+    const StoredOutput output8{DataType::kInt8, c.output_quantization};
+    const StoredRun expected = run_forced(KernelVariant::kReference, c.op_type, inputs,
+                                          c.attributes, {DataType::kFloat32, {}});
+    const StoredRun expected8 =
+        run_forced(KernelVariant::kReference, c.op_type, inputs8, c.attributes, output8);
+    assert_true(expected.status.ok());
+    assert_true(expected8.status.ok());
+    for (KernelVariant variant : optimized_variants()) {
+      const StoredRun run =
+          run_forced(variant, c.op_type, inputs, c.attributes, {DataType::kFloat32, {}});
+      const StoredRun run8 = run_forced(variant, c.op_type, inputs8, c.attributes, output8);
+      assert_true(run.status.ok());
+      assert_true(run8.status.ok());
+      const std::string mismatch = compare_floats(from_bytes<float>(run.outputs[0]),
+                                                  from_bytes<float>(expected.outputs[0]), 1e-5);
+      const std::string mismatch8 = compare_exact(from_bytes<int8_t>(run8.outputs[0]),
+                                                  from_bytes<int8_t>(expected8.outputs[0]));
+      if (!mismatch.empty() || !mismatch8.empty()) {
+        fail_msg("%s %s: float32 %s; int8 %s", c.op_type, kernel_variant_name(variant),
+                 mismatch.c_str(), mismatch8.c_str());
+      }
+    }
+  }
+}
+
 }  // namespace
 
 int main() {
@@ -288,6 +391,8 @@ int main() {
       cmocka_unit_test(test_conv_hook_int8),
       cmocka_unit_test(test_gemm_and_matmul_hooks),
       cmocka_unit_test(test_registry_variants_agree),
+      cmocka_unit_test(test_registry_binary_variants_agree),
+      cmocka_unit_test(test_registry_pooling_variants_agree),
   };
   return cmocka_run_group_tests(tests, nullptr, nullptr);
 }

@@ -228,12 +228,275 @@ void depthwise_plane(const DepthwisePlane& plane) {
   }
 }
 
+template <int Operation>
+float32x4_t binary_vector(float32x4_t a, float32x4_t b) {
+  if constexpr (Operation == 0) return vaddq_f32(a, b);
+  if constexpr (Operation == 1) return vsubq_f32(a, b);
+  if constexpr (Operation == 2) return vmulq_f32(a, b);
+  return vdivq_f32(a, b);
+}
+
+template <int Operation>
+float binary_scalar(float a, float b) {
+  if constexpr (Operation == 0) return a + b;
+  if constexpr (Operation == 1) return a - b;
+  if constexpr (Operation == 2) return a * b;
+  return a / b;
+}
+
+// AArch64 NEON arithmetic is IEEE (vdivq_f32 included), so lanes round as the scalar tail does.
+template <int Operation>
+void binary_row_of(const BinaryRow& row) {
+  const float* a = row.a;
+  const float* b = row.b;
+  float* out = row.out;
+  const size_t a_step = row.a_step;
+  const size_t b_step = row.b_step;
+  const float32x4_t a_broadcast = vdupq_n_f32(a[0]);
+  const float32x4_t b_broadcast = vdupq_n_f32(b[0]);
+  size_t i = 0;
+  if (a_step == 1 && b_step == 1) {
+    for (; i + 4 <= row.count; i += 4) {
+      vst1q_f32(out + i, binary_vector<Operation>(vld1q_f32(a + i), vld1q_f32(b + i)));
+    }
+  } else if (a_step == 1) {
+    for (; i + 4 <= row.count; i += 4) {
+      vst1q_f32(out + i, binary_vector<Operation>(vld1q_f32(a + i), b_broadcast));
+    }
+  } else if (b_step == 1) {
+    for (; i + 4 <= row.count; i += 4) {
+      vst1q_f32(out + i, binary_vector<Operation>(a_broadcast, vld1q_f32(b + i)));
+    }
+  } else {
+    const float32x4_t value = binary_vector<Operation>(a_broadcast, b_broadcast);
+    for (; i + 4 <= row.count; i += 4) vst1q_f32(out + i, value);
+  }
+  for (; i < row.count; ++i) out[i] = binary_scalar<Operation>(a[i * a_step], b[i * b_step]);
+}
+
+void binary_row(const BinaryRow& row) {
+  switch (row.operation) {
+    case 0:
+      return binary_row_of<0>(row);
+    case 1:
+      return binary_row_of<1>(row);
+    case 2:
+      return binary_row_of<2>(row);
+    default:
+      return binary_row_of<3>(row);
+  }
+}
+
+// Pooling rows; on numbers vmaxq agrees with the scalar tail and the reference's comparison.
+void max_row_float(float* accumulator, const float* row, size_t count) {
+  size_t i = 0;
+  for (; i + 4 <= count; i += 4) {
+    vst1q_f32(accumulator + i, vmaxq_f32(vld1q_f32(accumulator + i), vld1q_f32(row + i)));
+  }
+  for (; i < count; ++i) accumulator[i] = row[i] > accumulator[i] ? row[i] : accumulator[i];
+}
+
+void max_row_int8(int8_t* accumulator, const int8_t* row, size_t count) {
+  size_t i = 0;
+  for (; i + 16 <= count; i += 16) {
+    vst1q_s8(accumulator + i, vmaxq_s8(vld1q_s8(accumulator + i), vld1q_s8(row + i)));
+  }
+  for (; i < count; ++i) accumulator[i] = row[i] > accumulator[i] ? row[i] : accumulator[i];
+}
+
+void add_row_float(float* accumulator, const float* row, size_t count) {
+  size_t i = 0;
+  for (; i + 4 <= count; i += 4) {
+    vst1q_f32(accumulator + i, vaddq_f32(vld1q_f32(accumulator + i), vld1q_f32(row + i)));
+  }
+  for (; i < count; ++i) accumulator[i] += row[i];
+}
+
+// exp(x) for four lanes, the AVX2 file's method: x = n ln2 + r (ln2 in two parts), e^r by the
+// degree-6 Cephes expf polynomial, 2^n through the exponent bits; x clamped so 2^n is normal.
+float32x4_t exp_lanes(float32x4_t x) {
+  x = vminq_f32(vmaxq_f32(x, vdupq_n_f32(-87.3365f)), vdupq_n_f32(88.3762f));
+  const float32x4_t n = vrndnq_f32(vmulq_f32(x, vdupq_n_f32(1.44269504088896341f)));
+  float32x4_t r = vfmsq_f32(x, n, vdupq_n_f32(0.693359375f));
+  r = vfmsq_f32(r, n, vdupq_n_f32(-2.12194440e-4f));
+  float32x4_t p = vdupq_n_f32(1.9875691500e-4f);
+  p = vfmaq_f32(vdupq_n_f32(1.3981999507e-3f), p, r);
+  p = vfmaq_f32(vdupq_n_f32(8.3334519073e-3f), p, r);
+  p = vfmaq_f32(vdupq_n_f32(4.1665795894e-2f), p, r);
+  p = vfmaq_f32(vdupq_n_f32(1.6666665459e-1f), p, r);
+  p = vfmaq_f32(vdupq_n_f32(5.0000001201e-1f), p, r);
+  p = vfmaq_f32(vaddq_f32(r, vdupq_n_f32(1.0f)), vmulq_f32(p, r), r);
+  const int32x4_t exponent = vshlq_n_s32(vaddq_s32(vcvtq_s32_f32(n), vdupq_n_s32(127)), 23);
+  return vmulq_f32(p, vreinterpretq_f32_s32(exponent));
+}
+
+float32x4_t select_if_less(float32x4_t x, float32x4_t bound, float32x4_t replacement) {
+  return vbslq_f32(vcltq_f32(x, bound), replacement, x);
+}
+
+// The reference's two sigmoid forms with e = e^-|x| (see the AVX2 file).
+float32x4_t sigmoid_lanes(float32x4_t x) {
+  const float32x4_t one = vdupq_n_f32(1.0f);
+  const float32x4_t e = exp_lanes(vnegq_f32(vabsq_f32(x)));
+  const float32x4_t numerator = vbslq_f32(vcltq_f32(x, vdupq_n_f32(0.0f)), e, one);
+  return vdivq_f32(numerator, vaddq_f32(one, e));
+}
+
+// tanh |x| = (1 - e) / (1 + e), e = e^-2|x|, for |x| >= 0.4; the odd series to x^9 below.
+float32x4_t tanh_lanes(float32x4_t x) {
+  const uint32x4_t sign = vandq_u32(vreinterpretq_u32_f32(x), vdupq_n_u32(0x80000000u));
+  const float32x4_t absolute = vabsq_f32(x);
+  const float32x4_t one = vdupq_n_f32(1.0f);
+  const float32x4_t e = exp_lanes(vmulq_f32(absolute, vdupq_n_f32(-2.0f)));
+  const float32x4_t large = vdivq_f32(vsubq_f32(one, e), vaddq_f32(one, e));
+  const float32x4_t square = vmulq_f32(absolute, absolute);
+  float32x4_t series = vdupq_n_f32(62.0f / 2835.0f);
+  series = vfmaq_f32(vdupq_n_f32(-17.0f / 315.0f), series, square);
+  series = vfmaq_f32(vdupq_n_f32(2.0f / 15.0f), series, square);
+  series = vfmaq_f32(vdupq_n_f32(-1.0f / 3.0f), series, square);
+  const float32x4_t small = vfmaq_f32(absolute, vmulq_f32(series, square), absolute);
+  const float32x4_t magnitude = vbslq_f32(vcltq_f32(absolute, vdupq_n_f32(0.4f)), small, large);
+  return vreinterpretq_f32_u32(vorrq_u32(vreinterpretq_u32_f32(magnitude), sign));
+}
+
+// Relu, Clip, LeakyRelu, HardSwish: the reference's comparisons and roundings (as built for
+// AArch64).
+float32x4_t unary_lanes(const UnaryRow& row, float32x4_t x) {
+  const float32x4_t zero = vdupq_n_f32(0.0f);
+  switch (row.operation) {
+    case 0:
+      return select_if_less(x, zero, zero);
+    case 1: {
+      const float32x4_t minimum = vdupq_n_f32(row.minimum);
+      const float32x4_t maximum = vdupq_n_f32(row.maximum);
+      const float32x4_t low = select_if_less(x, minimum, minimum);
+      return vbslq_f32(vcgtq_f32(low, maximum), maximum, low);
+    }
+    case 2:
+      return select_if_less(x, zero, vmulq_f32(vdupq_n_f32(row.alpha), x));
+    case 3:
+      return sigmoid_lanes(x);
+    case 4: {
+      const float32x4_t one = vdupq_n_f32(1.0f);
+      // One fused x / 6 + 1/2: compilers contract the reference's `x * (1.0f / 6.0f) + 0.5f`
+      // on AArch64 (GCC's default -ffp-contract=fast, clang's =on), so its gate rounds once.
+      float32x4_t gate = vfmaq_f32(vdupq_n_f32(0.5f), x, vdupq_n_f32(1.0f / 6.0f));
+      gate = select_if_less(gate, zero, zero);
+      gate = vbslq_f32(vcgtq_f32(gate, one), one, gate);
+      return vmulq_f32(x, gate);
+    }
+    case 5:
+      return vmulq_f32(x, sigmoid_lanes(vmulq_f32(vdupq_n_f32(row.alpha), x)));
+    default:
+      return tanh_lanes(x);
+  }
+}
+
+// The tail runs on a copy padded to four lanes, so every element takes the same path.
+void unary_row(const UnaryRow& row) {
+  size_t i = 0;
+  for (; i + 4 <= row.count; i += 4)
+    vst1q_f32(row.out + i, unary_lanes(row, vld1q_f32(row.in + i)));
+  const size_t rest = row.count - i;
+  if (rest == 0) return;
+  float in[4] = {};
+  float out[4];
+  for (size_t j = 0; j < rest; ++j) in[j] = row.in[i + j];
+  vst1q_f32(out, unary_lanes(row, vld1q_f32(in)));
+  for (size_t j = 0; j < rest; ++j) row.out[i + j] = out[j];
+}
+
+// Eight codes of an int8 operand decoded to float in two quads, or its broadcast first value.
+void decode_codes(const QuantizedOperand& operand, size_t index, float32x4_t broadcast,
+                  float32x4_t* out_low, float32x4_t* out_high) {
+  if (operand.step == 0) {
+    *out_low = broadcast;
+    *out_high = broadcast;
+    return;
+  }
+  const int16x8_t wide = vmovl_s8(vld1_s8(operand.codes + index));
+  const int32x4_t zero_point = vdupq_n_s32(operand.zero_point);
+  const float32x4_t scale = vdupq_n_f32(operand.scale);
+  *out_low = vmulq_f32(vcvtq_f32_s32(vsubq_s32(vmovl_s16(vget_low_s16(wide)), zero_point)), scale);
+  *out_high =
+      vmulq_f32(vcvtq_f32_s32(vsubq_s32(vmovl_s16(vget_high_s16(wide)), zero_point)), scale);
+}
+
+// graph/tensor_conversion.cc's encoding of four results: FCVTNS rounds half to even, as
+// nearbyint in the default mode; a NaN takes the zero point.
+int32x4_t encode_quad(float32x4_t value, float scale, int32_t zero_point) {
+  const float32x4_t scaled = vdivq_f32(value, vdupq_n_f32(scale));
+  const float32x4_t bounded = vminq_f32(vmaxq_f32(scaled, vdupq_n_f32(-1e9f)), vdupq_n_f32(1e9f));
+  const int32x4_t zero = vdupq_n_s32(zero_point);
+  const int32x4_t code = vaddq_s32(vcvtnq_s32_f32(bounded), zero);
+  return vbslq_s32(vceqq_f32(scaled, scaled), code, zero);
+}
+
+template <int Operation>
+void quantized_binary_block(const QuantizedBinaryRow& row, size_t index, float32x4_t a_broadcast,
+                            float32x4_t b_broadcast, int8_t* out) {
+  float32x4_t a_low, a_high, b_low, b_high;
+  decode_codes(row.a, index, a_broadcast, &a_low, &a_high);
+  decode_codes(row.b, index, b_broadcast, &b_low, &b_high);
+  const int32x4_t low =
+      encode_quad(binary_vector<Operation>(a_low, b_low), row.out_scale, row.out_zero_point);
+  const int32x4_t high =
+      encode_quad(binary_vector<Operation>(a_high, b_high), row.out_scale, row.out_zero_point);
+  vst1_s8(out, vqmovn_s16(vcombine_s16(vqmovn_s32(low), vqmovn_s32(high))));
+}
+
+float decode_one(const QuantizedOperand& operand) {
+  return static_cast<float>(static_cast<int32_t>(operand.codes[0]) - operand.zero_point) *
+         operand.scale;
+}
+
+// The last count % 8 elements run on copies padded to eight, through the same code.
+template <int Operation>
+void quantized_binary_row_of(const QuantizedBinaryRow& row) {
+  const float32x4_t a_broadcast = vdupq_n_f32(decode_one(row.a));
+  const float32x4_t b_broadcast = vdupq_n_f32(decode_one(row.b));
+  // rest computed as a remainder so the compiler sees it is below 8 (the copies below).
+  const size_t rest = row.count % 8;
+  const size_t i = row.count - rest;
+  for (size_t block = 0; block < i; block += 8) {
+    quantized_binary_block<Operation>(row, block, a_broadcast, b_broadcast, row.out + block);
+  }
+  if (rest == 0) return;
+  int8_t a_codes[8] = {};
+  int8_t b_codes[8] = {};
+  int8_t out[8];
+  for (size_t j = 0; j < rest; ++j) {
+    a_codes[j] = row.a.codes[(i + j) * row.a.step];
+    b_codes[j] = row.b.codes[(i + j) * row.b.step];
+  }
+  QuantizedBinaryRow tail = row;
+  tail.a.codes = a_codes;
+  tail.b.codes = b_codes;
+  quantized_binary_block<Operation>(tail, 0, a_broadcast, b_broadcast, out);
+  for (size_t j = 0; j < rest; ++j) row.out[i + j] = out[j];
+}
+
+void quantized_binary_row(const QuantizedBinaryRow& row) {
+  switch (row.operation) {
+    case 0:
+      return quantized_binary_row_of<0>(row);
+    case 1:
+      return quantized_binary_row_of<1>(row);
+    case 2:
+      return quantized_binary_row_of<2>(row);
+    default:
+      return quantized_binary_row_of<3>(row);
+  }
+}
+
 }  // namespace
 
 const MicroKernels& neon_micro_kernels() {
   static const MicroKernels kernels{
-      "neon",   kRows,           kColumns,        float_tile,     kRows,
-      kColumns, int16_pair_tile, pack_int8_pairs, requantize_row, depthwise_plane};
+      "neon",         kRows,           kColumns,        float_tile,
+      kRows,          kColumns,        int16_pair_tile, pack_int8_pairs,
+      requantize_row, depthwise_plane, binary_row,      quantized_binary_row,
+      max_row_float,  max_row_int8,    add_row_float,   unary_row};
   return kernels;
 }
 

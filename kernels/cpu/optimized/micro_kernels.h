@@ -136,6 +136,61 @@ struct Int8PairRows {
   int16_t* out;
 };
 
+// One row of a float32 binary operation: out[i] = a[i * a_step] (op) b[i * b_step] for i <
+// count, where a step of 0 repeats an operand's first value (a scalar or a channel's value).
+// Operations as reference::BinaryOperation: 0 add, 1 subtract, 2 multiply, 3 divide; each one
+// IEEE operation per element, so every variant gives the reference's bits.
+struct BinaryRow {
+  int operation;
+  const float* a;
+  size_t a_step;  // 0 or 1
+  const float* b;
+  size_t b_step;  // 0 or 1
+  float* out;
+  size_t count;
+};
+
+// The same on per-tensor int8 operands, with the float domain's arithmetic element by element
+// (graph/tensor_conversion.cc): each operand decoded as float(code - zero_point) x scale, the
+// float operation, then the result encoded as value / scale (NaN: the zero point; else clamped
+// to +-1e9, rounded half to even, plus the zero point), saturated to int8.
+struct QuantizedOperand {
+  const int8_t* codes;
+  size_t step;  // 0 or 1
+  float scale;
+  int32_t zero_point;
+};
+struct QuantizedBinaryRow {
+  int operation;
+  QuantizedOperand a;
+  QuantizedOperand b;
+  int8_t* out;
+  float out_scale;
+  int32_t out_zero_point;
+  size_t count;
+};
+// The plain C++ row, for variants without their own.
+void portable_quantized_binary_row(const QuantizedBinaryRow& row);
+void portable_max_row_float(float* accumulator, const float* row, size_t count);
+void portable_max_row_int8(int8_t* accumulator, const int8_t* row, size_t count);
+void portable_add_row_float(float* accumulator, const float* row, size_t count);
+
+// One run of a float32 activation: out[i] = f(in[i]) for i < count. Operations: 0 Relu,
+// 1 Clip (minimum, maximum), 2 LeakyRelu (alpha), 3 Sigmoid, 4 HardSwish, 5 Swish / SiLU
+// (x * sigmoid(alpha * x)), 6 Tanh. Relu, Clip, LeakyRelu and HardSwish give the reference's
+// bits; the others may use a vectorized exp within 1e-6 relative (docs/cpu-kernels.md).
+struct UnaryRow {
+  int operation;
+  float alpha;
+  float minimum;
+  float maximum;
+  const float* in;
+  float* out;
+  size_t count;
+};
+// The plain C++ row (the reference's formula per element), for variants without their own.
+void portable_unary_row(const UnaryRow& row);
+
 struct MicroKernels {
   const char* name;      // "avx2", "portable"
   size_t float_rows;     // MR of the float tile, at most 8
@@ -147,6 +202,14 @@ struct MicroKernels {
   void (*pack_int8_pairs)(const Int8PairRows& rows);
   void (*requantize_row)(const RequantizeRow& row);
   void (*depthwise_plane)(const DepthwisePlane& plane);
+  void (*binary_row)(const BinaryRow& row);
+  void (*quantized_binary_row)(const QuantizedBinaryRow& row);
+  // Pooling rows: accumulator[i] = max(accumulator[i], row[i]) (the larger; the accumulator on
+  // ties) or accumulator[i] += row[i], for i < count.
+  void (*max_row_float)(float* accumulator, const float* row, size_t count);
+  void (*max_row_int8)(int8_t* accumulator, const int8_t* row, size_t count);
+  void (*add_row_float)(float* accumulator, const float* row, size_t count);
+  void (*unary_row)(const UnaryRow& row);
 };
 
 const MicroKernels& portable_micro_kernels();

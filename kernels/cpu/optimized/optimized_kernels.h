@@ -54,4 +54,31 @@ std::unique_ptr<MatMulInt8> make_matmul_int8(const MicroKernels& kernels,
                                              const reference::Int8Requantization& requantization,
                                              const int8_t* constant_b);
 
+// Null when the broadcast is not one elementwise_binary.cc handles (see dispatch.h).
+std::unique_ptr<BinaryFloat> make_binary(const MicroKernels& kernels,
+                                         reference::BinaryOperation operation,
+                                         const std::vector<int64_t>& a_shape,
+                                         const std::vector<int64_t>& b_shape);
+
+std::unique_ptr<BinaryInt8> make_binary_int8(const MicroKernels& kernels,
+                                             reference::BinaryOperation operation,
+                                             const std::vector<int64_t>& a_shape,
+                                             const std::vector<int64_t>& b_shape,
+                                             const BinaryInt8Quantization& quantization);
+
+std::unique_ptr<Pool2DFloat> make_max_pool2d(const MicroKernels& kernels,
+                                             const reference::Pool2DShape& shape);
+std::unique_ptr<Pool2DInt8> make_max_pool2d_int8(const MicroKernels& kernels,
+                                                 const reference::Pool2DShape& shape);
+std::unique_ptr<Pool2DFloat> make_average_pool2d(const MicroKernels& kernels,
+                                                 const reference::Pool2DShape& shape,
+                                                 bool count_include_pad);
+// Null for empty planes.
+std::unique_ptr<GlobalPoolFloat> make_global_average_pool(const MicroKernels& kernels,
+                                                          int64_t planes, int64_t plane_size);
+
+// Null for operations unary_row does not cover and for empty tensors.
+std::unique_ptr<UnaryFloat> make_unary(const MicroKernels& kernels,
+                                       const reference::UnaryParams& params, int64_t count);
+
 }  // namespace orknn::kernels::cpu::optimized

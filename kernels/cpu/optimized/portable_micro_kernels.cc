@@ -3,8 +3,10 @@
 // compilers can vectorise the inner loops at the target's baseline ISA.
 #include <cmath>
 
+#include "core/dtype.h"
 #include "optimized/micro_kernels.h"
 #include "reference/convolution.h"
+#include "reference/elementwise.h"
 
 namespace orknn::kernels::cpu::optimized {
 namespace {
@@ -106,12 +108,126 @@ void depthwise_plane(const DepthwisePlane& plane) {
   }
 }
 
+template <int Operation>
+float apply_binary_operation(float a, float b) {
+  if constexpr (Operation == 0) return a + b;
+  if constexpr (Operation == 1) return a - b;
+  if constexpr (Operation == 2) return a * b;
+  return a / b;
+}
+
+// The step combinations get their own loops so the compiler can vectorize the common ones.
+template <int Operation>
+void binary_row_of(const BinaryRow& row) {
+  const float* a = row.a;
+  const float* b = row.b;
+  float* out = row.out;
+  if (row.a_step == 1 && row.b_step == 1) {
+    for (size_t i = 0; i < row.count; ++i) out[i] = apply_binary_operation<Operation>(a[i], b[i]);
+  } else if (row.a_step == 1) {
+    const float scalar = b[0];
+    for (size_t i = 0; i < row.count; ++i) out[i] = apply_binary_operation<Operation>(a[i], scalar);
+  } else if (row.b_step == 1) {
+    const float scalar = a[0];
+    for (size_t i = 0; i < row.count; ++i) out[i] = apply_binary_operation<Operation>(scalar, b[i]);
+  } else {
+    const float value = apply_binary_operation<Operation>(a[0], b[0]);
+    for (size_t i = 0; i < row.count; ++i) out[i] = value;
+  }
+}
+
+void binary_row(const BinaryRow& row) {
+  switch (row.operation) {
+    case 0:
+      return binary_row_of<0>(row);
+    case 1:
+      return binary_row_of<1>(row);
+    case 2:
+      return binary_row_of<2>(row);
+    default:
+      return binary_row_of<3>(row);
+  }
+}
+
 }  // namespace
 
+void portable_max_row_float(float* accumulator, const float* row, size_t count) {
+  for (size_t i = 0; i < count; ++i) {
+    accumulator[i] = row[i] > accumulator[i] ? row[i] : accumulator[i];
+  }
+}
+
+void portable_max_row_int8(int8_t* accumulator, const int8_t* row, size_t count) {
+  for (size_t i = 0; i < count; ++i) {
+    accumulator[i] = row[i] > accumulator[i] ? row[i] : accumulator[i];
+  }
+}
+
+void portable_add_row_float(float* accumulator, const float* row, size_t count) {
+  for (size_t i = 0; i < count; ++i) accumulator[i] += row[i];
+}
+
+void portable_unary_row(const UnaryRow& row) {
+  static constexpr reference::UnaryOperation kOperations[] = {
+      reference::UnaryOperation::kRelu,      reference::UnaryOperation::kClip,
+      reference::UnaryOperation::kLeakyRelu, reference::UnaryOperation::kSigmoid,
+      reference::UnaryOperation::kHardSwish, reference::UnaryOperation::kSwish,
+      reference::UnaryOperation::kTanh};
+  reference::UnaryParams params;
+  params.operation = kOperations[row.operation];
+  params.alpha = row.alpha;
+  params.minimum = row.minimum;
+  params.maximum = row.maximum;
+  reference::unary(params, row.in, row.out, static_cast<int64_t>(row.count));
+}
+
+void portable_quantized_binary_row(const QuantizedBinaryRow& row) {
+  const QuantizedOperand& a = row.a;
+  const QuantizedOperand& b = row.b;
+  for (size_t i = 0; i < row.count; ++i) {
+    const float a_value = dequantize(a.codes[i * a.step], a.scale, a.zero_point);
+    const float b_value = dequantize(b.codes[i * b.step], b.scale, b.zero_point);
+    float value;
+    switch (row.operation) {
+      case 0:
+        value = a_value + b_value;
+        break;
+      case 1:
+        value = a_value - b_value;
+        break;
+      case 2:
+        value = a_value * b_value;
+        break;
+      default:
+        value = a_value / b_value;
+        break;
+    }
+    const float scaled = value / row.out_scale;
+    int32_t code = row.out_zero_point;
+    if (!std::isnan(scaled)) {
+      const float bounded = scaled < -1e9f ? -1e9f : (scaled > 1e9f ? 1e9f : scaled);
+      code = round_half_to_even(bounded) + row.out_zero_point;
+    }
+    row.out[i] = saturate_int8(code);
+  }
+}
 const MicroKernels& portable_micro_kernels() {
-  static const MicroKernels kernels{
-      "portable", kRows,           kColumns,        float_tile,     kRows,
-      kColumns,   int16_pair_tile, pack_int8_pairs, requantize_row, depthwise_plane};
+  static const MicroKernels kernels{"portable",
+                                    kRows,
+                                    kColumns,
+                                    float_tile,
+                                    kRows,
+                                    kColumns,
+                                    int16_pair_tile,
+                                    pack_int8_pairs,
+                                    requantize_row,
+                                    depthwise_plane,
+                                    binary_row,
+                                    portable_quantized_binary_row,
+                                    portable_max_row_float,
+                                    portable_max_row_int8,
+                                    portable_add_row_float,
+                                    portable_unary_row};
   return kernels;
 }
 

@@ -556,12 +556,292 @@ void depthwise_plane(const DepthwisePlane& plane) {
   depthwise_plane_general(plane);
 }
 
+template <int Operation>
+__m256 binary_vector(__m256 a, __m256 b) {
+  if constexpr (Operation == 0) return _mm256_add_ps(a, b);
+  if constexpr (Operation == 1) return _mm256_sub_ps(a, b);
+  if constexpr (Operation == 2) return _mm256_mul_ps(a, b);
+  return _mm256_div_ps(a, b);
+}
+
+template <int Operation>
+float binary_scalar(float a, float b) {
+  if constexpr (Operation == 0) return a + b;
+  if constexpr (Operation == 1) return a - b;
+  if constexpr (Operation == 2) return a * b;
+  return a / b;
+}
+
+// A step-0 operand is broadcast once; the tail (fewer than 8 elements) runs scalar, which
+// rounds exactly as the vector lanes do.
+template <int Operation>
+void binary_row_of(const BinaryRow& row) {
+  const float* a = row.a;
+  const float* b = row.b;
+  float* out = row.out;
+  const size_t a_step = row.a_step;
+  const size_t b_step = row.b_step;
+  const __m256 a_broadcast = _mm256_set1_ps(a[0]);
+  const __m256 b_broadcast = _mm256_set1_ps(b[0]);
+  size_t i = 0;
+  if (a_step == 1 && b_step == 1) {
+    for (; i + 16 <= row.count; i += 16) {
+      _mm256_storeu_ps(out + i,
+                       binary_vector<Operation>(_mm256_loadu_ps(a + i), _mm256_loadu_ps(b + i)));
+      _mm256_storeu_ps(out + i + 8, binary_vector<Operation>(_mm256_loadu_ps(a + i + 8),
+                                                             _mm256_loadu_ps(b + i + 8)));
+    }
+    for (; i + 8 <= row.count; i += 8) {
+      _mm256_storeu_ps(out + i,
+                       binary_vector<Operation>(_mm256_loadu_ps(a + i), _mm256_loadu_ps(b + i)));
+    }
+  } else if (a_step == 1) {
+    for (; i + 8 <= row.count; i += 8) {
+      _mm256_storeu_ps(out + i, binary_vector<Operation>(_mm256_loadu_ps(a + i), b_broadcast));
+    }
+  } else if (b_step == 1) {
+    for (; i + 8 <= row.count; i += 8) {
+      _mm256_storeu_ps(out + i, binary_vector<Operation>(a_broadcast, _mm256_loadu_ps(b + i)));
+    }
+  } else {
+    const __m256 value = binary_vector<Operation>(a_broadcast, b_broadcast);
+    for (; i + 8 <= row.count; i += 8) _mm256_storeu_ps(out + i, value);
+  }
+  for (; i < row.count; ++i) out[i] = binary_scalar<Operation>(a[i * a_step], b[i * b_step]);
+}
+
+void binary_row(const BinaryRow& row) {
+  switch (row.operation) {
+    case 0:
+      return binary_row_of<0>(row);
+    case 1:
+      return binary_row_of<1>(row);
+    case 2:
+      return binary_row_of<2>(row);
+    default:
+      return binary_row_of<3>(row);
+  }
+}
+
+// Eight codes of an operand decoded to float, or its broadcast first value (step 0).
+__m256 decode_codes(const QuantizedOperand& operand, size_t index, __m256 broadcast) {
+  if (operand.step == 0) return broadcast;
+  const __m128i raw = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(operand.codes + index));
+  const __m256i offsets =
+      _mm256_sub_epi32(_mm256_cvtepi8_epi32(raw), _mm256_set1_epi32(operand.zero_point));
+  return _mm256_mul_ps(_mm256_cvtepi32_ps(offsets), _mm256_set1_ps(operand.scale));
+}
+
+// Encodes eight results as graph/tensor_conversion.cc does: vcvtps2dq rounds half to even in
+// the default MXCSR mode, as nearbyint; the packs saturate to int8 after the int32 clamp.
+void encode_codes(__m256 value, float scale, int32_t zero_point, int8_t* out) {
+  const __m256 scaled = _mm256_div_ps(value, _mm256_set1_ps(scale));
+  const __m256 is_nan = _mm256_cmp_ps(scaled, scaled, _CMP_UNORD_Q);
+  const __m256 bounded =
+      _mm256_min_ps(_mm256_max_ps(scaled, _mm256_set1_ps(-1e9f)), _mm256_set1_ps(1e9f));
+  const __m256i zero = _mm256_set1_epi32(zero_point);
+  __m256i code = _mm256_add_epi32(_mm256_cvtps_epi32(bounded), zero);
+  code = _mm256_castps_si256(
+      _mm256_blendv_ps(_mm256_castsi256_ps(code), _mm256_castsi256_ps(zero), is_nan));
+  const __m128i words =
+      _mm_packs_epi32(_mm256_castsi256_si128(code), _mm256_extracti128_si256(code, 1));
+  _mm_storel_epi64(reinterpret_cast<__m128i*>(out), _mm_packs_epi16(words, words));
+}
+
+float decode_one(const QuantizedOperand& operand) {
+  return static_cast<float>(static_cast<int32_t>(operand.codes[0]) - operand.zero_point) *
+         operand.scale;
+}
+
+template <int Operation>
+void quantized_binary_block(const QuantizedBinaryRow& row, size_t index, __m256 a_broadcast,
+                            __m256 b_broadcast, int8_t* out) {
+  const __m256 a = decode_codes(row.a, index, a_broadcast);
+  const __m256 b = decode_codes(row.b, index, b_broadcast);
+  encode_codes(binary_vector<Operation>(a, b), row.out_scale, row.out_zero_point, out);
+}
+
+// The last count % 8 elements go through the same vector code on copies padded to eight, so
+// the tail rounds exactly as the rest (and no libm inline is needed here).
+template <int Operation>
+void quantized_binary_row_of(const QuantizedBinaryRow& row) {
+  const __m256 a_broadcast = _mm256_set1_ps(decode_one(row.a));
+  const __m256 b_broadcast = _mm256_set1_ps(decode_one(row.b));
+  size_t i = 0;
+  for (; i + 8 <= row.count; i += 8) {
+    quantized_binary_block<Operation>(row, i, a_broadcast, b_broadcast, row.out + i);
+  }
+  const size_t rest = row.count - i;
+  if (rest == 0) return;
+  int8_t a_codes[8] = {};
+  int8_t b_codes[8] = {};
+  int8_t out[8];
+  for (size_t j = 0; j < rest; ++j) {
+    a_codes[j] = row.a.codes[(i + j) * row.a.step];
+    b_codes[j] = row.b.codes[(i + j) * row.b.step];
+  }
+  QuantizedBinaryRow tail = row;
+  tail.a.codes = a_codes;
+  tail.b.codes = b_codes;
+  quantized_binary_block<Operation>(tail, 0, a_broadcast, b_broadcast, out);
+  for (size_t j = 0; j < rest; ++j) row.out[i + j] = out[j];
+}
+
+void quantized_binary_row(const QuantizedBinaryRow& row) {
+  switch (row.operation) {
+    case 0:
+      return quantized_binary_row_of<0>(row);
+    case 1:
+      return quantized_binary_row_of<1>(row);
+    case 2:
+      return quantized_binary_row_of<2>(row);
+    default:
+      return quantized_binary_row_of<3>(row);
+  }
+}
+
+// _mm256_max_ps(row, accumulator) returns the accumulator unless row is larger, as the scalar
+// tail does.
+void max_row_float(float* accumulator, const float* row, size_t count) {
+  size_t i = 0;
+  for (; i + 8 <= count; i += 8) {
+    _mm256_storeu_ps(accumulator + i,
+                     _mm256_max_ps(_mm256_loadu_ps(row + i), _mm256_loadu_ps(accumulator + i)));
+  }
+  for (; i < count; ++i) accumulator[i] = row[i] > accumulator[i] ? row[i] : accumulator[i];
+}
+
+void max_row_int8(int8_t* accumulator, const int8_t* row, size_t count) {
+  size_t i = 0;
+  for (; i + 32 <= count; i += 32) {
+    auto* target = reinterpret_cast<__m256i*>(accumulator + i);
+    _mm256_storeu_si256(
+        target, _mm256_max_epi8(_mm256_loadu_si256(target),
+                                _mm256_loadu_si256(reinterpret_cast<const __m256i*>(row + i))));
+  }
+  for (; i < count; ++i) accumulator[i] = row[i] > accumulator[i] ? row[i] : accumulator[i];
+}
+
+void add_row_float(float* accumulator, const float* row, size_t count) {
+  size_t i = 0;
+  for (; i + 8 <= count; i += 8) {
+    _mm256_storeu_ps(accumulator + i,
+                     _mm256_add_ps(_mm256_loadu_ps(accumulator + i), _mm256_loadu_ps(row + i)));
+  }
+  for (; i < count; ++i) accumulator[i] += row[i];
+}
+
+// exp(x) for float lanes: x = n ln2 + r with |r| <= ln2 / 2 (ln2 split in two for an exact
+// n ln2), e^r by the degree-6 Cephes expf polynomial, 2^n through the exponent bits. About
+// 1 ulp; x is clamped to [-87.3, 88.3] so 2^n stays a normal float.
+__m256 exp_lanes(__m256 x) {
+  x = _mm256_min_ps(_mm256_max_ps(x, _mm256_set1_ps(-87.3365f)), _mm256_set1_ps(88.3762f));
+  const __m256 n = _mm256_round_ps(_mm256_mul_ps(x, _mm256_set1_ps(1.44269504088896341f)),
+                                   _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+  __m256 r = _mm256_fnmadd_ps(n, _mm256_set1_ps(0.693359375f), x);
+  r = _mm256_fnmadd_ps(n, _mm256_set1_ps(-2.12194440e-4f), r);
+  __m256 p = _mm256_set1_ps(1.9875691500e-4f);
+  p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.3981999507e-3f));
+  p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(8.3334519073e-3f));
+  p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(4.1665795894e-2f));
+  p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.6666665459e-1f));
+  p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(5.0000001201e-1f));
+  p = _mm256_fmadd_ps(_mm256_mul_ps(p, r), r, _mm256_add_ps(r, _mm256_set1_ps(1.0f)));
+  const __m256i exponent =
+      _mm256_slli_epi32(_mm256_add_epi32(_mm256_cvtps_epi32(n), _mm256_set1_epi32(127)), 23);
+  return _mm256_mul_ps(p, _mm256_castsi256_ps(exponent));
+}
+
+__m256 select_if_less(__m256 x, __m256 bound, __m256 replacement) {
+  return _mm256_blendv_ps(x, replacement, _mm256_cmp_ps(x, bound, _CMP_LT_OQ));
+}
+
+// The reference's two forms: 1 / (1 + e^-x) for x >= 0, e^x / (1 + e^x) below, with
+// e = e^-|x| <= 1 in both, so the result is relative-accurate even for very negative x.
+__m256 sigmoid_lanes(__m256 x) {
+  const __m256 absolute = _mm256_andnot_ps(_mm256_set1_ps(-0.0f), x);
+  const __m256 e = exp_lanes(_mm256_sub_ps(_mm256_setzero_ps(), absolute));
+  const __m256 one = _mm256_set1_ps(1.0f);
+  const __m256 denominator = _mm256_add_ps(one, e);
+  const __m256 numerator =
+      _mm256_blendv_ps(one, e, _mm256_cmp_ps(x, _mm256_setzero_ps(), _CMP_LT_OQ));
+  return _mm256_div_ps(numerator, denominator);
+}
+
+// tanh |x| = (1 - e) / (1 + e) with e = e^-2|x| where 1 - e keeps its relative accuracy
+// (|x| >= 0.4); below, the odd Taylor series to x^9 (next term under 1e-6 relative).
+__m256 tanh_lanes(__m256 x) {
+  const __m256 sign = _mm256_and_ps(_mm256_set1_ps(-0.0f), x);
+  const __m256 absolute = _mm256_andnot_ps(_mm256_set1_ps(-0.0f), x);
+  const __m256 one = _mm256_set1_ps(1.0f);
+  const __m256 e = exp_lanes(_mm256_mul_ps(absolute, _mm256_set1_ps(-2.0f)));
+  const __m256 large = _mm256_div_ps(_mm256_sub_ps(one, e), _mm256_add_ps(one, e));
+  const __m256 square = _mm256_mul_ps(absolute, absolute);
+  __m256 series = _mm256_set1_ps(62.0f / 2835.0f);
+  series = _mm256_fmadd_ps(series, square, _mm256_set1_ps(-17.0f / 315.0f));
+  series = _mm256_fmadd_ps(series, square, _mm256_set1_ps(2.0f / 15.0f));
+  series = _mm256_fmadd_ps(series, square, _mm256_set1_ps(-1.0f / 3.0f));
+  const __m256 small = _mm256_fmadd_ps(_mm256_mul_ps(series, square), absolute, absolute);
+  const __m256 magnitude =
+      _mm256_blendv_ps(large, small, _mm256_cmp_ps(absolute, _mm256_set1_ps(0.4f), _CMP_LT_OQ));
+  return _mm256_or_ps(magnitude, sign);
+}
+
+// Relu, Clip, LeakyRelu and HardSwish use the reference's comparisons and one IEEE operation
+// per step (no fused multiply-add), so they give its bits.
+__m256 unary_lanes(const UnaryRow& row, __m256 x) {
+  const __m256 zero = _mm256_setzero_ps();
+  switch (row.operation) {
+    case 0:
+      return select_if_less(x, zero, zero);
+    case 1: {
+      const __m256 low =
+          select_if_less(x, _mm256_set1_ps(row.minimum), _mm256_set1_ps(row.minimum));
+      const __m256 maximum = _mm256_set1_ps(row.maximum);
+      return _mm256_blendv_ps(low, maximum, _mm256_cmp_ps(low, maximum, _CMP_GT_OQ));
+    }
+    case 2:
+      return select_if_less(x, zero, _mm256_mul_ps(_mm256_set1_ps(row.alpha), x));
+    case 3:
+      return sigmoid_lanes(x);
+    case 4: {
+      const __m256 one = _mm256_set1_ps(1.0f);
+      __m256 gate =
+          _mm256_add_ps(_mm256_mul_ps(x, _mm256_set1_ps(1.0f / 6.0f)), _mm256_set1_ps(0.5f));
+      gate = select_if_less(gate, zero, zero);
+      gate = _mm256_blendv_ps(gate, one, _mm256_cmp_ps(gate, one, _CMP_GT_OQ));
+      return _mm256_mul_ps(x, gate);
+    }
+    case 5:
+      return _mm256_mul_ps(x, sigmoid_lanes(_mm256_mul_ps(_mm256_set1_ps(row.alpha), x)));
+    default:
+      return tanh_lanes(x);
+  }
+}
+
+// The tail runs on a copy padded to eight lanes, so every element takes the same path.
+void unary_row(const UnaryRow& row) {
+  size_t i = 0;
+  for (; i + 8 <= row.count; i += 8) {
+    _mm256_storeu_ps(row.out + i, unary_lanes(row, _mm256_loadu_ps(row.in + i)));
+  }
+  const size_t rest = row.count - i;
+  if (rest == 0) return;
+  float in[8] = {};
+  float out[8];
+  for (size_t j = 0; j < rest; ++j) in[j] = row.in[i + j];
+  _mm256_storeu_ps(out, unary_lanes(row, _mm256_loadu_ps(in)));
+  for (size_t j = 0; j < rest; ++j) row.out[i + j] = out[j];
+}
+
 }  // namespace
 
 const MicroKernels& avx2_micro_kernels() {
   static const MicroKernels kernels{
-      "avx2",      kFloatRows,      kFloatColumns,   float_tile,     kIntRows,
-      kIntColumns, int16_pair_tile, pack_int8_pairs, requantize_row, depthwise_plane};
+      "avx2",         kFloatRows,      kFloatColumns,   float_tile,
+      kIntRows,       kIntColumns,     int16_pair_tile, pack_int8_pairs,
+      requantize_row, depthwise_plane, binary_row,      quantized_binary_row,
+      max_row_float,  max_row_int8,    add_row_float,   unary_row};
   return kernels;
 }
 

@@ -7,9 +7,11 @@
 #include <cstring>
 #include <limits>
 
+#include "core/thread_pool.h"
 #include "devices/cpu/cpu_kernel.h"
 #include "devices/cpu/ops/window_2d.h"
 #include "devices/cpu/optimized/optimized_kernels.h"
+#include "dispatch.h"
 #include "graph/ops/convolution_attributes.h"
 #include "reference/convolution.h"
 #include "reference/elementwise.h"
@@ -49,19 +51,25 @@ reference::FusedActivation to_reference(const graph::FusedActivationAttributes& 
 }
 
 // A fused SiLU runs as a second pass over the node's float result, inside the same kernel (no
-// intermediate tensor, no rounding to the output type in between), with the SiLU op's own
-// function, so fusing changes nothing in float32.
+// intermediate tensor, no rounding to the output type in between), with the kernel the SiLU op
+// itself would use (the selected variant's, or the reference), so fusing changes nothing in
+// float32.
 class SiluEpilogueKernel : public CpuKernel {
  public:
   SiluEpilogueKernel(std::unique_ptr<CpuKernel> inner, int64_t count)
       : inner_(std::move(inner)), count_(count) {
     silu_.operation = reference::UnaryOperation::kSwish;
     silu_.alpha = 1.0f;
+    fast_silu_ = kernels::cpu::prepare_unary(silu_, count_);
   }
   Status run(const void* const* inputs, void* const* outputs) override {
     ORKNN_RETURN_IF_ERROR(inner_->run(inputs, outputs));
     auto* values = static_cast<float*>(outputs[0]);
-    reference::unary(silu_, values, values, count_);
+    if (fast_silu_) {
+      fast_silu_->run(values, values, 0.0f, 0.0f, ThreadPool::current_or_serial());
+    } else {
+      reference::unary(silu_, values, values, count_);
+    }
     return ok_status();
   }
 
@@ -69,6 +77,7 @@ class SiluEpilogueKernel : public CpuKernel {
   std::unique_ptr<CpuKernel> inner_;
   int64_t count_;
   reference::UnaryParams silu_;
+  std::unique_ptr<kernels::cpu::UnaryFloat> fast_silu_;  // null: the reference
 };
 
 template <Result<std::unique_ptr<CpuKernel>> (*kFactory)(const KernelBuildContext&)>

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "devices/cpu/cpu_kernel.h"
+#include "devices/cpu/optimized/optimized_kernels.h"
 #include "graph/ops/elementwise_attributes.h"
 #include "graph/tensor_conversion.h"
 #include "reference/elementwise.h"
@@ -199,6 +200,7 @@ Result<std::unique_ptr<CpuKernel>> make_binary_kernel(const KernelBuildContext& 
   reference::BroadcastParams params =
       reference::make_broadcast_params(context.input(0)->shape, context.input(1)->shape);
   if (!integer_exponent) {
+    if (auto fast = optimized::make_binary_kernel(context, operation)) return fast;
     return make_function_kernel(
         [operation, params](const void* const* inputs, void* const* outputs) {
           reference::binary(operation, params, static_cast<const float*>(inputs[0]),
@@ -223,6 +225,17 @@ Result<std::unique_ptr<CpuKernel>> make_binary_kernel(const KernelBuildContext& 
                           exponent_values.data(), static_cast<float*>(outputs[0]));
         return ok_status();
       });
+}
+
+// Add, Sub, Mul, Div on per-tensor int8 tensors in one pass (decode, operate, encode per
+// element), bit-exact with the float domain the registry falls back to when this is
+// unimplemented (other operations, tensors or broadcasts, or the reference variant).
+Result<std::unique_ptr<CpuKernel>> make_binary_int8_kernel(const KernelBuildContext& context) {
+  if (auto fast =
+          optimized::make_binary_int8_kernel(context, binary_operation(context.node.op_type))) {
+    return fast;
+  }
+  return unimplemented(context.node.describe(), ": no fused int8 kernel; float domain");
 }
 
 // --- unary -----------------------------------------------------------------------------------
@@ -268,6 +281,7 @@ Result<reference::UnaryParams> unary_params(const graph::Node& node) {
 Result<std::unique_ptr<CpuKernel>> make_unary_kernel(const KernelBuildContext& context) {
   ORKNN_RETURN_IF_ERROR(require_float_tensors(context));
   ORKNN_ASSIGN_OR_RETURN(reference::UnaryParams params, unary_params(context.node));
+  if (auto fast = optimized::make_unary_kernel(context, params)) return fast;
   const int64_t count = context.input(0)->elements();
   // Clip bounds given as inputs are read per run: they are scalars and may be non-constant.
   const bool minimum_from_input = context.input(1) != nullptr;
@@ -395,8 +409,9 @@ Result<std::unique_ptr<CpuKernel>> make_unary_int8_kernel(const KernelBuildConte
 std::vector<CpuOpDefinition> elementwise_cpu_ops() {
   std::vector<CpuOpDefinition> ops;
   for (const char* type : {"Add", "Sub", "Mul", "Div", "Pow", "PRelu"}) {
-    ops.push_back({type, DtypeHandling::kFloatDomain, make_binary_kernel, nullptr,
-                   make_integer_binary_kernel});
+    const bool fused_int8 = std::string(type) != "Pow" && std::string(type) != "PRelu";
+    ops.push_back({type, DtypeHandling::kFloatDomain, make_binary_kernel,
+                   fused_int8 ? make_binary_int8_kernel : nullptr, make_integer_binary_kernel});
   }
   for (const UnaryType& type : kUnaryTypes) {
     ops.push_back(

@@ -1,10 +1,15 @@
 // CPU kernels of the pooling family, in the float domain (the registry converts fp16 and
 // int8 tensors around them; MaxPool's int64 Indices output passes through unchanged), plus
 // MaxPool on plain integer data. 1-D and 2-D windows run the 2-D kernels, more axes the N-D ones.
-#include "reference/pooling.h"
+#include <array>
+#include <type_traits>
+
 #include "devices/cpu/cpu_kernel.h"
 #include "devices/cpu/ops/window_2d.h"
+#include "devices/cpu/optimized/optimized_kernels.h"
 #include "graph/ops/pooling_attributes.h"
+#include "graph/tensor_conversion.h"
+#include "reference/pooling.h"
 
 namespace orknn::devices::cpu {
 namespace {
@@ -58,6 +63,11 @@ Result<std::unique_ptr<CpuKernel>> make_typed_max_pool_kernel(const KernelBuildC
         });
   }
   ORKNN_ASSIGN_OR_RETURN(reference::Pool2DShape shape, pool_geometry(context, attributes));
+  if (!with_indices) {
+    if constexpr (std::is_same_v<Element, float>) {
+      if (auto fast = optimized::make_max_pool2d_kernel(shape)) return fast;
+    }
+  }
   const bool column_major = attributes.column_major_indices;
   return make_function_kernel([shape, with_indices, column_major](const void* const* inputs,
                                                                   void* const* outputs) {
@@ -70,6 +80,84 @@ Result<std::unique_ptr<CpuKernel>> make_typed_max_pool_kernel(const KernelBuildC
 
 Result<std::unique_ptr<CpuKernel>> make_max_pool_kernel(const KernelBuildContext& context) {
   return make_typed_max_pool_kernel<float>(context);
+}
+
+// Some output of the window lies wholly in the padding: the reference gives it the lowest
+// float, whose encoding need not be the re-encoded lowest code.
+bool has_window_without_input(const reference::Window2D& w) {
+  auto empty = [](int64_t start, int64_t kernel, int64_t dilation, int64_t size) {
+    for (int64_t tap = 0; tap < kernel; ++tap) {
+      const int64_t position = start + tap * dilation;
+      if (position >= 0 && position < size) return false;
+    }
+    return true;
+  };
+  for (int64_t oh = 0; oh < w.output_height; ++oh) {
+    if (empty(oh * w.stride_height - w.pad_top, w.kernel_height, w.dilation_height,
+              w.input_height)) {
+      return true;
+    }
+  }
+  for (int64_t ow = 0; ow < w.output_width; ++ow) {
+    if (empty(ow * w.stride_width - w.pad_left, w.kernel_width, w.dilation_width, w.input_width)) {
+      return true;
+    }
+  }
+  return false;
+}
+
+// The max pool of the codes, then each code re-encoded into the output's quantization through
+// a table (decode, encode: the float domain's path, so bit-exact by construction).
+class ReencodedMaxPool final : public CpuKernel {
+ public:
+  ReencodedMaxPool(std::unique_ptr<CpuKernel> codes_pool, const std::array<int8_t, 256>& table,
+                   int64_t count)
+      : codes_pool_(std::move(codes_pool)), table_(table), count_(count) {}
+  Status run(const void* const* inputs, void* const* outputs) override {
+    ORKNN_RETURN_IF_ERROR(codes_pool_->run(inputs, outputs));
+    auto* codes = static_cast<int8_t*>(outputs[0]);
+    for (int64_t i = 0; i < count_; ++i) codes[i] = table_[static_cast<uint8_t>(codes[i] + 128)];
+    return ok_status();
+  }
+
+ private:
+  std::unique_ptr<CpuKernel> codes_pool_;
+  std::array<int8_t, 256> table_;
+  int64_t count_;
+};
+
+// MaxPool on per-tensor int8: decoding and encoding are non-decreasing, so the float domain's
+// result is the re-encoded maximum code (the code itself when both tensors share one
+// quantization). Windows wholly in the padding and anything else go to the float domain.
+Result<std::unique_ptr<CpuKernel>> make_max_pool_int8_kernel(const KernelBuildContext& context) {
+  const graph::Tensor* input = context.input(0);
+  const graph::Tensor* output = context.outputs[0];
+  const bool positive_scales =
+      input->quantization.scales[0] > 0.0f && output->quantization.scales[0] > 0.0f;
+  if (context.outputs.size() != 1 || has_volume_window(context) || !positive_scales) {
+    return unimplemented(context.node.describe(), ": no int8 max pool; float domain");
+  }
+  ORKNN_ASSIGN_OR_RETURN(graph::PoolAttributes attributes,
+                         graph::parse_pool(context.node, input->shape));
+  ORKNN_ASSIGN_OR_RETURN(reference::Pool2DShape shape, pool_geometry(context, attributes));
+  std::unique_ptr<CpuKernel> codes_pool = optimized::make_max_pool2d_int8_kernel(shape);
+  if (!codes_pool ||
+      (!(output->quantization == input->quantization) && has_window_without_input(shape.window))) {
+    return unimplemented(context.node.describe(), ": no int8 max pool; float domain");
+  }
+  if (output->quantization == input->quantization) return codes_pool;
+  std::array<int8_t, 256> codes;
+  for (int i = 0; i < 256; ++i) codes[static_cast<size_t>(i)] = static_cast<int8_t>(i - 128);
+  graph::Tensor table_input = *input;
+  table_input.shape = {256};
+  graph::Tensor table_output = *output;
+  table_output.shape = {256};
+  std::array<float, 256> reals;
+  std::array<int8_t, 256> table;
+  graph::decode_to_float(table_input, codes.data(), reals.data());
+  graph::encode_from_float(table_output, reals.data(), table.data());
+  return std::unique_ptr<CpuKernel>(
+      std::make_unique<ReencodedMaxPool>(std::move(codes_pool), table, output->elements()));
 }
 
 // MaxPool on plain integer data (ONNX allows int8 and uint8): the maximum of integers is exact
@@ -111,6 +199,7 @@ Result<std::unique_ptr<CpuKernel>> make_average_pool_kernel(const KernelBuildCon
         });
   }
   ORKNN_ASSIGN_OR_RETURN(reference::Pool2DShape shape, pool_geometry(context, attributes));
+  if (auto fast = optimized::make_average_pool2d_kernel(shape, count_include_pad)) return fast;
   return make_function_kernel(
       [shape, count_include_pad](const void* const* inputs, void* const* outputs) {
         reference::average_pool2d(shape, count_include_pad, static_cast<const float*>(inputs[0]),
@@ -125,6 +214,9 @@ Result<std::unique_ptr<CpuKernel>> make_global_pool_kernel(const KernelBuildCont
   if (input.size() < 3) return context.error("input must have rank >= 3");
   const int64_t planes = input[0] * input[1];
   const int64_t plane_size = graph::element_count(input) / std::max<int64_t>(planes, 1);
+  if constexpr (!kMax) {
+    if (auto fast = optimized::make_global_average_pool_kernel(planes, plane_size)) return fast;
+  }
   return make_function_kernel(
       [planes, plane_size](const void* const* inputs, void* const* outputs) {
         const auto* input = static_cast<const float*>(inputs[0]);
@@ -142,7 +234,7 @@ Result<std::unique_ptr<CpuKernel>> make_global_pool_kernel(const KernelBuildCont
 
 std::vector<CpuOpDefinition> pooling_cpu_ops() {
   return {
-      {"MaxPool", DtypeHandling::kFloatDomain, make_max_pool_kernel, nullptr,
+      {"MaxPool", DtypeHandling::kFloatDomain, make_max_pool_kernel, make_max_pool_int8_kernel,
        make_integer_max_pool_kernel},
       {"AveragePool", DtypeHandling::kFloatDomain, make_average_pool_kernel, nullptr},
       {"GlobalAveragePool", DtypeHandling::kFloatDomain, make_global_pool_kernel<false>, nullptr},

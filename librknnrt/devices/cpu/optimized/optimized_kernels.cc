@@ -133,4 +133,101 @@ std::unique_ptr<CpuKernel> make_matmul_int8_kernel(
       });
 }
 
+std::unique_ptr<CpuKernel> make_binary_kernel(const KernelBuildContext& context,
+                                              kernels::reference::BinaryOperation operation) {
+  auto prepared =
+      dispatch::prepare_binary(operation, context.input(0)->shape, context.input(1)->shape);
+  if (!prepared) return nullptr;
+  return wrap(std::move(prepared),
+              [](const dispatch::BinaryFloat& kernel, const void* const* inputs,
+                 void* const* outputs, ThreadPool& pool) {
+                kernel.run(typed<float>(inputs[0]), typed<float>(inputs[1]),
+                           static_cast<float*>(outputs[0]), pool);
+              });
+}
+
+std::unique_ptr<CpuKernel> make_binary_int8_kernel(const KernelBuildContext& context,
+                                                   kernels::reference::BinaryOperation operation) {
+  auto per_tensor_int8 = [](const graph::Tensor* tensor) {
+    return tensor && tensor->data_type == DataType::kInt8 && tensor->quantization.is_quantized() &&
+           !tensor->quantization.is_per_channel();
+  };
+  const graph::Tensor* a = context.input(0);
+  const graph::Tensor* b = context.input(1);
+  const graph::Tensor* output = context.outputs[0];
+  if (!per_tensor_int8(a) || !per_tensor_int8(b) || !per_tensor_int8(output)) return nullptr;
+  dispatch::BinaryInt8Quantization quantization;
+  quantization.a_scale = a->quantization.scales[0];
+  quantization.a_zero_point = a->quantization.zero_points[0];
+  quantization.b_scale = b->quantization.scales[0];
+  quantization.b_zero_point = b->quantization.zero_points[0];
+  quantization.output_scale = output->quantization.scales[0];
+  quantization.output_zero_point = output->quantization.zero_points[0];
+  auto prepared = dispatch::prepare_binary_int8(operation, a->shape, b->shape, quantization);
+  if (!prepared) return nullptr;
+  return wrap(std::move(prepared), [](const dispatch::BinaryInt8& kernel, const void* const* inputs,
+                                      void* const* outputs, ThreadPool& pool) {
+    kernel.run(typed<int8_t>(inputs[0]), typed<int8_t>(inputs[1]), static_cast<int8_t*>(outputs[0]),
+               pool);
+  });
+}
+
+std::unique_ptr<CpuKernel> make_max_pool2d_kernel(const kernels::reference::Pool2DShape& shape) {
+  auto prepared = dispatch::prepare_max_pool2d(shape);
+  if (!prepared) return nullptr;
+  return wrap(std::move(prepared),
+              [](const dispatch::Pool2DFloat& kernel, const void* const* inputs,
+                 void* const* outputs, ThreadPool& pool) {
+                kernel.run(typed<float>(inputs[0]), static_cast<float*>(outputs[0]), pool);
+              });
+}
+
+std::unique_ptr<CpuKernel> make_max_pool2d_int8_kernel(
+    const kernels::reference::Pool2DShape& shape) {
+  auto prepared = dispatch::prepare_max_pool2d_int8(shape);
+  if (!prepared) return nullptr;
+  return wrap(std::move(prepared), [](const dispatch::Pool2DInt8& kernel, const void* const* inputs,
+                                      void* const* outputs, ThreadPool& pool) {
+    kernel.run(typed<int8_t>(inputs[0]), static_cast<int8_t*>(outputs[0]), pool);
+  });
+}
+
+std::unique_ptr<CpuKernel> make_average_pool2d_kernel(const kernels::reference::Pool2DShape& shape,
+                                                      bool count_include_pad) {
+  auto prepared = dispatch::prepare_average_pool2d(shape, count_include_pad);
+  if (!prepared) return nullptr;
+  return wrap(std::move(prepared),
+              [](const dispatch::Pool2DFloat& kernel, const void* const* inputs,
+                 void* const* outputs, ThreadPool& pool) {
+                kernel.run(typed<float>(inputs[0]), static_cast<float*>(outputs[0]), pool);
+              });
+}
+
+std::unique_ptr<CpuKernel> make_global_average_pool_kernel(int64_t planes, int64_t plane_size) {
+  auto prepared = dispatch::prepare_global_average_pool(planes, plane_size);
+  if (!prepared) return nullptr;
+  return wrap(std::move(prepared),
+              [](const dispatch::GlobalPoolFloat& kernel, const void* const* inputs,
+                 void* const* outputs, ThreadPool& pool) {
+                kernel.run(typed<float>(inputs[0]), static_cast<float*>(outputs[0]), pool);
+              });
+}
+
+std::unique_ptr<CpuKernel> make_unary_kernel(const KernelBuildContext& context,
+                                             const kernels::reference::UnaryParams& params) {
+  auto prepared = dispatch::prepare_unary(params, context.input(0)->elements());
+  if (!prepared) return nullptr;
+  // Clip bounds given as inputs are scalars read per run (they may be non-constant).
+  const bool minimum_from_input = context.input(1) != nullptr;
+  const bool maximum_from_input = context.input(2) != nullptr;
+  return wrap(std::move(prepared), [params, minimum_from_input, maximum_from_input](
+                                       const dispatch::UnaryFloat& kernel,
+                                       const void* const* inputs, void* const* outputs,
+                                       ThreadPool& pool) {
+    const float minimum = minimum_from_input ? *typed<float>(inputs[1]) : params.minimum;
+    const float maximum = maximum_from_input ? *typed<float>(inputs[2]) : params.maximum;
+    kernel.run(typed<float>(inputs[0]), static_cast<float*>(outputs[0]), minimum, maximum, pool);
+  });
+}
+
 }  // namespace orknn::devices::cpu::optimized

@@ -15,7 +15,9 @@
 
 #include "devices/cpu/cpu_kernel.h"
 #include "reference/convolution.h"
+#include "reference/elementwise.h"
 #include "reference/gemm.h"
+#include "reference/pooling.h"
 
 namespace orknn::devices::cpu::optimized {
 
@@ -42,5 +44,30 @@ std::unique_ptr<CpuKernel> make_matmul_kernel(
 std::unique_ptr<CpuKernel> make_matmul_int8_kernel(
     const KernelBuildContext& context, const kernels::reference::MatMulParams& params,
     const kernels::reference::Int8Requantization& requantization);
+
+// Add, Sub, Mul, Div on float32 with the broadcasts of kernels/cpu/dispatch.h prepare_binary;
+// null otherwise (and for the reference variant).
+std::unique_ptr<CpuKernel> make_binary_kernel(const KernelBuildContext& context,
+                                              kernels::reference::BinaryOperation operation);
+
+// The same on per-tensor int8 operands and output, bit-exact with the float domain; null for
+// other tensors, broadcasts and the reference variant.
+std::unique_ptr<CpuKernel> make_binary_int8_kernel(const KernelBuildContext& context,
+                                                   kernels::reference::BinaryOperation operation);
+
+// MaxPool (2-D, without Indices) on float32 or on int8 codes (the caller checks that input and
+// output share one per-tensor quantization, so the codes' maximum is the float domain's
+// result), AveragePool 2-D and GlobalAveragePool on float32; null for the reference variant.
+std::unique_ptr<CpuKernel> make_max_pool2d_kernel(const kernels::reference::Pool2DShape& shape);
+std::unique_ptr<CpuKernel> make_max_pool2d_int8_kernel(
+    const kernels::reference::Pool2DShape& shape);
+std::unique_ptr<CpuKernel> make_average_pool2d_kernel(const kernels::reference::Pool2DShape& shape,
+                                                      bool count_include_pad);
+std::unique_ptr<CpuKernel> make_global_average_pool_kernel(int64_t planes, int64_t plane_size);
+
+// Float32 activations of kernels/cpu/dispatch.h prepare_unary (Clip bounds from inputs 1 and 2
+// when present, read per run); null otherwise.
+std::unique_ptr<CpuKernel> make_unary_kernel(const KernelBuildContext& context,
+                                             const kernels::reference::UnaryParams& params);
 
 }  // namespace orknn::devices::cpu::optimized

@@ -1,0 +1,213 @@
+// Optimized pooling (kernels/cpu/dispatch.h prepare_*pool*) against the reference kernels: the
+// same bits (max pooling on float32 and int8 codes, and averages, whose sums keep the
+// reference's order), for every optimized variant, on 1 and 3 threads, over random windows
+// (kernel, stride, dilation, padding, ceil-mode overhang) and widths around the vector sizes.
+#include <limits>
+#include <memory>
+#include <vector>
+
+#include "core/thread_pool.h"
+#include "dispatch.h"
+#include "kernels_optimized/optimized_test_support.h"
+#include "reference/pooling.h"
+
+// cmocka comes last (its macros clash with standard headers) and needs these first.
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+extern "C" {
+#include <cmocka.h>
+}
+
+namespace {
+
+using namespace orknn;
+using namespace orknn::testing;
+namespace reference = kernels::reference;
+using kernels::cpu::KernelVariant;
+
+// One axis of a random window: output size from the padded size, optionally in ceil mode
+// (the last window may run past the padded end but starts inside input + pad_begin).
+struct Axis {
+  int64_t input, kernel, stride, dilation, pad_begin, pad_end, output;
+};
+Axis random_axis(Random& random, int64_t input) {
+  Axis axis{input, random.integer(1, 4), random.integer(1, 3), random.integer(1, 2), 0, 0, 0};
+  const int64_t span = axis.dilation * (axis.kernel - 1) + 1;
+  axis.pad_begin = random.integer(0, static_cast<int32_t>(span - 1));
+  axis.pad_end = random.integer(0, static_cast<int32_t>(span - 1));
+  const int64_t padded = input + axis.pad_begin + axis.pad_end;
+  if (padded < span) axis.pad_end += span - padded;
+  const int64_t room = input + axis.pad_begin + axis.pad_end - span;
+  axis.output = room / axis.stride + 1;
+  if (random.integer(0, 2) == 0 && room % axis.stride != 0 &&
+      axis.output * axis.stride < input + axis.pad_begin) {
+    ++axis.output;  // ceil mode
+  }
+  return axis;
+}
+
+reference::Pool2DShape random_shape(Random& random, int64_t planes, int64_t height, int64_t width) {
+  const Axis rows = random_axis(random, height);
+  const Axis columns = random_axis(random, width);
+  reference::Pool2DShape shape;
+  shape.planes = planes;
+  reference::Window2D& w = shape.window;
+  w.input_height = height;
+  w.input_width = width;
+  w.output_height = rows.output;
+  w.output_width = columns.output;
+  w.kernel_height = rows.kernel;
+  w.kernel_width = columns.kernel;
+  w.stride_height = rows.stride;
+  w.stride_width = columns.stride;
+  w.dilation_height = rows.dilation;
+  w.dilation_width = columns.dilation;
+  w.pad_top = rows.pad_begin;
+  w.pad_left = columns.pad_begin;
+  w.pad_bottom = rows.pad_end;
+  w.pad_right = columns.pad_end;
+  return shape;
+}
+
+std::string describe(const reference::Pool2DShape& s) {
+  const reference::Window2D& w = s.window;
+  char text[200];
+  std::snprintf(text, sizeof(text),
+                "%lldx%lldx%lld -> %lldx%lld, kernel %lldx%lld, stride %lldx%lld, dilation "
+                "%lldx%lld, pads %lld,%lld,%lld,%lld",
+                static_cast<long long>(s.planes), static_cast<long long>(w.input_height),
+                static_cast<long long>(w.input_width), static_cast<long long>(w.output_height),
+                static_cast<long long>(w.output_width), static_cast<long long>(w.kernel_height),
+                static_cast<long long>(w.kernel_width), static_cast<long long>(w.stride_height),
+                static_cast<long long>(w.stride_width), static_cast<long long>(w.dilation_height),
+                static_cast<long long>(w.dilation_width), static_cast<long long>(w.pad_top),
+                static_cast<long long>(w.pad_left), static_cast<long long>(w.pad_bottom),
+                static_cast<long long>(w.pad_right));
+  return text;
+}
+
+std::vector<reference::Pool2DShape> pool_shapes() {
+  Random random(31);
+  std::vector<reference::Pool2DShape> shapes;
+  for (int64_t width : {1, 7, 8, 9, 15, 16, 17, 31, 32, 33, 61}) {
+    for (int repeat = 0; repeat < 4; ++repeat) {
+      shapes.push_back(random_shape(random, random.integer(1, 5), random.integer(1, 12), width));
+    }
+  }
+  // resnet's stem max pool (3x3, stride 2, pad 1) on enough planes to be split over threads.
+  reference::Pool2DShape stem;
+  stem.planes = 8;
+  stem.window = {112, 112, 56, 56, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1};
+  shapes.push_back(stem);
+  // Output rows past the padded input (ceil mode) and a top pad as large as the kernel allows.
+  reference::Pool2DShape padded;
+  padded.planes = 2;
+  padded.window = {1, 3, 3, 3, 3, 1, 1, 1, 1, 1, 2, 0, 0, 0};
+  shapes.push_back(padded);
+  return shapes;
+}
+
+size_t input_count(const reference::Pool2DShape& s) {
+  return static_cast<size_t>(s.planes * s.window.input_height * s.window.input_width);
+}
+size_t output_count(const reference::Pool2DShape& s) {
+  return static_cast<size_t>(s.planes * s.window.output_height * s.window.output_width);
+}
+
+void test_max_pool_matches_reference(void** /*state*/) {
+  Random random(5);
+  ThreadPool one(1), three(3);
+  for (const reference::Pool2DShape& shape : pool_shapes()) {
+    const std::vector<float> input = random.floats(input_count(shape));
+    const std::vector<int8_t> codes = random.codes(input_count(shape));
+    std::vector<float> expected(output_count(shape));
+    std::vector<int8_t> expected_codes(output_count(shape));
+    reference::max_pool2d(shape, input.data(), expected.data(), nullptr, false);
+    reference::max_pool2d(shape, codes.data(), expected_codes.data(), nullptr, false);
+    for (KernelVariant variant : optimized_variants()) {
+      auto kernel = kernels::cpu::prepare_max_pool2d(shape, variant);
+      auto kernel8 = kernels::cpu::prepare_max_pool2d_int8(shape, variant);
+      assert_non_null(kernel.get());
+      assert_non_null(kernel8.get());
+      for (ThreadPool* pool : {&one, &three}) {
+        std::vector<float> output(expected.size(), std::numeric_limits<float>::quiet_NaN());
+        std::vector<int8_t> output_codes(expected.size(), 0);
+        kernel->run(input.data(), output.data(), *pool);
+        kernel8->run(codes.data(), output_codes.data(), *pool);
+        const std::string mismatch = compare_floats(output, expected, 0.0);
+        const std::string mismatch8 = compare_exact(output_codes, expected_codes);
+        if (!mismatch.empty() || !mismatch8.empty()) {
+          fail_msg("max pool %s, %s, %zu threads: float32 %s; int8 %s", describe(shape).c_str(),
+                   kernel->algorithm(), pool->thread_count(), mismatch.c_str(), mismatch8.c_str());
+        }
+      }
+    }
+  }
+}
+
+void test_average_pool_matches_reference(void** /*state*/) {
+  Random random(6);
+  ThreadPool one(1), three(3);
+  for (const reference::Pool2DShape& shape : pool_shapes()) {
+    const std::vector<float> input = random.floats(input_count(shape));
+    for (bool count_include_pad : {false, true}) {
+      std::vector<float> expected(output_count(shape));
+      reference::average_pool2d(shape, count_include_pad, input.data(), expected.data());
+      for (KernelVariant variant : optimized_variants()) {
+        auto kernel = kernels::cpu::prepare_average_pool2d(shape, count_include_pad, variant);
+        assert_non_null(kernel.get());
+        for (ThreadPool* pool : {&one, &three}) {
+          std::vector<float> output(expected.size(), std::numeric_limits<float>::quiet_NaN());
+          kernel->run(input.data(), output.data(), *pool);
+          const std::string mismatch = compare_floats(output, expected, 0.0);
+          if (!mismatch.empty()) {
+            fail_msg("average pool %s (count_include_pad %d), %s, %zu threads: %s",
+                     describe(shape).c_str(), count_include_pad ? 1 : 0, kernel->algorithm(),
+                     pool->thread_count(), mismatch.c_str());
+          }
+        }
+      }
+    }
+  }
+}
+
+void test_global_average_pool_matches_reference(void** /*state*/) {
+  Random random(7);
+  ThreadPool one(1), three(3);
+  for (int64_t plane_size : {1, 7, 8, 9, 15, 16, 17, 49, 1031}) {
+    for (int64_t planes : {1, 3, 64}) {
+      const std::vector<float> input = random.floats(static_cast<size_t>(planes * plane_size));
+      std::vector<float> expected(static_cast<size_t>(planes));
+      reference::global_average_pool(planes, plane_size, input.data(), expected.data());
+      for (KernelVariant variant : optimized_variants()) {
+        auto kernel = kernels::cpu::prepare_global_average_pool(planes, plane_size, variant);
+        assert_non_null(kernel.get());
+        for (ThreadPool* pool : {&one, &three}) {
+          std::vector<float> output(expected.size(), std::numeric_limits<float>::quiet_NaN());
+          kernel->run(input.data(), output.data(), *pool);
+          const std::string mismatch = compare_floats(output, expected, 0.0);
+          if (!mismatch.empty()) {
+            fail_msg("global average pool %lld planes of %lld, %s, %zu threads: %s",
+                     static_cast<long long>(planes), static_cast<long long>(plane_size),
+                     kernel->algorithm(), pool->thread_count(), mismatch.c_str());
+          }
+        }
+      }
+    }
+  }
+  // The reference variant and empty planes are left to the reference kernels.
+  assert_null(kernels::cpu::prepare_global_average_pool(4, 0, KernelVariant::kPortable).get());
+  assert_null(kernels::cpu::prepare_max_pool2d(pool_shapes()[0], KernelVariant::kReference).get());
+}
+
+}  // namespace
+
+int main() {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_max_pool_matches_reference),
+      cmocka_unit_test(test_average_pool_matches_reference),
+      cmocka_unit_test(test_global_average_pool_matches_reference),
+  };
+  return cmocka_run_group_tests(tests, nullptr, nullptr);
+}
