@@ -8,6 +8,7 @@
 // is associative, see docs/cpu-kernels.md) and bit-exact with the reference.
 #include <arm_neon.h>
 
+#include "optimized/binary_operation.h"
 #include "optimized/micro_kernels.h"
 #include "reference/convolution.h"
 
@@ -236,14 +237,6 @@ float32x4_t binary_vector(float32x4_t a, float32x4_t b) {
   return vdivq_f32(a, b);
 }
 
-template <int Operation>
-float binary_scalar(float a, float b) {
-  if constexpr (Operation == 0) return a + b;
-  if constexpr (Operation == 1) return a - b;
-  if constexpr (Operation == 2) return a * b;
-  return a / b;
-}
-
 // AArch64 NEON arithmetic is IEEE (vdivq_f32 included), so lanes round as the scalar tail does.
 template <int Operation>
 void binary_row_of(const BinaryRow& row) {
@@ -271,20 +264,13 @@ void binary_row_of(const BinaryRow& row) {
     const float32x4_t value = binary_vector<Operation>(a_broadcast, b_broadcast);
     for (; i + 4 <= row.count; i += 4) vst1q_f32(out + i, value);
   }
-  for (; i < row.count; ++i) out[i] = binary_scalar<Operation>(a[i * a_step], b[i * b_step]);
+  for (; i < row.count; ++i)
+    out[i] = apply_binary_operation<Operation>(a[i * a_step], b[i * b_step]);
 }
 
 void binary_row(const BinaryRow& row) {
-  switch (row.operation) {
-    case 0:
-      return binary_row_of<0>(row);
-    case 1:
-      return binary_row_of<1>(row);
-    case 2:
-      return binary_row_of<2>(row);
-    default:
-      return binary_row_of<3>(row);
-  }
+  with_binary_operation(row.operation,
+                        [&](auto operation) { binary_row_of<decltype(operation)::value>(row); });
 }
 
 // Pooling rows; on numbers vmaxq agrees with the scalar tail and the reference's comparison.
@@ -477,16 +463,9 @@ void quantized_binary_row_of(const QuantizedBinaryRow& row) {
 }
 
 void quantized_binary_row(const QuantizedBinaryRow& row) {
-  switch (row.operation) {
-    case 0:
-      return quantized_binary_row_of<0>(row);
-    case 1:
-      return quantized_binary_row_of<1>(row);
-    case 2:
-      return quantized_binary_row_of<2>(row);
-    default:
-      return quantized_binary_row_of<3>(row);
-  }
+  with_binary_operation(row.operation, [&](auto operation) {
+    quantized_binary_row_of<decltype(operation)::value>(row);
+  });
 }
 
 }  // namespace

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "core/dtype.h"
+#include "optimized/binary_operation.h"
 #include "optimized/micro_kernels.h"
 #include "reference/convolution.h"
 #include "reference/elementwise.h"
@@ -108,14 +109,6 @@ void depthwise_plane(const DepthwisePlane& plane) {
   }
 }
 
-template <int Operation>
-float apply_binary_operation(float a, float b) {
-  if constexpr (Operation == 0) return a + b;
-  if constexpr (Operation == 1) return a - b;
-  if constexpr (Operation == 2) return a * b;
-  return a / b;
-}
-
 // The step combinations get their own loops so the compiler can vectorize the common ones.
 template <int Operation>
 void binary_row_of(const BinaryRow& row) {
@@ -137,16 +130,8 @@ void binary_row_of(const BinaryRow& row) {
 }
 
 void binary_row(const BinaryRow& row) {
-  switch (row.operation) {
-    case 0:
-      return binary_row_of<0>(row);
-    case 1:
-      return binary_row_of<1>(row);
-    case 2:
-      return binary_row_of<2>(row);
-    default:
-      return binary_row_of<3>(row);
-  }
+  with_binary_operation(row.operation,
+                        [&](auto operation) { binary_row_of<decltype(operation)::value>(row); });
 }
 
 }  // namespace
@@ -184,33 +169,22 @@ void portable_unary_row(const UnaryRow& row) {
 void portable_quantized_binary_row(const QuantizedBinaryRow& row) {
   const QuantizedOperand& a = row.a;
   const QuantizedOperand& b = row.b;
-  for (size_t i = 0; i < row.count; ++i) {
-    const float a_value = dequantize(a.codes[i * a.step], a.scale, a.zero_point);
-    const float b_value = dequantize(b.codes[i * b.step], b.scale, b.zero_point);
-    float value;
-    switch (row.operation) {
-      case 0:
-        value = a_value + b_value;
-        break;
-      case 1:
-        value = a_value - b_value;
-        break;
-      case 2:
-        value = a_value * b_value;
-        break;
-      default:
-        value = a_value / b_value;
-        break;
+  with_binary_operation(row.operation, [&](auto operation) {
+    for (size_t i = 0; i < row.count; ++i) {
+      const float value = apply_binary_operation<decltype(operation)::value>(
+          dequantize(a.codes[i * a.step], a.scale, a.zero_point),
+          dequantize(b.codes[i * b.step], b.scale, b.zero_point));
+      const float scaled = value / row.out_scale;
+      int32_t code = row.out_zero_point;
+      if (!std::isnan(scaled)) {
+        const float bounded = scaled < -1e9f ? -1e9f : (scaled > 1e9f ? 1e9f : scaled);
+        code = round_half_to_even(bounded) + row.out_zero_point;
+      }
+      row.out[i] = saturate_int8(code);
     }
-    const float scaled = value / row.out_scale;
-    int32_t code = row.out_zero_point;
-    if (!std::isnan(scaled)) {
-      const float bounded = scaled < -1e9f ? -1e9f : (scaled > 1e9f ? 1e9f : scaled);
-      code = round_half_to_even(bounded) + row.out_zero_point;
-    }
-    row.out[i] = saturate_int8(code);
-  }
+  });
 }
+
 const MicroKernels& portable_micro_kernels() {
   static const MicroKernels kernels{"portable",
                                     kRows,

@@ -7,6 +7,7 @@
 // intrinsics, plain loops and functions in the anonymous namespace.
 #include <immintrin.h>
 
+#include "optimized/binary_operation.h"
 #include "optimized/micro_kernels.h"
 
 namespace orknn::kernels::cpu::optimized {
@@ -564,14 +565,6 @@ __m256 binary_vector(__m256 a, __m256 b) {
   return _mm256_div_ps(a, b);
 }
 
-template <int Operation>
-float binary_scalar(float a, float b) {
-  if constexpr (Operation == 0) return a + b;
-  if constexpr (Operation == 1) return a - b;
-  if constexpr (Operation == 2) return a * b;
-  return a / b;
-}
-
 // A step-0 operand is broadcast once; the tail (fewer than 8 elements) runs scalar, which
 // rounds exactly as the vector lanes do.
 template <int Operation>
@@ -607,20 +600,13 @@ void binary_row_of(const BinaryRow& row) {
     const __m256 value = binary_vector<Operation>(a_broadcast, b_broadcast);
     for (; i + 8 <= row.count; i += 8) _mm256_storeu_ps(out + i, value);
   }
-  for (; i < row.count; ++i) out[i] = binary_scalar<Operation>(a[i * a_step], b[i * b_step]);
+  for (; i < row.count; ++i)
+    out[i] = apply_binary_operation<Operation>(a[i * a_step], b[i * b_step]);
 }
 
 void binary_row(const BinaryRow& row) {
-  switch (row.operation) {
-    case 0:
-      return binary_row_of<0>(row);
-    case 1:
-      return binary_row_of<1>(row);
-    case 2:
-      return binary_row_of<2>(row);
-    default:
-      return binary_row_of<3>(row);
-  }
+  with_binary_operation(row.operation,
+                        [&](auto operation) { binary_row_of<decltype(operation)::value>(row); });
 }
 
 // Eight codes of an operand decoded to float, or its broadcast first value (step 0).
@@ -688,16 +674,9 @@ void quantized_binary_row_of(const QuantizedBinaryRow& row) {
 }
 
 void quantized_binary_row(const QuantizedBinaryRow& row) {
-  switch (row.operation) {
-    case 0:
-      return quantized_binary_row_of<0>(row);
-    case 1:
-      return quantized_binary_row_of<1>(row);
-    case 2:
-      return quantized_binary_row_of<2>(row);
-    default:
-      return quantized_binary_row_of<3>(row);
-  }
+  with_binary_operation(row.operation, [&](auto operation) {
+    quantized_binary_row_of<decltype(operation)::value>(row);
+  });
 }
 
 // _mm256_max_ps(row, accumulator) returns the accumulator unless row is larger, as the scalar

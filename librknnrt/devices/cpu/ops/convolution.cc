@@ -122,6 +122,24 @@ Result<reference::Conv2DShape> conv_geometry(const KernelBuildContext& context,
   return shape;
 }
 
+// A float32 reference convolution (conv2d, conv_transpose2d, conv_nd, conv_transpose_nd) as a
+// CPU kernel.
+template <typename ConvolutionShape>
+using ReferenceConvolution = void (*)(const ConvolutionShape&, const reference::FusedActivation&,
+                                      const float*, const float*, const float*, float*);
+
+template <typename ConvolutionShape>
+std::unique_ptr<CpuKernel> reference_convolution_kernel(
+    ReferenceConvolution<ConvolutionShape> compute, const ConvolutionShape& shape,
+    const reference::FusedActivation& activation, bool has_bias) {
+  return make_function_kernel(
+      [compute, shape, activation, has_bias](const void* const* inputs, void* const* outputs) {
+        compute(shape, activation, typed<float>(inputs[0]), typed<float>(inputs[1]),
+                has_bias ? typed<float>(inputs[2]) : nullptr, static_cast<float*>(outputs[0]));
+        return ok_status();
+      });
+}
+
 // More than two spatial axes: the N-D reference kernels.
 template <bool kTranspose>
 Result<std::unique_ptr<CpuKernel>> make_volume_convolution_kernel(
@@ -134,21 +152,9 @@ Result<std::unique_ptr<CpuKernel>> make_volume_convolution_kernel(
   shape.groups = attributes.group;
   ORKNN_ASSIGN_OR_RETURN(shape.window,
                          reference_window_nd(context, attributes.window, "convolution"));
-  const reference::FusedActivation activation = to_reference(attributes.activation);
-  const bool has_bias = context.input(2) != nullptr;
-  return make_function_kernel(
-      [shape, activation, has_bias](const void* const* inputs, void* const* outputs) {
-        const float* bias = has_bias ? typed<float>(inputs[2]) : nullptr;
-        auto* output = static_cast<float*>(outputs[0]);
-        if constexpr (kTranspose) {
-          reference::conv_transpose_nd(shape, activation, typed<float>(inputs[0]),
-                                       typed<float>(inputs[1]), bias, output);
-        } else {
-          reference::conv_nd(shape, activation, typed<float>(inputs[0]), typed<float>(inputs[1]),
-                             bias, output);
-        }
-        return ok_status();
-      });
+  return reference_convolution_kernel<reference::ConvNDShape>(
+      kTranspose ? reference::conv_transpose_nd : reference::conv_nd, shape,
+      to_reference(attributes.activation), context.input(2) != nullptr);
 }
 
 template <bool kTranspose>
@@ -161,20 +167,9 @@ Result<std::unique_ptr<CpuKernel>> make_convolution_kernel(const KernelBuildCont
   const reference::FusedActivation activation = to_reference(attributes.activation);
   if (auto fast = kTranspose ? nullptr : optimized::make_conv2d_kernel(context, shape, activation))
     return fast;
-  const bool has_bias = context.input(2) != nullptr;
-  return make_function_kernel(
-      [shape, activation, has_bias](const void* const* inputs, void* const* outputs) {
-        const float* bias = has_bias ? typed<float>(inputs[2]) : nullptr;
-        auto* output = static_cast<float*>(outputs[0]);
-        if constexpr (kTranspose) {
-          reference::conv_transpose2d(shape, activation, typed<float>(inputs[0]),
-                                      typed<float>(inputs[1]), bias, output);
-        } else {
-          reference::conv2d(shape, activation, typed<float>(inputs[0]), typed<float>(inputs[1]),
-                            bias, output);
-        }
-        return ok_status();
-      });
+  return reference_convolution_kernel<reference::Conv2DShape>(
+      kTranspose ? reference::conv_transpose2d : reference::conv2d, shape, activation,
+      context.input(2) != nullptr);
 }
 
 // ---- int8 operand checks ----------------------------------------------------------------------
