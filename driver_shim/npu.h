@@ -36,6 +36,7 @@ struct NpuMemory {
   size_t size = 0;
   uint8_t* host = nullptr;
   uint64_t mmap_offset = 0;
+  bool imported = false;  // from import_memory: the pages belong to someone else's dma-buf
 };
 
 enum class SyncDirection { kToDevice, kFromDevice };
@@ -72,7 +73,30 @@ class Npu {
   virtual const NpuInfo& info() const = 0;
   virtual Result<NpuMemory> create_memory(size_t bytes) = 0;
   virtual Status sync_memory(const NpuMemory& memory, SyncDirection direction) = 0;
+  // Destroys memory from create_memory, create_shareable_memory or import_memory.
   virtual Status destroy_memory(NpuMemory& memory) = 0;
+
+  // Memory meant to be shared with the application and other processes (rknn_create_mem):
+  // `cacheable` asks for CPU-cached pages (the application then syncs). Backends without a
+  // cache choice return create_memory's memory.
+  virtual Result<NpuMemory> create_shareable_memory(size_t bytes, bool cacheable) {
+    (void)cacheable;
+    return create_memory(bytes);
+  }
+  // A new file descriptor (read-write, close-on-exec) for `memory`, owned by the caller, that
+  // maps the same bytes in any process: a dma-buf (DRM PRIME export) on the kernel drivers, a
+  // memfd in the emulator. It stays valid after destroy_memory.
+  virtual Result<int> export_memory(const NpuMemory& memory) {
+    (void)memory;
+    return unimplemented("NPU backend ", info().backend, " cannot export memory as an fd");
+  }
+  // Makes `bytes` of the dma-buf `fd` from `offset` addressable by the NPU without a copy
+  // (DRM PRIME import), mapped into this process. The caller keeps `fd`. kUnimplemented when the
+  // backend or the fd cannot do it; the caller then copies.
+  virtual Result<NpuMemory> import_memory(int fd, size_t bytes, uint64_t offset) {
+    (void)fd, (void)bytes, (void)offset;
+    return unimplemented("NPU backend ", info().backend, " cannot import dma-bufs");
+  }
   virtual Result<NpuJobId> submit(const NpuJob& job) = 0;
   // Waits for a submitted job. kTimeout after `timeout_ms` (the job is then abandoned and
   // the cores reset).

@@ -12,6 +12,8 @@
 namespace orknn::driver_shim {
 namespace {
 
+constexpr uint64_t kPageSize = 4096;
+
 class EmulatedNpu final : public Npu {
  public:
   explicit EmulatedNpu(int core_count) : emulator_(core_count) {
@@ -49,7 +51,27 @@ class EmulatedNpu final : public Npu {
     memory.host = allocation.host;
     return memory;
   }
+  // memfd pages are coherent with the emulator's "device": both are this CPU.
   Status sync_memory(const NpuMemory&, SyncDirection) override { return ok_status(); }
+
+  Result<int> export_memory(const NpuMemory& memory) override {
+    return emulator_.export_fd(memory.handle);
+  }
+
+  Result<NpuMemory> import_memory(int fd, size_t bytes, uint64_t offset) override {
+    // Mappings start on a page; the tensor's address keeps the offset's remainder.
+    const uint64_t lead = offset % kPageSize;
+    ORKNN_ASSIGN_OR_RETURN(emu::Emulator::Allocation allocation,
+                           emulator_.adopt(fd, bytes + lead, offset - lead));
+    NpuMemory memory;
+    memory.handle = allocation.handle;
+    memory.cookie = allocation.handle;
+    memory.npu_address = allocation.npu_address + static_cast<uint32_t>(lead);
+    memory.size = bytes;
+    memory.host = allocation.host + lead;
+    memory.imported = true;
+    return memory;
+  }
   Status destroy_memory(NpuMemory& memory) override {
     ORKNN_RETURN_IF_ERROR(emulator_.release(memory.handle));
     memory = NpuMemory{};

@@ -1,6 +1,11 @@
 #include "driver_shim/emu/emulator.h"
 
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
 #include <cstring>
 
 #include "driver_shim/npu_registers.h"
@@ -19,37 +24,91 @@ Emulator::Emulator(int core_count) : core_count_(core_count) {
   for (int i = 0; i < core_count; ++i) cores_.push_back(std::make_unique<CoreRegisters>());
 }
 
-Result<Emulator::Allocation> Emulator::allocate(size_t bytes) {
-  if (bytes == 0) return invalid_argument("NPU memory size 0: a buffer needs at least one byte");
+Emulator::Buffer::~Buffer() {
+  munmap(host, mapped_size);
+  close(fd);
+}
+
+Result<Emulator::Allocation> Emulator::insert_mapping(int fd, size_t bytes, uint64_t offset) {
   const uint64_t rounded = (bytes + kPageSize - 1) / kPageSize * kPageSize;
-  std::lock_guard<std::mutex> lock(memory_mutex_);
   // First fit in the 32-bit address space (registers carry 32-bit addresses).
   uint64_t candidate = kAddressSpaceStart;
   for (const auto& [address, buffer] : buffers_) {
     if (candidate + rounded <= address) break;
-    const uint64_t end = address + (buffer.memory.size() + kPageSize - 1) / kPageSize * kPageSize;
-    candidate = std::max<uint64_t>(candidate, end);
+    candidate = std::max<uint64_t>(candidate, address + buffer->mapped_size);
   }
   if (candidate + rounded > kAddressSpaceEnd) {
+    close(fd);
     return make_error(StatusCode::kOutOfMemory, "NPU address space exhausted: cannot map ", bytes,
                       " more bytes below 4 GiB");
   }
-  Buffer buffer;
-  buffer.memory = AlignedBuffer(rounded);
-  if (buffer.memory.allocation_failed(rounded)) {
-    return make_error(StatusCode::kOutOfMemory, "cannot allocate ", bytes, " bytes of NPU memory");
+  void* host =
+      mmap(nullptr, rounded, PROT_READ | PROT_WRITE, MAP_SHARED, fd, static_cast<off_t>(offset));
+  if (host == MAP_FAILED) {
+    const int error = errno;
+    close(fd);
+    return make_error(StatusCode::kOutOfMemory, "cannot map ", bytes,
+                      " bytes of NPU memory: ", std::strerror(error));
   }
-  buffer.handle = next_handle_++;
-  Allocation allocation{buffer.handle, static_cast<uint32_t>(candidate), buffer.memory.data(),
-                        bytes};
+  const uint32_t handle = next_handle_++;
+  auto buffer = std::make_unique<Buffer>(fd, static_cast<uint8_t*>(host), rounded, handle);
+  Allocation allocation{handle, static_cast<uint32_t>(candidate), buffer->host, bytes, fd};
   buffers_.emplace(static_cast<uint32_t>(candidate), std::move(buffer));
   return allocation;
+}
+
+Result<Emulator::Allocation> Emulator::allocate(size_t bytes) {
+  if (bytes == 0) return invalid_argument("NPU memory size 0: a buffer needs at least one byte");
+  const uint64_t rounded = (bytes + kPageSize - 1) / kPageSize * kPageSize;
+  // A memfd rather than heap memory, so the buffer can be exported as an fd (export_fd).
+  const int fd = static_cast<int>(memfd_create("orknn_npu_buffer", MFD_CLOEXEC));
+  if (fd < 0) {
+    return make_error(StatusCode::kOutOfMemory,
+                      "memfd_create for NPU memory failed: ", std::strerror(errno));
+  }
+  if (ftruncate(fd, static_cast<off_t>(rounded)) != 0) {
+    const int error = errno;
+    close(fd);
+    return make_error(StatusCode::kOutOfMemory, "cannot allocate ", bytes,
+                      " bytes of NPU memory: ", std::strerror(error));
+  }
+  std::lock_guard<std::mutex> lock(memory_mutex_);
+  return insert_mapping(fd, bytes, 0);
+}
+
+Result<Emulator::Allocation> Emulator::adopt(int fd, size_t bytes, uint64_t offset) {
+  if (bytes == 0)
+    return invalid_argument("NPU import of 0 bytes: a buffer needs at least one byte");
+  if (offset % kPageSize != 0) {
+    return invalid_argument("NPU import offset ", offset, " is not a multiple of the ", kPageSize,
+                            "-byte page");
+  }
+  const int own = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+  if (own < 0) {
+    return invalid_argument("fd ", fd, " cannot be imported: ", std::strerror(errno));
+  }
+  std::lock_guard<std::mutex> lock(memory_mutex_);
+  return insert_mapping(own, bytes, offset);
+}
+
+Result<int> Emulator::export_fd(uint32_t handle) {
+  std::lock_guard<std::mutex> lock(memory_mutex_);
+  for (const auto& [address, buffer] : buffers_) {
+    if (buffer->handle != handle) continue;
+    const int fd = fcntl(buffer->fd, F_DUPFD_CLOEXEC, 0);
+    if (fd < 0) {
+      return make_error(StatusCode::kOutOfMemory, "cannot export NPU memory handle ", handle, ": ",
+                        std::strerror(errno));
+    }
+    return fd;
+  }
+  return invalid_argument("NPU memory handle ", handle, " is not allocated");
 }
 
 Status Emulator::release(uint32_t handle) {
   std::lock_guard<std::mutex> lock(memory_mutex_);
   for (auto it = buffers_.begin(); it != buffers_.end(); ++it) {
-    if (it->second.handle == handle) {
+    if (it->second->handle == handle) {
       buffers_.erase(it);
       return ok_status();
     }
@@ -60,8 +119,8 @@ Status Emulator::release(uint32_t handle) {
 Result<Emulator::Allocation> Emulator::find(uint32_t handle) {
   std::lock_guard<std::mutex> lock(memory_mutex_);
   for (auto& [address, buffer] : buffers_) {
-    if (buffer.handle == handle) {
-      return Allocation{handle, address, buffer.memory.data(), buffer.memory.size()};
+    if (buffer->handle == handle) {
+      return Allocation{handle, address, buffer->host, buffer->mapped_size, buffer->fd};
     }
   }
   return invalid_argument("NPU memory handle ", handle, " is not allocated");
@@ -73,8 +132,8 @@ uint8_t* Emulator::translate(uint32_t address, uint64_t bytes) {
   if (it == buffers_.begin()) return nullptr;
   --it;
   const uint64_t offset = address - it->first;
-  if (offset + bytes > it->second.memory.size()) return nullptr;
-  return it->second.memory.data() + offset;
+  if (offset + bytes > it->second->mapped_size) return nullptr;
+  return it->second->host + offset;
 }
 
 void Emulator::reset_core(int core) {

@@ -6,6 +6,10 @@
 //
 // Thread-safety: memory calls and run_tasks on different cores may run concurrently; one core
 // runs one chain at a time.
+//
+// Memory: every buffer is a shared mapping of a memfd (allocate) or of a file the caller hands
+// in (adopt, the import of a dma-buf), so an fd exported from it maps the very bytes the
+// cores read and write, in this process or any other it is passed to.
 #pragma once
 
 #include <array>
@@ -15,7 +19,6 @@
 #include <mutex>
 #include <vector>
 
-#include "core/aligned_buffer.h"
 #include "core/status.h"
 
 namespace orknn::driver_shim::emu {
@@ -50,8 +53,14 @@ class Emulator {
     uint32_t npu_address = 0;
     uint8_t* host = nullptr;
     size_t size = 0;
+    int fd = -1;  // the emulator's own fd of the buffer; borrowed, never close it
   };
   Result<Allocation> allocate(size_t bytes);
+  // Maps `bytes` of `fd` from `offset` (a multiple of the page size) into the address space,
+  // sharing its pages. The emulator keeps its own duplicate of `fd`; the caller keeps `fd`.
+  Result<Allocation> adopt(int fd, size_t bytes, uint64_t offset);
+  // A new fd (O_CLOEXEC, read-write) of the buffer `handle`, owned by the caller.
+  Result<int> export_fd(uint32_t handle);
   Status release(uint32_t handle);
   // Host pointer of [address, address + bytes) if it lies inside one buffer, else nullptr.
   uint8_t* translate(uint32_t address, uint64_t bytes);
@@ -65,9 +74,17 @@ class Emulator {
   void reset_core(int core);
 
  private:
+  // One mapping of a file; unmaps and closes it when destroyed.
   struct Buffer {
-    AlignedBuffer memory;
-    uint32_t handle = 0;
+    Buffer(int fd, uint8_t* host, size_t mapped_size, uint32_t handle)
+        : fd(fd), host(host), mapped_size(mapped_size), handle(handle) {}
+    ~Buffer();
+    Buffer(const Buffer&) = delete;
+    Buffer& operator=(const Buffer&) = delete;
+    int fd;
+    uint8_t* host;
+    size_t mapped_size;  // whole pages
+    uint32_t handle;
   };
   struct CoreRegisters {
     std::array<uint32_t, 0x10000 / 4> values{};
@@ -87,7 +104,10 @@ class Emulator {
   int core_count_;
   TimingModel timing_;
   std::mutex memory_mutex_;
-  std::map<uint32_t, Buffer> buffers_;  // by NPU address
+  // Finds a free page-aligned range for `bytes` and maps `fd` there (memory_mutex_ held).
+  Result<Allocation> insert_mapping(int fd, size_t bytes, uint64_t offset);
+
+  std::map<uint32_t, std::unique_ptr<Buffer>> buffers_;  // by NPU address
   uint32_t next_address_ = 0x10000000;
   uint32_t next_handle_ = 1;
   std::vector<std::unique_ptr<CoreRegisters>> cores_;

@@ -16,6 +16,7 @@
 #include <mutex>
 
 #include "driver_shim/backends.h"
+#include "driver_shim/drm_prime.h"
 #include "driver_shim/drm_version.h"
 #include "driver_shim/npu_registers.h"
 #include "driver_shim/rknpu/rknpu_uapi.h"
@@ -70,6 +71,42 @@ class RknpuNpu final : public Npu {
     return create(bytes, kMemIommu | kMemZeroing);
   }
 
+  Result<NpuMemory> create_shareable_memory(size_t bytes, bool cacheable) override {
+    const uint32_t cache = cacheable ? uint32_t{kMemCacheable} : 0u;
+    return create(bytes, kMemIommu | kMemZeroing | cache);
+  }
+
+  Result<int> export_memory(const NpuMemory& memory) override {
+    if (!misc_) return prime_export(fd_, memory.handle, "rknpu");
+    // The misc device's handle already is a dma-buf fd.
+    const int fd = ::fcntl(static_cast<int>(memory.handle), F_DUPFD_CLOEXEC, 0);
+    if (fd < 0) return internal_failure("rknpu: cannot duplicate dma-buf fd: ", errno_text());
+    return fd;
+  }
+
+  // DRM: PRIME_FD_TO_HANDLE, then MEM_CREATE with that handle returns the object's NPU address
+  // instead of allocating. Misc: MEM_CREATE with a dma-buf fd in `handle` imports it (we pass a
+  // duplicate, which the memory then owns).
+  Result<NpuMemory> import_memory(int fd, size_t bytes, uint64_t offset) override {
+    uint32_t handle = 0;
+    if (misc_) {
+      const int own = ::fcntl(fd, F_DUPFD_CLOEXEC, 0);
+      if (own < 0) return invalid_argument("rknpu: fd ", fd, " cannot be imported: ", errno_text());
+      handle = static_cast<uint32_t>(own);
+    } else {
+      ORKNN_ASSIGN_OR_RETURN(handle, prime_import(fd_, fd, "rknpu"));
+    }
+    Result<NpuMemory> memory = create_with_handle(handle, offset + bytes, kMemIommu, offset);
+    if (!memory.ok()) {
+      if (misc_) ::close(static_cast<int>(handle));
+      return unimplemented("rknpu cannot address imported fd ", fd, ": ",
+                           memory.status().message());
+    }
+    memory->imported = true;
+    memory->size = bytes;
+    return memory;
+  }
+
   Status sync_memory(const NpuMemory& memory, SyncDirection direction) override {
     MemSync sync{};
     sync.flags = direction == SyncDirection::kToDevice ? kSyncToDevice : kSyncFromDevice;
@@ -83,7 +120,7 @@ class RknpuNpu final : public Npu {
   }
 
   Status destroy_memory(NpuMemory& memory) override {
-    if (memory.host) ::munmap(memory.host, memory.size);
+    if (memory.host) unmap_host(memory);
     MemDestroy destroy{memory.handle, 0, memory.cookie};
     const int result = ::ioctl(fd_, misc_ ? kMiscMemDestroy : kDrmMemDestroy, &destroy);
     if (misc_) ::close(static_cast<int>(memory.handle));
@@ -180,10 +217,18 @@ class RknpuNpu final : public Npu {
   }
 
   Result<NpuMemory> create(size_t bytes, uint32_t flags) {
+    return create_with_handle(0, bytes, flags, 0);
+  }
+
+  // MEM_CREATE (handle 0: allocate; otherwise the object `handle` names), then maps
+  // [offset, offset + bytes) of it; `host` and `npu_address` point at `offset`.
+  Result<NpuMemory> create_with_handle(uint32_t existing, size_t bytes, uint32_t flags,
+                                       uint64_t offset) {
     NpuMemory memory;
     // The 40-byte struct of older drivers is the 48-byte one without its last two fields; the
     // ioctl number carries the size the kernel copies.
     MemCreate create{};
+    create.handle = existing;
     create.flags = flags;
     create.size = bytes;
     const unsigned long request = wide_mem_create_ ? (misc_ ? kMiscMemCreate : kDrmMemCreate)
@@ -195,30 +240,55 @@ class RknpuNpu final : public Npu {
       return make_error(StatusCode::kOutOfMemory, "rknpu MEM_CREATE of ", bytes,
                         " bytes failed: ", errno_text());
     }
-    if (dma_addr > 0xffffffffull) {
-      return internal_failure("rknpu gave NPU address 0x", std::hex, dma_addr,
-                              " above 4 GiB; registers carry 32 bits (enable the NPU IOMMU)");
+    // Failures from here on give the object back (for an import: the handle PRIME made).
+    auto release = [&](Status status) -> Status {
+      MemDestroy destroy{handle, 0, obj_addr};
+      (void)::ioctl(fd_, misc_ ? kMiscMemDestroy : kDrmMemDestroy, &destroy);
+      if (misc_ && existing == 0) ::close(static_cast<int>(handle));
+      return status;
+    };
+    if (dma_addr + bytes > 0x100000000ull) {
+      return release(
+          internal_failure("rknpu gave NPU address 0x", std::hex, dma_addr,
+                           " whose buffer ends above 4 GiB; registers carry 32 bits (enable "
+                           "the NPU IOMMU)"));
+    }
+    if (size != 0 && size < bytes) {
+      return release(
+          invalid_argument("rknpu buffer has ", size, " bytes, fewer than the ", bytes, " needed"));
     }
     memory.handle = handle;
     memory.cookie = obj_addr;
-    memory.npu_address = static_cast<uint32_t>(dma_addr);
-    memory.size = bytes;
-    uint64_t offset = 0;
+    memory.size = bytes - offset;
+    const uint64_t page = static_cast<uint64_t>(sysconf(_SC_PAGESIZE));
+    const uint64_t lead = offset % page;
+    uint64_t map_offset = offset - lead;
     int map_fd = static_cast<int>(handle);  // misc: the handle is a dma-buf fd
     if (!misc_) {
       MemMap map{handle, 0, 0};
       if (::ioctl(fd_, kDrmMemMap, &map) != 0) {
-        return internal_failure("rknpu MEM_MAP failed: ", errno_text());
+        return release(internal_failure("rknpu MEM_MAP failed: ", errno_text()));
       }
-      offset = map.offset;
+      map_offset += map.offset;
       map_fd = fd_;
     }
-    void* host = ::mmap(nullptr, size ? size : bytes, PROT_READ | PROT_WRITE, MAP_SHARED, map_fd,
-                        static_cast<off_t>(offset));
-    if (host == MAP_FAILED) return internal_failure("mmap of rknpu memory failed: ", errno_text());
-    memory.host = static_cast<uint8_t*>(host);
-    memory.mmap_offset = offset;
+    void* host = ::mmap(nullptr, lead + memory.size, PROT_READ | PROT_WRITE, MAP_SHARED, map_fd,
+                        static_cast<off_t>(map_offset));
+    if (host == MAP_FAILED) {
+      return release(internal_failure("mmap of rknpu memory failed: ", errno_text()));
+    }
+    memory.host = static_cast<uint8_t*>(host) + lead;
+    memory.npu_address = static_cast<uint32_t>(dma_addr + offset);
+    memory.mmap_offset = map_offset;
     return memory;
+  }
+
+  // Mappings start on a page; an import's host pointer may not.
+  static void unmap_host(const NpuMemory& memory) {
+    const uintptr_t page = static_cast<uintptr_t>(sysconf(_SC_PAGESIZE));
+    const uintptr_t address = reinterpret_cast<uintptr_t>(memory.host);
+    const uintptr_t base = address / page * page;
+    ::munmap(reinterpret_cast<void*>(base), memory.size + (address - base));
   }
 
   Status ensure_task_memory(size_t tasks) {

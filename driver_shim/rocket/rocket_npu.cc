@@ -14,6 +14,7 @@
 #include <mutex>
 
 #include "driver_shim/backends.h"
+#include "driver_shim/drm_prime.h"
 #include "driver_shim/drm_version.h"
 #include "driver_shim/rocket/rocket_uapi.h"
 
@@ -79,6 +80,17 @@ class RocketNpu final : public Npu {
     }
     memory.host = static_cast<uint8_t*>(host);
     return memory;
+  }
+
+  Result<int> export_memory(const NpuMemory& memory) override {
+    return prime_export(fd_, memory.handle, "rocket");
+  }
+
+  // PRIME_FD_TO_HANDLE would give a handle, but the UAPI has no way to learn its NPU address
+  // (only CREATE_BO maps a BO into the file's NPU address space), so imports are copied.
+  Result<NpuMemory> import_memory(int fd, size_t, uint64_t) override {
+    return unimplemented("rocket cannot address imported fd ", fd,
+                         ": the rocket UAPI gives NPU addresses only to BOs it created");
   }
 
   Status sync_memory(const NpuMemory& memory, SyncDirection direction) override {

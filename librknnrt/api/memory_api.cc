@@ -6,6 +6,7 @@
 
 #include "api/api_support.h"
 #include "api/memory_registry.h"
+#include "devices/device.h"
 
 using orknn::DeviceMemory;
 using orknn::invalid_argument;
@@ -57,13 +58,21 @@ Result<std::shared_ptr<DeviceMemory>> live_memory(const rknn_tensor_mem* mem) {
   return memory;
 }
 
+// The allocator of rknn_create_mem*: the NPU driver's when there is an NPU. Devices are found
+// on first use, so memory made before any rknn_init (RKNN_MEM_FLAG_ALLOC_NO_CONTEXT) comes
+// from the same place as memory made after.
+orknn::DeviceMemoryAllocator& memory_allocator() {
+  (void)orknn::devices::available_devices();
+  return orknn::device_memory_allocator();
+}
+
 Result<rknn_tensor_mem*> allocate(uint64_t size, bool cacheable) {
   if (size == 0) return invalid_argument("size is 0");
   if (size > UINT32_MAX) {
     return invalid_argument("size ", size, " does not fit rknn_tensor_mem.size (32 bits)");
   }
   ORKNN_ASSIGN_OR_RETURN(std::unique_ptr<DeviceMemory> memory,
-                         orknn::device_memory_allocator().allocate(size, cacheable));
+                         memory_allocator().allocate(size, cacheable));
   return MemoryRegistry::instance().add(std::move(memory), RKNN_TENSOR_MEMORY_FLAGS_ALLOC_INSIDE);
 }
 
@@ -154,7 +163,7 @@ rknn_tensor_mem* rknn_create_mem_from_fd(rknn_context ctx, int32_t fd, void* vir
     if (size == 0) return invalid_argument("size is 0");
     ORKNN_ASSIGN_OR_RETURN(
         std::unique_ptr<DeviceMemory> memory,
-        orknn::import_device_memory(fd, virt_addr, size, static_cast<uint64_t>(offset)));
+        memory_allocator().import(fd, virt_addr, size, static_cast<uint64_t>(offset)));
     return MemoryRegistry::instance().add(std::move(memory), RKNN_TENSOR_MEMORY_FLAGS_FROM_FD);
   });
 }

@@ -11,7 +11,7 @@ MemoryRegistry& MemoryRegistry::instance() {
 rknn_tensor_mem* MemoryRegistry::add(std::shared_ptr<DeviceMemory> memory, uint32_t origin_flags) {
   auto descriptor = std::make_unique<rknn_tensor_mem>();
   descriptor->virt_addr = memory->data();
-  descriptor->phys_addr = 0;  // no device address on the CPU; an NPU allocator would set it
+  descriptor->phys_addr = memory->device_address();  // the NPU address of NPU driver memory
   descriptor->fd = memory->fd();
   descriptor->offset = static_cast<int32_t>(memory->fd_offset());
   descriptor->size = static_cast<uint32_t>(memory->size());

@@ -161,6 +161,11 @@ Status DeviceMemory::sync(SyncDirection direction, size_t offset, size_t length)
   return ok_status();
 }
 
+Result<std::unique_ptr<DeviceMemory>> DeviceMemoryAllocator::import(int fd, void* virtual_address,
+                                                                    size_t size, uint64_t offset) {
+  return import_device_memory(fd, virtual_address, size, offset);
+}
+
 std::unique_ptr<DeviceMemoryAllocator> make_memfd_allocator() {
   return std::make_unique<MemfdAllocator>();
 }

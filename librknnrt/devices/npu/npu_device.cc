@@ -4,6 +4,7 @@
 #include "devices/device.h"
 #include "devices/npu/npu_executable.h"
 #include "devices/npu/npu_layer.h"
+#include "devices/npu/npu_memory.h"
 #include "driver_shim/npu.h"
 
 namespace orknn::devices {
@@ -48,6 +49,9 @@ std::shared_ptr<Device> make_default_npu_device() {
   const driver_shim::NpuInfo& info = (*npu)->info();
   log_info("NPU backend ", info.backend, " (", info.device_path, "), ", info.core_count,
            " cores, driver version ", info.driver_version, info.emulated ? ", emulated" : "");
+  // While the NPU is open (for the rest of the process), rknn_create_mem* memory comes from its
+  // driver, so the NPU can address it without a copy.
+  set_device_memory_allocator(npu::make_npu_memory_allocator(*npu));
   return make_npu_device(*npu);
 }
 

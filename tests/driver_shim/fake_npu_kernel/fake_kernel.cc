@@ -3,13 +3,17 @@
 #include <drm.h>
 #include <fcntl.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <cerrno>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <thread>
 #include <vector>
 
+#include "driver_shim/drm_prime.h"
 #include "driver_shim/npu_registers.h"
 #include "driver_shim/rknpu/rknpu_uapi.h"
 #include "driver_shim/rocket/rocket_uapi.h"
@@ -18,7 +22,9 @@ namespace orknn::testing {
 namespace {
 
 constexpr uint64_t kCookieBase = 0xffffff8000000000ull;  // looks like a kernel pointer
-constexpr uint64_t kMmapUnit = 4096;
+// A BO's fake mmap offset is its handle in the upper 32 bits, so offsets inside it still work.
+constexpr int kMmapHandleShift = 32;
+constexpr uint64_t kPageSize = 4096;
 constexpr int kCoreCount = 3;
 
 int fail(int error) {
@@ -55,18 +61,20 @@ bool FakeKernel::owns_path(const char* path) const {
 }
 
 bool FakeKernel::owns_fd(int fd) {
-  std::lock_guard<std::mutex> lock(mutex_);
+  std::lock_guard<std::recursive_mutex> lock(mutex_);
   return device_fds_.count(fd) || dma_buf_fds_.count(fd);
 }
 
 bool FakeKernel::owns_mapping(void* address) {
-  std::lock_guard<std::mutex> lock(mutex_);
+  std::lock_guard<std::recursive_mutex> lock(mutex_);
   return maps_.count(address) != 0;
 }
 
 OrknnFakeNpuCounters FakeKernel::counters() {
-  std::lock_guard<std::mutex> lock(mutex_);
-  return counters_;
+  std::lock_guard<std::recursive_mutex> lock(mutex_);
+  OrknnFakeNpuCounters counters = counters_;
+  counters.live_bos = static_cast<int>(bos_.size());
+  return counters;
 }
 
 void FakeKernel::boot() {
@@ -93,7 +101,7 @@ void FakeKernel::boot() {
 }
 
 int FakeKernel::open(const char* path) {
-  std::lock_guard<std::mutex> lock(mutex_);
+  std::lock_guard<std::recursive_mutex> lock(mutex_);
   if (device_fds_.empty() && dma_buf_fds_.empty()) boot();
   if (config_.device_path != path) return fail(ENOENT);
   if (config_.permission_denied) return fail(EACCES);
@@ -104,30 +112,39 @@ int FakeKernel::open(const char* path) {
 }
 
 int FakeKernel::close(int fd) {
-  std::lock_guard<std::mutex> lock(mutex_);
+  std::lock_guard<std::recursive_mutex> lock(mutex_);
   device_fds_.erase(fd);
   dma_buf_fds_.erase(fd);
   return real_close(fd);
 }
 
-void* FakeKernel::mmap(size_t length, int fd, off_t offset) {
-  std::lock_guard<std::mutex> lock(mutex_);
-  // DRM: the offset names the BO; misc rknpu: the fd is the BO's dma-buf.
-  const uint32_t handle = dma_buf_fds_.count(fd)
-                              ? static_cast<uint32_t>(fd)
-                              : static_cast<uint32_t>(static_cast<uint64_t>(offset) / kMmapUnit);
+void* FakeKernel::mmap(size_t length, int protection, int fd, off_t offset) {
+  std::lock_guard<std::recursive_mutex> lock(mutex_);
+  // DRM: the offset names the BO and a page inside it; misc rknpu: the fd is the BO's dma-buf.
+  const bool dma_buf = dma_buf_fds_.count(fd) != 0;
+  const uint64_t raw = static_cast<uint64_t>(offset);
+  const uint32_t handle =
+      dma_buf ? static_cast<uint32_t>(fd) : static_cast<uint32_t>(raw >> kMmapHandleShift);
+  const uint64_t inside = dma_buf ? raw : raw & ((uint64_t{1} << kMmapHandleShift) - 1);
   Bo* bo = bo_by_handle(handle);
-  if (!bo || length == 0 || length > ((bo->size + kMmapUnit - 1) / kMmapUnit) * kMmapUnit) {
+  const uint64_t pages = (bo ? bo->size + kPageSize - 1 : 0) / kPageSize * kPageSize;
+  if (!bo || length == 0 || inside % kPageSize != 0 || inside + length > pages) {
     errno = EINVAL;
     return MAP_FAILED;
   }
-  maps_[bo->host] = handle;
-  return bo->host;
+  void* address =
+      real_mmap(nullptr, length, protection, MAP_SHARED, bo->memfd, static_cast<off_t>(inside));
+  if (address != MAP_FAILED) maps_[address] = length;
+  return address;
 }
 
 int FakeKernel::munmap(void* address) {
-  std::lock_guard<std::mutex> lock(mutex_);
-  return maps_.erase(address) ? 0 : fail(EINVAL);
+  std::lock_guard<std::recursive_mutex> lock(mutex_);
+  auto it = maps_.find(address);
+  if (it == maps_.end()) return fail(EINVAL);
+  const size_t length = it->second;
+  maps_.erase(it);
+  return real_munmap(address, length);
 }
 
 FakeKernel::Bo* FakeKernel::bo_by_handle(uint32_t handle) {
@@ -139,30 +156,105 @@ FakeKernel::Bo* FakeKernel::bo_by_cookie(uint64_t cookie) {
   return cookie < kCookieBase ? nullptr : bo_by_handle(static_cast<uint32_t>(cookie - kCookieBase));
 }
 
-int FakeKernel::create_bo(size_t size, uint32_t flags, uint32_t* out_handle) {
-  auto allocation = emulator_->allocate(size);
-  if (!allocation.ok()) return fail(ENOMEM);
-  uint32_t handle = allocation->handle;
+int FakeKernel::add_bo(const driver_shim::emu::Emulator::Allocation& allocation, uint32_t flags,
+                       int misc_fd, uint32_t* out_handle) {
+  uint32_t handle = allocation.handle;
   if (config_.driver == Driver::kRknpuMisc) {  // misc rknpu hands out dma-buf fds as handles
-    const int fd = real_open("/dev/null", O_RDWR | O_CLOEXEC);
-    if (fd < 0) {
-      (void)emulator_->release(allocation->handle);
+    if (misc_fd < 0) {
+      (void)emulator_->release(allocation.handle);
       return fail(EMFILE);
     }
-    dma_buf_fds_.insert(fd);
-    handle = static_cast<uint32_t>(fd);
+    dma_buf_fds_.insert(misc_fd);
+    handle = static_cast<uint32_t>(misc_fd);
   }
-  bos_[handle] = Bo{allocation->handle, allocation->npu_address, allocation->host, size, flags};
+  bos_[handle] =
+      Bo{allocation.handle, allocation.npu_address, allocation.host, allocation.size, flags,
+         allocation.fd};
   *out_handle = handle;
   return 0;
 }
 
+int FakeKernel::create_bo(size_t size, uint32_t flags, uint32_t* out_handle) {
+  auto allocation = emulator_->allocate(size);
+  if (!allocation.ok()) return fail(ENOMEM);
+  // The misc dma-buf fd is another fd of the BO's memfd, so it maps the same pages.
+  const int misc_fd =
+      config_.driver == Driver::kRknpuMisc ? fcntl(allocation->fd, F_DUPFD_CLOEXEC, 0) : -1;
+  return add_bo(*allocation, flags, misc_fd, out_handle);
+}
+
+FakeKernel::Bo* FakeKernel::bo_of_fd(int fd, bool* out_foreign, int* out_error) {
+  *out_foreign = false;
+  struct stat target;
+  if (fstat(fd, &target) != 0) {
+    *out_error = EBADF;
+    return nullptr;
+  }
+  for (auto& [handle, bo] : bos_) {
+    struct stat mine;
+    if (fstat(bo.memfd, &mine) == 0 && mine.st_ino == target.st_ino &&
+        mine.st_dev == target.st_dev) {
+      return &bo;
+    }
+  }
+  // What the kernel's dma_buf_get() accepts from other exporters: here, the tests' stand-ins.
+  char link[64], name[256] = {};
+  std::snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+  const ssize_t length = readlink(link, name, sizeof(name) - 1);
+  const std::string prefix = std::string("/memfd:") + kForeignDmaBufName;
+  if (length > 0 && std::strncmp(name, prefix.c_str(), prefix.size()) == 0) {
+    *out_foreign = true;
+  } else {
+    *out_error = EINVAL;  // dma_buf_get: not a dma-buf
+  }
+  return nullptr;
+}
+
+int FakeKernel::import_fd(int fd, uint32_t flags, int misc_fd, uint32_t* out_handle) {
+  struct stat info;
+  if (fstat(fd, &info) != 0) return fail(EBADF);
+  auto allocation = emulator_->adopt(fd, static_cast<size_t>(info.st_size), 0);
+  if (!allocation.ok()) return fail(ENOMEM);
+  ++counters_.prime_imports;
+  return add_bo(*allocation, flags, misc_fd, out_handle);
+}
+
+int FakeKernel::prime_ioctl(unsigned long request, void* argument) {
+  auto* prime = static_cast<driver_shim::PrimeHandle*>(argument);
+  if (request == driver_shim::kPrimeHandleToFd) {
+    if (prime->flags & ~static_cast<uint32_t>(O_RDWR | O_CLOEXEC)) return fail(EINVAL);
+    Bo* bo = bo_by_handle(prime->handle);
+    if (!bo) return fail(ENOENT);
+    const int fd = fcntl(bo->memfd, (prime->flags & O_CLOEXEC) ? F_DUPFD_CLOEXEC : F_DUPFD, 0);
+    if (fd < 0) return fail(EMFILE);
+    prime->fd = fd;
+    ++counters_.prime_exports;
+    return 0;
+  }
+  // FD_TO_HANDLE: our own export comes back as its original handle, like drm_gem_prime.
+  bool foreign = false;
+  int error = 0;
+  if (Bo* bo = bo_of_fd(prime->fd, &foreign, &error)) {
+    for (const auto& [handle, candidate] : bos_) {
+      if (&candidate == bo) prime->handle = handle;
+    }
+    ++counters_.prime_imports;
+    return 0;
+  }
+  if (!foreign) return fail(error);
+  return import_fd(prime->fd, 0, -1, &prime->handle);
+}
+
 int FakeKernel::ioctl(int fd, unsigned long request, void* argument) {
-  std::lock_guard<std::mutex> lock(mutex_);
+  std::lock_guard<std::recursive_mutex> lock(mutex_);
   if (!device_fds_.count(fd)) return fail(ENOTTY);  // a dma-buf fd
   if (request == DRM_IOCTL_VERSION) {
     if (config_.driver == Driver::kRknpuMisc) return fail(ENOTTY);
     return drm_version(argument);
+  }
+  if (request == driver_shim::kPrimeHandleToFd || request == driver_shim::kPrimeFdToHandle) {
+    if (config_.driver == Driver::kRknpuMisc) return fail(ENOTTY);  // not a DRM node
+    return prime_ioctl(request, argument);
   }
   return config_.driver == Driver::kRocket ? rocket_ioctl(request, argument)
                                            : rknpu_ioctl(request, argument);
@@ -223,11 +315,24 @@ int FakeKernel::rknpu_ioctl(unsigned long request, void* argument) {
     if (wide && old_driver) return fail(ENOTTY);
     auto* create = static_cast<MemCreateOld*>(argument);  // common prefix
     uint32_t handle = 0;
-    if (create->size == 0) return fail(EINVAL);
-    if (create_bo(create->size, create->flags, &handle) != 0) return -1;
+    if (create->handle != 0 && !misc) {
+      // DRM: a handle of this file (e.g. from PRIME import) gets its info, nothing is allocated.
+      if (!bo_by_handle(create->handle)) return fail(EINVAL);
+      handle = create->handle;
+    } else if (create->handle != 0) {
+      // misc: the handle is a dma-buf fd to import; it becomes the BO's handle.
+      const int fd = static_cast<int>(create->handle);
+      bool foreign = false;
+      int error = 0;
+      if (!bo_of_fd(fd, &foreign, &error) && !foreign) return fail(error);
+      if (import_fd(fd, create->flags, fd, &handle) != 0) return -1;
+    } else {
+      if (create->size == 0) return fail(EINVAL);
+      if (create_bo(create->size, create->flags, &handle) != 0) return -1;
+    }
     const Bo& bo = bos_[handle];
     create->handle = handle;
-    create->size = (create->size + 4095) / 4096 * 4096;
+    create->size = (bo.size + kPageSize - 1) / kPageSize * kPageSize;
     create->obj_addr = kCookieBase + handle;
     create->dma_addr = bo.npu_address;
     ++(wide ? counters_.wide_mem_creates : counters_.old_mem_creates);
@@ -236,7 +341,7 @@ int FakeKernel::rknpu_ioctl(unsigned long request, void* argument) {
   if (!misc && request == kDrmMemMap) {
     auto* map = static_cast<MemMap*>(argument);
     if (!bo_by_handle(map->handle)) return fail(EINVAL);
-    map->offset = uint64_t{map->handle} * kMmapUnit;
+    map->offset = uint64_t{map->handle} << kMmapHandleShift;
     return 0;
   }
   if (request == (misc ? kMiscMemSync : kDrmMemSync)) {
@@ -348,7 +453,7 @@ int FakeKernel::rocket_ioctl(unsigned long request, void* argument) {
     if (create_bo(create->size, 0, &handle) != 0) return -1;
     create->handle = handle;
     create->dma_address = bos_[handle].npu_address;
-    create->offset = uint64_t{handle} * kMmapUnit;
+    create->offset = uint64_t{handle} << kMmapHandleShift;
     return 0;
   }
   if (request == kGemClose) {

@@ -52,6 +52,16 @@ int real_close(int fd) {
   return next(fd);
 }
 
+void* real_mmap(void* address, size_t length, int protection, int flags, int fd, off_t offset) {
+  static const MmapFunction next = next_definition<MmapFunction>("mmap");
+  return next(address, length, protection, flags, fd, offset);
+}
+
+int real_munmap(void* address, size_t length) {
+  static const MunmapFunction next = next_definition<MunmapFunction>("munmap");
+  return next(address, length);
+}
+
 }  // namespace orknn::testing
 
 using orknn::testing::FakeKernel;
@@ -96,7 +106,7 @@ __attribute__((visibility("default"))) int ioctl(int fd, unsigned long request, 
 __attribute__((visibility("default"))) void* mmap(void* address, size_t length, int protection,
                                                   int flags, int fd, off_t offset) noexcept {
   FakeKernel& kernel = FakeKernel::instance();
-  if (fd >= 0 && kernel.owns_fd(fd)) return kernel.mmap(length, fd, offset);
+  if (fd >= 0 && kernel.owns_fd(fd)) return kernel.mmap(length, protection, fd, offset);
   static const auto next = orknn::testing::next_definition<orknn::testing::MmapFunction>("mmap");
   return next(address, length, protection, flags, fd, offset);
 }
@@ -104,7 +114,9 @@ __attribute__((visibility("default"))) void* mmap(void* address, size_t length, 
 __attribute__((visibility("default"))) void* mmap64(void* address, size_t length, int protection,
                                                     int flags, int fd, off64_t offset) noexcept {
   FakeKernel& kernel = FakeKernel::instance();
-  if (fd >= 0 && kernel.owns_fd(fd)) return kernel.mmap(length, fd, static_cast<off_t>(offset));
+  if (fd >= 0 && kernel.owns_fd(fd)) {
+    return kernel.mmap(length, protection, fd, static_cast<off_t>(offset));
+  }
   static const auto next =
       orknn::testing::next_definition<orknn::testing::Mmap64Function>("mmap64");
   return next(address, length, protection, flags, fd, offset);
