@@ -12,6 +12,9 @@
 #include "exec/profiler.h"
 #include "graph/graph.h"
 
+namespace orknn {
+class DeviceMemory;
+}
 namespace orknn::driver_shim {
 class Npu;
 }
@@ -25,6 +28,14 @@ struct RunOptions {
   int batch_core_num = 0;
 };
 
+// Application memory holding a graph input or output in NC1HWC2 with `c2`-element channel
+// blocks of `type`, without row or image padding (rknn_set_io_mem with a native attr).
+struct NativeIoMemory {
+  const DeviceMemory* memory = nullptr;  // null: no such memory
+  DataType type = DataType::kInt8;
+  uint32_t c2 = 0;
+};
+
 class Executable {
  public:
   virtual ~Executable() = default;
@@ -35,6 +46,15 @@ class Executable {
   // in the graph). Must not allocate.
   virtual Status run(exec::Profiler* profiler) = 0;
   virtual void set_run_options(const RunOptions&) {}
+  // Asks the executable to read (graph input) or write (graph output) `tensor` directly in
+  // `native.memory` from now on, skipping its own buffer and layout conversion. False when it
+  // cannot (not its layout, memory its device cannot address); the caller then converts as
+  // usual. A null `native.memory` goes back to the executable's own buffer. The memory stays
+  // alive while bound (the Session holds it).
+  virtual Result<bool> bind_native(int32_t tensor, const NativeIoMemory& native) {
+    (void)tensor, (void)native;
+    return false;
+  }
 };
 
 class Device {

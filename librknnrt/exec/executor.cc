@@ -124,6 +124,35 @@ Status Executor::set_io_address(size_t slot, uint8_t* address) {
   return rebind();
 }
 
+Result<bool> Executor::bind_native_io(size_t slot, const devices::NativeIoMemory& native) {
+  if (slot >= io_buffers_.size()) {
+    return invalid_argument("I/O slot ", slot, " >= ", io_buffers_.size());
+  }
+  const graph::Graph& graph = *graph_;
+  const size_t input_count = graph.inputs.size();
+  const int32_t tensor =
+      slot < input_count ? graph.inputs[slot].tensor : graph.outputs[slot - input_count];
+  // Only a tensor that exactly one segment touches can live in one device's layout.
+  std::vector<Segment*> touching;
+  for (Segment& segment : segments_) {
+    bool touches = false;
+    for (size_t node : segment.nodes) {
+      for (int32_t input : graph.nodes[node].inputs) touches |= input == tensor;
+      for (int32_t output : graph.nodes[node].outputs) touches |= output == tensor;
+    }
+    if (touches) touching.push_back(&segment);
+  }
+  for (Segment* segment : touching) {
+    ORKNN_RETURN_IF_ERROR(segment->executable->bind_native(tensor, {}).status());
+  }
+  // A graph output that is also a graph input is copied between its two buffers by run().
+  bool is_input = false, is_output = false;
+  for (const graph::GraphInput& input : graph.inputs) is_input |= input.tensor == tensor;
+  for (int32_t output : graph.outputs) is_output |= output == tensor;
+  if (!native.memory || touching.size() != 1 || (is_input && is_output)) return false;
+  return touching.front()->executable->bind_native(tensor, native);
+}
+
 Status Executor::set_internal_memory(uint8_t* base, size_t size) {
   if (size < arena_bytes_) {
     return invalid_argument("internal memory size ", size, " < required ", arena_bytes_,

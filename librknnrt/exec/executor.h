@@ -55,6 +55,10 @@ class Executor {
   // directly at `address`, which holds the tensor in the model's representation; nullptr goes
   // back to the executor's own buffer. This is what makes zero-copy I/O copy nothing.
   Status set_io_address(size_t slot, uint8_t* address);
+  // Offers application memory holding I/O `slot` in a device's native layout: true when the one
+  // segment that touches the tensor will read or write it there (nothing is converted or
+  // copied). A null memory, or false, leaves every segment on its own buffers.
+  Result<bool> bind_native_io(size_t slot, const devices::NativeIoMemory& native);
   // Places the arena in application memory of `size` bytes (>= internal_bytes()).
   Status set_internal_memory(uint8_t* base, size_t size);
   // Copies every constant into application memory laid out by plan_weights() and points the

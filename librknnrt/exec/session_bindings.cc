@@ -23,6 +23,17 @@ bool has_padding(const graph::Shape& shape, const UserTensorFormat& format) {
          (format.h_stride != 0 && format.h_stride != shape[2]);
 }
 
+// Memory a device may read or write in place: NC1HWC2 in the model's type, unpadded (the
+// device decides whether that is its layout and whether it can address the memory).
+devices::NativeIoMemory native_io(const graph::Tensor& tensor, const UserTensorFormat& format,
+                                  const DeviceMemory& memory, bool as_stored) {
+  const bool candidate = as_stored && format.layout == Layout::kNC1HWC2 &&
+                         tensor.shape.size() == 4 && format.type == tensor.data_type &&
+                         !has_padding(tensor.shape, format);
+  if (!candidate) return {};
+  return devices::NativeIoMemory{&memory, format.type, format.c2};
+}
+
 std::string shape_list(const graph::Shape& shape) {
   std::string text = "[";
   for (size_t i = 0; i < shape.size(); ++i) text += (i ? "," : "") + std::to_string(shape[i]);
@@ -151,6 +162,10 @@ Status Session::bind_input(size_t index, std::shared_ptr<const DeviceMemory> mem
                    !has_padding(tensor.shape, format) && is_aligned(memory->data());
   ORKNN_RETURN_IF_ERROR(
       executor_->set_io_address(index, binding.direct ? memory->data() : nullptr));
+  const bool as_stored = format.pass_through || !graph::is_real_valued(tensor);
+  ORKNN_ASSIGN_OR_RETURN(
+      bool native, executor_->bind_native_io(index, native_io(tensor, format, *memory, as_stored)));
+  binding.direct |= native;
   binding.memory = std::move(memory);
   input_bindings_[index] = std::move(binding);
   return ok_status();
@@ -178,6 +193,9 @@ Status Session::bind_output(size_t index, std::shared_ptr<const DeviceMemory> me
                    !output_is_graph_input;
   const size_t slot = graph_->inputs.size() + index;
   ORKNN_RETURN_IF_ERROR(executor_->set_io_address(slot, binding.direct ? memory->data() : nullptr));
+  ORKNN_ASSIGN_OR_RETURN(bool native,
+                         executor_->bind_native_io(slot, native_io(tensor, format, *memory, true)));
+  binding.direct |= native;
   binding.memory = std::move(memory);
   output_bindings_[index] = std::move(binding);
   return ok_status();

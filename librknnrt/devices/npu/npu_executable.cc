@@ -1,11 +1,13 @@
 #include "devices/npu/npu_executable.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cstdlib>
 #include <cstring>
 #include <map>
 #include <set>
 
+#include "devices/npu/npu_memory.h"
 #include "devices/npu/regcmd_builder.h"
 #include "driver_shim/npu_registers.h"
 
@@ -16,6 +18,10 @@ using driver_shim::NpuMemory;
 using driver_shim::NpuTask;
 
 constexpr uint32_t kJobTimeoutMs = 120000;
+
+// Segment inputs and outputs converted between the runtime's layout and the NPU's (one per
+// tensor and run): what in-place I/O saves, and what tests count.
+std::atomic<uint64_t> layout_conversions{0};
 constexpr int kMaxCores = 3;
 
 // NCHW int8 (the runtime's layout) <-> NC1HWC2 int8 (the NPU's), one image; images follow
@@ -58,6 +64,16 @@ class NpuExecutable final : public Executable {
     for (const NpuLayer& layer : layers_) batch_ = std::max(batch_, layer.input.batch);
     ORKNN_RETURN_IF_ERROR(allocate_tensors(graph, node_indices));
     ORKNN_RETURN_IF_ERROR(upload_constants());
+    return build_variants();
+  }
+
+  // Register programs carry every buffer's address, so they are built again when an
+  // application buffer replaces one of ours.
+  Status build_variants() {
+    for (Variant& variant : variants_) {
+      if (variant.regcmd.host) ORKNN_RETURN_IF_ERROR(npu_->destroy_memory(variant.regcmd));
+    }
+    variants_.clear();
     const int cores = std::min(npu_->info().core_count, kMaxCores);
     for (int count = 1; count <= cores; ++count) {
       ORKNN_ASSIGN_OR_RETURN(Variant variant,
@@ -65,6 +81,23 @@ class NpuExecutable final : public Executable {
       variants_.push_back(std::move(variant));
     }
     return ok_status();
+  }
+
+  // In place when the memory is this NPU's (allocated or imported) and NC1HWC2 int8 with the
+  // NPU's 16-channel blocks, big enough for every image.
+  Result<bool> bind_native(int32_t tensor, const NativeIoMemory& native) override {
+    FeatureBuffer* buffer = buffer_of(tensor);
+    if (!buffer || !(buffer->from_outside || buffer->to_outside)) return false;
+    const NpuDeviceMemory* memory = native.memory ? npu_memory_of(native.memory, *npu_) : nullptr;
+    const uint64_t bytes = feature_bytes(buffer->shape) * uint64_t(buffer->shape.batch);
+    const bool fits = memory && native.type == DataType::kInt8 && native.c2 == 16 &&
+                      memory->size() >= bytes && memory->npu_address() % 16 == 0;
+    const NpuDeviceMemory* chosen = fits ? memory : nullptr;
+    if (chosen != buffer->in_place) {
+      buffer->in_place = chosen;
+      ORKNN_RETURN_IF_ERROR(build_variants());
+    }
+    return fits;
   }
 
   Status bind(const std::vector<void*>& tensor_addresses) override {
@@ -81,7 +114,8 @@ class NpuExecutable final : public Executable {
 
   Status run(exec::Profiler* profiler) override {
     for (FeatureBuffer& buffer : tensors_) {
-      if (!buffer.from_outside) continue;
+      if (!buffer.from_outside || buffer.in_place) continue;
+      ++layout_conversions;
       for (int64_t image = 0; image < buffer.shape.batch; ++image) {
         to_native(buffer.shape,
                   static_cast<const int8_t*>(buffer.bound) + image * image_elements(buffer),
@@ -111,10 +145,10 @@ class NpuExecutable final : public Executable {
       // Buffers the job touches: what implicit-sync backends (rocket) order jobs by.
       for (const auto& layers : step.task_layers) {
         for (size_t layer : layers) {
-          job.writes.push_back(&buffer_of(layers_[layer].output_tensor)->memory);
+          job.writes.push_back(&active_memory(*buffer_of(layers_[layer].output_tensor)));
         }
       }
-      for (const FeatureBuffer& buffer : tensors_) job.reads.push_back(&buffer.memory);
+      for (const FeatureBuffer& buffer : tensors_) job.reads.push_back(&active_memory(buffer));
       for (const LayerConstants& constants : constants_) {
         if (constants.weights.host) job.reads.push_back(&constants.weights);
       }
@@ -132,7 +166,8 @@ class NpuExecutable final : public Executable {
       }
     }
     for (FeatureBuffer& buffer : tensors_) {
-      if (!buffer.to_outside) continue;
+      if (!buffer.to_outside || buffer.in_place) continue;
+      ++layout_conversions;
       ORKNN_RETURN_IF_ERROR(
           npu_->sync_memory(buffer.memory, driver_shim::SyncDirection::kFromDevice));
       for (int64_t image = 0; image < buffer.shape.batch; ++image) {
@@ -152,6 +187,8 @@ class NpuExecutable final : public Executable {
     bool from_outside = false;  // produced by another segment or a graph input
     bool to_outside = false;    // read by another segment or a graph output
     void* bound = nullptr;
+    // Application memory the NPU reads or writes instead of `memory` (bind_native).
+    const NpuDeviceMemory* in_place = nullptr;
   };
   struct LayerConstants {
     NpuMemory weights, bias, multipliers;
@@ -212,6 +249,10 @@ class NpuExecutable final : public Executable {
     }
     for (Variant& variant : variants_) memory.push_back(&variant.regcmd);
     return memory;
+  }
+
+  static const NpuMemory& active_memory(const FeatureBuffer& buffer) {
+    return buffer.in_place ? buffer.in_place->buffer()->memory : buffer.memory;
   }
 
   FeatureBuffer* buffer_of(int32_t tensor) {
@@ -281,8 +322,9 @@ class NpuExecutable final : public Executable {
   // Where `image` of a buffer's batch starts, as the NPU addresses it.
   uint32_t image_address(int32_t tensor, int64_t image) {
     const FeatureBuffer* buffer = buffer_of(tensor);
-    return buffer->memory.npu_address +
-           static_cast<uint32_t>(uint64_t(image) * feature_bytes(buffer->shape));
+    const uint32_t base =
+        buffer->in_place ? buffer->in_place->npu_address() : buffer->memory.npu_address;
+    return base + static_cast<uint32_t>(uint64_t(image) * feature_bytes(buffer->shape));
   }
 
   static int64_t image_elements(const FeatureBuffer& buffer) {
@@ -453,6 +495,10 @@ class NpuExecutable final : public Executable {
 };
 
 }  // namespace
+
+uint64_t layout_conversion_count() {
+  return layout_conversions.load();
+}
 
 Result<std::unique_ptr<Executable>> compile_npu_segment(std::shared_ptr<driver_shim::Npu> npu,
                                                         const graph::Graph& graph,

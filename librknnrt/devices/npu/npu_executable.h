@@ -18,4 +18,9 @@ Result<std::unique_ptr<Executable>> compile_npu_segment(std::shared_ptr<driver_s
                                                         const std::vector<size_t>& node_indices,
                                                         const std::vector<graph::Shape>& shapes);
 
+// How many segment inputs and outputs NPU runs in this process converted between the runtime's
+// layout and the NPU's (one per tensor and run). Inputs and outputs bound in place
+// (Executable::bind_native) are not converted, so tests use this to prove zero-copy runs.
+uint64_t layout_conversion_count();
+
 }  // namespace orknn::devices::npu
