@@ -95,10 +95,14 @@ class RknpuNpu final : public Npu {
       handle = static_cast<uint32_t>(own);
     } else {
       ORKNN_ASSIGN_OR_RETURN(handle, prime_import(fd_, fd, "rknpu"));
+      // The same dma-buf imported twice comes back as the same handle: count its users.
+      std::lock_guard<std::mutex> lock(mutex_);
+      ++import_users_[handle];
     }
     Result<NpuMemory> memory = create_with_handle(handle, offset + bytes, kMemIommu, offset);
     if (!memory.ok()) {
       if (misc_) ::close(static_cast<int>(handle));
+      if (!misc_) (void)last_import_user(handle);
       return unimplemented("rknpu cannot address imported fd ", fd, ": ",
                            memory.status().message());
     }
@@ -121,6 +125,10 @@ class RknpuNpu final : public Npu {
 
   Status destroy_memory(NpuMemory& memory) override {
     if (memory.host) unmap_host(memory);
+    if (memory.imported && !misc_ && !last_import_user(memory.handle)) {
+      memory = NpuMemory{};
+      return ok_status();
+    }
     MemDestroy destroy{memory.handle, 0, memory.cookie};
     const int result = ::ioctl(fd_, misc_ ? kMiscMemDestroy : kDrmMemDestroy, &destroy);
     if (misc_) ::close(static_cast<int>(memory.handle));
@@ -283,6 +291,15 @@ class RknpuNpu final : public Npu {
     return memory;
   }
 
+  // Drops one user of an imported DRM handle; true when it was the last.
+  bool last_import_user(uint32_t handle) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    auto it = import_users_.find(handle);
+    if (it == import_users_.end() || --it->second > 0) return it == import_users_.end();
+    import_users_.erase(it);
+    return true;
+  }
+
   // Mappings start on a page; an import's host pointer may not.
   static void unmap_host(const NpuMemory& memory) {
     const uintptr_t page = static_cast<uintptr_t>(sysconf(_SC_PAGESIZE));
@@ -308,6 +325,7 @@ class RknpuNpu final : public Npu {
   std::mutex mutex_;
   std::mutex submit_mutex_;
   std::map<NpuJobId, NpuJob> pending_;
+  std::map<uint32_t, int> import_users_;  // DRM handles from PRIME import, by user count
   NpuJobId next_job_ = 1;
   NpuMemory task_memory_;
 };

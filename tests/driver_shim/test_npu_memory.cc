@@ -285,6 +285,68 @@ void test_cycles_leak_no_fd(void**) {
   assert_int_equal(kernel_counters().live_bos, bos_before);
 }
 
+bool fake_kernel(const char* name) {
+  const char* fake = std::getenv("ORKNN_FAKE_NPU");
+  return fake && std::strcmp(fake, name) == 0;
+}
+
+// A buffer the application got elsewhere: a memfd named like the fake kernel's stand-in for a
+// dma_heap dma-buf (the emulator maps any fd), or a plain memfd no kernel would import.
+struct OutsideBuffer {
+  explicit OutsideBuffer(const char* name) {
+    fd = memfd_create(name, MFD_CLOEXEC);
+    assert_true(fd >= 0);
+    assert_int_equal(ftruncate(fd, 8192), 0);
+    mapping = mmap(nullptr, 8192, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    assert_true(mapping != MAP_FAILED);
+  }
+  ~OutsideBuffer() {
+    munmap(mapping, 8192);
+    close(fd);
+  }
+  int fd;
+  void* mapping;
+};
+
+// rknn_create_mem_from_fd of a dma-buf: rknpu (DRM PRIME or misc MEM_CREATE) and the emulator
+// import it so the NPU addresses it (it gets an NPU address); rocket cannot learn an import's
+// NPU address and copies. A memfd is no dma-buf: the kernels refuse it and the runtime copies.
+// Every way gives the general API's output.
+void test_create_mem_from_outside_fd(void**) {
+  std::vector<uint8_t> model = build_model();
+  rknn_context reference = init_context(model);
+  const std::vector<uint8_t> input = input_nchw(13);
+  const std::vector<uint8_t> expected = general_api_output(reference, input);
+  assert_int_equal(rknn_destroy(reference), RKNN_SUCC);
+  for (const char* name : {"orknn-fake-dma-buf", "plain-memfd"}) {
+    const bool dma_buf = std::strcmp(name, "orknn-fake-dma-buf") == 0;
+    const OrknnFakeNpuCounters before = kernel_counters();
+    {
+      OutsideBuffer buffer(name);
+      rknn_context context = init_context(model);
+      rknn_tensor_mem* in =
+          rknn_create_mem_from_fd(context, buffer.fd, buffer.mapping, kInputBytes, 0);
+      rknn_tensor_mem* out =
+          rknn_create_mem_from_fd(context, buffer.fd, buffer.mapping, kOutputBytes, 4096);
+      assert_non_null(in);
+      assert_non_null(out);
+      const bool addressed = backend() == "emu" || (dma_buf && backend() == "rknpu");
+      assert_int_equal(in->phys_addr != 0, addressed);
+      assert_int_equal(out->phys_addr != 0, addressed);
+      assert_memory_equal(zero_copy_output(context, in, out, input).data(), expected.data(),
+                          kOutputBytes);
+      if (backend() == "rknpu") {
+        assert_int_equal(kernel_counters().prime_imports - before.prime_imports, dma_buf ? 2 : 0);
+      }
+      // Destroyed in the other order than above: memory first, then the context that bound it.
+      assert_int_equal(rknn_destroy_mem(context, in), RKNN_SUCC);
+      assert_int_equal(rknn_destroy_mem(context, out), RKNN_SUCC);
+      assert_int_equal(rknn_destroy(context), RKNN_SUCC);
+    }
+    if (backend() != "emu") assert_int_equal(kernel_counters().live_bos, before.live_bos);
+  }
+}
+
 // Below, the runtime's internals (linked statically, so their NPU is this program's own).
 struct InternalRun {
   std::shared_ptr<orknn::driver_shim::Npu> npu;
@@ -364,6 +426,39 @@ void test_native_io_is_addressed_in_place(void**) {
   assert_int_equal(in_memory->data()[0], 42);
 }
 
+// The driver's answers to bad handles and fds reach the error messages as the kernel's errno.
+void test_driver_refuses_bad_handles_and_fds(void**) {
+  auto npu = orknn::driver_shim::open_npu(backend());
+  assert_true(npu.ok());
+  orknn::driver_shim::NpuMemory bogus;
+  bogus.handle = 4000;  // never handed out (misc: not an open fd)
+  auto exported = (*npu)->export_memory(bogus);
+  assert_false(exported.ok());
+  if (fake_kernel("rknpu") || fake_kernel("rocket")) {
+    assert_non_null(std::strstr(exported.status().message().c_str(), "No such file"));
+  }
+  int closed = memfd_create("closed", MFD_CLOEXEC);
+  close(closed);
+  auto imported = (*npu)->import_memory(closed, 4096, 0);
+  assert_false(imported.ok());
+  if (fake_kernel("rknpu")) {
+    assert_non_null(std::strstr(imported.status().message().c_str(), "Bad file descriptor"));
+  }
+  OutsideBuffer plain("plain-memfd");
+  auto not_dma_buf = (*npu)->import_memory(plain.fd, 4096, 0);
+  if (backend() == "emu") {
+    assert_true(not_dma_buf.ok());  // the emulator maps any fd
+    assert_true((*npu)->destroy_memory(*not_dma_buf).ok());
+  } else {
+    assert_false(not_dma_buf.ok());
+    assert_int_equal(static_cast<int>(not_dma_buf.status().code()),
+                     static_cast<int>(orknn::StatusCode::kUnimplemented));
+  }
+  if (fake_kernel("rknpu")) {
+    assert_non_null(std::strstr(not_dma_buf.status().message().c_str(), "Invalid argument"));
+  }
+}
+
 }  // namespace
 
 int main() {
@@ -372,7 +467,9 @@ int main() {
       cmocka_unit_test(test_zero_copy_equals_general_api),
       cmocka_unit_test(test_create_mem_from_own_fd),
       cmocka_unit_test(test_cycles_leak_no_fd),
+      cmocka_unit_test(test_create_mem_from_outside_fd),
       cmocka_unit_test(test_native_io_is_addressed_in_place),
+      cmocka_unit_test(test_driver_refuses_bad_handles_and_fds),
   };
   return cmocka_run_group_tests(tests, nullptr, nullptr);
 }
