@@ -138,6 +138,15 @@ std::vector<uint8_t> general_api_output(rknn_context context, std::vector<uint8_
   return result;
 }
 
+// What the general API computes for `input` on a context of its own.
+std::vector<uint8_t> reference_output(std::vector<uint8_t>& model,
+                                      const std::vector<uint8_t>& input) {
+  rknn_context context = init_context(model);
+  std::vector<uint8_t> output = general_api_output(context, input);
+  assert_int_equal(rknn_destroy(context), RKNN_SUCC);
+  return output;
+}
+
 // attr of input (or output) 0 edited to NC1HWC2 int8, the NPU's own layout.
 rknn_tensor_attr native_attr(rknn_context context, bool input) {
   rknn_tensor_attr attr;
@@ -210,14 +219,25 @@ void test_create_mem_is_shareable_driver_memory(void**) {
   }
   assert_int_equal(rknn_destroy_mem(0, mem), RKNN_SUCC);
   assert_int_equal(rknn_destroy_mem(0, mem), RKNN_ERR_PARAM_INVALID);  // twice: refused, no crash
+  // The cache flag reaches the vendor driver (RKNPU_MEM_CACHEABLE, bit 1).
+  if (backend() == "rknpu") {
+    for (bool cacheable : {true, false}) {
+      rknn_tensor_mem* flagged = rknn_create_mem2(
+          0, 4096,
+          RKNN_MEM_FLAG_ALLOC_NO_CONTEXT |
+              (cacheable ? RKNN_FLAG_MEMORY_CACHEABLE : RKNN_FLAG_MEMORY_NON_CACHEABLE));
+      assert_non_null(flagged);
+      assert_int_equal((kernel_counters().last_mem_create_flags & 2u) != 0, cacheable);
+      assert_int_equal(rknn_destroy_mem(0, flagged), RKNN_SUCC);
+    }
+  }
   if (backend() != "emu") assert_int_equal(kernel_counters().live_bos, before.live_bos);
 }
 
 void test_zero_copy_equals_general_api(void**) {
   std::vector<uint8_t> model = build_model();
-  rknn_context context = init_context(model);
   const std::vector<uint8_t> input = input_nchw(3);
-  const std::vector<uint8_t> expected = general_api_output(context, input);
+  const std::vector<uint8_t> expected = reference_output(model, input);
   rknn_context zero_copy = init_context(model);
   rknn_tensor_mem* in = rknn_create_mem(zero_copy, kInputBytes);
   rknn_tensor_mem* out = rknn_create_mem(zero_copy, kOutputBytes);
@@ -231,16 +251,15 @@ void test_zero_copy_equals_general_api(void**) {
   assert_int_equal(rknn_mem_sync(0, in, RKNN_MEMORY_SYNC_TO_DEVICE), RKNN_SUCC);
   assert_int_equal(rknn_destroy_mem(0, in), RKNN_SUCC);
   assert_int_equal(rknn_destroy_mem(0, out), RKNN_SUCC);
-  assert_int_equal(rknn_destroy(context), RKNN_SUCC);
 }
 
 // An fd from rknn_create_mem wrapped again with rknn_create_mem_from_fd (the internal-memory
 // reuse pattern), and the wrapper outliving the original.
 void test_create_mem_from_own_fd(void**) {
   std::vector<uint8_t> model = build_model();
-  rknn_context context = init_context(model);
   const std::vector<uint8_t> input = input_nchw(11);
-  const std::vector<uint8_t> expected = general_api_output(context, input);
+  const std::vector<uint8_t> expected = reference_output(model, input);
+  rknn_context context = init_context(model);
   rknn_tensor_mem* big = rknn_create_mem(context, 8192);
   assert_non_null(big);
   rknn_tensor_mem* in = rknn_create_mem_from_fd(context, big->fd, big->virt_addr, kInputBytes, 0);
@@ -259,10 +278,8 @@ void test_create_mem_from_own_fd(void**) {
 
 void test_cycles_leak_no_fd(void**) {
   std::vector<uint8_t> model = build_model();
-  rknn_context reference = init_context(model);
   const std::vector<uint8_t> input = input_nchw(5);
-  const std::vector<uint8_t> expected = general_api_output(reference, input);
-  assert_int_equal(rknn_destroy(reference), RKNN_SUCC);
+  const std::vector<uint8_t> expected = reference_output(model, input);
   const int fds_before = open_fd_count();
   const int bos_before = kernel_counters().live_bos;
   rknn_context context = 0;
@@ -314,10 +331,8 @@ struct OutsideBuffer {
 // Every way gives the general API's output.
 void test_create_mem_from_outside_fd(void**) {
   std::vector<uint8_t> model = build_model();
-  rknn_context reference = init_context(model);
   const std::vector<uint8_t> input = input_nchw(13);
-  const std::vector<uint8_t> expected = general_api_output(reference, input);
-  assert_int_equal(rknn_destroy(reference), RKNN_SUCC);
+  const std::vector<uint8_t> expected = reference_output(model, input);
   for (const char* name : {"orknn-fake-dma-buf", "plain-memfd"}) {
     const bool dma_buf = std::strcmp(name, "orknn-fake-dma-buf") == 0;
     const OrknnFakeNpuCounters before = kernel_counters();

@@ -315,6 +315,7 @@ int FakeKernel::rknpu_ioctl(unsigned long request, void* argument) {
     if (wide && old_driver) return fail(ENOTTY);
     auto* create = static_cast<MemCreateOld*>(argument);  // common prefix
     uint32_t handle = 0;
+    counters_.last_mem_create_flags = create->flags;
     if (create->handle != 0 && !misc) {
       // DRM: a handle of this file (e.g. from PRIME import) gets its info, nothing is allocated.
       if (!bo_by_handle(create->handle)) return fail(EINVAL);

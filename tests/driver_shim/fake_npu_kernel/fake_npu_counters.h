@@ -11,10 +11,11 @@ struct OrknnFakeNpuCounters {
   int old_mem_creates;
   int wide_mem_creates;
   uint32_t last_core_mask;
-  uint32_t cores_run;  // mask of the cores that executed tasks
-  int prime_exports;   // DRM_IOCTL_PRIME_HANDLE_TO_FD that succeeded
-  int prime_imports;   // PRIME_FD_TO_HANDLE / misc MEM_CREATE imports that succeeded
-  int live_bos;        // BOs alive now
+  uint32_t cores_run;              // mask of the cores that executed tasks
+  int prime_exports;               // DRM_IOCTL_PRIME_HANDLE_TO_FD that succeeded
+  int prime_imports;               // PRIME_FD_TO_HANDLE / misc MEM_CREATE imports that succeeded
+  int live_bos;                    // BOs alive now
+  uint32_t last_mem_create_flags;  // rknpu: flags of the last MEM_CREATE
 };
 
 // extern "C" OrknnFakeNpuCounters orknn_fake_npu_counters(void);
