@@ -41,8 +41,14 @@ class EmulatedNpu final : public Npu {
 
   const NpuInfo& info() const override { return info_; }
 
-  Result<NpuMemory> create_memory(size_t bytes) override {
-    ORKNN_ASSIGN_OR_RETURN(emu::Emulator::Allocation allocation, emulator_.allocate(bytes));
+  Result<NpuMemory> create_memory(size_t bytes) override { return allocate(bytes, false); }
+  Result<NpuMemory> create_shareable_memory(size_t bytes, bool) override {
+    return allocate(bytes, true);
+  }
+
+  Result<NpuMemory> allocate(size_t bytes, bool shareable) {
+    ORKNN_ASSIGN_OR_RETURN(emu::Emulator::Allocation allocation,
+                           emulator_.allocate(bytes, shareable));
     NpuMemory memory;
     memory.handle = allocation.handle;
     memory.cookie = allocation.handle;

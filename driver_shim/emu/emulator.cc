@@ -26,7 +26,7 @@ Emulator::Emulator(int core_count) : core_count_(core_count) {
 
 Emulator::Buffer::~Buffer() {
   munmap(host, mapped_size);
-  close(fd);
+  if (fd >= 0) close(fd);
 }
 
 Result<Emulator::Allocation> Emulator::insert_mapping(int fd, size_t bytes, uint64_t offset) {
@@ -38,15 +38,16 @@ Result<Emulator::Allocation> Emulator::insert_mapping(int fd, size_t bytes, uint
     candidate = std::max<uint64_t>(candidate, address + buffer->mapped_size);
   }
   if (candidate + rounded > kAddressSpaceEnd) {
-    close(fd);
+    if (fd >= 0) close(fd);
     return make_error(StatusCode::kOutOfMemory, "NPU address space exhausted: cannot map ", bytes,
                       " more bytes below 4 GiB");
   }
+  const int flags = fd >= 0 ? MAP_SHARED : MAP_SHARED | MAP_ANONYMOUS;
   void* host =
-      mmap(nullptr, rounded, PROT_READ | PROT_WRITE, MAP_SHARED, fd, static_cast<off_t>(offset));
+      mmap(nullptr, rounded, PROT_READ | PROT_WRITE, flags, fd, static_cast<off_t>(offset));
   if (host == MAP_FAILED) {
     const int error = errno;
-    close(fd);
+    if (fd >= 0) close(fd);
     return make_error(StatusCode::kOutOfMemory, "cannot map ", bytes,
                       " bytes of NPU memory: ", std::strerror(error));
   }
@@ -57,9 +58,13 @@ Result<Emulator::Allocation> Emulator::insert_mapping(int fd, size_t bytes, uint
   return allocation;
 }
 
-Result<Emulator::Allocation> Emulator::allocate(size_t bytes) {
+Result<Emulator::Allocation> Emulator::allocate(size_t bytes, bool shareable) {
   if (bytes == 0) return invalid_argument("NPU memory size 0: a buffer needs at least one byte");
   const uint64_t rounded = (bytes + kPageSize - 1) / kPageSize * kPageSize;
+  if (!shareable) {
+    std::lock_guard<std::mutex> lock(memory_mutex_);
+    return insert_mapping(-1, bytes, 0);
+  }
   // A memfd rather than heap memory, so the buffer can be exported as an fd (export_fd).
   const int fd = static_cast<int>(memfd_create("orknn_npu_buffer", MFD_CLOEXEC));
   if (fd < 0) {
@@ -95,6 +100,10 @@ Result<int> Emulator::export_fd(uint32_t handle) {
   std::lock_guard<std::mutex> lock(memory_mutex_);
   for (const auto& [address, buffer] : buffers_) {
     if (buffer->handle != handle) continue;
+    if (buffer->fd < 0) {
+      return invalid_argument("NPU memory handle ", handle,
+                              " is not shareable (allocate it with shareable = true)");
+    }
     const int fd = fcntl(buffer->fd, F_DUPFD_CLOEXEC, 0);
     if (fd < 0) {
       return make_error(StatusCode::kOutOfMemory, "cannot export NPU memory handle ", handle, ": ",

@@ -7,8 +7,8 @@
 // Thread-safety: memory calls and run_tasks on different cores may run concurrently; one core
 // runs one chain at a time.
 //
-// Memory: every buffer is a shared mapping of a memfd (allocate) or of a file the caller hands
-// in (adopt, the import of a dma-buf), so an fd exported from it maps the very bytes the
+// Memory: a shareable buffer is a shared mapping of a memfd (allocate) or of a file the caller
+// hands in (adopt, the import of a dma-buf), so an fd exported from it maps the very bytes the
 // cores read and write, in this process or any other it is passed to.
 #pragma once
 
@@ -53,9 +53,11 @@ class Emulator {
     uint32_t npu_address = 0;
     uint8_t* host = nullptr;
     size_t size = 0;
-    int fd = -1;  // the emulator's own fd of the buffer; borrowed, never close it
+    int fd = -1;  // the emulator's own fd of the buffer (-1: not shareable); borrowed
   };
-  Result<Allocation> allocate(size_t bytes);
+  // `shareable` buffers are memfds (export_fd works); others are anonymous shared memory, so
+  // a model's many internal buffers use no file descriptors.
+  Result<Allocation> allocate(size_t bytes, bool shareable = false);
   // Maps `bytes` of `fd` from `offset` (a multiple of the page size) into the address space,
   // sharing its pages. The emulator keeps its own duplicate of `fd`; the caller keeps `fd`.
   Result<Allocation> adopt(int fd, size_t bytes, uint64_t offset);

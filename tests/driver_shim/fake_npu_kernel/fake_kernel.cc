@@ -175,7 +175,7 @@ int FakeKernel::add_bo(const driver_shim::emu::Emulator::Allocation& allocation,
 }
 
 int FakeKernel::create_bo(size_t size, uint32_t flags, uint32_t* out_handle) {
-  auto allocation = emulator_->allocate(size);
+  auto allocation = emulator_->allocate(size, true);  // every BO can be exported
   if (!allocation.ok()) return fail(ENOMEM);
   // The misc dma-buf fd is another fd of the BO's memfd, so it maps the same pages.
   const int misc_fd =
