@@ -213,9 +213,15 @@ void test_create_mem_is_shareable_driver_memory(void**) {
   assert_int_equal(waitpid(child, &status, 0), child);
   assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
   assert_int_equal(bytes[0], 0x5a);
+  // rknn_mem_sync is the driver's sync: one per direction, two for both.
   for (int mode :
        {RKNN_MEMORY_SYNC_TO_DEVICE, RKNN_MEMORY_SYNC_FROM_DEVICE, RKNN_MEMORY_SYNC_BIDIRECTIONAL}) {
+    const int syncs = kernel_counters().mem_syncs;
     assert_int_equal(rknn_mem_sync(0, mem, static_cast<rknn_mem_sync_mode>(mode)), RKNN_SUCC);
+    if (backend() != "emu") {
+      assert_int_equal(kernel_counters().mem_syncs - syncs,
+                       mode == RKNN_MEMORY_SYNC_BIDIRECTIONAL ? 2 : 1);
+    }
   }
   assert_int_equal(rknn_destroy_mem(0, mem), RKNN_SUCC);
   assert_int_equal(rknn_destroy_mem(0, mem), RKNN_ERR_PARAM_INVALID);  // twice: refused, no crash

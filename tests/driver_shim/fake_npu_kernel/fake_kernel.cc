@@ -349,6 +349,7 @@ int FakeKernel::rknpu_ioctl(unsigned long request, void* argument) {
     auto* sync = static_cast<MemSync*>(argument);
     Bo* bo = bo_by_cookie(sync->obj_addr);
     if (!bo || sync->offset + sync->size > bo->size || sync->flags == 0) return fail(EINVAL);
+    ++counters_.mem_syncs;
     return 0;
   }
   if (request == (misc ? kMiscMemDestroy : kDrmMemDestroy)) {
@@ -468,11 +469,14 @@ int FakeKernel::rocket_ioctl(unsigned long request, void* argument) {
   if (request == kPrepBo) {
     auto* prep = static_cast<PrepBo*>(argument);
     if (prep->reserved != 0 || !bo_by_handle(prep->handle)) return fail(EINVAL);
-    return busy_.count(prep->handle) ? fail(ETIMEDOUT) : 0;
+    if (busy_.count(prep->handle)) return fail(ETIMEDOUT);
+    ++counters_.mem_syncs;
+    return 0;
   }
   if (request == kFiniBo) {
     auto* fini = static_cast<FiniBo*>(argument);
     if (fini->reserved != 0 || !bo_by_handle(fini->handle)) return fail(EINVAL);
+    ++counters_.mem_syncs;
     return 0;
   }
   if (request == kSubmit) {

@@ -16,6 +16,7 @@ struct OrknnFakeNpuCounters {
   int prime_imports;               // PRIME_FD_TO_HANDLE / misc MEM_CREATE imports that succeeded
   int live_bos;                    // BOs alive now
   uint32_t last_mem_create_flags;  // rknpu: flags of the last MEM_CREATE
+  int mem_syncs;                   // rknpu MEM_SYNC, rocket PREP_BO and FINI_BO that succeeded
 };
 
 // extern "C" OrknnFakeNpuCounters orknn_fake_npu_counters(void);
