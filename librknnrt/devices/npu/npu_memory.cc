@@ -105,7 +105,8 @@ class NpuMemoryAllocator final : public DeviceMemoryAllocator {
 }  // namespace
 
 NpuBuffer::~NpuBuffer() {
-  (void)npu->destroy_memory(memory);
+  const Status status = npu->destroy_memory(memory);
+  if (!status.ok()) log_warning("NPU memory not released: ", status.message());
 }
 
 NpuDeviceMemory::NpuDeviceMemory(std::shared_ptr<NpuBuffer> buffer, size_t offset, size_t size,
