@@ -36,6 +36,7 @@ struct NpuMemory {
   size_t size = 0;
   uint8_t* host = nullptr;
   uint64_t mmap_offset = 0;
+  size_t host_lead = 0;   // bytes of the mapping before `host` (an import at an offset)
   bool imported = false;  // from import_memory: the pages belong to someone else's dma-buf
 };
 

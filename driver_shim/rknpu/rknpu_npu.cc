@@ -268,9 +268,8 @@ class RknpuNpu final : public Npu {
     memory.handle = handle;
     memory.cookie = obj_addr;
     memory.size = bytes - offset;
-    const uint64_t page = static_cast<uint64_t>(sysconf(_SC_PAGESIZE));
-    const uint64_t lead = offset % page;
-    uint64_t map_offset = offset - lead;
+    // The whole object from its start: GEM mmap handlers may not honour an offset inside it.
+    uint64_t map_offset = 0;
     int map_fd = static_cast<int>(handle);  // misc: the handle is a dma-buf fd
     if (!misc_) {
       MemMap map{handle, 0, 0};
@@ -280,12 +279,13 @@ class RknpuNpu final : public Npu {
       map_offset += map.offset;
       map_fd = fd_;
     }
-    void* host = ::mmap(nullptr, lead + memory.size, PROT_READ | PROT_WRITE, MAP_SHARED, map_fd,
+    void* host = ::mmap(nullptr, offset + memory.size, PROT_READ | PROT_WRITE, MAP_SHARED, map_fd,
                         static_cast<off_t>(map_offset));
     if (host == MAP_FAILED) {
       return release(internal_failure("mmap of rknpu memory failed: ", errno_text()));
     }
-    memory.host = static_cast<uint8_t*>(host) + lead;
+    memory.host = static_cast<uint8_t*>(host) + offset;
+    memory.host_lead = offset;
     memory.npu_address = static_cast<uint32_t>(dma_addr + offset);
     memory.mmap_offset = map_offset;
     return memory;
@@ -300,12 +300,9 @@ class RknpuNpu final : public Npu {
     return true;
   }
 
-  // Mappings start on a page; an import's host pointer may not.
+  // An import's host pointer is `host_lead` bytes into the object's mapping.
   static void unmap_host(const NpuMemory& memory) {
-    const uintptr_t page = static_cast<uintptr_t>(sysconf(_SC_PAGESIZE));
-    const uintptr_t address = reinterpret_cast<uintptr_t>(memory.host);
-    const uintptr_t base = address / page * page;
-    ::munmap(reinterpret_cast<void*>(base), memory.size + (address - base));
+    ::munmap(memory.host - memory.host_lead, memory.host_lead + memory.size);
   }
 
   Status ensure_task_memory(size_t tasks) {
