@@ -2,6 +2,7 @@
 
 #include <chrono>
 #include <filesystem>
+#include <memory>
 
 #include "analysis/accuracy_analysis.h"
 #include "export/model_export.h"
@@ -12,6 +13,7 @@
 #include "quantize/calibration.h"
 #include "quantize/float_precision.h"
 #include "quantize/int8_rewrite.h"
+#include "quantize/layer_inputs.h"
 #include "quantize/quantization_config.h"
 
 namespace orknn::convert {
@@ -173,6 +175,8 @@ Status quantize_with_calibration(const ConvertOptions& options, PreparedModel* p
     ORKNN_RETURN_IF_ERROR(check_overrides_against(overrides, prepared->float_graph,
                                                   options.quantization_config_path));
   }
+  // Calibration inputs of the product layers, for their weight rounding and bias correction.
+  std::map<std::string, LayerInputRows> layer_inputs;
   // Tensors whose range the config fixes, or whose node stays float16, need no calibration.
   std::vector<std::string> needed;
   for (const std::string& name : calibration_tensors(prepared->float_graph)) {
@@ -190,8 +194,15 @@ Status quantize_with_calibration(const ConvertOptions& options, PreparedModel* p
     }
     ORKNN_ASSIGN_OR_RETURN(Dataset dataset,
                            read_dataset(options.dataset_path, prepared->float_graph.inputs.size()));
-    ORKNN_ASSIGN_OR_RETURN(prepared->calibration,
-                           calibrate(prepared->float_graph, dataset, needed, options));
+    std::unique_ptr<LayerInputCollector> collector;
+    if (options.weight_rounding != WeightRounding::kNearest || options.bias_correction) {
+      collector =
+          std::make_unique<LayerInputCollector>(prepared->float_graph, options.weight_rounding_rows,
+                                                static_cast<int>(dataset.samples.size()));
+    }
+    ORKNN_ASSIGN_OR_RETURN(prepared->calibration, calibrate(prepared->float_graph, dataset, needed,
+                                                            options, collector.get()));
+    if (collector) layer_inputs = collector->take_rows();
   }
   prepared->ranges = prepared->calibration.ranges;
   for (const auto& [name, range] : overrides.ranges) prepared->ranges[name] = range;
@@ -202,6 +213,10 @@ Status quantize_with_calibration(const ConvertOptions& options, PreparedModel* p
   plan.float16_tensors = overrides.float16_tensors;
   plan.method = options.quantized_method;
   plan.share_through_data_movement = options.optimization_level >= 3;
+  plan.layer_inputs = &layer_inputs;
+  plan.weight_rounding = options.weight_rounding;
+  plan.bias_correction = options.bias_correction;
+  plan.threads = options.calibration_threads;
   std::vector<std::string> notes;
   ORKNN_RETURN_IF_ERROR(rewrite_to_int8(graph, plan, &notes));
   if (summary) {
