@@ -31,6 +31,8 @@ struct CompensatedRoundingSettings {
   // Added to H's diagonal, relative to its mean diagonal: keeps H invertible when the samples
   // do not span every column (fewer rows than columns, inputs that are always zero).
   double relative_damping = 0.01;
+  // Columns go in their natural order: quantizing the largest-input columns first (GPTQ's
+  // "act order") lowered yolov5n_320's cosine here (0.9825 -> 0.9797 mmse/channel).
 };
 
 // Nearest rounding, the runtime's rule (docs/quantization.md 2) with zero point 0.
