@@ -5,6 +5,7 @@
 #include <memory>
 
 #include "analysis/accuracy_analysis.h"
+#include "analysis/layer_sensitivity.h"
 #include "export/model_export.h"
 #include "export/runtime_model.h"
 #include "onnx_import/onnx_graph_import.h"
@@ -177,6 +178,7 @@ Status quantize_with_calibration(const ConvertOptions& options, PreparedModel* p
   }
   // Calibration inputs of the product layers, for their weight rounding and bias correction.
   std::map<std::string, LayerInputRows> layer_inputs;
+  Dataset dataset;
   // Tensors whose range the config fixes, or whose node stays float16, need no calibration.
   std::vector<std::string> needed;
   for (const std::string& name : calibration_tensors(prepared->float_graph)) {
@@ -192,7 +194,7 @@ Status quantize_with_calibration(const ConvertOptions& options, PreparedModel* p
           "--do-quantization false for a float model (",
           needed.size(), " tensors need a range, e.g. '", needed[0], "')");
     }
-    ORKNN_ASSIGN_OR_RETURN(Dataset dataset,
+    ORKNN_ASSIGN_OR_RETURN(dataset,
                            read_dataset(options.dataset_path, prepared->float_graph.inputs.size()));
     std::unique_ptr<LayerInputCollector> collector;
     if (options.weight_rounding != WeightRounding::kNearest || options.bias_correction) {
@@ -218,13 +220,24 @@ Status quantize_with_calibration(const ConvertOptions& options, PreparedModel* p
   plan.bias_correction = options.bias_correction;
   plan.threads = options.calibration_threads;
   std::vector<std::string> notes;
+  const ir::Graph before_rewrite = options.auto_hybrid_layers > 0 ? *graph : ir::Graph{};
   ORKNN_RETURN_IF_ERROR(rewrite_to_int8(graph, plan, &notes));
+  if (options.auto_hybrid_layers > 0 && !dataset.samples.empty()) {
+    ORKNN_ASSIGN_OR_RETURN(
+        std::vector<LayerLoss> losses,
+        rank_layers_by_int8_loss(prepared->float_graph, *graph, dataset.samples[0].files, options));
+    const size_t count = std::min(losses.size(), static_cast<size_t>(options.auto_hybrid_layers));
+    for (size_t i = 0; i < count; ++i) plan.float16_tensors.insert(losses[i].output);
+    *graph = before_rewrite;
+    notes.clear();
+    ORKNN_RETURN_IF_ERROR(rewrite_to_int8(graph, plan, &notes));
+    prepared->float16_tensors = plan.float16_tensors;
+  }
   if (summary) {
     summary->notes.insert(summary->notes.end(), notes.begin(), notes.end());
     summary->calibration_samples = prepared->calibration.samples;
     summary->calibration_seconds = prepared->calibration.seconds;
-    summary->float16_layers.assign(overrides.float16_tensors.begin(),
-                                   overrides.float16_tensors.end());
+    summary->float16_layers.assign(plan.float16_tensors.begin(), plan.float16_tensors.end());
   }
   return ok_status();
 }

@@ -60,10 +60,13 @@ struct ConvertOptions {
   // inputs, and biases corrected for the mean error that remains (quantize/weight_rounding.h).
   WeightRounding weight_rounding = WeightRounding::kErrorCompensated;
   bool bias_correction = true;
-  int64_t weight_rounding_rows = 4096;  // calibration input rows kept per layer for both
-  bool quiet = false;                   // no progress bar, no summary
-  bool verify_with_runtime = true;      // load the written model in the runtime as a last check
-  std::string config_directory;         // relative paths in a config file resolve here
+  int64_t weight_rounding_rows = 4096;
+  // Automatic hybrid quantization: this many int8 layers, those accuracy analysis finds losing
+  // the most (analysis/layer_sensitivity.h), are kept in float16. 0: none (pure w8a8).
+  int auto_hybrid_layers = 0;       // calibration input rows kept per layer for both
+  bool quiet = false;               // no progress bar, no summary
+  bool verify_with_runtime = true;  // load the written model in the runtime as a last check
+  std::string config_directory;     // relative paths in a config file resolve here
 
   // accuracy-analysis
   std::vector<std::string> analysis_inputs;  // one file per model input

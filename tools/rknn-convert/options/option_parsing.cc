@@ -492,6 +492,14 @@ const std::vector<OptionKey>& option_keys() {
          ORKNN_ASSIGN_OR_RETURN(o->bias_correction, read_bool(s, n));
          return ok_status();
        }},
+      {"auto_hybrid_layers",
+       [](const ValueSource& s, const YAML::Node& n, ConvertOptions* o) -> Status {
+         ORKNN_ASSIGN_OR_RETURN(int64_t layers, read_integer(s, n));
+         if (layers < 0 || layers > 100000)
+           return option_error(s, layers, " is not in [0, 100000]");
+         o->auto_hybrid_layers = static_cast<int>(layers);
+         return ok_status();
+       }},
       {"weight_rounding_rows",
        [](const ValueSource& s, const YAML::Node& n, ConvertOptions* o) -> Status {
          ORKNN_ASSIGN_OR_RETURN(int64_t rows, read_integer(s, n));
@@ -756,6 +764,8 @@ options (toolkit names; dashes or underscores; lists in YAML flow syntax or a,b;
   --weight-rounding NAME        error_compensated (default: weights chosen so their errors
                                 cancel on the calibration inputs) or nearest
   --bias-correction BOOL        default true: biases absorb the weights' mean output error
+  --auto-hybrid-layers N        keep the N int8 layers that lose the most (accuracy analysis
+                                on the first dataset sample) in float16 (default 0)
   --weight-rounding-rows N      calibration input rows kept per layer for both (default 4096)
   --analysis-inputs FILES       accuracy-analysis sample, one file per input
   --output-dir DIR              accuracy-analysis output directory (default ./snapshot)
