@@ -266,6 +266,12 @@ void test_options(void**) {
   assert_false(bad.ok());
   assert_non_null(strstr(bad.message().c_str(), "not in [16, 1000000]"));
   assert_false(apply_config_text("bias_correction: maybe\n", "/base", "t.yaml", &options).ok());
+  assert_int_equal(options.auto_hybrid_layers, 0);
+  assert_true(apply_config_text("auto_hybrid_layers: 7\n", "/base", "t.yaml", &options).ok());
+  assert_int_equal(options.auto_hybrid_layers, 7);
+  bad = apply_config_text("auto_hybrid_layers: -1\n", "/base", "t.yaml", &options);
+  assert_false(bad.ok());
+  assert_non_null(strstr(bad.message().c_str(), "not in [0, 100000]"));
 }
 
 }  // namespace
