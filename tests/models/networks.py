@@ -175,9 +175,10 @@ def yolov5s(seed=4, opset=12, resolution=640, classes=80, anchors=3, width=1.0,
     # out of reach in w8a8 here: what remains is mostly activation rounding (8 bits per tensor),
     # spread over every layer and amplified by the network; int8 weights alone (float
     # activations) already give 0.993-0.997 before the compensation (docs/testing-converter.md).
-    # The limit sits just below what we reach, so the test catches regressions.
+    # The limit sits just below what every algorithm and weight method reaches (the lowest is
+    # yolov5s normal/layer, 0.9650), so the test catches regressions.
     return _finish(b, f"{variant} v6 shape, {resolution}x{resolution}, 3 raw heads",
-                   int8_min_cosine=0.965)
+                   int8_min_cosine=0.964)
 
 
 def yolov5n(seed=7, opset=12, resolution=320):

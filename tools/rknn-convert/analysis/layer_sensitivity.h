@@ -4,6 +4,9 @@
 // "single" mode) and is scored by 1 - cosine similarity of its output to the float output; the
 // highest scores are the layers to keep in float16. The score is the layer's own loss, which
 // is what float16 removes; how much the network downstream amplifies it is not measured.
+// Scoring by the loss a layer adds in the whole int8 model (its output's loss minus its inputs')
+// was tried and chose worse: it favours layers that amplify their input's error, which float16
+// does not change (yolov5n_320 mmse/channel with 20 float16 layers: 0.983 vs 0.989).
 #pragma once
 
 #include <string>

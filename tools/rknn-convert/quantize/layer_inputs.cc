@@ -43,19 +43,20 @@ LayerInputCollector::LayerInputCollector(const ir::Graph& float_graph, int64_t m
       layer.convolution = true;
       layer.batch = input.shape[0];
       layer.channels = input.shape[1];
-      layer.height = input.shape[2];
-      layer.width = input.shape[3];
-      layer.out_height = output.shape[2];
-      layer.out_width = output.shape[3];
-      layer.kernel_h = weights.shape[2];
-      layer.kernel_w = weights.shape[3];
-      layer.stride_h = strides[0];
-      layer.stride_w = strides[1];
-      layer.dilation_h = dilations[0];
-      layer.dilation_w = dilations[1];
+      kernels::reference::Window2D& window = layer.window;
+      window.input_height = input.shape[2];
+      window.input_width = input.shape[3];
+      window.output_height = output.shape[2];
+      window.output_width = output.shape[3];
+      window.kernel_height = weights.shape[2];
+      window.kernel_width = weights.shape[3];
+      window.stride_height = strides[0];
+      window.stride_width = strides[1];
+      window.dilation_height = dilations[0];
+      window.dilation_width = dilations[1];
       if (auto_pad == "NOTSET") {
-        layer.pad_top = pads[0];
-        layer.pad_left = pads[1];
+        window.pad_top = pads[0];
+        window.pad_left = pads[1];
       }
       if (weights.shape[1] != layer.channels) continue;
     } else if (node.op_type == "Gemm") {
@@ -88,19 +89,21 @@ void LayerInputCollector::append_row(const Layer& layer, const std::vector<float
     out.insert(out.end(), row, row + layer.channels);
     return;
   }
-  const int64_t per_image = layer.out_height * layer.out_width;
+  const kernels::reference::Window2D& window = layer.window;
+  const int64_t per_image = window.output_height * window.output_width;
   const int64_t image = position / per_image;
-  const int64_t oy = (position % per_image) / layer.out_width;
-  const int64_t ox = position % layer.out_width;
-  const float* base = input.data() + image * layer.channels * layer.height * layer.width;
+  const int64_t oy = (position % per_image) / window.output_width;
+  const int64_t ox = position % window.output_width;
+  const int64_t plane_size = window.input_height * window.input_width;
+  const float* base = input.data() + image * layer.channels * plane_size;
   for (int64_t c = 0; c < layer.channels; ++c) {
-    const float* plane = base + c * layer.height * layer.width;
-    for (int64_t ky = 0; ky < layer.kernel_h; ++ky) {
-      const int64_t y = oy * layer.stride_h - layer.pad_top + ky * layer.dilation_h;
-      for (int64_t kx = 0; kx < layer.kernel_w; ++kx) {
-        const int64_t x = ox * layer.stride_w - layer.pad_left + kx * layer.dilation_w;
-        const bool inside = y >= 0 && y < layer.height && x >= 0 && x < layer.width;
-        out.push_back(inside ? plane[y * layer.width + x] : 0.0f);  // padding is zero
+    const float* plane = base + c * plane_size;
+    for (int64_t ky = 0; ky < window.kernel_height; ++ky) {
+      const int64_t y = oy * window.stride_height - window.pad_top + ky * window.dilation_height;
+      for (int64_t kx = 0; kx < window.kernel_width; ++kx) {
+        const int64_t x = ox * window.stride_width - window.pad_left + kx * window.dilation_width;
+        const bool inside = y >= 0 && y < window.input_height && x >= 0 && x < window.input_width;
+        out.push_back(inside ? plane[y * window.input_width + x] : 0.0f);  // padding is zero
       }
     }
   }
@@ -112,8 +115,7 @@ void LayerInputCollector::add_sample(
   const int64_t per_sample = (max_rows_ + samples_ - 1) / samples_;
   for (const Layer& layer : layers_) {
     const std::vector<float>* input = values_of(layer.input);
-    const int64_t expected = layer.batch * layer.channels * layer.height * layer.width;
-    if (!input || static_cast<int64_t>(input->size()) != expected) continue;
+    if (!input || static_cast<int64_t>(input->size()) != layer.input_elements()) continue;
     LayerInputRows& rows = rows_[layer.output];
     const int64_t positions = layer.positions();
     if (positions <= per_sample) {

@@ -11,6 +11,7 @@
 
 #include "ir/graph.h"
 #include "quantize/weight_rounding.h"
+#include "reference/window_geometry.h"
 
 namespace orknn::convert {
 
@@ -37,12 +38,14 @@ class LayerInputCollector {
     std::string output;
     std::string input;
     bool convolution = false;
-    int64_t batch = 1, channels = 0, height = 0, width = 0;  // input (Gemm: rows x channels)
-    int64_t out_height = 1, out_width = 1;
-    int64_t kernel_h = 1, kernel_w = 1, stride_h = 1, stride_w = 1;
-    int64_t pad_top = 0, pad_left = 0, dilation_h = 1, dilation_w = 1;
-    int64_t columns() const { return channels * kernel_h * kernel_w; }
-    int64_t positions() const { return batch * out_height * out_width; }
+    int64_t batch = 1, channels = 0;  // input (Gemm: rows x channels)
+    // Conv's window, in the reference kernels' terms (Gemm: all 1, no padding).
+    kernels::reference::Window2D window;
+    int64_t columns() const { return channels * window.kernel_height * window.kernel_width; }
+    int64_t positions() const { return batch * window.output_height * window.output_width; }
+    int64_t input_elements() const {
+      return batch * channels * window.input_height * window.input_width;
+    }
   };
   void append_row(const Layer& layer, const std::vector<float>& input, int64_t position,
                   LayerInputRows* rows) const;
