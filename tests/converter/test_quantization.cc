@@ -3,6 +3,7 @@
 // and deterministic calibration.
 #include <cmath>
 #include <fstream>
+#include <set>
 #include <sstream>
 
 #include "converter_test_util.h"
@@ -280,6 +281,63 @@ void test_hybrid_two_steps(void**) {
   }
 }
 
+// Error-compensated rounding and bias correction (the defaults) change the weights and biases
+// nearest rounding would give, and both stay accurate.
+void test_weight_rounding_options(void**) {
+  TempDir directory;
+  assert_true(small_network().save(directory.path("m.onnx")).ok());
+  write_dataset(directory, 8);
+  const std::vector<float> x = random_values(192, 100, 2.0f);
+  const std::vector<float> reference = reference_output(directory, x);
+  ConvertOptions nearest = int8_options(directory, "nearest.rknn");
+  nearest.weight_rounding = WeightRounding::kNearest;
+  nearest.bias_correction = false;
+  const ConvertOptions compensated = int8_options(directory, "compensated.rknn");
+  std::vector<std::vector<float>> outputs;
+  for (const ConvertOptions* options : std::vector<const ConvertOptions*>{&nearest, &compensated}) {
+    outputs.push_back(convert_and_run(*options, {x}));
+    const double similarity = cosine(outputs.back(), reference);
+    if (similarity < 0.99) fail_msg("%s: cosine %f", options->output_path.c_str(), similarity);
+  }
+  assert_true(max_abs_difference(outputs[0], outputs[1]) > 0.0);  // the options took effect
+  const model::proto::Model a = graph_of(nearest.output_path);
+  const model::proto::Model b = graph_of(compensated.output_path);
+  for (int i = 0; i < a.nodes_size(); ++i) {
+    if (a.nodes(i).op_type() != "Conv" && a.nodes(i).op_type() != "Gemm") continue;
+    // Same scales: only the codes are chosen differently.
+    const model::proto::Tensor& weights_a = a.tensors(a.nodes(i).inputs(1));
+    const model::proto::Tensor& weights_b = b.tensors(b.nodes(i).inputs(1));
+    assert_int_equal(weights_a.quantization().scale_size(), weights_b.quantization().scale_size());
+    for (int c = 0; c < weights_a.quantization().scale_size(); ++c)
+      assert_true(weights_a.quantization().scale(c) == weights_b.quantization().scale(c));
+  }
+}
+
+// auto_hybrid_layers: N keeps N int8 layers in float16, those with the largest single-layer
+// loss, so the N-layer choice contains the (N-1)-layer one.
+void test_automatic_hybrid(void**) {
+  TempDir directory;
+  assert_true(small_network().save(directory.path("m.onnx")).ok());
+  write_dataset(directory, 4);
+  const std::vector<float> x = random_values(192, 100, 2.0f);
+  std::vector<std::set<std::string>> float16_outputs;
+  for (int layers : {1, 2}) {
+    ConvertOptions options = int8_options(directory, "auto" + std::to_string(layers) + ".rknn");
+    options.auto_hybrid_layers = layers;
+    const double similarity = cosine(convert_and_run(options, {x}), reference_output(directory, x));
+    if (similarity < 0.99) fail_msg("%d layers: cosine %f", layers, similarity);
+    const model::proto::Model graph = graph_of(options.output_path);
+    std::set<std::string> names;
+    for (const model::proto::Node& node : graph.nodes()) {
+      const model::proto::Tensor& output = graph.tensors(node.outputs(0));
+      if (output.data_type() == model::proto::DATA_TYPE_FLOAT16) names.insert(output.name());
+    }
+    assert_int_equal(names.size(), static_cast<size_t>(layers));
+    float16_outputs.push_back(names);
+  }
+  assert_true(float16_outputs[1].count(*float16_outputs[0].begin()) == 1);
+}
+
 void test_hybrid_one_command_with_overrides(void**) {
   TempDir directory;
   assert_true(small_network().save(directory.path("m.onnx")).ok());
@@ -437,6 +495,8 @@ int main() {
       cmocka_unit_test(test_float16_conversion),
       cmocka_unit_test(test_hybrid_two_steps),
       cmocka_unit_test(test_hybrid_one_command_with_overrides),
+      cmocka_unit_test(test_weight_rounding_options),
+      cmocka_unit_test(test_automatic_hybrid),
       cmocka_unit_test(test_image_dataset_with_mean_std),
       cmocka_unit_test(test_batch_size),
       cmocka_unit_test(test_dynamic_input_sets),

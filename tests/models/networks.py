@@ -169,13 +169,16 @@ def yolov5s(seed=4, opset=12, resolution=640, classes=80, anchors=3, width=1.0,
     variant = "YOLOv5s" if width == 1.0 else f"YOLOv5 width x{width / 2:g}"
     # Sixty Conv+BN+SiLU layers, most without a residual path: with random weights an input
     # perturbation still grows about 5x to the heads, and ONNX Runtime's own int8 quantizer
-    # (QDQ, per-channel, MinMax, 20 samples) reaches a cosine of 0.94 on yolov5n_320. With the
-    # SiLU fused into its Conv (one rounding per layer instead of two) our int8 reaches 0.97
-    # (normal/channel); 0.99 is out of reach in w8a8 here: int8 weights alone (float activations)
-    # already give 0.993-0.997, and every layer alone is above 0.9996 (docs/testing-converter.md).
-    # The limit sits just below what we reach, so the test catches regressions.
+    # (QDQ, per-channel, MinMax, 20 samples) reaches a cosine of 0.94 on yolov5n_320. Our int8
+    # reaches 0.976 on yolov5n_320 and 0.973 on yolov5s (normal/channel; mmse 0.983) with the
+    # SiLU fused into its Conv, error-compensated weight rounding and bias correction. 0.99 is
+    # out of reach in w8a8 here: what remains is mostly activation rounding (8 bits per tensor),
+    # spread over every layer and amplified by the network; int8 weights alone (float
+    # activations) already give 0.993-0.997 before the compensation (docs/testing-converter.md).
+    # The limit sits just below what every algorithm and weight method reaches (the lowest is
+    # yolov5s normal/layer, 0.9650), so the test catches regressions.
     return _finish(b, f"{variant} v6 shape, {resolution}x{resolution}, 3 raw heads",
-                   int8_min_cosine=0.96)
+                   int8_min_cosine=0.964)
 
 
 def yolov5n(seed=7, opset=12, resolution=320):

@@ -102,7 +102,7 @@ def main(argv=None):
                 row.append(cell(records.get((model, "int8", algorithm, method)), "cosine"))
         print("| " + " | ".join(row) + " |")
     print("(err: max|ours - ORT| / max|ORT|, worst output and held-out sample; limits fp32 "
-          "1e-4, fp16 2e-2. int8: cosine similarity, limit 0.99, YOLO models 0.96.)")
+          "1e-4, fp16 2e-2. int8: cosine similarity, limit 0.99, YOLO models 0.964.)")
     errors = {}
     for (model, precision, algorithm, method), r in records.items():
         if r.get("error"):

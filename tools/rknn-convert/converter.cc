@@ -2,8 +2,10 @@
 
 #include <chrono>
 #include <filesystem>
+#include <memory>
 
 #include "analysis/accuracy_analysis.h"
+#include "analysis/layer_sensitivity.h"
 #include "export/model_export.h"
 #include "export/runtime_model.h"
 #include "onnx_import/onnx_graph_import.h"
@@ -12,6 +14,7 @@
 #include "quantize/calibration.h"
 #include "quantize/float_precision.h"
 #include "quantize/int8_rewrite.h"
+#include "quantize/layer_inputs.h"
 #include "quantize/quantization_config.h"
 
 namespace orknn::convert {
@@ -173,6 +176,9 @@ Status quantize_with_calibration(const ConvertOptions& options, PreparedModel* p
     ORKNN_RETURN_IF_ERROR(check_overrides_against(overrides, prepared->float_graph,
                                                   options.quantization_config_path));
   }
+  // Calibration inputs of the product layers, for their weight rounding and bias correction.
+  std::map<std::string, LayerInputRows> layer_inputs;
+  Dataset dataset;
   // Tensors whose range the config fixes, or whose node stays float16, need no calibration.
   std::vector<std::string> needed;
   for (const std::string& name : calibration_tensors(prepared->float_graph)) {
@@ -188,10 +194,17 @@ Status quantize_with_calibration(const ConvertOptions& options, PreparedModel* p
           "--do-quantization false for a float model (",
           needed.size(), " tensors need a range, e.g. '", needed[0], "')");
     }
-    ORKNN_ASSIGN_OR_RETURN(Dataset dataset,
+    ORKNN_ASSIGN_OR_RETURN(dataset,
                            read_dataset(options.dataset_path, prepared->float_graph.inputs.size()));
-    ORKNN_ASSIGN_OR_RETURN(prepared->calibration,
-                           calibrate(prepared->float_graph, dataset, needed, options));
+    std::unique_ptr<LayerInputCollector> collector;
+    if (options.weight_rounding != WeightRounding::kNearest || options.bias_correction) {
+      collector =
+          std::make_unique<LayerInputCollector>(prepared->float_graph, options.weight_rounding_rows,
+                                                static_cast<int>(dataset.samples.size()));
+    }
+    ORKNN_ASSIGN_OR_RETURN(prepared->calibration, calibrate(prepared->float_graph, dataset, needed,
+                                                            options, collector.get()));
+    if (collector) layer_inputs = collector->take_rows();
   }
   prepared->ranges = prepared->calibration.ranges;
   for (const auto& [name, range] : overrides.ranges) prepared->ranges[name] = range;
@@ -202,14 +215,29 @@ Status quantize_with_calibration(const ConvertOptions& options, PreparedModel* p
   plan.float16_tensors = overrides.float16_tensors;
   plan.method = options.quantized_method;
   plan.share_through_data_movement = options.optimization_level >= 3;
+  plan.layer_inputs = &layer_inputs;
+  plan.weight_rounding = options.weight_rounding;
+  plan.bias_correction = options.bias_correction;
+  plan.threads = options.calibration_threads;
   std::vector<std::string> notes;
+  const ir::Graph before_rewrite = options.auto_hybrid_layers > 0 ? *graph : ir::Graph{};
   ORKNN_RETURN_IF_ERROR(rewrite_to_int8(graph, plan, &notes));
+  if (options.auto_hybrid_layers > 0 && !dataset.samples.empty()) {
+    ORKNN_ASSIGN_OR_RETURN(
+        std::vector<LayerLoss> losses,
+        rank_layers_by_int8_loss(prepared->float_graph, *graph, dataset.samples[0].files, options));
+    const size_t count = std::min(losses.size(), static_cast<size_t>(options.auto_hybrid_layers));
+    for (size_t i = 0; i < count; ++i) plan.float16_tensors.insert(losses[i].output);
+    *graph = before_rewrite;
+    notes.clear();
+    ORKNN_RETURN_IF_ERROR(rewrite_to_int8(graph, plan, &notes));
+    prepared->float16_tensors = plan.float16_tensors;
+  }
   if (summary) {
     summary->notes.insert(summary->notes.end(), notes.begin(), notes.end());
     summary->calibration_samples = prepared->calibration.samples;
     summary->calibration_seconds = prepared->calibration.seconds;
-    summary->float16_layers.assign(overrides.float16_tensors.begin(),
-                                   overrides.float16_tensors.end());
+    summary->float16_layers.assign(plan.float16_tensors.begin(), plan.float16_tensors.end());
   }
   return ok_status();
 }

@@ -21,7 +21,27 @@ namespace fs = std::filesystem;
 
 constexpr double kFlagBelow = 0.99;
 
-using TensorValues = std::map<std::string, std::vector<float>>;
+// Tensor names may hold '/', ':' and the like; file names keep letters, digits, '.', '-', '_'.
+std::string file_name_for(const std::string& tensor, std::set<std::string>* used) {
+  std::string name;
+  for (char c : tensor)
+    name +=
+        (std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '-' || c == '_') ? c : '_';
+  if (name.empty()) name = "tensor";
+  std::string unique = name;
+  for (int i = 2; used->count(unique); ++i) unique = name + "_" + std::to_string(i);
+  used->insert(unique);
+  return unique + ".npy";
+}
+
+std::string format_number(double value, bool available) {
+  if (!available) return "-";
+  char text[32];
+  std::snprintf(text, sizeof(text), "%.6f", value);
+  return text;
+}
+
+}  // namespace
 
 // Runs `graph` on the sample with every activation as an output; returns them by name.
 Result<TensorValues> run_with_all_activations(const ir::Graph& graph,
@@ -83,28 +103,6 @@ Result<TensorValues> run_single_layer(const ir::Graph& quantized, const ir::Node
   }
   return values;
 }
-
-// Tensor names may hold '/', ':' and the like; file names keep letters, digits, '.', '-', '_'.
-std::string file_name_for(const std::string& tensor, std::set<std::string>* used) {
-  std::string name;
-  for (char c : tensor)
-    name +=
-        (std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '-' || c == '_') ? c : '_';
-  if (name.empty()) name = "tensor";
-  std::string unique = name;
-  for (int i = 2; used->count(unique); ++i) unique = name + "_" + std::to_string(i);
-  used->insert(unique);
-  return unique + ".npy";
-}
-
-std::string format_number(double value, bool available) {
-  if (!available) return "-";
-  char text[32];
-  std::snprintf(text, sizeof(text), "%.6f", value);
-  return text;
-}
-
-}  // namespace
 
 double cosine_similarity(const std::vector<float>& a, const std::vector<float>& b) {
   double dot = 0;

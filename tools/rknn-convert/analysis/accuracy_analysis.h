@@ -8,6 +8,10 @@
 //                            alone fed the float model's inputs (single); cosine < 0.99 is marked
 #pragma once
 
+#include <map>
+#include <string>
+#include <vector>
+
 #include "ir/graph.h"
 #include "options/convert_options.h"
 
@@ -20,6 +24,16 @@ struct AccuracyAnalysisInput {
 };
 
 Status analyze_accuracy(const AccuracyAnalysisInput& input);
+
+using TensorValues = std::map<std::string, std::vector<float>>;
+// Runs `graph` on one sample (one file per input) with every activation as an output.
+Result<TensorValues> run_with_all_activations(const ir::Graph& graph,
+                                              const std::vector<std::string>& files,
+                                              const ConvertOptions& options);
+// `node` of `quantized` alone, its run-time inputs fed from `golden` (the float model's values);
+// empty when an input has no float value.
+Result<TensorValues> run_single_layer(const ir::Graph& quantized, const ir::Node& node,
+                                      const TensorValues& golden);
 
 // Comparison figures; exposed for tests. Cosine of two zero vectors is 1.
 double cosine_similarity(const std::vector<float>& a, const std::vector<float>& b);

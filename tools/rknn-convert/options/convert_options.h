@@ -15,10 +15,13 @@ namespace orknn::convert {
 enum class QuantizedAlgorithm { kNormal, kKlDivergence, kMmse };
 enum class QuantizedMethod { kChannel, kLayer };
 enum class FloatType { kFloat16, kFloat32 };
+// How int8 weights are rounded (quantize/weight_rounding.h).
+enum class WeightRounding { kNearest, kErrorCompensated };
 
 const char* algorithm_name(QuantizedAlgorithm algorithm);
 const char* method_name(QuantizedMethod method);
 const char* float_type_name(FloatType type);
+const char* weight_rounding_name(WeightRounding rounding);
 
 struct ConvertOptions {
   // load_onnx
@@ -53,9 +56,17 @@ struct ConvertOptions {
   // Our additions.
   std::string quantization_config_path;  // hybrid quantization: per-tensor overrides (YAML)
   int calibration_threads = 0;           // 0: one per core
-  bool quiet = false;                    // no progress bar, no summary
-  bool verify_with_runtime = true;       // load the written model in the runtime as a last check
-  std::string config_directory;          // relative paths in a config file resolve here
+  // int8 weights: rounding that cancels errors in the layer's output over the calibration
+  // inputs, and biases corrected for the mean error that remains (quantize/weight_rounding.h).
+  WeightRounding weight_rounding = WeightRounding::kErrorCompensated;
+  bool bias_correction = true;
+  int64_t weight_rounding_rows = 4096;
+  // Automatic hybrid quantization: this many int8 layers, those accuracy analysis finds losing
+  // the most (analysis/layer_sensitivity.h), are kept in float16. 0: none (pure w8a8).
+  int auto_hybrid_layers = 0;       // calibration input rows kept per layer for both
+  bool quiet = false;               // no progress bar, no summary
+  bool verify_with_runtime = true;  // load the written model in the runtime as a last check
+  std::string config_directory;     // relative paths in a config file resolve here
 
   // accuracy-analysis
   std::vector<std::string> analysis_inputs;  // one file per model input

@@ -31,6 +31,10 @@ const char* float_type_name(FloatType type) {
   return type == FloatType::kFloat16 ? "float16" : "float32";
 }
 
+const char* weight_rounding_name(WeightRounding rounding) {
+  return rounding == WeightRounding::kNearest ? "nearest" : "error_compensated";
+}
+
 namespace {
 
 namespace fs = std::filesystem;
@@ -470,6 +474,39 @@ const std::vector<OptionKey>& option_keys() {
          o->calibration_threads = static_cast<int>(threads);
          return ok_status();
        }},
+      {"weight_rounding",
+       [](const ValueSource& s, const YAML::Node& n, ConvertOptions* o) -> Status {
+         ORKNN_ASSIGN_OR_RETURN(std::string name, read_string(s, n));
+         name = lower(name);
+         if (name == "nearest") {
+           o->weight_rounding = WeightRounding::kNearest;
+         } else if (name == "error_compensated") {
+           o->weight_rounding = WeightRounding::kErrorCompensated;
+         } else {
+           return option_error(s, "'", name, "' is not one of nearest, error_compensated");
+         }
+         return ok_status();
+       }},
+      {"bias_correction",
+       [](const ValueSource& s, const YAML::Node& n, ConvertOptions* o) -> Status {
+         ORKNN_ASSIGN_OR_RETURN(o->bias_correction, read_bool(s, n));
+         return ok_status();
+       }},
+      {"auto_hybrid_layers",
+       [](const ValueSource& s, const YAML::Node& n, ConvertOptions* o) -> Status {
+         ORKNN_ASSIGN_OR_RETURN(int64_t layers, read_integer(s, n));
+         if (layers < 0 || layers > 100000)
+           return option_error(s, layers, " is not in [0, 100000]");
+         o->auto_hybrid_layers = static_cast<int>(layers);
+         return ok_status();
+       }},
+      {"weight_rounding_rows",
+       [](const ValueSource& s, const YAML::Node& n, ConvertOptions* o) -> Status {
+         ORKNN_ASSIGN_OR_RETURN(int64_t rows, read_integer(s, n));
+         if (rows < 16 || rows > 1000000) return option_error(s, rows, " is not in [16, 1000000]");
+         o->weight_rounding_rows = rows;
+         return ok_status();
+       }},
       {"analysis_inputs",
        [](const ValueSource& s, const YAML::Node& n, ConvertOptions* o) -> Status {
          ORKNN_ASSIGN_OR_RETURN(std::vector<std::string> paths, read_string_list(s, n));
@@ -724,6 +761,12 @@ options (toolkit names; dashes or underscores; lists in YAML flow syntax or a,b;
   --rknn-batch-size N           batch several frames per inference
   --quantization-config FILE    hybrid quantization overrides (see hybrid-step1)
   --calibration-threads N       0 (default): one per core
+  --weight-rounding NAME        error_compensated (default: weights chosen so their errors
+                                cancel on the calibration inputs) or nearest
+  --bias-correction BOOL        default true: biases absorb the weights' mean output error
+  --auto-hybrid-layers N        keep the N int8 layers that lose the most (accuracy analysis
+                                on the first dataset sample) in float16 (default 0)
+  --weight-rounding-rows N      calibration input rows kept per layer for both (default 4096)
   --analysis-inputs FILES       accuracy-analysis sample, one file per input
   --output-dir DIR              accuracy-analysis output directory (default ./snapshot)
   -q, --quiet                   no progress bar or summary

@@ -49,7 +49,8 @@ std::vector<InputDescription> describe_inputs(const ir::Graph& graph,
 
 Result<CalibrationResult> calibrate(const ir::Graph& float_graph, const Dataset& dataset,
                                     const std::vector<std::string>& tensors,
-                                    const ConvertOptions& options) {
+                                    const ConvertOptions& options,
+                                    LayerInputCollector* layer_inputs) {
   model::ModelBuilder builder;
   ORKNN_RETURN_IF_ERROR(build_model(float_graph, ExportMetadata{}, tensors, &builder));
   Result<std::unique_ptr<RuntimeModel>> first = RuntimeModel::load(builder);
@@ -62,7 +63,11 @@ Result<CalibrationResult> calibrate(const ir::Graph& float_graph, const Dataset&
     output_of[runtime_graph.tensor(runtime_graph.outputs[i]).name] = i;
   }
   std::vector<size_t> output_index;
-  for (const std::string& name : tensors) output_index.push_back(output_of.at(name));
+  std::map<std::string, size_t> position_of;  // in `tensors`
+  for (const std::string& name : tensors) {
+    position_of[name] = output_index.size();
+    output_index.push_back(output_of.at(name));
+  }
 
   const int sample_count = static_cast<int>(dataset.samples.size());
   int threads = options.calibration_threads > 0
@@ -110,6 +115,12 @@ Result<CalibrationResult> calibrate(const ir::Graph& float_graph, const Dataset&
         const auto& values = pending.begin()->second;
         for (size_t k = 0; k < tensors.size(); ++k)
           statistics[k].add(values[k].data(), values[k].size());
+        if (layer_inputs) {
+          layer_inputs->add_sample(merged, [&](const std::string& name) {
+            auto found = position_of.find(name);
+            return found == position_of.end() ? nullptr : &values[found->second];
+          });
+        }
         pending.erase(pending.begin());
         ++merged;
         progress.update(merged);

@@ -11,6 +11,7 @@
 #include "dataset/dataset.h"
 #include "ir/graph.h"
 #include "options/convert_options.h"
+#include "quantize/layer_inputs.h"
 #include "quantize/tensor_statistics.h"
 
 namespace orknn::convert {
@@ -27,9 +28,11 @@ std::vector<InputDescription> describe_inputs(const ir::Graph& graph,
                                               const ConvertOptions& options);
 
 // Runs `float_graph` (float32, every op a runtime op) on the dataset. `tensors` are the names to
-// observe (quantize/int8_rewrite.h: calibration_tensors).
+// observe (quantize/int8_rewrite.h: calibration_tensors). `layer_inputs`, when given, receives
+// every sample's values in sample order (its input tensors must be among `tensors`).
 Result<CalibrationResult> calibrate(const ir::Graph& float_graph, const Dataset& dataset,
                                     const std::vector<std::string>& tensors,
-                                    const ConvertOptions& options);
+                                    const ConvertOptions& options,
+                                    LayerInputCollector* layer_inputs = nullptr);
 
 }  // namespace orknn::convert

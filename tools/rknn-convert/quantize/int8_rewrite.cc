@@ -1,8 +1,10 @@
 #include "quantize/int8_rewrite.h"
 
 #include <algorithm>
+#include <atomic>
 #include <functional>
 #include <set>
+#include <thread>
 #include <unordered_map>
 
 #include "quantize/float_precision.h"
@@ -230,8 +232,105 @@ void set_constant_input(ir::Graph* graph, ir::Node* node, size_t position, DataT
   node->inputs[position] = name;
 }
 
+// Weights (and the bias shift) chosen from a layer's calibration inputs.
+struct RoundedLayer {
+  std::vector<int8_t> codes;       // in the weight tensor's layout
+  std::vector<double> bias_shift;  // per output channel, to subtract from the bias; may be empty
+};
+
+// The layers of `plan.layer_inputs` that compute in int8, rounded in parallel (each layer on
+// one thread, so the result does not depend on the thread count).
+std::map<std::string, RoundedLayer> round_layers_from_inputs(const ir::Graph& graph,
+                                                             const QuantizationPlan& plan) {
+  struct Job {
+    std::string output;
+    std::vector<float> matrix;  // outputs x columns
+    int64_t outputs = 0;
+    bool transposed = false;  // Gemm B [K, N]: the matrix is its transpose
+    std::vector<float> scales;
+    const LayerInputRows* rows = nullptr;
+  };
+  std::vector<Job> jobs;
+  std::map<std::string, RoundedLayer> rounded;
+  if (!plan.layer_inputs ||
+      (plan.weight_rounding == WeightRounding::kNearest && !plan.bias_correction)) {
+    return rounded;
+  }
+  for (const ir::Node& node : graph.nodes) {
+    if (node.op_type != "Conv" && node.op_type != "Gemm") continue;
+    auto rows = plan.layer_inputs->find(node.outputs[0]);
+    if (rows == plan.layer_inputs->end() || rows->second.rows() == 0) continue;
+    if (!is_int8_activation(graph.tensor(node.inputs[0])) ||
+        !is_int8_activation(graph.tensor(node.outputs[0])) ||
+        !is_float32_constant(graph, node.inputs[1])) {
+      continue;
+    }
+    const ir::Tensor& weights = graph.tensor(node.inputs[1]);
+    Job job;
+    job.output = node.outputs[0];
+    job.rows = &rows->second;
+    job.transposed = node.op_type == "Gemm" && ir::int_attribute(node, "transB", 0) == 0;
+    const std::vector<float> values = ir::constant_as_floats(weights);
+    const int64_t columns = job.rows->columns;
+    if (columns <= 0 || static_cast<int64_t>(values.size()) % columns != 0) continue;
+    job.outputs = static_cast<int64_t>(values.size()) / columns;
+    if (job.transposed) {
+      job.matrix.resize(values.size());
+      for (int64_t k = 0; k < columns; ++k) {
+        for (int64_t n = 0; n < job.outputs; ++n)
+          job.matrix[static_cast<size_t>(n * columns + k)] =
+              values[static_cast<size_t>(k * job.outputs + n)];
+      }
+    } else {
+      job.matrix = values;
+    }
+    job.scales = quantize_weights(values, weights.shape, weight_axis(node, weights, plan.method))
+                     .quantization.scales;
+    jobs.push_back(std::move(job));
+  }
+  std::vector<RoundedLayer> results(jobs.size());
+  std::atomic<size_t> next{0};
+  auto worker = [&]() {
+    for (size_t i = next++; i < jobs.size(); i = next++) {
+      const Job& job = jobs[i];
+      std::vector<int8_t> codes =
+          plan.weight_rounding == WeightRounding::kErrorCompensated
+              ? round_weights_with_compensation(job.matrix, job.outputs, job.scales, *job.rows,
+                                                CompensatedRoundingSettings{})
+              : round_weights_to_nearest(job.matrix, job.outputs, job.scales);
+      if (plan.bias_correction) {
+        results[i].bias_shift =
+            mean_output_error(job.matrix, codes, job.outputs, job.scales, *job.rows);
+      }
+      if (job.transposed) {
+        const int64_t columns = job.rows->columns;
+        results[i].codes.resize(codes.size());
+        for (int64_t n = 0; n < job.outputs; ++n) {
+          for (int64_t k = 0; k < columns; ++k)
+            results[i].codes[static_cast<size_t>(k * job.outputs + n)] =
+                codes[static_cast<size_t>(n * columns + k)];
+        }
+      } else {
+        results[i].codes = std::move(codes);
+      }
+    }
+  };
+  const int threads = plan.threads > 0
+                          ? plan.threads
+                          : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  std::vector<std::thread> pool;
+  for (int i = 1; i < threads && static_cast<size_t>(i) < jobs.size(); ++i)
+    pool.emplace_back(worker);
+  worker();
+  for (std::thread& thread : pool) thread.join();
+  for (size_t i = 0; i < jobs.size(); ++i) rounded[jobs[i].output] = std::move(results[i]);
+  return rounded;
+}
+
 // Quantizes the weights (and bias) of Conv/ConvTranspose/Gemm/MatMul nodes that compute in int8.
-void quantize_products(ir::Graph* graph, QuantizedMethod method) {
+void quantize_products(ir::Graph* graph, const QuantizationPlan& plan) {
+  const QuantizedMethod method = plan.method;
+  const std::map<std::string, RoundedLayer> rounded = round_layers_from_inputs(*graph, plan);
   for (ir::Node& node : graph->nodes) {
     const std::string& op = node.op_type;
     if (!node.domain.empty() ||
@@ -247,6 +346,12 @@ void quantize_products(ir::Graph* graph, QuantizedMethod method) {
       const ir::Tensor weights = graph->tensor(node.inputs[1]);
       QuantizedConstant quantized = quantize_weights(ir::constant_as_floats(weights), weights.shape,
                                                      weight_axis(node, weights, method));
+      auto from_inputs = rounded.find(node.outputs[0]);
+      if (from_inputs != rounded.end()) {
+        const std::vector<int8_t>& codes = from_inputs->second.codes;
+        for (size_t i = 0; i < codes.size(); ++i)
+          quantized.bytes[i] = static_cast<uint8_t>(codes[i]);
+      }
       set_constant_input(graph, &node, 1, DataType::kInt8, weights.shape, std::move(quantized));
     }
     const ir::Tensor& weights = graph->tensor(node.inputs[1]);
@@ -274,6 +379,12 @@ void quantize_products(ir::Graph* graph, QuantizedMethod method) {
     std::vector<float> values = ir::constant_as_floats(bias);
     if (values.size() == 1) values.assign(static_cast<size_t>(channels), values[0]);
     if (static_cast<int64_t>(values.size()) != channels) continue;
+    auto from_inputs = rounded.find(node.outputs[0]);
+    if (from_inputs != rounded.end() &&
+        from_inputs->second.bias_shift.size() == static_cast<size_t>(channels)) {
+      for (size_t c = 0; c < values.size(); ++c)
+        values[c] = static_cast<float>(values[c] - from_inputs->second.bias_shift[c]);
+    }
     std::vector<float> weight_scales = weights.quantization.scales;
     if (weight_scales.size() != 1 && static_cast<int64_t>(weight_scales.size()) != channels)
       continue;
@@ -326,7 +437,7 @@ Status rewrite_to_int8(ir::Graph* graph, const QuantizationPlan& plan,
   }
 
   ActivationAssigner(graph, plan, float16_outputs).run();
-  quantize_products(graph, plan.method);
+  quantize_products(graph, plan);
 
   int float16_activations = 0;
   for (const std::string& name : calibration_tensors(*graph)) {

@@ -11,6 +11,7 @@
 #include "ir/graph.h"
 #include "options/convert_options.h"
 #include "quantize/tensor_statistics.h"
+#include "quantize/weight_rounding.h"
 
 namespace orknn::convert {
 
@@ -25,6 +26,14 @@ struct QuantizationPlan {
   // Data-movement ops (Reshape, Transpose, MaxPool, Concat, ...) give their output the input's
   // parameters so the runtime moves bytes instead of requantizing (optimization level 3).
   bool share_through_data_movement = true;
+  // Calibration inputs of Conv/Gemm layers by output tensor name (quantize/layer_inputs.h).
+  // Layers that have them get their weights rounded as `weight_rounding` says and, with
+  // `bias_correction`, their bias corrected (quantize/weight_rounding.h); others round to
+  // nearest.
+  const std::map<std::string, LayerInputRows>* layer_inputs = nullptr;
+  WeightRounding weight_rounding = WeightRounding::kNearest;
+  bool bias_correction = false;
+  int threads = 0;  // for the weight rounding; 0: one per core
 };
 
 // Rewrites `graph` in place. *out_notes receives remarks for the summary (e.g. constants kept in
