@@ -7,9 +7,13 @@
 #include <limits>
 
 #include "core/dtype.h"
+#include "core/logging.h"
 #include "devices/cpu/cpu_kernel_registry.h"
+#include "devices/npu/cbuf_plan.h"
+#include "devices/npu/lowering_float16.h"
 #include "devices/npu/npu_layer.h"
 #include "graph/ops/convolution_attributes.h"
+#include "graph/ops/elementwise_attributes.h"
 #include "graph/ops/pooling_attributes.h"
 #include "graph/tensor_conversion.h"
 #include "reference/convolution.h"
@@ -37,10 +41,26 @@ bool is_per_tensor_int8(const Tensor& tensor) {
          !tensor.quantization.is_per_channel();
 }
 
-// [N, C, H, W] int8 per-tensor activation (N images, each run by its own tasks).
+bool is_float16_activation(const Tensor& tensor) {
+  return tensor.data_type == DataType::kFloat16 && !tensor.quantization.is_quantized() &&
+         !tensor.is_constant();
+}
+
+// A node runs in float16 when its first input is a float16 activation; every feature map of
+// the node must then be float16 (feature_shape checks).
+bool runs_in_float16(const graph::Graph& graph, const graph::Node& node) {
+  return !node.inputs.empty() && node.inputs[0] >= 0 &&
+         is_float16_activation(graph.tensor(node.inputs[0]));
+}
+
+// [N, C, H, W] activation, per-tensor INT8 or (float16) FLOAT16 (N images, each run by its own
+// tasks).
 Result<FeatureShape> feature_shape(const graph::Node& node, const Tensor& tensor,
-                                   const Shape& shape) {
-  if (!is_per_tensor_int8(tensor) || tensor.is_constant()) {
+                                   const Shape& shape, bool float16 = false) {
+  if (float16 && !is_float16_activation(tensor)) {
+    return refuse(node, "'", tensor.name, "' is not a FLOAT16 activation");
+  }
+  if (!float16 && (!is_per_tensor_int8(tensor) || tensor.is_constant())) {
     return refuse(node, "'", tensor.name, "' is not a per-tensor INT8 activation");
   }
   if (shape.size() != 4 || shape[0] < 1 || shape[0] > kMaxBatch) {
@@ -99,6 +119,18 @@ Status check_bias(const graph::Node& node, const Tensor& bias, const Tensor& inp
   return ok_status();
 }
 
+// A convolution the CBUF cannot hold even split (one output row of one weight block) stays
+// on the CPU; the debug log says why.
+Result<NpuLayer> fit_cbuf(const graph::Node& node, NpuLayer layer) {
+  const Result<std::vector<TaskSlice>> tasks =
+      split_for_cbuf(layer, {0, layer.output.channels, 0, layer.output.height});
+  if (!tasks.ok()) {
+    log_debug(node.describe(), " stays on the CPU: ", tasks.status().message());
+    return refuse(node, tasks.status().message());
+  }
+  return layer;
+}
+
 Result<NpuLayer> lower_convolution(const graph::Graph& graph, const graph::Node& node,
                                    const std::vector<Shape>& shapes) {
   if (node.inputs.size() < 2 || node.inputs[0] < 0 || node.inputs[1] < 0) {
@@ -112,9 +144,11 @@ Result<NpuLayer> lower_convolution(const graph::Graph& graph, const graph::Node&
   const Shape& input_shape = shapes[static_cast<size_t>(node.inputs[0])];
   const Shape& weight_shape = shapes[static_cast<size_t>(node.inputs[1])];
   NpuLayer layer;
-  ORKNN_ASSIGN_OR_RETURN(layer.input, feature_shape(node, input, input_shape));
-  ORKNN_ASSIGN_OR_RETURN(layer.output,
-                         feature_shape(node, output, shapes[static_cast<size_t>(node.outputs[0])]));
+  layer.float16 = runs_in_float16(graph, node);
+  ORKNN_ASSIGN_OR_RETURN(layer.input, feature_shape(node, input, input_shape, layer.float16));
+  ORKNN_ASSIGN_OR_RETURN(
+      layer.output,
+      feature_shape(node, output, shapes[static_cast<size_t>(node.outputs[0])], layer.float16));
   const Shape bias_shape = bias ? shapes[static_cast<size_t>(node.inputs[2])] : Shape{};
   ORKNN_ASSIGN_OR_RETURN(
       graph::ConvAttributes attributes,
@@ -126,6 +160,10 @@ Result<NpuLayer> lower_convolution(const graph::Graph& graph, const graph::Node&
       std::max(layer.dilation_height, layer.dilation_width) > kMaxDilation ||
       std::max(layer.pad_top, layer.pad_left) > kMaxConvPad) {
     return refuse(node, "kernel, stride, dilation or padding beyond the register fields");
+  }
+  if (layer.float16) {
+    ORKNN_RETURN_IF_ERROR(lower_float16_convolution(node, weights, bias, attributes, &layer));
+    return fit_cbuf(node, std::move(layer));
   }
   if (!weights.is_constant() || weights.data_type != DataType::kInt8 ||
       !weights.quantization.is_quantized()) {
@@ -220,7 +258,7 @@ Result<NpuLayer> lower_convolution(const graph::Graph& graph, const graph::Node&
   layer.conv_output_scale = output_scale;
   layer.macs = static_cast<uint64_t>(layer.output.height * layer.output.width * channels_out *
                                      group_in * taps);
-  return layer;
+  return fit_cbuf(node, std::move(layer));
 }
 
 Result<NpuLayer> lower_add(const graph::Graph& graph, const graph::Node& node,
@@ -235,20 +273,59 @@ Result<NpuLayer> lower_add(const graph::Graph& graph, const graph::Node& node,
                   graph::shape_to_string(b), ")");
   NpuLayer layer;
   layer.kind = LayerKind::kAdd;
+  layer.float16 = runs_in_float16(graph, node);
   const Tensor& first = graph.tensor(node.inputs[0]);
   const Tensor& second = graph.tensor(node.inputs[1]);
   const Tensor& output = graph.tensor(node.outputs[0]);
-  ORKNN_ASSIGN_OR_RETURN(layer.input, feature_shape(node, first, a));
-  ORKNN_RETURN_IF_ERROR(feature_shape(node, second, b).status());
-  ORKNN_ASSIGN_OR_RETURN(layer.output,
-                         feature_shape(node, output, shapes[static_cast<size_t>(node.outputs[0])]));
+  ORKNN_ASSIGN_OR_RETURN(layer.input, feature_shape(node, first, a, layer.float16));
+  ORKNN_RETURN_IF_ERROR(feature_shape(node, second, b, layer.float16).status());
+  ORKNN_ASSIGN_OR_RETURN(
+      layer.output,
+      feature_shape(node, output, shapes[static_cast<size_t>(node.outputs[0])], layer.float16));
+  layer.operand_tensor = node.inputs[1];
+  if (layer.float16) return layer;  // the sum in fp32, rounded to float16
   layer.input_scale = first.quantization.scales[0];
   layer.input_zero_point = first.quantization.zero_points[0];
-  layer.operand_tensor = node.inputs[1];
   layer.operand_scale = second.quantization.scales[0];
   layer.operand_zero_point = second.quantization.zero_points[0];
   layer.output_scale = output.quantization.scales[0];
   layer.output_zero_point = output.quantization.zero_points[0];
+  return layer;
+}
+
+// A float16 Relu or Clip: the stand-alone DPU op with its final clamp (other float16
+// activations have no NPU program: the DPU's table is an int8 table here).
+Result<NpuLayer> lower_float16_clamp(const graph::Graph& graph, const graph::Node& node,
+                                     const std::vector<Shape>& shapes) {
+  NpuLayer layer;
+  layer.kind = LayerKind::kLookupTable;
+  layer.float16 = true;
+  ORKNN_ASSIGN_OR_RETURN(layer.input,
+                         feature_shape(node, graph.tensor(node.inputs[0]),
+                                       shapes[static_cast<size_t>(node.inputs[0])], true));
+  ORKNN_ASSIGN_OR_RETURN(layer.output,
+                         feature_shape(node, graph.tensor(node.outputs[0]),
+                                       shapes[static_cast<size_t>(node.outputs[0])], true));
+  if (node.op_type == "Relu") {
+    layer.final_low = 0.0f;
+    return layer;
+  }
+  if (node.op_type != "Clip") {
+    return refuse(node, "float16 ", node.op_type, " has no NPU program (only Relu and Clip)");
+  }
+  ORKNN_ASSIGN_OR_RETURN(graph::ClipAttributes clip, graph::parse_clip_attributes(node));
+  layer.final_low = clip.minimum;
+  layer.final_high = clip.maximum;
+  float* bounds[] = {&layer.final_low, &layer.final_high};
+  for (size_t i = 1; i < node.inputs.size() && i < 3; ++i) {
+    if (node.inputs[i] < 0) continue;
+    const Tensor& bound = graph.tensor(node.inputs[i]);
+    if (bound.elements() != 1 ||
+        (bound.data_type != DataType::kFloat32 && bound.data_type != DataType::kFloat16)) {
+      return refuse(node, "Clip bound '", bound.name, "' is not one float");
+    }
+    graph::decode_to_float(bound, bound.constant_data, bounds[i - 1]);
+  }
   return layer;
 }
 
@@ -264,6 +341,7 @@ Result<NpuLayer> lower_table(const graph::Graph& graph, const graph::Node& node,
       return refuse(node, "operand ", i, " is not a constant");
     }
   }
+  if (runs_in_float16(graph, node)) return lower_float16_clamp(graph, node, shapes);
   NpuLayer layer;
   layer.kind = LayerKind::kLookupTable;
   const Shape& shape = shapes[static_cast<size_t>(node.inputs[0])];
@@ -299,9 +377,11 @@ Result<NpuLayer> lower_pooling(const graph::Graph& graph, const graph::Node& nod
   const Shape& input_shape = shapes[static_cast<size_t>(node.inputs[0])];
   NpuLayer layer;
   layer.kind = LayerKind::kPooling;
-  ORKNN_ASSIGN_OR_RETURN(layer.input, feature_shape(node, input, input_shape));
-  ORKNN_ASSIGN_OR_RETURN(layer.output,
-                         feature_shape(node, output, shapes[static_cast<size_t>(node.outputs[0])]));
+  layer.float16 = runs_in_float16(graph, node);
+  ORKNN_ASSIGN_OR_RETURN(layer.input, feature_shape(node, input, input_shape, layer.float16));
+  ORKNN_ASSIGN_OR_RETURN(
+      layer.output,
+      feature_shape(node, output, shapes[static_cast<size_t>(node.outputs[0])], layer.float16));
   if (node.op_type == "GlobalAveragePool") {
     // Summing the plane row by row is the global average's own order (reference/pooling.cc).
     layer.kernel_height = layer.input.height;
@@ -321,6 +401,7 @@ Result<NpuLayer> lower_pooling(const graph::Graph& graph, const graph::Node& nod
       std::max({layer.pad_top, layer.pad_left, layer.pad_bottom, layer.pad_right}) > kMaxPoolPad) {
     return refuse(node, "pooling window beyond the PPU register fields");
   }
+  if (layer.float16) return layer;  // decoded to fp32, rounded to float16 once
   layer.input_scale = input.quantization.scales[0];
   layer.input_zero_point = input.quantization.zero_points[0];
   layer.output_scale = output.quantization.scales[0];
@@ -344,7 +425,10 @@ Result<std::vector<NpuLayer>> lower_concat(const graph::Graph& graph, const grap
                                            const std::vector<Shape>& shapes) {
   const Tensor& output = graph.tensor(node.outputs[0]);
   const Shape& output_shape = shapes[static_cast<size_t>(node.outputs[0])];
-  ORKNN_ASSIGN_OR_RETURN(FeatureShape whole, feature_shape(node, output, output_shape));
+  const bool float16 = runs_in_float16(graph, node);
+  // A float16 part is a plain copy (the stand-alone DPU op with no clamp).
+  const int64_t block = float16 ? kChannelBlockSize / 2 : kChannelBlockSize;
+  ORKNN_ASSIGN_OR_RETURN(FeatureShape whole, feature_shape(node, output, output_shape, float16));
   ORKNN_ASSIGN_OR_RETURN(int64_t axis, node.int_attribute("axis", 1));
   if (axis != 1 && axis != -3) return refuse(node, "Concat along axis ", axis, ", not channels");
   std::vector<NpuLayer> parts;
@@ -353,15 +437,16 @@ Result<std::vector<NpuLayer>> lower_concat(const graph::Graph& graph, const grap
     if (node.inputs[i] < 0) return refuse(node, "omitted Concat input");
     const Tensor& input = graph.tensor(node.inputs[i]);
     NpuLayer part;
-    ORKNN_ASSIGN_OR_RETURN(part.input,
-                           feature_shape(node, input, shapes[static_cast<size_t>(node.inputs[i])]));
+    ORKNN_ASSIGN_OR_RETURN(
+        part.input,
+        feature_shape(node, input, shapes[static_cast<size_t>(node.inputs[i])], float16));
     if (part.input.batch != whole.batch) {
       return refuse(node, "input ", i, " batch ", part.input.batch, " differs from output batch ",
                     whole.batch);
     }
-    if (offset % kChannelBlockSize != 0) {
-      return refuse(node, "input ", i, " starts at channel ", offset,
-                    ", not on a 16-channel block");
+    if (offset % block != 0) {
+      return refuse(node, "input ", i, " starts at channel ", offset, ", not on a ", block,
+                    "-channel block");
     }
     part.kind = LayerKind::kLookupTable;
     part.concat_part = true;
@@ -370,8 +455,11 @@ Result<std::vector<NpuLayer>> lower_concat(const graph::Graph& graph, const grap
     part.output = part.input;
     part.output_channel_offset = offset;
     part.output_buffer_channels = whole.channels;
-    part.use_lut = true;
-    if (input.quantization == output.quantization) {
+    part.float16 = float16;
+    part.use_lut = !float16;
+    if (float16) {
+      // copied as it is
+    } else if (input.quantization == output.quantization) {
       for (int code = 0; code < 256; ++code)
         part.lut[size_t(code)] = static_cast<int8_t>(code - 128);
     } else {
