@@ -3,6 +3,7 @@
 // rows, columns, input channels ascending), the epilogue in fp32, one rounding to float16 at
 // the output (round to nearest even). Each output element depends only on its own operands,
 // so any split over cores or CBUF tasks gives the same bits.
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <vector>
@@ -76,6 +77,15 @@ uint64_t Emulator::execute_convolution_float16(CoreRegisters& r, bool* dma_error
   const float final_high = register_as_float(r.get(kDpuEwOpValue1));
   std::vector<float> weights(g.weight_bytes / 2);
   for (size_t i = 0; i < weights.size(); ++i) weights[i] = load_half(packed + 2 * i);
+  // The input as fp32, channels innermost ([h][w][c]), read once: the same values the CNA
+  // widens, in an order the channel loop walks contiguously.
+  std::vector<float> pixels(uint64_t{input.height} * input.width * input.channels);
+  for (uint32_t h = 0; h < input.height; ++h) {
+    for (uint32_t w = 0; w < input.width; ++w) {
+      float* pixel = pixels.data() + (uint64_t{h} * input.width + w) * input.channels;
+      for (uint32_t c = 0; c < input.channels; ++c) pixel[c] = load_half(input.address(c, h, w));
+    }
+  }
 
   const uint64_t area = uint64_t{g.kernel_width} * g.kernel_height;
   const uint64_t kernel_block = uint64_t(weight_kernel_block(kPrecisionFloat16));
@@ -95,21 +105,25 @@ uint64_t Emulator::execute_convolution_float16(CoreRegisters& r, bool* dma_error
                 int64_t{ow} * g.stride_x - g.pad_left + int64_t{kx} * g.dilation_x;
             if (column < 0 || column >= input.width) continue;
             const uint64_t tap = uint64_t{ky} * g.kernel_width + kx;
-            const auto y = static_cast<uint32_t>(row), x = static_cast<uint32_t>(column);
+            const float* pixel =
+                pixels.data() + (uint64_t(row) * input.width + uint64_t(column)) * input.channels;
             if (g.depthwise) {
               accumulator +=
-                  load_half(input.address(oc, y, x)) *
+                  pixel[oc] *
                   weights[((oc / kernel_block) * area + tap) * kernel_block + oc % kernel_block];
               continue;
             }
             const float* weight_row =
                 weights.data() + (oc / kernel_block) * input_blocks * weight_block_stride +
                 tap * kernel_block * kWeightInputBlock + (oc % kernel_block) * kWeightInputBlock;
-            for (uint32_t ic = 0; ic < input.channels; ++ic) {
-              // The product of two halves is exact in fp32; only the sum rounds.
-              accumulator += load_half(input.address(ic, y, x)) *
-                             weight_row[(ic / kWeightInputBlock) * weight_block_stride +
-                                        ic % kWeightInputBlock];
+            // The product of two halves is exact in fp32; only the sum rounds, channel by
+            // channel in ascending order.
+            for (uint32_t first = 0; first < input.channels; first += kWeightInputBlock) {
+              const float* block_weights =
+                  weight_row + (first / kWeightInputBlock) * weight_block_stride;
+              const uint32_t count = std::min<uint32_t>(kWeightInputBlock, input.channels - first);
+              for (uint32_t i = 0; i < count; ++i)
+                accumulator += pixel[first + i] * block_weights[i];
             }
           }
         }
