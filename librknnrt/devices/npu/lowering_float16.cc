@@ -7,16 +7,15 @@
 
 namespace orknn::devices::npu {
 
-Status lower_float16_convolution(const graph::Node& node, const graph::Tensor& weights,
-                                 const graph::Tensor* bias, const graph::ConvAttributes& attributes,
-                                 NpuLayer* layer) {
-  // The NPU multiplies the stored half values; float32 weights would be rounded first and no
-  // longer be what the CPU multiplies, so they stay on the CPU.
-  if (!weights.is_constant() || weights.data_type != DataType::kFloat16 ||
-      weights.quantization.is_quantized()) {
-    return unimplemented(node.describe(), ": not on the NPU: weights '", weights.name,
-                         "' are not a FLOAT16 constant");
-  }
+bool is_float16_constant(const graph::Tensor& weights) {
+  return weights.is_constant() && weights.data_type == DataType::kFloat16 &&
+         !weights.quantization.is_quantized();
+}
+
+Status lower_float16_product(const graph::Node& node, const uint8_t* stored,
+                             const graph::Tensor* bias,
+                             const graph::FusedActivationAttributes& activation, int64_t group,
+                             NpuLayer* layer) {
   const int64_t channels_out = layer->output.channels, channels_in = layer->input.channels;
   if (bias && (!bias->is_constant() || bias->quantization.is_quantized() ||
                (bias->data_type != DataType::kFloat16 && bias->data_type != DataType::kFloat32) ||
@@ -25,15 +24,15 @@ Status lower_float16_convolution(const graph::Node& node, const graph::Tensor& w
                          "' is not a FLOAT16 or FLOAT32 constant of ", channels_out, " values");
   }
   using Kind = graph::FusedActivationAttributes::Kind;
-  switch (attributes.activation.kind) {
+  switch (activation.kind) {
     case Kind::kNone:
       break;
     case Kind::kRelu:
       layer->float_low = 0.0f;
       break;
     case Kind::kClip:
-      layer->float_low = attributes.activation.minimum;
-      layer->float_high = attributes.activation.maximum;
+      layer->float_low = activation.minimum;
+      layer->float_high = activation.maximum;
       break;
     case Kind::kSilu:
       layer->silu = true;
@@ -41,13 +40,11 @@ Status lower_float16_convolution(const graph::Node& node, const graph::Tensor& w
     case Kind::kLeakyRelu:
       return unimplemented(node.describe(), ": not on the NPU: a fused LeakyRelu is not a clamp");
   }
-  const int64_t group = attributes.group;
   const int64_t group_in = channels_in / group, group_out = channels_out / group;
   const int64_t taps = layer->kernel_height * layer->kernel_width;
   layer->depthwise = group > 1 && group == channels_in && group == channels_out;
   const int64_t dense_in = layer->depthwise ? 1 : channels_in;
   layer->half_weights.assign(static_cast<size_t>(channels_out * dense_in * taps), 0);
-  const auto* stored = reinterpret_cast<const uint8_t*>(weights.constant_data);
   for (int64_t oc = 0; oc < channels_out; ++oc) {
     const int64_t first_in = (oc / group_out) * group_in;
     for (int64_t ic = 0; ic < group_in; ++ic) {

@@ -19,28 +19,41 @@ using driver_shim::NpuTask;
 constexpr uint32_t kJobTimeoutMs = 120000;
 constexpr int kMaxCores = 3;
 
-// NCHW (the runtime's layout) <-> NC1HWC2 (the NPU's: 16-byte atoms of 16 int8 or 8 float16
-// channels), one image; images follow each other in both layouts.
-void to_native(const FeatureShape& shape, bool float16, const uint8_t* source,
+// The runtime's layout <-> NC1HWC2 (the NPU's: 16-byte atoms of 16 int8 or 8 float16
+// channels), one image; images follow each other in both layouts. The runtime's layout is NCHW,
+// or for an [M, K] matrix (Gemm/MatMul) row-major, which is the 1 x M map of K channels stored
+// channels innermost.
+struct RuntimeLayout {
+  int64_t channel_stride, pixel_stride;  // in elements
+};
+RuntimeLayout runtime_layout(const FeatureShape& shape, bool matrix) {
+  return matrix ? RuntimeLayout{1, shape.channels} : RuntimeLayout{shape.height * shape.width, 1};
+}
+
+void to_native(const FeatureShape& shape, bool float16, bool matrix, const uint8_t* source,
                uint8_t* destination) {
   const int64_t plane = shape.height * shape.width;
   const int64_t block = feature_channel_block(float16), size = float16 ? 2 : 1;
+  const RuntimeLayout layout = runtime_layout(shape, matrix);
   for (int64_t c = 0; c < shape.channels; ++c) {
     uint8_t* atoms = destination + (c / block) * plane * 16 + (c % block) * size;
-    const uint8_t* channel = source + c * plane * size;
-    for (int64_t i = 0; i < plane; ++i)
-      std::memcpy(atoms + i * 16, channel + i * size, size_t(size));
+    const uint8_t* channel = source + c * layout.channel_stride * size;
+    for (int64_t i = 0; i < plane; ++i) {
+      std::memcpy(atoms + i * 16, channel + i * layout.pixel_stride * size, size_t(size));
+    }
   }
 }
-void from_native(const FeatureShape& shape, bool float16, const uint8_t* source,
+void from_native(const FeatureShape& shape, bool float16, bool matrix, const uint8_t* source,
                  uint8_t* destination) {
   const int64_t plane = shape.height * shape.width;
   const int64_t block = feature_channel_block(float16), size = float16 ? 2 : 1;
+  const RuntimeLayout layout = runtime_layout(shape, matrix);
   for (int64_t c = 0; c < shape.channels; ++c) {
     const uint8_t* atoms = source + (c / block) * plane * 16 + (c % block) * size;
-    uint8_t* channel = destination + c * plane * size;
-    for (int64_t i = 0; i < plane; ++i)
-      std::memcpy(channel + i * size, atoms + i * 16, size_t(size));
+    uint8_t* channel = destination + c * layout.channel_stride * size;
+    for (int64_t i = 0; i < plane; ++i) {
+      std::memcpy(channel + i * layout.pixel_stride * size, atoms + i * 16, size_t(size));
+    }
   }
 }
 
@@ -63,7 +76,7 @@ class NpuExecutable final : public Executable {
     if (!std::getenv("ORKNN_NPU_NO_FUSION")) fuse_layers(graph, &layers_);
     // Layers of different batch sizes never exchange data (a tensor has one batch size).
     for (const NpuLayer& layer : layers_) batch_ = std::max(batch_, layer.input.batch);
-    ORKNN_RETURN_IF_ERROR(allocate_tensors(graph, node_indices));
+    ORKNN_RETURN_IF_ERROR(allocate_tensors(graph, node_indices, shapes));
     ORKNN_RETURN_IF_ERROR(upload_constants());
     const int cores = std::min(npu_->info().core_count, kMaxCores);
     for (int count = 1; count <= cores; ++count) {
@@ -90,7 +103,7 @@ class NpuExecutable final : public Executable {
     for (FeatureBuffer& buffer : tensors_) {
       if (!buffer.from_outside) continue;
       for (int64_t image = 0; image < buffer.shape.batch; ++image) {
-        to_native(buffer.shape, buffer.float16,
+        to_native(buffer.shape, buffer.float16, buffer.matrix,
                   static_cast<const uint8_t*>(buffer.bound) + image * image_bytes(buffer),
                   buffer.memory.host + image * feature_bytes(buffer.shape, buffer.float16));
       }
@@ -143,7 +156,7 @@ class NpuExecutable final : public Executable {
       ORKNN_RETURN_IF_ERROR(
           npu_->sync_memory(buffer.memory, driver_shim::SyncDirection::kFromDevice));
       for (int64_t image = 0; image < buffer.shape.batch; ++image) {
-        from_native(buffer.shape, buffer.float16,
+        from_native(buffer.shape, buffer.float16, buffer.matrix,
                     buffer.memory.host + image * feature_bytes(buffer.shape, buffer.float16),
                     static_cast<uint8_t*>(buffer.bound) + image * image_bytes(buffer));
       }
@@ -157,6 +170,7 @@ class NpuExecutable final : public Executable {
     int32_t tensor = -1;
     FeatureShape shape;
     bool float16 = false;
+    bool matrix = false;  // an [M, K] Gemm/MatMul operand (see to_native)
     NpuMemory memory;
     bool from_outside = false;  // produced by another segment or a graph input
     bool to_outside = false;    // read by another segment or a graph output
@@ -230,7 +244,8 @@ class NpuExecutable final : public Executable {
     return nullptr;
   }
 
-  Status allocate_tensors(const graph::Graph& graph, const std::vector<size_t>& node_indices) {
+  Status allocate_tensors(const graph::Graph& graph, const std::vector<size_t>& node_indices,
+                          const std::vector<graph::Shape>& shapes) {
     const std::set<size_t> inside(node_indices.begin(), node_indices.end());
     std::set<int32_t> produced;
     for (const NpuLayer& layer : layers_) produced.insert(layer.output_tensor);
@@ -240,6 +255,7 @@ class NpuExecutable final : public Executable {
       buffer.tensor = tensor;
       buffer.shape = shape;
       buffer.float16 = float16;
+      buffer.matrix = shapes[static_cast<size_t>(tensor)].size() == 2;
       buffer.from_outside = produced.count(tensor) == 0;
       for (size_t n = 0; n < graph.nodes.size() && !buffer.from_outside; ++n) {
         if (inside.count(n)) continue;

@@ -100,22 +100,117 @@ int64_t largest_offset(int32_t zero_point) {
 }
 
 Status check_bias(const graph::Node& node, const Tensor& bias, const Tensor& input,
-                  const Tensor& weights, int64_t channels) {
+                  const graph::Quantization& weight_q, int64_t channels, int bias_axis) {
   const graph::Quantization& q = bias.quantization;
   if (bias.data_type != DataType::kInt32 || !q.is_quantized() || !bias.is_constant()) {
     return refuse(node, "bias '", bias.name, "' is not a quantized INT32 constant");
   }
-  if (q.is_per_channel() && (q.scales.size() != static_cast<size_t>(channels) || q.axis != 0)) {
+  if (q.is_per_channel() &&
+      (q.scales.size() != static_cast<size_t>(channels) || q.axis != bias_axis)) {
     return refuse(node, "bias '", bias.name, "' is not quantized per output channel");
   }
   const double input_scale = input.quantization.scales[0];
   for (int64_t c = 0; c < channels; ++c) {
-    const double expected = input_scale * of_channel(weights.quantization.scales, c);
+    const double expected = input_scale * of_channel(weight_q.scales, c);
     const double scale = of_channel(q.scales, c);
     if (of_channel(q.zero_points, c) != 0 || std::fabs(scale - expected) > 1e-5 * expected) {
       return refuse(node, "bias '", bias.name, "' channel ", c, " is not at input x weight scale");
     }
   }
+  return ok_status();
+}
+
+// The int8 constants of a product layer (a Conv, or a Gemm/MatMul as a 1x1 convolution):
+// `stored` holds the weights [oc][ic / group][taps], quantized by `weight_q` per output channel
+// or per tensor; the bias's per-channel axis is `bias_axis`.
+Status lower_int8_product(const graph::Node& node, const Tensor& input, const Tensor& output,
+                          const int8_t* stored, const graph::Quantization& weight_q,
+                          const Tensor* bias, int bias_axis,
+                          const graph::FusedActivationAttributes& activation, int64_t group,
+                          NpuLayer* out_layer) {
+  NpuLayer& layer = *out_layer;
+  const int64_t channels_out = layer.output.channels, channels_in = layer.input.channels;
+  for (int32_t zero_point : weight_q.zero_points) {
+    if (zero_point != 0) return refuse(node, "weight zero point ", zero_point, " is not 0");
+  }
+  if (bias) {
+    ORKNN_RETURN_IF_ERROR(check_bias(node, *bias, input, weight_q, channels_out, bias_axis));
+  }
+  using Kind = graph::FusedActivationAttributes::Kind;
+  // Every kind is named so that a new one fails to compile here instead of being lowered as if
+  // there were no activation.
+  switch (activation.kind) {
+    case Kind::kNone:
+    case Kind::kRelu:
+    case Kind::kClip:
+      break;  // clamps of the requantized result
+    case Kind::kSilu:
+      layer.silu = true;  // the DPU's SiLU epilogue (docs/quantization.md 4.3)
+      break;
+    case Kind::kLeakyRelu:
+      return refuse(node, "a fused LeakyRelu is not a clamp");
+  }
+
+  const int64_t group_in = channels_in / group, group_out = channels_out / group;
+  const int64_t taps = layer.kernel_height * layer.kernel_width;
+  layer.input_zero_point = input.quantization.zero_points[0];
+  layer.output_zero_point = output.quantization.zero_points[0];
+  const float output_scale = output.quantization.scales[0];
+  int64_t largest_bias = 0;
+  std::vector<int32_t> bias_values(static_cast<size_t>(channels_out), 0);
+  if (bias) {
+    std::memcpy(bias_values.data(), bias->constant_data, bias_values.size() * 4);
+    for (int32_t value : bias_values)
+      largest_bias = std::max<int64_t>(largest_bias, std::abs(int64_t{value}));
+  }
+  // The CPU accumulates in int32 and refuses (float domain) when the worst case overflows.
+  const int64_t worst =
+      group_in * taps * largest_offset(layer.input_zero_point) * 128 + largest_bias;
+  if (worst > std::numeric_limits<int32_t>::max()) {
+    return refuse(node, "the int32 accumulator could overflow");
+  }
+
+  layer.depthwise = group > 1 && group == channels_in && group == channels_out;
+  const int64_t dense_in = layer.depthwise ? 1 : channels_in;
+  layer.weights.assign(static_cast<size_t>(channels_out * dense_in * taps), 0);
+  for (int64_t oc = 0; oc < channels_out; ++oc) {
+    const int64_t first_in = (oc / group_out) * group_in;
+    int64_t weight_sum = 0;
+    for (int64_t ic = 0; ic < group_in; ++ic) {
+      for (int64_t tap = 0; tap < taps; ++tap) {
+        const int8_t w = stored[(oc * group_in + ic) * taps + tap];
+        weight_sum += w;
+        const int64_t dense_ic = layer.depthwise ? 0 : first_in + ic;
+        layer.weights[static_cast<size_t>((oc * dense_in + dense_ic) * taps + tap)] = w;
+      }
+    }
+    // Padding reads the input zero point, so sum((x - zx) * w) = sum(x * w) - zx * sum(w).
+    const int64_t folded = int64_t{bias_values[static_cast<size_t>(oc)]} -
+                           int64_t{layer.input_zero_point} * weight_sum;
+    if (folded < std::numeric_limits<int32_t>::min() ||
+        folded > std::numeric_limits<int32_t>::max()) {
+      return refuse(node, "the folded bias of channel ", oc, " does not fit 32 bits");
+    }
+    layer.folded_bias.push_back(static_cast<int32_t>(folded));
+    // With SiLU the per-channel value takes the accumulator back to real values instead; the
+    // epilogue quantizes with the output scale itself.
+    const float input_scale = input.quantization.scales[0];
+    const float weight_scale = of_channel(weight_q.scales, oc);
+    layer.multipliers.push_back(
+        layer.silu ? kernels::reference::silu_dequantization_scale(input_scale, weight_scale)
+                   : kernels::reference::requantization_multiplier(input_scale, weight_scale,
+                                                                   output_scale));
+  }
+  if (activation.kind == Kind::kRelu) {
+    layer.clamp_low = std::max(-128, layer.output_zero_point);
+  } else if (activation.kind == Kind::kClip) {
+    layer.clamp_low = quantize_int8(activation.minimum, output_scale, layer.output_zero_point);
+    layer.clamp_high = quantize_int8(activation.maximum, output_scale, layer.output_zero_point);
+  }
+  layer.kind = LayerKind::kConvolution;
+  layer.conv_output_scale = output_scale;
+  layer.macs = static_cast<uint64_t>(layer.output.height * layer.output.width * channels_out *
+                                     group_in * taps);
   return ok_status();
 }
 
@@ -162,102 +257,120 @@ Result<NpuLayer> lower_convolution(const graph::Graph& graph, const graph::Node&
     return refuse(node, "kernel, stride, dilation or padding beyond the register fields");
   }
   if (layer.float16) {
-    ORKNN_RETURN_IF_ERROR(lower_float16_convolution(node, weights, bias, attributes, &layer));
+    if (!is_float16_constant(weights)) {
+      return refuse(node, "weights '", weights.name, "' are not a FLOAT16 constant");
+    }
+    ORKNN_RETURN_IF_ERROR(lower_float16_product(node, weights.constant_data, bias,
+                                                attributes.activation, attributes.group, &layer));
     return fit_cbuf(node, std::move(layer));
   }
   if (!weights.is_constant() || weights.data_type != DataType::kInt8 ||
       !weights.quantization.is_quantized()) {
     return refuse(node, "weights '", weights.name, "' are not a quantized INT8 constant");
   }
-  const int64_t channels_out = layer.output.channels, channels_in = layer.input.channels;
   const graph::Quantization& weight_q = weights.quantization;
   if (weight_q.is_per_channel() &&
-      (weight_q.axis != 0 || weight_q.scales.size() != static_cast<size_t>(channels_out))) {
+      (weight_q.axis != 0 ||
+       weight_q.scales.size() != static_cast<size_t>(layer.output.channels))) {
     return refuse(node, "weights are not quantized per output channel");
   }
-  for (int32_t zero_point : weight_q.zero_points) {
-    if (zero_point != 0) return refuse(node, "weight zero point ", zero_point, " is not 0");
-  }
-  if (bias) ORKNN_RETURN_IF_ERROR(check_bias(node, *bias, input, weights, channels_out));
-  using Kind = graph::FusedActivationAttributes::Kind;
-  // Every kind is named so that a new one fails to compile here instead of being lowered as if
-  // there were no activation.
-  switch (attributes.activation.kind) {
-    case Kind::kNone:
-    case Kind::kRelu:
-    case Kind::kClip:
-      break;  // clamps of the requantized result
-    case Kind::kSilu:
-      layer.silu = true;  // the DPU's SiLU epilogue (docs/quantization.md 4.3)
-      break;
-    case Kind::kLeakyRelu:
-      return refuse(node, "a fused LeakyRelu is not a clamp");
-  }
+  ORKNN_RETURN_IF_ERROR(lower_int8_product(
+      node, input, output, reinterpret_cast<const int8_t*>(weights.constant_data), weight_q, bias,
+      0, attributes.activation, attributes.group, &layer));
+  return fit_cbuf(node, std::move(layer));
+}
 
-  const int64_t group = attributes.group;
-  const int64_t group_in = channels_in / group, group_out = channels_out / group;
-  const int64_t taps = layer.kernel_height * layer.kernel_width;
-  layer.input_zero_point = input.quantization.zero_points[0];
-  layer.output_zero_point = output.quantization.zero_points[0];
-  const float output_scale = output.quantization.scales[0];
-  int64_t largest_bias = 0;
-  std::vector<int32_t> bias_values(static_cast<size_t>(channels_out), 0);
-  if (bias) {
-    std::memcpy(bias_values.data(), bias->constant_data, bias_values.size() * 4);
-    for (int32_t value : bias_values)
-      largest_bias = std::max<int64_t>(largest_bias, std::abs(int64_t{value}));
+// An [M, K] matrix activation as the 1 x M feature map of K channels the executable lays it
+// out as (NC1HWC2 with W = M, npu_executable.cc).
+Result<FeatureShape> matrix_shape(const graph::Node& node, const Tensor& tensor, const Shape& shape,
+                                  bool float16) {
+  if (shape.size() != 2 || shape[0] < 1 || shape[0] > kMaxCubeDimension || shape[1] < 1) {
+    return refuse(node, "'", tensor.name, "' has shape ", graph::shape_to_string(shape),
+                  "; the NPU takes [M, K] matrices with M in 1..", kMaxCubeDimension);
   }
-  // The CPU accumulates in int32 and refuses (float domain) when the worst case overflows.
-  const int64_t worst =
-      group_in * taps * largest_offset(layer.input_zero_point) * 128 + largest_bias;
-  if (worst > std::numeric_limits<int32_t>::max()) {
-    return refuse(node, "the int32 accumulator could overflow");
-  }
+  ORKNN_RETURN_IF_ERROR(feature_shape(node, tensor, {1, shape[1], 1, shape[0]}, float16).status());
+  return FeatureShape{shape[1], 1, shape[0], 1};
+}
 
-  layer.depthwise = group > 1 && group == channels_in && group == channels_out;
-  const int64_t dense_in = layer.depthwise ? 1 : channels_in;
-  layer.weights.assign(static_cast<size_t>(channels_out * dense_in * taps), 0);
-  const auto* stored = reinterpret_cast<const int8_t*>(weights.constant_data);
-  for (int64_t oc = 0; oc < channels_out; ++oc) {
-    const int64_t first_in = (oc / group_out) * group_in;
-    int64_t weight_sum = 0;
-    for (int64_t ic = 0; ic < group_in; ++ic) {
-      for (int64_t tap = 0; tap < taps; ++tap) {
-        const int8_t w = stored[(oc * group_in + ic) * taps + tap];
-        weight_sum += w;
-        const int64_t dense_ic = layer.depthwise ? 0 : first_in + ic;
-        layer.weights[static_cast<size_t>((oc * dense_in + dense_ic) * taps + tap)] = w;
-      }
-    }
-    // Padding reads the input zero point, so sum((x - zx) * w) = sum(x * w) - zx * sum(w).
-    const int64_t folded = int64_t{bias_values[static_cast<size_t>(oc)]} -
-                           int64_t{layer.input_zero_point} * weight_sum;
-    if (folded < std::numeric_limits<int32_t>::min() ||
-        folded > std::numeric_limits<int32_t>::max()) {
-      return refuse(node, "the folded bias of channel ", oc, " does not fit 32 bits");
-    }
-    layer.folded_bias.push_back(static_cast<int32_t>(folded));
-    // With SiLU the per-channel value takes the accumulator back to real values instead; the
-    // epilogue quantizes with the output scale itself.
-    const float input_scale = input.quantization.scales[0];
-    const float weight_scale = of_channel(weight_q.scales, oc);
-    layer.multipliers.push_back(
-        layer.silu ? kernels::reference::silu_dequantization_scale(input_scale, weight_scale)
-                   : kernels::reference::requantization_multiplier(input_scale, weight_scale,
-                                                                   output_scale));
+// Gemm (no transposed A, alpha 1, beta 1, C along N) and MatMul with a constant 2-D B:
+// Y[M, N] = A[M, K] B (+ C) as a 1x1 convolution of K input and N output channels.
+Result<NpuLayer> lower_matrix_product(const graph::Graph& graph, const graph::Node& node,
+                                      const std::vector<Shape>& shapes) {
+  if (node.inputs.size() < 2 || node.inputs[0] < 0 || node.inputs[1] < 0) {
+    return refuse(node, "missing operands");
   }
-  if (attributes.activation.kind == Kind::kRelu) {
-    layer.clamp_low = std::max(-128, layer.output_zero_point);
-  } else if (attributes.activation.kind == Kind::kClip) {
-    layer.clamp_low =
-        quantize_int8(attributes.activation.minimum, output_scale, layer.output_zero_point);
-    layer.clamp_high =
-        quantize_int8(attributes.activation.maximum, output_scale, layer.output_zero_point);
+  const Tensor& a = graph.tensor(node.inputs[0]);
+  const Tensor& b = graph.tensor(node.inputs[1]);
+  const bool gemm = node.op_type == "Gemm";
+  const Tensor* c = gemm && node.inputs.size() > 2 && node.inputs[2] >= 0
+                        ? &graph.tensor(node.inputs[2])
+                        : nullptr;
+  const Shape& a_shape = shapes[static_cast<size_t>(node.inputs[0])];
+  const Shape& b_shape = shapes[static_cast<size_t>(node.inputs[1])];
+  if (a_shape.size() != 2 || b_shape.size() != 2 || !b.is_constant()) {
+    return refuse(node, "only a 2-D A times a constant 2-D B");
   }
-  layer.kind = LayerKind::kConvolution;
-  layer.conv_output_scale = output_scale;
-  layer.macs = static_cast<uint64_t>(layer.output.height * layer.output.width * channels_out *
-                                     group_in * taps);
+  graph::FusedActivationAttributes activation;
+  bool transpose_b = false;
+  int bias_axis = 0;
+  if (gemm) {
+    const Shape c_shape = c ? shapes[static_cast<size_t>(node.inputs[2])] : Shape{};
+    ORKNN_ASSIGN_OR_RETURN(graph::GemmAttributes attributes,
+                           graph::parse_gemm(node, a_shape, b_shape, c ? &c_shape : nullptr));
+    if (attributes.transpose_a || attributes.alpha != 1.0f || attributes.beta != 1.0f) {
+      return refuse(node, "Gemm with transA, alpha or beta other than 1");
+    }
+    if (c && (attributes.c_columns != attributes.n || c->elements() != attributes.n)) {
+      return refuse(node, "C is not one value per output column");
+    }
+    activation = attributes.activation;
+    transpose_b = attributes.transpose_b;
+    bias_axis = c && !c_shape.empty() ? static_cast<int>(c_shape.size()) - 1 : 0;
+  } else {
+    ORKNN_ASSIGN_OR_RETURN(graph::MatMulAttributes attributes,
+                           graph::parse_matmul(node, a_shape, b_shape));
+    activation = attributes.activation;
+  }
+  NpuLayer layer;
+  layer.float16 = runs_in_float16(graph, node);
+  ORKNN_ASSIGN_OR_RETURN(layer.input, matrix_shape(node, a, a_shape, layer.float16));
+  ORKNN_ASSIGN_OR_RETURN(layer.output,
+                         matrix_shape(node, graph.tensor(node.outputs[0]),
+                                      shapes[static_cast<size_t>(node.outputs[0])], layer.float16));
+  const int64_t k = layer.input.channels, n = layer.output.channels;
+  // B as [N][K], the dense [oc][ic] layout of a 1x1 convolution.
+  const size_t element = layer.float16 ? 2 : 1;
+  std::vector<uint8_t> dense(static_cast<size_t>(n * k) * element);
+  for (int64_t row = 0; row < n; ++row) {
+    for (int64_t column = 0; column < k; ++column) {
+      const int64_t from = transpose_b ? row * k + column : column * n + row;
+      std::memcpy(&dense[static_cast<size_t>(row * k + column) * element],
+                  b.constant_data + static_cast<size_t>(from) * element, element);
+    }
+  }
+  if (layer.float16) {
+    if (!is_float16_constant(b)) return refuse(node, "B '", b.name, "' is not a FLOAT16 constant");
+    ORKNN_RETURN_IF_ERROR(lower_float16_product(node, dense.data(), c, activation, 1, &layer));
+    return fit_cbuf(node, std::move(layer));
+  }
+  if (b.data_type != DataType::kInt8 || !b.quantization.is_quantized()) {
+    return refuse(node, "B '", b.name, "' is not a quantized INT8 constant");
+  }
+  // The CPU runs a Gemm/MatMul with a fused SiLU in the float domain (docs/quantization.md 4.1).
+  if (activation.kind == graph::FusedActivationAttributes::Kind::kSilu) {
+    return refuse(node, "an int8 Gemm/MatMul with a fused SiLU runs in the float domain");
+  }
+  graph::Quantization weight_q = b.quantization;
+  if (weight_q.is_per_channel()) {
+    if (weight_q.axis != (transpose_b ? 0 : 1) ||
+        weight_q.scales.size() != static_cast<size_t>(n)) {
+      return refuse(node, "B is not quantized per output column");
+    }
+    weight_q.axis = 0;  // the output channels of the dense layout
+  }
+  ORKNN_RETURN_IF_ERROR(lower_int8_product(node, a, graph.tensor(node.outputs[0]),
+                                           reinterpret_cast<const int8_t*>(dense.data()), weight_q,
+                                           c, bias_axis, activation, 1, &layer));
   return fit_cbuf(node, std::move(layer));
 }
 
@@ -491,6 +604,8 @@ Result<std::vector<NpuLayer>> lower_node(const graph::Graph& graph, size_t node_
   if (node.outputs.size() != 1 && node.op_type != "MaxPool") return layer.status();
   if (node.op_type == "Conv") {
     layer = lower_convolution(graph, node, shapes);
+  } else if (node.op_type == "Gemm" || node.op_type == "MatMul") {
+    layer = lower_matrix_product(graph, node, shapes);
   } else if (node.op_type == "Add") {
     layer = lower_add(graph, node, shapes);
   } else if (node.op_type == "MaxPool" || node.op_type == "AveragePool" ||

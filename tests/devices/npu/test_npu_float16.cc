@@ -145,6 +145,32 @@ void test_convolution_sweep(void** state) {
   }
 }
 
+// Gemm and MatMul with a constant float16 B, as 1x1 convolutions (one classifier-sized case
+// split by the CBUF along output channels).
+void test_matrix_products(void** state) {
+  (void)state;
+  std::mt19937 rng(53);
+  for (int index = 0; index < 8; ++index) {
+    const bool gemm = index % 4 != 3, big = index == 7;
+    const bool transpose_b = gemm && index % 2 == 1;
+    const int m = big ? 1 : uniform(rng, 1, 20), k = big ? 1280 : uniform(rng, 1, 200);
+    const int n = big ? 1000 : uniform(rng, 1, 100);
+    std::vector<StoredTensor> inputs = {
+        half_tensor("a", {m, k}, random_halves(rng, size_t(m) * k, 1.0f)),
+        half_tensor("b", transpose_b ? graph::Shape{n, k} : graph::Shape{k, n},
+                    random_halves(rng, size_t(k) * n, 1.0f / std::sqrt(float(k))), true)};
+    if (gemm && index % 2 == 0) {
+      inputs.push_back(half_tensor("c", {n}, random_halves(rng, size_t(n), 0.5f), true));
+    }
+    Attributes attributes;
+    if (transpose_b) attributes["transB"] = attr_int(1);
+    if (index % 3 == 1) attributes["activation"] = attr_string("Relu");
+    expect_float16_close(
+        gemm ? "Gemm" : "MatMul", inputs, attributes,
+        std::string(gemm ? "Gemm" : "MatMul") + " fp16 case " + std::to_string(index));
+  }
+}
+
 void test_add_and_activations(void** state) {
   (void)state;
   std::mt19937 rng(41);
@@ -218,6 +244,7 @@ void test_concat(void** state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_convolution_sweep),
+      cmocka_unit_test(test_matrix_products),
       cmocka_unit_test(test_add_and_activations),
       cmocka_unit_test(test_pooling),
       cmocka_unit_test(test_concat),

@@ -268,6 +268,54 @@ void test_conv_too_big_for_cbuf_stays_on_cpu(void** state) {
   assert_int_equal(run.npu_nodes, 0);
 }
 
+// Gemm and MatMul with a constant B run as 1x1 convolutions over the 1 x M map of K channels:
+// per-tensor and per-column weights, transposed B, C as [N] or [1, N], fused Relu/Clip, and a
+// classifier-sized B (1280 x 1000) that the CBUF splits by output channels.
+void test_matrix_product_sweep(void** state) {
+  (void)state;
+  std::mt19937 rng(20261125);
+  for (int index = 0; index < 16; ++index) {
+    const bool gemm = index % 4 != 3, big = index == 15;
+    const bool transpose_b = gemm && uniform(rng, 0, 1) == 1;
+    const int m = big ? 1 : uniform(rng, 1, 40), k = big ? 1280 : uniform(rng, 1, 300);
+    const int n = big ? 1000 : uniform(rng, 1, 200);
+    const bool per_column = uniform(rng, 0, 1) == 1;
+    const float input_scale = 0.02f;
+    std::vector<float> weight_scales(per_column ? size_t(n) : 1);
+    for (float& scale : weight_scales) scale = 0.002f + 0.004f * uniform(rng, 0, 10) / 10.0f;
+    const graph::Quantization weight_q{weight_scales, std::vector<int32_t>(weight_scales.size(), 0),
+                                       per_column ? (transpose_b ? 0 : 1) : 0};
+    std::vector<StoredTensor> inputs = {
+        stored("a", DataType::kInt8, {m, k}, random_codes(rng, size_t(m) * k),
+               per_tensor(input_scale, uniform(rng, -10, 10))),
+        stored("b", DataType::kInt8, transpose_b ? graph::Shape{n, k} : graph::Shape{k, n},
+               random_codes(rng, size_t(k) * n), weight_q, true)};
+    if (gemm && index % 2 == 0) {
+      std::vector<int32_t> c(static_cast<size_t>(n));
+      std::vector<float> c_scales;
+      for (int32_t& value : c) value = uniform(rng, -3000, 3000);
+      for (float scale : weight_scales) c_scales.push_back(input_scale * scale);
+      const bool row = index % 4 == 2;
+      inputs.push_back(stored(
+          "c", DataType::kInt32, row ? graph::Shape{1, n} : graph::Shape{n}, c,
+          graph::Quantization{c_scales, std::vector<int32_t>(c_scales.size(), 0), row ? 1 : 0},
+          true));
+    }
+    Attributes attributes;
+    if (transpose_b) attributes["transB"] = integer(1);
+    if (index % 3 == 1) attributes["activation"] = text("Relu");
+    const float output_scale = input_scale * 0.004f * std::sqrt(float(k)) * 30.0f;
+    char description[160];
+    std::snprintf(description, sizeof(description), "%s case %d: [%d, %d] x [%d, %d]%s",
+                  gemm ? "Gemm" : "MatMul", index, m, k, k, n, transpose_b ? " (transB)" : "");
+    for (uint32_t mask : {1u, 3u, 7u}) {
+      expect_npu_matches_cpu(gemm ? "Gemm" : "MatMul", inputs, attributes,
+                             {DataType::kInt8, per_tensor(output_scale, uniform(rng, -5, 5))}, mask,
+                             description);
+    }
+  }
+}
+
 void test_add_sweep(void** state) {
   (void)state;
   std::mt19937 rng(7);
@@ -463,6 +511,7 @@ int main(void) {
       cmocka_unit_test(test_convolution_sweep),
       cmocka_unit_test(test_convolution_cbuf_split_sweep),
       cmocka_unit_test(test_conv_too_big_for_cbuf_stays_on_cpu),
+      cmocka_unit_test(test_matrix_product_sweep),
       cmocka_unit_test(test_add_sweep),
       cmocka_unit_test(test_pooling_sweep),
       cmocka_unit_test(test_activation_tables),
