@@ -8,6 +8,7 @@
 #include "driver_shim/emu/block_support.h"
 #include "driver_shim/emu/emulator.h"
 #include "driver_shim/npu_registers.h"
+#include "reference/convolution.h"
 
 namespace orknn::driver_shim::emu {
 
@@ -39,22 +40,6 @@ int8_t requantize(int64_t accumulator, float multiplier, int32_t zero_point, int
   const double bounded = std::min(std::max(scaled, -1e9), 1e9);
   const int64_t value = static_cast<int64_t>(std::nearbyint(bounded)) + zero_point;
   return static_cast<int8_t>(std::min<int64_t>(std::max<int64_t>(value, low), high));
-}
-
-// The SiLU epilogue (docs/quantization.md 4.3), in the CPU's float operations and order:
-// the accumulator back to real in double rounded to float, the SiLU op's x * sigmoid(x) with
-// the sigmoid's two overflow-free forms, then encode.
-int8_t silu_epilogue(int64_t accumulator, float scale, float output_scale, int32_t zero_point) {
-  const float real =
-      static_cast<float>(static_cast<double>(accumulator) * static_cast<double>(scale));
-  float sigmoid;
-  if (real >= 0.0f) {
-    sigmoid = 1.0f / (1.0f + std::exp(-real));
-  } else {
-    const float e = std::exp(real);
-    sigmoid = e / (1.0f + e);
-  }
-  return encode(real * sigmoid, output_scale, zero_point);
 }
 
 }  // namespace
@@ -166,8 +151,12 @@ uint64_t Emulator::execute_convolution(CoreRegisters& r, bool* dma_error) {
             }
           }
         }
-        int8_t y = silu ? silu_epilogue(accumulator, multiplier, result_scale, output_zero_point)
-                        : requantize(accumulator, multiplier, output_zero_point, low, high);
+        // The SiLU epilogue is the CPU reference's own function (docs/quantization.md 4.3), so
+        // the two stay bit-exact whatever exp it uses; the lowering bounds acc to int32.
+        int8_t y =
+            silu ? kernels::reference::requantize_silu(static_cast<int32_t>(accumulator),
+                                                       multiplier, result_scale, output_zero_point)
+                 : requantize(accumulator, multiplier, output_zero_point, low, high);
         if (add) {
           const float sum = decode(y, result_scale, output_zero_point) +
                             decode(*operand.at(oc, oh, ow), operand_scale, operand_zero_point);
