@@ -44,7 +44,7 @@ std::vector<float> as_floats(const std::vector<uint8_t>& bytes) {
   return values;
 }
 
-// Runs the node on the CPU and on the NPU under masks 1, 2, 4, 3, 7 and AUTO.
+// Runs the node on the CPU and on the NPU on one, two and three cores (masks 1, 3, 7).
 void expect_float16_close(const std::string& op_type, const std::vector<StoredTensor>& inputs,
                           const Attributes& attributes, const std::string& description) {
   auto graph = single_node_graph(op_type, inputs, attributes, {{DataType::kFloat16, {}}});
@@ -60,7 +60,7 @@ void expect_float16_close(const std::string& op_type, const std::vector<StoredTe
   float largest = 0.0f;
   for (float value : expected) largest = std::max(largest, std::fabs(value));
   std::vector<uint8_t> one_core;
-  for (uint32_t mask : {1u, 2u, 4u, 3u, 7u, 0u}) {
+  for (uint32_t mask : {1u, 3u, 7u}) {
     const DeviceRun npu = run_graph(shared, input_bytes, emulated_npu(), mask);
     if (!npu.status.ok()) {
       fail_msg("%s mask %u: %s", description.c_str(), mask, npu.status.message().c_str());
@@ -97,8 +97,8 @@ void test_convolution_sweep(void** state) {
     int channels_in = uniform(rng, 1, 40), channels_out = uniform(rng, 1, 40);
     int height = uniform(rng, 1, 12), width = uniform(rng, 1, 12);
     if (big && index % 2 == 0) {  // wide rows
-      channels_in = uniform(rng, 40, 64), channels_out = uniform(rng, 1, 8);
-      height = uniform(rng, 12, 20), width = uniform(rng, 180, 260);
+      channels_in = uniform(rng, 40, 64), channels_out = uniform(rng, 1, 3);
+      height = uniform(rng, 12, 16), width = uniform(rng, 180, 220);
     } else if (big) {  // weights beyond the banks
       channels_in = uniform(rng, 300, 360), channels_out = uniform(rng, 60, 90);
       height = width = 3;

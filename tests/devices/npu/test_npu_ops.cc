@@ -199,19 +199,19 @@ size_t cbuf_task_count(const std::vector<StoredTensor>& inputs, const Attributes
 void test_convolution_cbuf_split_sweep(void** state) {
   (void)state;
   std::mt19937 rng(20261123);
-  for (int index = 0; index < 9; ++index) {
+  for (int index = 0; index < 6; ++index) {
     const int kind = index % 3;  // 0: wide rows, 1: big weights, 2: depthwise wide rows
     int channels_in = 0, channels_out = 0, height = 0, width = 0, kernel = 3, group = 1;
     if (kind == 0) {
-      channels_in = uniform(rng, 40, 80), channels_out = uniform(rng, 1, 8);
-      height = uniform(rng, 14, 26), width = uniform(rng, 180, 300);
+      channels_in = uniform(rng, 48, 64), channels_out = uniform(rng, 1, 4);
+      height = uniform(rng, 14, 18), width = uniform(rng, 200, 256);
       kernel = uniform(rng, 0, 1) ? 3 : 1;
     } else if (kind == 1) {
-      channels_in = uniform(rng, 300, 400), channels_out = uniform(rng, 100, 170);
-      height = uniform(rng, 2, 4), width = uniform(rng, 2, 4);
+      channels_in = uniform(rng, 300, 360), channels_out = uniform(rng, 120, 170);
+      height = uniform(rng, 2, 3), width = uniform(rng, 2, 3);
     } else {
       channels_in = channels_out = group = uniform(rng, 48, 96);
-      height = uniform(rng, 10, 16), width = uniform(rng, 300, 500);
+      height = uniform(rng, 10, 14), width = uniform(rng, 300, 420);
     }
     const int stride = kind == 1 ? 1 : uniform(rng, 1, 2), pad = kernel / 2;
     const int per_group = channels_in / group;
@@ -277,8 +277,8 @@ void test_matrix_product_sweep(void** state) {
   for (int index = 0; index < 16; ++index) {
     const bool gemm = index % 4 != 3, big = index == 15;
     const bool transpose_b = gemm && uniform(rng, 0, 1) == 1;
-    const int m = big ? 1 : uniform(rng, 1, 40), k = big ? 1280 : uniform(rng, 1, 300);
-    const int n = big ? 1000 : uniform(rng, 1, 200);
+    const int m = big ? 1 : uniform(rng, 1, 24), k = big ? 1280 : uniform(rng, 1, 200);
+    const int n = big ? 1000 : uniform(rng, 1, 120);
     const bool per_column = uniform(rng, 0, 1) == 1;
     const float input_scale = 0.02f;
     std::vector<float> weight_scales(per_column ? size_t(n) : 1);
@@ -308,7 +308,7 @@ void test_matrix_product_sweep(void** state) {
     char description[160];
     std::snprintf(description, sizeof(description), "%s case %d: [%d, %d] x [%d, %d]%s",
                   gemm ? "Gemm" : "MatMul", index, m, k, k, n, transpose_b ? " (transB)" : "");
-    for (uint32_t mask : {1u, 3u, 7u}) {
+    for (uint32_t mask : {1u, 7u}) {
       expect_npu_matches_cpu(gemm ? "Gemm" : "MatMul", inputs, attributes,
                              {DataType::kInt8, per_tensor(output_scale, uniform(rng, -5, 5))}, mask,
                              description);
