@@ -174,22 +174,29 @@ uint64_t Emulator::execute_convolution(CoreRegisters& r, bool* dma_error) {
   return cycles_for(macs, bytes);
 }
 
+bool Emulator::map_standalone_cubes(const CoreRegisters& r, uint32_t element_bytes, Cube* input,
+                                    Cube* operand, Cube* output, bool* add) {
+  input->width = field(r.get(kDpuDataCubeWidth), 12, 0) + 1;
+  input->height = field(r.get(kDpuDataCubeHeight), 12, 0) + 1;
+  input->channels = field(r.get(kDpuDataCubeChannel), 12, 0) + 1;
+  input->surface_stride = r.get(kDpuDstSurfStride);
+  input->element_bytes = element_bytes;
+  *operand = *output = *input;
+  *add = (r.get(kDpuEwCfg) & 1) == 0;
+  input->base = translate(r.get(kRdmaSrcBaseAddr), input->span());
+  output->base = translate(r.get(kDpuDstBaseAddr), output->span());
+  operand->base = *add ? translate(r.get(kRdmaEwBaseAddr), operand->span()) : nullptr;
+  return input->base && output->base && (!*add || operand->base);
+}
+
 uint64_t Emulator::execute_standalone_dpu(const CoreRegisters& r, bool* dma_error) {
-  Cube input;
-  input.width = field(r.get(kDpuDataCubeWidth), 12, 0) + 1;
-  input.height = field(r.get(kDpuDataCubeHeight), 12, 0) + 1;
-  input.channels = field(r.get(kDpuDataCubeChannel), 12, 0) + 1;
-  input.surface_stride = r.get(kDpuDstSurfStride);
-  Cube operand = input, output = input;
-  const bool add = (r.get(kDpuEwCfg) & 1) == 0;
-  const bool use_lut = (r.get(kDpuLutCfg) & 1) != 0;
-  input.base = translate(r.get(kRdmaSrcBaseAddr), input.span());
-  output.base = translate(r.get(kDpuDstBaseAddr), output.span());
-  operand.base = add ? translate(r.get(kRdmaEwBaseAddr), operand.span()) : nullptr;
-  if (!input.base || !output.base || (add && !operand.base)) {
+  Cube input, operand, output;
+  bool add = false;
+  if (!map_standalone_cubes(r, 1, &input, &operand, &output, &add)) {
     *dma_error = true;
     return 0;
   }
+  const bool use_lut = (r.get(kDpuLutCfg) & 1) != 0;
   const int32_t input_zero_point = as_signed(r.get(kDpuBsAluCfg));
   const float input_scale = register_as_float(r.get(kDpuBsMulCfg));
   const int32_t operand_zero_point = as_signed(r.get(kDpuEwCvtOffset));

@@ -21,6 +21,8 @@
 
 namespace orknn::driver_shim::emu {
 
+struct Cube;  // block_support.h
+
 // The timing model (all emulated): MACs per cycle per core, DMA bytes per cycle per core,
 // fixed cycles per task (fetch, register writes) and per job, clock.
 struct TimingModel {
@@ -102,6 +104,10 @@ class Emulator {
   static bool check_cbuf(CoreRegisters& registers, uint32_t input_width, uint32_t input_rows,
                          uint32_t input_channels, uint32_t precision, uint64_t weight_bytes);
   uint64_t cycles_for(uint64_t macs, uint64_t bytes, bool float16 = false) const;
+  // The cubes of a stand-alone DPU task: DATA_CUBE_* shaped, the MRDMA source, the ERDMA
+  // operand when EW_CFG adds one (*add), the WDMA destination; false on an unmapped address.
+  bool map_standalone_cubes(const CoreRegisters& registers, uint32_t element_bytes, Cube* input,
+                            Cube* operand, Cube* output, bool* add);
 
   int core_count_;
   TimingModel timing_;

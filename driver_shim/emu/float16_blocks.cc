@@ -145,18 +145,9 @@ uint64_t Emulator::execute_convolution_float16(CoreRegisters& r, bool* dma_error
 }
 
 uint64_t Emulator::execute_standalone_dpu_float16(const CoreRegisters& r, bool* dma_error) {
-  Cube input;
-  input.width = field(r.get(kDpuDataCubeWidth), 12, 0) + 1;
-  input.height = field(r.get(kDpuDataCubeHeight), 12, 0) + 1;
-  input.channels = field(r.get(kDpuDataCubeChannel), 12, 0) + 1;
-  input.surface_stride = r.get(kDpuDstSurfStride);
-  input.element_bytes = 2;
-  Cube operand = input, output = input;
-  const bool add = (r.get(kDpuEwCfg) & 1) == 0;
-  input.base = translate(r.get(kRdmaSrcBaseAddr), input.span());
-  output.base = translate(r.get(kDpuDstBaseAddr), output.span());
-  operand.base = add ? translate(r.get(kRdmaEwBaseAddr), operand.span()) : nullptr;
-  if (!input.base || !output.base || (add && !operand.base)) {
+  Cube input, operand, output;
+  bool add = false;
+  if (!map_standalone_cubes(r, 2, &input, &operand, &output, &add)) {
     *dma_error = true;
     return 0;
   }

@@ -60,6 +60,13 @@ bool fuse_add(const graph::Graph& graph, NpuLayer& conv, NpuLayer& add) {
   return true;
 }
 
+// The producer now writes what `fused` wrote, and reports `fused`'s node as folded into it.
+void take_over_output(NpuLayer& producer_layer, const NpuLayer& fused) {
+  producer_layer.output_tensor = fused.output_tensor;
+  producer_layer.output = fused.output;
+  producer_layer.fused_nodes.push_back(fused.node_index);
+}
+
 // float16: a Relu/Clip after a Conv or Add becomes its final clamp. Two clamps compose into
 // one only when their ranges overlap (otherwise the result is a constant, left unfused).
 bool fuse_float16_clamp(NpuLayer& producer_layer, const NpuLayer& clamp) {
@@ -68,9 +75,7 @@ bool fuse_float16_clamp(NpuLayer& producer_layer, const NpuLayer& clamp) {
   if (!(low <= high)) return false;
   producer_layer.final_low = low;
   producer_layer.final_high = high;
-  producer_layer.output_tensor = clamp.output_tensor;
-  producer_layer.output = clamp.output;
-  producer_layer.fused_nodes.push_back(clamp.node_index);
+  take_over_output(producer_layer, clamp);
   return true;
 }
 
@@ -89,9 +94,7 @@ bool fuse_table(NpuLayer& producer_layer, const NpuLayer& table) {
   }
   producer_layer.use_lut = true;
   producer_layer.lut = composed;
-  producer_layer.output_tensor = table.output_tensor;
-  producer_layer.output = table.output;
-  producer_layer.fused_nodes.push_back(table.node_index);
+  take_over_output(producer_layer, table);
   return true;
 }
 

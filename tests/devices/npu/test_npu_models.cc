@@ -114,30 +114,49 @@ double modeled_milliseconds(const exec::Profiler& profiler) {
   return seconds * 1e3;
 }
 
-// Runs `name` on the CPU, then on the NPU under each core mask; returns the modeled NPU time of
-// the given masks.
-void check_model(const std::string& name, double* one_core_ms, double* three_core_ms,
-                 size_t* folded_nodes = nullptr) {
-  auto graph = load(name);
-  const auto shapes = graph::stored_input_shapes(*graph);
-  auto cpu = exec::Executor::create(graph, shapes, {devices::make_cpu_device()});
+// A model loaded for the CPU alone and for the emulated NPU (then the CPU), with random inputs
+// and the CPU's outputs; at least 90% of its MACs must be on the NPU.
+struct ModelRuns {
+  std::shared_ptr<const graph::Graph> graph;
+  std::unique_ptr<exec::Executor> cpu, npu;
+  std::vector<std::vector<uint8_t>> inputs, expected;
+};
+
+ModelRuns prepare_model(const std::string& name) {
+  ModelRuns runs;
+  runs.graph = load(name);
+  const auto shapes = graph::stored_input_shapes(*runs.graph);
+  auto cpu = exec::Executor::create(runs.graph, shapes, {devices::make_cpu_device()});
   if (!cpu.ok()) fail_msg("%s on the CPU: %s", name.c_str(), cpu.status().message().c_str());
   auto npu_device = devices::make_npu_device(driver_shim::make_emulated_npu(3));
-  auto npu = exec::Executor::create(graph, shapes, {npu_device, devices::make_cpu_device()});
+  auto npu = exec::Executor::create(runs.graph, shapes, {npu_device, devices::make_cpu_device()});
   if (!npu.ok()) fail_msg("%s on the NPU: %s", name.c_str(), npu.status().message().c_str());
-
-  const auto inputs = random_inputs(**cpu);
-  const auto expected = run(**cpu, inputs, nullptr);
+  runs.cpu = std::move(*cpu);
+  runs.npu = std::move(*npu);
+  runs.inputs = random_inputs(*runs.cpu);
+  runs.expected = run(*runs.cpu, runs.inputs, nullptr);
   uint64_t total = 0, on_npu = 0;
-  for (size_t n = 0; n < graph->nodes.size(); ++n) {
-    const uint64_t macs = node_macs(*graph, (*npu)->shapes(), n);
+  for (size_t n = 0; n < runs.graph->nodes.size(); ++n) {
+    const uint64_t macs = node_macs(*runs.graph, runs.npu->shapes(), n);
     total += macs;
-    if (std::strcmp((*npu)->node_target(n), "NPU") == 0) on_npu += macs;
+    if (std::strcmp(runs.npu->node_target(n), "NPU") == 0) on_npu += macs;
   }
   const double share = total ? double(on_npu) / double(total) : 0.0;
   std::printf("%s: %.1f%% of %llu MACs on the NPU\n", name.c_str(), share * 100.0,
               static_cast<unsigned long long>(total));
   assert_true(share >= 0.90);
+  return runs;
+}
+
+// Runs `name` on the CPU, then on the NPU under each core mask; returns the modeled NPU time of
+// the given masks.
+void check_model(const std::string& name, double* one_core_ms, double* three_core_ms,
+                 size_t* folded_nodes = nullptr) {
+  ModelRuns runs = prepare_model(name);
+  const auto& graph = runs.graph;
+  const auto& inputs = runs.inputs;
+  const auto& expected = runs.expected;
+  auto* npu = &runs.npu;
   for (uint32_t mask : {1u, 2u, 4u, 3u, 7u, 0u}) {
     (*npu)->set_run_options({mask, 0});
     exec::Profiler profiler;
@@ -189,25 +208,11 @@ std::vector<float> output_values(const graph::Graph& graph, size_t output,
 constexpr float kModelRelative = 1.0f / 128, kModelAbsolute = 1.0f / 128;
 
 void check_float16_model(const std::string& name, double* one_core_ms, double* three_core_ms) {
-  auto graph = load(name);
-  const auto shapes = graph::stored_input_shapes(*graph);
-  auto cpu = exec::Executor::create(graph, shapes, {devices::make_cpu_device()});
-  if (!cpu.ok()) fail_msg("%s on the CPU: %s", name.c_str(), cpu.status().message().c_str());
-  auto npu_device = devices::make_npu_device(driver_shim::make_emulated_npu(3));
-  auto npu = exec::Executor::create(graph, shapes, {npu_device, devices::make_cpu_device()});
-  if (!npu.ok()) fail_msg("%s on the NPU: %s", name.c_str(), npu.status().message().c_str());
-  const auto inputs = random_inputs(**cpu);
-  const auto expected = run(**cpu, inputs, nullptr);
-  uint64_t total = 0, on_npu = 0;
-  for (size_t n = 0; n < graph->nodes.size(); ++n) {
-    const uint64_t macs = node_macs(*graph, (*npu)->shapes(), n);
-    total += macs;
-    if (std::strcmp((*npu)->node_target(n), "NPU") == 0) on_npu += macs;
-  }
-  const double share = total ? double(on_npu) / double(total) : 0.0;
-  std::printf("%s: %.1f%% of %llu MACs on the NPU\n", name.c_str(), share * 100.0,
-              static_cast<unsigned long long>(total));
-  assert_true(share >= 0.90);
+  ModelRuns runs = prepare_model(name);
+  const auto& graph = runs.graph;
+  const auto& inputs = runs.inputs;
+  const auto& expected = runs.expected;
+  auto* npu = &runs.npu;
   std::vector<std::vector<uint8_t>> one_core;
   for (uint32_t mask : {1u, 2u, 4u, 3u, 7u, 0u}) {
     (*npu)->set_run_options({mask, 0});
