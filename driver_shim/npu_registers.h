@@ -94,12 +94,16 @@ constexpr uint16_t kCnaWeightSize2 = 0x1038;  // WIDTH[28:24] HEIGHT[20:16] KERN
 constexpr uint16_t kCnaConvCon2 = 0x1010;     // KERNEL_GROUP[23:16] FEATURE_GRAINS[13:4]
 constexpr uint16_t kCnaCbufCon0 = 0x1040;     // WEIGHT_REUSE[13] WEIGHT_BANK[7:4] DATA_BANK[3:0]
 constexpr uint16_t kCnaCbufCon1 = 0x1044;     // DATA_ENTRIES[13:0]
+constexpr uint16_t kCnaCvtCon0 = 0x104c;      // DATA_SIGN[3] CVT_TYPE[1] CVT_BYPASS[0]
 constexpr uint16_t kCnaPadCon0 = 0x1068;      // PAD_LEFT[7:4] PAD_TOP[3:0]
 constexpr uint16_t kCnaFeatureDataAddr = 0x1070;
-constexpr uint16_t kCnaDmaCon1 = 0x107c;     // line stride (OpenRKNN: bytes)
-constexpr uint16_t kCnaDmaCon2 = 0x1080;     // surface stride (OpenRKNN: bytes)
-constexpr uint16_t kCnaDcompAddr0 = 0x1110;  // weights
-constexpr uint16_t kCnaPadCon1 = 0x1184;     // pad value (the input zero point)
+constexpr uint16_t kCnaDmaCon0 = 0x1078;      // WEIGHT_BURST_LEN[19:16] DATA_BURST_LEN[3:0]
+constexpr uint16_t kCnaDmaCon1 = 0x107c;      // line stride (OpenRKNN: bytes)
+constexpr uint16_t kCnaDmaCon2 = 0x1080;      // surface stride (OpenRKNN: bytes)
+constexpr uint16_t kCnaFcDataSize0 = 0x1084;  // DMA_WIDTH[29:16] DMA_HEIGHT[10:0]
+constexpr uint16_t kCnaFcDataSize1 = 0x1088;  // DMA_CHANNEL[15:0]
+constexpr uint16_t kCnaDcompAddr0 = 0x1110;   // weights
+constexpr uint16_t kCnaPadCon1 = 0x1184;      // pad value (the input zero point)
 
 // CONV_CON1 / MISC_CFG / DATA_FORMAT precision fields (MTX npu_hw.h: int8 0, float16 2).
 constexpr uint32_t kPrecisionInt8 = 0;
@@ -125,7 +129,8 @@ constexpr uint16_t kCoreDataoutSize1 = 0x3018;  // CHANNEL-1[15:0]
 constexpr uint16_t kCoreClipTruncate = 0x301c;
 
 // ---- DPU (0x4000) ---------------------------------------------------------------------------
-constexpr uint16_t kDpuFeatureModeCfg = 0x400c;
+constexpr uint16_t kDpuSPointer = 0x4004;        // Mesa writes 0xe in the stream
+constexpr uint16_t kDpuFeatureModeCfg = 0x400c;  // BURST_LEN[8:5] CONV_MODE[4:3] OUTPUT_MODE[2:1]
 constexpr uint16_t kDpuDataFormat = 0x4010;
 constexpr uint16_t kDpuDstBaseAddr = 0x4020;
 constexpr uint16_t kDpuDstSurfStride = 0x4024;  // OpenRKNN: bytes
@@ -135,6 +140,9 @@ constexpr uint16_t kDpuDataCubeChannel = 0x403c;
 constexpr uint16_t kDpuBsCfg = 0x4040;         // BS_BYPASS[0]: 0 = add the BRDMA bias
 constexpr uint16_t kDpuBsAluCfg = 0x4044;      // OpenRKNN standalone mode: main input zero point
 constexpr uint16_t kDpuBsMulCfg = 0x4048;      // OpenRKNN standalone mode: main input scale (fp32)
+constexpr uint16_t kDpuBsOwCfg = 0x4050;       // SIZE_E_2[10:8] SIZE_E_1[7:5] SIZE_E_0[4:2]
+constexpr uint16_t kDpuWdmaSize0 = 0x4058;     // CHANNEL_WDMA[12:0]
+constexpr uint16_t kDpuWdmaSize1 = 0x405c;     // HEIGHT_WDMA[28:16] WIDTH_WDMA[12:0]
 constexpr uint16_t kDpuBnCfg = 0x4060;         // BN_BYPASS[0]: 0 = multiply by the NRDMA scales
 constexpr uint16_t kDpuBnAluCfg = 0x4064;      // OpenRKNN float16: fp32 lower clamp of the conv
 constexpr uint16_t kDpuBnReluxCmp = 0x406c;    // OpenRKNN: clamp low[15:0] high[31:16] (int16);
@@ -160,11 +168,17 @@ constexpr uint16_t kDpuLutCfg = 0x4108;         // OpenRKNN: LUT_EN[0], 256-entr
 constexpr uint32_t kDpuBnSiluEpilogue = 1u << 1;
 
 // ---- DPU_RDMA (0x5000) ----------------------------------------------------------------------
+constexpr uint16_t kRdmaSPointer = 0x5004;
+constexpr uint16_t kRdmaDataCubeWidth = 0x500c;
+constexpr uint16_t kRdmaDataCubeHeight = 0x5010;
+constexpr uint16_t kRdmaDataCubeChannel = 0x5014;
 constexpr uint16_t kRdmaSrcBaseAddr = 0x5018;  // MRDMA: main input of a stand-alone DPU op
 constexpr uint16_t kRdmaBsBaseAddr = 0x5020;   // int32 bias per output channel
 constexpr uint16_t kRdmaBnBaseAddr =
     0x502c;  // OpenRKNN: fp32 requantization multiplier per channel
 constexpr uint16_t kRdmaEwBaseAddr = 0x5038;      // element-wise operand
+constexpr uint16_t kRdmaBrdmaCfg = 0x501c;        // BRDMA_DATA_USE[4:1]
+constexpr uint16_t kRdmaWeight = 0x5068;          // E/N/B/M arbitration weights
 constexpr uint16_t kRdmaFeatureModeCfg = 0x5044;  // IN_PRECISION[17:15] MRDMA_DISABLE[4]
 constexpr int kRdmaInPrecisionShift = 15;
 constexpr uint32_t kRdmaFp16ToFp32 = 1u << 3;  // MRDMA_FP16TOFP32_EN

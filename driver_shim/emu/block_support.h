@@ -30,6 +30,10 @@ struct Cube {
     const uint64_t blocks = (channels + block() - 1) / block();
     return blocks == 0 ? 0 : (blocks - 1) * surface_stride + uint64_t{width} * height * 16;
   }
+  // Bytes the cube holds (what a DMA moves), as opposed to the address range it spans.
+  uint64_t bytes() const {
+    return uint64_t{(channels + block() - 1) / block()} * width * height * 16;
+  }
   uint8_t* address(uint32_t c, uint32_t h, uint32_t w) const {
     return base + (c / block()) * uint64_t{surface_stride} + (uint64_t{h} * width + w) * 16 +
            (c % block()) * element_bytes;
@@ -38,6 +42,13 @@ struct Cube {
     return reinterpret_cast<int8_t*>(address(c, h, w));
   }
 };
+
+// Weight bytes a convolution task moves from memory: none when WEIGHT_REUSE finds them
+// resident in the conv buffer (the timing model's only CBUF effect besides re-read rows).
+template <typename Registers>
+uint64_t loaded_weight_bytes(const Registers& r, uint64_t weight_bytes) {
+  return (r.get(npu_reg::kCnaCbufCon0) & npu_reg::kCbufWeightReuse) ? 0 : weight_bytes;
+}
 
 // What a convolution task's CNA/CORE/DPU registers say about its shape (both precisions).
 struct ConvGeometry {

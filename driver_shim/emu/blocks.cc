@@ -169,8 +169,8 @@ uint64_t Emulator::execute_convolution(CoreRegisters& r, bool* dma_error) {
   }
   const uint64_t macs = uint64_t{output.width} * output.height * output.channels * kernel_area *
                         (depthwise ? 1 : input.channels);
-  const uint64_t bytes =
-      input.span() + output.span() * (add ? 2 : 1) + weight_bytes + 8ull * output.channels;
+  const uint64_t bytes = input.bytes() + output.bytes() * (add ? 2 : 1) +
+                         loaded_weight_bytes(r, weight_bytes) + 8ull * output.channels;
   return cycles_for(macs, bytes);
 }
 
@@ -217,7 +217,7 @@ uint64_t Emulator::execute_standalone_dpu(const CoreRegisters& r, bool* dma_erro
       }
     }
   }
-  const uint64_t bytes = input.span() * (add ? 3 : 2);
+  const uint64_t bytes = input.bytes() * (add ? 3 : 2);
   return cycles_for(0, bytes);
 }
 
@@ -252,7 +252,7 @@ uint64_t Emulator::execute_pooling(const CoreRegisters& r, bool* dma_error) {
       }
     }
   }
-  const uint64_t bytes = input.span() + output.span();
+  const uint64_t bytes = input.bytes() + output.bytes();
   return cycles_for(0, bytes);
 }
 

@@ -139,8 +139,8 @@ uint64_t Emulator::execute_convolution_float16(CoreRegisters& r, bool* dma_error
   }
   const uint64_t macs = uint64_t{output.width} * output.height * output.channels * area *
                         (g.depthwise ? 1 : input.channels);
-  const uint64_t bytes =
-      input.span() + output.span() * (add ? 2 : 1) + g.weight_bytes + 4ull * output.channels;
+  const uint64_t bytes = input.bytes() + output.bytes() * (add ? 2 : 1) +
+                         loaded_weight_bytes(r, g.weight_bytes) + 4ull * output.channels;
   return cycles_for(macs, bytes, true);
 }
 
@@ -162,7 +162,7 @@ uint64_t Emulator::execute_standalone_dpu_float16(const CoreRegisters& r, bool* 
       }
     }
   }
-  return cycles_for(0, input.span() * (add ? 3 : 2), true);
+  return cycles_for(0, input.bytes() * (add ? 3 : 2), true);
 }
 
 uint64_t Emulator::execute_pooling_float16(const CoreRegisters& r, bool* dma_error) {
@@ -194,7 +194,7 @@ uint64_t Emulator::execute_pooling_float16(const CoreRegisters& r, bool* dma_err
       }
     }
   }
-  return cycles_for(0, input.span() + output.span(), true);
+  return cycles_for(0, input.bytes() + output.bytes(), true);
 }
 
 }  // namespace orknn::driver_shim::emu

@@ -6,6 +6,7 @@
 #include <map>
 #include <set>
 
+#include "core/logging.h"
 #include "devices/npu/cbuf_plan.h"
 #include "devices/npu/regcmd_builder.h"
 #include "driver_shim/npu_registers.h"
@@ -388,6 +389,8 @@ class NpuExecutable final : public Executable {
       for (size_t i = 0; i < layers_.size(); ++i) {
         ORKNN_RETURN_IF_ERROR(append_tasks(i, addresses_of(i), whole_layer(layers_[i]), &chain));
       }
+      log_debug("NPU segment: ", layers_.size(), " layers in ", chain.tasks.size(),
+                " tasks on one core (convolutions split to fit the CBUF)");
       steps.push_back({std::move(chain)});
     } else {
       for (size_t i = 0; i < layers_.size(); ++i) {

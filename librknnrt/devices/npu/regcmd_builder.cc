@@ -118,6 +118,24 @@ void emit_convolution(Emitter& emit, const NpuLayer& layer, const LayerAddresses
        u32(slice.weight_banks << 4 | slice.data_banks) |
            (slice.weight_reuse ? kCbufWeightReuse : 0));
   emit(kTargetCna, kCnaCbufCon1, cbuf_data_entries(layer, input_channels));
+  // Registers the hardware needs and the emulator ignores (Mesa's values, docs/npu.md 5):
+  // the input converter bypassed, bursts of 16, the DMA cube, the DPU write cube and mode.
+  emit(kTargetCna, kCnaCvtCon0, 0xb);  // DATA_SIGN | CVT_TYPE | CVT_BYPASS
+  emit(kTargetCna, kCnaDmaCon0, 15u << 16 | 15u);
+  emit(kTargetCna, kCnaFcDataSize0, u32(layer.input.width << 16 | rows.count));
+  emit(kTargetCna, kCnaFcDataSize1, u32(round_up(input_channels, channel_block(precision))));
+  emit(kTargetDpu, kDpuSPointer, 0xe);
+  emit(kTargetDpuRdma, kRdmaSPointer, 0xe);
+  emit(kTargetDpu, kDpuFeatureModeCfg, (layer.depthwise ? 3u << 3 : 0u) | 15u << 5 | 2u << 1);
+  const uint32_t size_e = layer.depthwise ? 3 : 1;
+  emit(kTargetDpu, kDpuBsOwCfg, size_e << 8 | size_e << 5 | size_e << 2);
+  emit(kTargetDpu, kDpuWdmaSize0, u32(channels - 1));
+  emit(kTargetDpu, kDpuWdmaSize1, u32((output_rows - 1) << 16 | (layer.output.width - 1)));
+  emit(kTargetDpuRdma, kRdmaDataCubeWidth, u32(layer.output.width - 1));
+  emit(kTargetDpuRdma, kRdmaDataCubeHeight, u32(output_rows - 1));
+  emit(kTargetDpuRdma, kRdmaDataCubeChannel, u32(channels - 1));
+  emit(kTargetDpuRdma, kRdmaBrdmaCfg, 1u << 1);
+  emit(kTargetDpuRdma, kRdmaWeight, 0x01010101);
   emit(kTargetCna, kCnaPadCon0, u32(layer.pad_left << 4 | rows.pad_top));
   emit(kTargetCna, kCnaFeatureDataAddr, input_address);
   emit(kTargetCna, kCnaDmaCon1, row_bytes(layer.input));
