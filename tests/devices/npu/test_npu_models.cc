@@ -202,8 +202,8 @@ std::vector<float> output_values(const graph::Graph& graph, size_t output,
   return values;
 }
 
-// A float16 network: at least 90% of its MACs on the NPU, every core mask giving the bits of one
-// core, and each output within kModelRelative |ref| + kModelAbsolute max|ref| of the CPU's
+// A float16 network: at least 90% of its MACs on the NPU, two and three cores giving the bits of
+// one core, and each output within kModelRelative |ref| + kModelAbsolute max|ref| of the CPU's
 // float32 arithmetic on the same float16 model (docs/npu.md section 6).
 constexpr float kModelRelative = 1.0f / 128, kModelAbsolute = 1.0f / 128;
 
@@ -214,7 +214,7 @@ void check_float16_model(const std::string& name, double* one_core_ms, double* t
   const auto& expected = runs.expected;
   auto* npu = &runs.npu;
   std::vector<std::vector<uint8_t>> one_core;
-  for (uint32_t mask : {1u, 2u, 4u, 3u, 7u, 0u}) {
+  for (uint32_t mask : {1u, 3u, 7u}) {  // one, two and three cores
     (*npu)->set_run_options({mask, 0});
     exec::Profiler profiler;
     const auto actual = run(**npu, inputs, &profiler);
