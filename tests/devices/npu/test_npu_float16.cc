@@ -171,6 +171,17 @@ void test_matrix_products(void** state) {
   }
 }
 
+// A batch of float16 images: each image its own tasks, images spread over the cores.
+void test_batch(void** state) {
+  (void)state;
+  std::mt19937 rng(59);
+  expect_float16_close(
+      "Conv",
+      {half_tensor("x", {3, 12, 9, 7}, random_halves(rng, 3 * 12 * 9 * 7, 1.0f)),
+       half_tensor("w", {20, 12, 3, 3}, random_halves(rng, 20 * 12 * 9, 0.1f), true)},
+      {{"pads", attr_ints({1, 1, 1, 1})}, {"activation", attr_string("Relu")}}, "fp16 batch of 3");
+}
+
 void test_add_and_activations(void** state) {
   (void)state;
   std::mt19937 rng(41);
@@ -245,6 +256,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_convolution_sweep),
       cmocka_unit_test(test_matrix_products),
+      cmocka_unit_test(test_batch),
       cmocka_unit_test(test_add_and_activations),
       cmocka_unit_test(test_pooling),
       cmocka_unit_test(test_concat),
