@@ -31,29 +31,24 @@ RuntimeLayout runtime_layout(const FeatureShape& shape, bool matrix) {
   return matrix ? RuntimeLayout{1, shape.channels} : RuntimeLayout{shape.height * shape.width, 1};
 }
 
-void to_native(const FeatureShape& shape, bool float16, bool matrix, const uint8_t* source,
-               uint8_t* destination) {
+enum class Direction { kToNpu, kFromNpu };
+
+// Copies one image between the runtime's layout (`runtime`) and NC1HWC2 (`native`).
+void convert_image(const FeatureShape& shape, bool float16, bool matrix, Direction direction,
+                   uint8_t* runtime, uint8_t* native) {
   const int64_t plane = shape.height * shape.width;
   const int64_t block = feature_channel_block(float16), size = float16 ? 2 : 1;
   const RuntimeLayout layout = runtime_layout(shape, matrix);
   for (int64_t c = 0; c < shape.channels; ++c) {
-    uint8_t* atoms = destination + (c / block) * plane * 16 + (c % block) * size;
-    const uint8_t* channel = source + c * layout.channel_stride * size;
+    uint8_t* atoms = native + (c / block) * plane * 16 + (c % block) * size;
+    uint8_t* channel = runtime + c * layout.channel_stride * size;
     for (int64_t i = 0; i < plane; ++i) {
-      std::memcpy(atoms + i * 16, channel + i * layout.pixel_stride * size, size_t(size));
-    }
-  }
-}
-void from_native(const FeatureShape& shape, bool float16, bool matrix, const uint8_t* source,
-                 uint8_t* destination) {
-  const int64_t plane = shape.height * shape.width;
-  const int64_t block = feature_channel_block(float16), size = float16 ? 2 : 1;
-  const RuntimeLayout layout = runtime_layout(shape, matrix);
-  for (int64_t c = 0; c < shape.channels; ++c) {
-    const uint8_t* atoms = source + (c / block) * plane * 16 + (c % block) * size;
-    uint8_t* channel = destination + c * layout.channel_stride * size;
-    for (int64_t i = 0; i < plane; ++i) {
-      std::memcpy(channel + i * layout.pixel_stride * size, atoms + i * 16, size_t(size));
+      uint8_t* element = channel + i * layout.pixel_stride * size;
+      if (direction == Direction::kToNpu) {
+        std::memcpy(atoms + i * 16, element, size_t(size));
+      } else {
+        std::memcpy(element, atoms + i * 16, size_t(size));
+      }
     }
   }
 }
@@ -104,9 +99,9 @@ class NpuExecutable final : public Executable {
     for (FeatureBuffer& buffer : tensors_) {
       if (!buffer.from_outside) continue;
       for (int64_t image = 0; image < buffer.shape.batch; ++image) {
-        to_native(buffer.shape, buffer.float16, buffer.matrix,
-                  static_cast<const uint8_t*>(buffer.bound) + image * image_bytes(buffer),
-                  buffer.memory.host + image * feature_bytes(buffer.shape, buffer.float16));
+        convert_image(buffer.shape, buffer.float16, buffer.matrix, Direction::kToNpu,
+                      static_cast<uint8_t*>(buffer.bound) + image * image_bytes(buffer),
+                      buffer.memory.host + image * feature_bytes(buffer.shape, buffer.float16));
       }
       ORKNN_RETURN_IF_ERROR(
           npu_->sync_memory(buffer.memory, driver_shim::SyncDirection::kToDevice));
@@ -157,9 +152,9 @@ class NpuExecutable final : public Executable {
       ORKNN_RETURN_IF_ERROR(
           npu_->sync_memory(buffer.memory, driver_shim::SyncDirection::kFromDevice));
       for (int64_t image = 0; image < buffer.shape.batch; ++image) {
-        from_native(buffer.shape, buffer.float16, buffer.matrix,
-                    buffer.memory.host + image * feature_bytes(buffer.shape, buffer.float16),
-                    static_cast<uint8_t*>(buffer.bound) + image * image_bytes(buffer));
+        convert_image(buffer.shape, buffer.float16, buffer.matrix, Direction::kFromNpu,
+                      static_cast<uint8_t*>(buffer.bound) + image * image_bytes(buffer),
+                      buffer.memory.host + image * feature_bytes(buffer.shape, buffer.float16));
       }
     }
     if (profiler) record_timing(*profiler, layer_cycles);
@@ -171,7 +166,7 @@ class NpuExecutable final : public Executable {
     int32_t tensor = -1;
     FeatureShape shape;
     bool float16 = false;
-    bool matrix = false;  // an [M, K] Gemm/MatMul operand (see to_native)
+    bool matrix = false;  // an [M, K] Gemm/MatMul operand (see runtime_layout)
     NpuMemory memory;
     bool from_outside = false;  // produced by another segment or a graph input
     bool to_outside = false;    // read by another segment or a graph output
