@@ -90,10 +90,9 @@ Result<std::vector<TaskSlice>> split_for_cbuf(const NpuLayer& layer, const TaskS
     return unimplemented(
         "convolution ", layer.input.channels, "x", layer.input.height, "x", layer.input.width,
         " -> ", layer.output.channels, " kernel ", layer.kernel_height, "x", layer.kernel_width,
-        ": one output row of ", std::min<int64_t>(block, whole.end - whole.begin),
-        " channels needs more than the ", kCbufBanks, " CBUF banks (",
-        convolution_weight_bytes(layer, block), " weight bytes, ",
-        cbuf_data_entries(layer, channels_read(layer, block)), " entries per input row)");
+        ": one output row of one ", block, "-kernel weight block needs more than the ", kCbufBanks,
+        " CBUF banks (", convolution_weight_bytes(layer, block), " weight bytes, ", one_row,
+        " input rows of ", cbuf_data_entries(layer, channels_read(layer, block)), " entries)");
   }
   std::vector<TaskSlice> tasks;
   for (int64_t begin = whole.begin; begin < whole.end; begin += group) {
