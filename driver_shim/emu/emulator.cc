@@ -94,9 +94,8 @@ TaskRunReport Emulator::run_tasks(int core, uint32_t regcmd_address, uint32_t re
   CoreRegisters& registers = *cores_[static_cast<size_t>(core)];
   uint32_t address = regcmd_address;
   uint32_t amount = register_amount;
-  // A chain starts with an empty conv buffer: its first task cannot reuse weights.
-  registers.resident_weights = 0;
-  registers.resident_weight_bytes = 0;
+  // The conv buffer keeps its weights from task to task and from one kick to the next on this
+  // core (rocket kicks every task of a job separately); only reset_core empties it.
   registers.fault.clear();
   while (report.tasks_completed < task_number) {
     // The PC fetches 2 x (amount + 1) command words.

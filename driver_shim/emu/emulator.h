@@ -81,8 +81,8 @@ class Emulator {
     uint32_t get(uint16_t offset) const { return values[offset / 4]; }
     void set(uint16_t offset, uint32_t value) { values[offset / 4] = value; }
     std::array<int8_t, 256> lut{};
-    // The conv buffer: which weights the last convolution left resident (WEIGHT_REUSE reads
-    // them), and the reason the current task was refused.
+    // The conv buffer: which weights the last convolution on this core left resident
+    // (WEIGHT_REUSE reads them; empty after a reset), and why the current task was refused.
     uint32_t resident_weights = 0;
     uint64_t resident_weight_bytes = 0;
     std::string fault;

@@ -46,8 +46,10 @@ NpuLayer wide_convolution() {
   return layers->front();
 }
 
-// Runs `slices` of `layer` as one chain on core 0 of a fresh emulated NPU.
-Status run_chain(const NpuLayer& layer, const std::vector<TaskSlice>& slices) {
+// Runs `slices` of `layer` on core 0 of a fresh emulated NPU: as one chain, or (as the rocket
+// backend kicks them) one job per task.
+Status run_chain(const NpuLayer& layer, const std::vector<TaskSlice>& slices,
+                 bool job_per_task = false) {
   auto npu = driver_shim::make_emulated_npu(1);
   std::vector<driver_shim::NpuMemory> memory;
   auto allocate = [&](size_t bytes) {
@@ -77,18 +79,18 @@ Status run_chain(const NpuLayer& layer, const std::vector<TaskSlice>& slices) {
   const std::vector<uint64_t> words =
       devices::npu::chain_tasks(tasks, masks, base, &offsets, &counts);
   std::memcpy(memory.back().host, words.data(), words.size() * 8);
-  driver_shim::NpuJob job;
-  job.core_mask = 1;
-  job.core_tasks.emplace_back();
+  std::vector<driver_shim::NpuJob> jobs(job_per_task ? offsets.size() : 1);
   for (size_t t = 0; t < offsets.size(); ++t) {
+    driver_shim::NpuJob& job = jobs[job_per_task ? t : 0];
+    job.core_mask = 1;
+    job.core_tasks.resize(1);
     job.core_tasks[0].push_back({base + uint32_t(offsets[t] * 8), counts[t], masks[t]});
   }
   Status status = ok_status();
-  auto id = npu->submit(job);
-  if (!id.ok()) {
-    status = id.status();
-  } else {
-    status = npu->wait(*id, 60000).status();
+  for (const driver_shim::NpuJob& job : jobs) {
+    auto id = npu->submit(job);
+    status = id.ok() ? npu->wait(*id, 60000).status() : id.status();
+    if (!status.ok()) break;
   }
   for (driver_shim::NpuMemory& buffer : memory) (void)npu->destroy_memory(buffer);
   return status;
@@ -115,6 +117,15 @@ void test_compiler_split_runs(void** state) {
   assert_true(tasks.size() >= 2);
   for (size_t t = 0; t < tasks.size(); ++t) assert_int_equal(tasks[t].weight_reuse, t > 0);
   const Status status = run_chain(layer, tasks);
+  if (!status.ok()) fail_msg("%s", status.message().c_str());
+}
+
+// Weights stay in a core's buffer from one kick to the next (rocket runs each task of a job as
+// its own kick), so follow-on tasks may reuse them.
+void test_weight_reuse_across_kicks(void** state) {
+  (void)state;
+  const NpuLayer layer = wide_convolution();
+  const Status status = run_chain(layer, compiler_split(layer), true);
   if (!status.ok()) fail_msg("%s", status.message().c_str());
 }
 
@@ -146,7 +157,7 @@ void test_weight_reuse_with_nothing_resident(void** state) {
   (void)state;
   const NpuLayer layer = wide_convolution();
   std::vector<TaskSlice> tasks = compiler_split(layer);
-  tasks.front().weight_reuse = true;  // a chain starts with an empty buffer
+  tasks.front().weight_reuse = true;  // a fresh NPU starts with an empty buffer
   expect_refused(run_chain(layer, tasks), "WEIGHT_REUSE");
 }
 
@@ -155,6 +166,7 @@ void test_weight_reuse_with_nothing_resident(void** state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_compiler_split_runs),
+      cmocka_unit_test(test_weight_reuse_across_kicks),
       cmocka_unit_test(test_too_many_rows_for_the_data_banks),
       cmocka_unit_test(test_more_banks_than_the_buffer_has),
       cmocka_unit_test(test_weight_banks_too_few),
