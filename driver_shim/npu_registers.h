@@ -91,14 +91,36 @@ constexpr uint16_t kCnaDataSize3 = 0x102c;
 constexpr uint16_t kCnaWeightSize0 = 0x1030;
 constexpr uint16_t kCnaWeightSize1 = 0x1034;
 constexpr uint16_t kCnaWeightSize2 = 0x1038;  // WIDTH[28:24] HEIGHT[20:16] KERNELS[13:0]
-constexpr uint16_t kCnaCbufCon0 = 0x1040;
-constexpr uint16_t kCnaCbufCon1 = 0x1044;
-constexpr uint16_t kCnaPadCon0 = 0x1068;  // PAD_LEFT[7:4] PAD_TOP[3:0]
+constexpr uint16_t kCnaConvCon2 = 0x1010;     // KERNEL_GROUP[23:16] FEATURE_GRAINS[13:4]
+constexpr uint16_t kCnaCbufCon0 = 0x1040;     // WEIGHT_REUSE[13] WEIGHT_BANK[7:4] DATA_BANK[3:0]
+constexpr uint16_t kCnaCbufCon1 = 0x1044;     // DATA_ENTRIES[13:0]
+constexpr uint16_t kCnaCvtCon0 = 0x104c;      // DATA_SIGN[3] CVT_TYPE[1] CVT_BYPASS[0]
+constexpr uint16_t kCnaPadCon0 = 0x1068;      // PAD_LEFT[7:4] PAD_TOP[3:0]
 constexpr uint16_t kCnaFeatureDataAddr = 0x1070;
-constexpr uint16_t kCnaDmaCon1 = 0x107c;     // line stride (OpenRKNN: bytes)
-constexpr uint16_t kCnaDmaCon2 = 0x1080;     // surface stride (OpenRKNN: bytes)
-constexpr uint16_t kCnaDcompAddr0 = 0x1110;  // weights
-constexpr uint16_t kCnaPadCon1 = 0x1184;     // pad value (the input zero point)
+constexpr uint16_t kCnaDmaCon0 = 0x1078;      // WEIGHT_BURST_LEN[19:16] DATA_BURST_LEN[3:0]
+constexpr uint16_t kCnaDmaCon1 = 0x107c;      // line stride (OpenRKNN: bytes)
+constexpr uint16_t kCnaDmaCon2 = 0x1080;      // surface stride (OpenRKNN: bytes)
+constexpr uint16_t kCnaFcDataSize0 = 0x1084;  // DMA_WIDTH[29:16] DMA_HEIGHT[10:0]
+constexpr uint16_t kCnaFcDataSize1 = 0x1088;  // DMA_CHANNEL[15:0]
+constexpr uint16_t kCnaDcompAddr0 = 0x1110;   // weights
+constexpr uint16_t kCnaPadCon1 = 0x1184;      // pad value (the input zero point)
+
+// CONV_CON1 / MISC_CFG / DATA_FORMAT precision fields (MTX npu_hw.h: int8 0, float16 2).
+constexpr uint32_t kPrecisionInt8 = 0;
+constexpr uint32_t kPrecisionFloat16 = 2;
+constexpr int kCnaInPrecisionShift = 4;     // CONV_CON1 IN_PRECISION[6:4]
+constexpr int kCnaProcPrecisionShift = 7;   // CONV_CON1 PROC_PRECISION[9:7]
+constexpr int kCoreProcPrecisionShift = 8;  // MISC_CFG PROC_PRECISION[10:8]
+constexpr uint32_t kCbufWeightReuse = 1u << 13;
+
+// The conv buffer of one core (Mesa rkt_ml.h, mtx512 npu_hw.h): 12 banks of 32 KiB, 256 entries
+// per bank. Data entries are 64 bytes of one input row (CBUF_CON1 formula); a bank holds 256 of
+// them (Mesa's rule, which leaves half of a 32 KiB bank unused if entries were 128 bytes).
+// Weights take ceil(bytes / 32 KiB) banks plus one (Mesa rkt_task.c).
+constexpr int kCbufBanks = 12;
+constexpr uint32_t kCbufBankBytes = 32768;
+constexpr uint32_t kCbufEntriesPerBank = 256;
+constexpr uint32_t kCbufEntryBytes = 64;
 
 // ---- CORE (0x3000) --------------------------------------------------------------------------
 constexpr uint16_t kCoreMiscCfg = 0x3010;       // DW_EN[1] QD_EN[0]
@@ -107,7 +129,8 @@ constexpr uint16_t kCoreDataoutSize1 = 0x3018;  // CHANNEL-1[15:0]
 constexpr uint16_t kCoreClipTruncate = 0x301c;
 
 // ---- DPU (0x4000) ---------------------------------------------------------------------------
-constexpr uint16_t kDpuFeatureModeCfg = 0x400c;
+constexpr uint16_t kDpuSPointer = 0x4004;        // Mesa writes 0xe in the stream
+constexpr uint16_t kDpuFeatureModeCfg = 0x400c;  // BURST_LEN[8:5] CONV_MODE[4:3] OUTPUT_MODE[2:1]
 constexpr uint16_t kDpuDataFormat = 0x4010;
 constexpr uint16_t kDpuDstBaseAddr = 0x4020;
 constexpr uint16_t kDpuDstSurfStride = 0x4024;  // OpenRKNN: bytes
@@ -117,8 +140,13 @@ constexpr uint16_t kDpuDataCubeChannel = 0x403c;
 constexpr uint16_t kDpuBsCfg = 0x4040;         // BS_BYPASS[0]: 0 = add the BRDMA bias
 constexpr uint16_t kDpuBsAluCfg = 0x4044;      // OpenRKNN standalone mode: main input zero point
 constexpr uint16_t kDpuBsMulCfg = 0x4048;      // OpenRKNN standalone mode: main input scale (fp32)
+constexpr uint16_t kDpuBsOwCfg = 0x4050;       // SIZE_E_2[10:8] SIZE_E_1[7:5] SIZE_E_0[4:2]
+constexpr uint16_t kDpuWdmaSize0 = 0x4058;     // CHANNEL_WDMA[12:0]
+constexpr uint16_t kDpuWdmaSize1 = 0x405c;     // HEIGHT_WDMA[28:16] WIDTH_WDMA[12:0]
 constexpr uint16_t kDpuBnCfg = 0x4060;         // BN_BYPASS[0]: 0 = multiply by the NRDMA scales
-constexpr uint16_t kDpuBnReluxCmp = 0x406c;    // OpenRKNN: clamp low[15:0] high[31:16] (int16)
+constexpr uint16_t kDpuBnAluCfg = 0x4064;      // OpenRKNN float16: fp32 lower clamp of the conv
+constexpr uint16_t kDpuBnReluxCmp = 0x406c;    // OpenRKNN: clamp low[15:0] high[31:16] (int16);
+                                               // float16: fp32 upper clamp of the conv
 constexpr uint16_t kDpuEwCfg = 0x4070;         // EW_BYPASS[0]: 0 = add the ERDMA operand
 constexpr uint16_t kDpuEwCvtOffset = 0x4074;   // OpenRKNN: element-wise operand zero point
 constexpr uint16_t kDpuEwCvtScale = 0x4078;    // OpenRKNN: element-wise operand scale (fp32)
@@ -126,6 +154,11 @@ constexpr uint16_t kDpuEwReluxCmp = 0x407c;    // OpenRKNN: output zero point af
 constexpr uint16_t kDpuOutCvtOffset = 0x4080;  // output zero point
 constexpr uint16_t kDpuOutCvtScale = 0x4084;   // OpenRKNN standalone mode: output scale (fp32)
 constexpr uint16_t kDpuOutCvtShift = 0x4088;
+constexpr uint32_t kDpuFp32ToFp16 = 1u << 16;   // OUT_CVT_SCALE FP32TOFP16_EN
+constexpr int kDpuOutPrecisionShift = 29;       // DATA_FORMAT OUT_PRECISION[31:29]
+constexpr int kDpuInPrecisionShift = 26;        // DATA_FORMAT IN_PRECISION[28:26]
+constexpr uint16_t kDpuEwOpValue0 = 0x4090;     // OpenRKNN float16: fp32 lower clamp applied last
+constexpr uint16_t kDpuEwOpValue1 = 0x4094;     // OpenRKNN float16: fp32 upper clamp applied last
 constexpr uint16_t kDpuLutAccessCfg = 0x4100;   // table write index
 constexpr uint16_t kDpuLutAccessData = 0x4104;  // writes one entry, index advances
 constexpr uint16_t kDpuLutCfg = 0x4108;         // OpenRKNN: LUT_EN[0], 256-entry int8 table
@@ -135,12 +168,20 @@ constexpr uint16_t kDpuLutCfg = 0x4108;         // OpenRKNN: LUT_EN[0], 256-entr
 constexpr uint32_t kDpuBnSiluEpilogue = 1u << 1;
 
 // ---- DPU_RDMA (0x5000) ----------------------------------------------------------------------
+constexpr uint16_t kRdmaSPointer = 0x5004;
+constexpr uint16_t kRdmaDataCubeWidth = 0x500c;
+constexpr uint16_t kRdmaDataCubeHeight = 0x5010;
+constexpr uint16_t kRdmaDataCubeChannel = 0x5014;
 constexpr uint16_t kRdmaSrcBaseAddr = 0x5018;  // MRDMA: main input of a stand-alone DPU op
 constexpr uint16_t kRdmaBsBaseAddr = 0x5020;   // int32 bias per output channel
 constexpr uint16_t kRdmaBnBaseAddr =
     0x502c;  // OpenRKNN: fp32 requantization multiplier per channel
 constexpr uint16_t kRdmaEwBaseAddr = 0x5038;      // element-wise operand
-constexpr uint16_t kRdmaFeatureModeCfg = 0x5044;  // MRDMA_DISABLE[4]
+constexpr uint16_t kRdmaBrdmaCfg = 0x501c;        // BRDMA_DATA_USE[4:1]
+constexpr uint16_t kRdmaWeight = 0x5068;          // E/N/B/M arbitration weights
+constexpr uint16_t kRdmaFeatureModeCfg = 0x5044;  // IN_PRECISION[17:15] MRDMA_DISABLE[4]
+constexpr int kRdmaInPrecisionShift = 15;
+constexpr uint32_t kRdmaFp16ToFp32 = 1u << 3;  // MRDMA_FP16TOFP32_EN
 
 // ---- PPU (0x6000) / PPU_RDMA (0x7000) -------------------------------------------------------
 constexpr uint16_t kPpuCubeInWidth = 0x600c;
@@ -158,16 +199,31 @@ constexpr uint16_t kPpuQuantOutScale = 0x6058;      // OpenRKNN (fp32)
 constexpr uint16_t kPpuQuantOutZero = 0x605c;       // OpenRKNN
 constexpr uint16_t kPpuDstBaseAddr = 0x6070;
 constexpr uint16_t kPpuDstSurfStride = 0x607c;  // OpenRKNN: bytes
+constexpr uint16_t kPpuDataFormat = 0x6084;     // PROC_PRECISION[2:0]
 constexpr uint16_t kPpuRdmaSrcBaseAddr = 0x701c;
 constexpr uint16_t kPpuRdmaSrcSurfStride = 0x7028;  // OpenRKNN: bytes
+constexpr uint16_t kPpuRdmaDataFormat = 0x7030;     // IN_PRECISION[1:0]
 
 constexpr uint32_t kPoolingAverage = 0;
 constexpr uint32_t kPoolingMax = 1;
 
-// Feature maps are NC1HWC2 with C2 = 16 int8 channels (one 16-byte atom per pixel).
+// Feature maps are NC1HWC2 with one 16-byte atom per pixel: C2 = 16 int8 or 8 float16 channels.
+constexpr int kAtomBytes = 16;
 constexpr int kChannelBlock = 16;
 // Weights of a direct convolution: [Cout/32][Cin/32][kh][kw][32 oc][32 ic]; depthwise:
-// [C/32][kh][kw][32]. Both padded with zeros.
+// [C/32][kh][kw][32]. Both padded with zeros. float16 (MTX): 16 kernels x 32 channels per
+// block, depthwise 16 channels per 32-byte atom.
 constexpr int kWeightBlock = 32;
+constexpr int kWeightInputBlock = 32;
+
+constexpr uint32_t element_bytes(uint32_t precision) {
+  return precision == kPrecisionFloat16 ? 2 : 1;
+}
+constexpr int channel_block(uint32_t precision) {
+  return kAtomBytes / static_cast<int>(element_bytes(precision));
+}
+constexpr int weight_kernel_block(uint32_t precision) {
+  return kWeightBlock / static_cast<int>(element_bytes(precision));
+}
 
 }  // namespace orknn::driver_shim::npu_reg

@@ -5,34 +5,16 @@
 #include <cmath>
 #include <limits>
 
+#include "driver_shim/emu/block_support.h"
 #include "driver_shim/emu/emulator.h"
 #include "driver_shim/npu_registers.h"
+#include "reference/convolution.h"
 
 namespace orknn::driver_shim::emu {
 
 using namespace npu_reg;
 
 namespace {
-
-uint32_t field(uint32_t value, int high, int low) {
-  return (value >> low) & ((high - low == 31) ? 0xffffffffu : ((1u << (high - low + 1)) - 1));
-}
-
-// An int8 NC1HWC2 cube in NPU memory: 16 channels per 16-byte atom, one atom per pixel.
-struct Cube {
-  uint8_t* base = nullptr;
-  uint32_t width = 0, height = 0, channels = 0;
-  uint32_t surface_stride = 0;  // bytes between channel blocks
-
-  uint64_t span() const {
-    const uint64_t blocks = (channels + kChannelBlock - 1) / kChannelBlock;
-    return blocks == 0 ? 0 : (blocks - 1) * surface_stride + uint64_t{width} * height * 16;
-  }
-  int8_t* at(uint32_t c, uint32_t h, uint32_t w) const {
-    return reinterpret_cast<int8_t*>(base + (c / kChannelBlock) * uint64_t{surface_stride} +
-                                     (uint64_t{h} * width + w) * 16 + c % kChannelBlock);
-  }
-};
 
 // The float-domain rules of docs/quantization.md: decode is one float multiplication, encode
 // one float division, bounded, rounded half to even, saturated.
@@ -60,60 +42,29 @@ int8_t requantize(int64_t accumulator, float multiplier, int32_t zero_point, int
   return static_cast<int8_t>(std::min<int64_t>(std::max<int64_t>(value, low), high));
 }
 
-// The SiLU epilogue (docs/quantization.md 4.3), in the CPU's float operations and order:
-// the accumulator back to real in double rounded to float, the SiLU op's x * sigmoid(x) with
-// the sigmoid's two overflow-free forms, then encode.
-int8_t silu_epilogue(int64_t accumulator, float scale, float output_scale, int32_t zero_point) {
-  const float real =
-      static_cast<float>(static_cast<double>(accumulator) * static_cast<double>(scale));
-  float sigmoid;
-  if (real >= 0.0f) {
-    sigmoid = 1.0f / (1.0f + std::exp(-real));
-  } else {
-    const float e = std::exp(real);
-    sigmoid = e / (1.0f + e);
-  }
-  return encode(real * sigmoid, output_scale, zero_point);
-}
-
-int32_t as_signed(uint32_t value) {
-  return static_cast<int32_t>(value);
-}
-
 }  // namespace
 
-uint64_t Emulator::execute_convolution(const CoreRegisters& r, bool* dma_error) {
-  const bool depthwise = field(r.get(kCnaConvCon1), 3, 0) == 3;
-  const uint32_t stride_x = field(r.get(kCnaConvCon3), 2, 0);
-  const uint32_t stride_y = field(r.get(kCnaConvCon3), 5, 3);
-  const uint32_t dilation_x = field(r.get(kCnaConvCon3), 20, 16);
-  const uint32_t dilation_y = field(r.get(kCnaConvCon3), 25, 21);
-  Cube input;
-  input.width = field(r.get(kCnaDataSize0), 26, 16);
-  input.height = field(r.get(kCnaDataSize0), 10, 0);
-  input.channels = field(r.get(kCnaDataSize1), 29, 16) + 1;
-  input.surface_stride = r.get(kCnaDmaCon2);
-  const uint32_t kernel_width = field(r.get(kCnaWeightSize2), 28, 24);
-  const uint32_t kernel_height = field(r.get(kCnaWeightSize2), 20, 16);
-  const int32_t pad_left = static_cast<int32_t>(field(r.get(kCnaPadCon0), 7, 4));
-  const int32_t pad_top = static_cast<int32_t>(field(r.get(kCnaPadCon0), 3, 0));
-  const int32_t pad_value = as_signed(r.get(kCnaPadCon1));
-  Cube output;
-  output.width = field(r.get(kCoreDataoutSize0), 15, 0) + 1;
-  output.height = field(r.get(kCoreDataoutSize0), 31, 16) + 1;
-  output.channels = field(r.get(kCoreDataoutSize1), 15, 0) + 1;
-  output.surface_stride = r.get(kDpuDstSurfStride);
-  if (stride_x == 0 || stride_y == 0 || dilation_x == 0 || dilation_y == 0 || kernel_width == 0 ||
-      kernel_height == 0 || (depthwise && input.channels < output.channels)) {
+uint64_t Emulator::execute_convolution(CoreRegisters& r, bool* dma_error) {
+  ConvGeometry g = read_conv_geometry(r, kPrecisionInt8);
+  if (!g.consistent) {
     *dma_error = true;  // an inconsistent program; real hardware would hang or corrupt memory
     return 0;
   }
+  const bool depthwise = g.depthwise;
+  const uint32_t stride_x = g.stride_x, stride_y = g.stride_y;
+  const uint32_t dilation_x = g.dilation_x, dilation_y = g.dilation_y;
+  const uint32_t kernel_width = g.kernel_width, kernel_height = g.kernel_height;
+  const int32_t pad_left = g.pad_left, pad_top = g.pad_top;
+  const int32_t pad_value = as_signed(r.get(kCnaPadCon1));
+  Cube& input = g.input;
+  Cube& output = g.output;
   const uint64_t kernel_area = uint64_t{kernel_width} * kernel_height;
-  const uint32_t output_blocks = (output.channels + kWeightBlock - 1) / kWeightBlock;
   const uint32_t input_blocks = (input.channels + kWeightBlock - 1) / kWeightBlock;
-  const uint64_t weight_bytes = depthwise ? uint64_t{output_blocks} * kernel_area * kWeightBlock
-                                          : uint64_t{output_blocks} * input_blocks * kernel_area *
-                                                kWeightBlock * kWeightBlock;
+  const uint64_t weight_bytes = g.weight_bytes;
+  if (!check_cbuf(r, input.width, input.height, input.channels, kPrecisionInt8, weight_bytes)) {
+    *dma_error = true;
+    return 0;
+  }
   const bool add_bias = (r.get(kDpuBsCfg) & 1) == 0;
   const bool multiply = (r.get(kDpuBnCfg) & 1) == 0;
   const bool silu = (r.get(kDpuBnCfg) & kDpuBnSiluEpilogue) != 0;
@@ -200,8 +151,12 @@ uint64_t Emulator::execute_convolution(const CoreRegisters& r, bool* dma_error) 
             }
           }
         }
-        int8_t y = silu ? silu_epilogue(accumulator, multiplier, result_scale, output_zero_point)
-                        : requantize(accumulator, multiplier, output_zero_point, low, high);
+        // The SiLU epilogue is the CPU reference's own function (docs/quantization.md 4.3), so
+        // the two stay bit-exact whatever exp it uses; the lowering bounds acc to int32.
+        int8_t y =
+            silu ? kernels::reference::requantize_silu(static_cast<int32_t>(accumulator),
+                                                       multiplier, result_scale, output_zero_point)
+                 : requantize(accumulator, multiplier, output_zero_point, low, high);
         if (add) {
           const float sum = decode(y, result_scale, output_zero_point) +
                             decode(*operand.at(oc, oh, ow), operand_scale, operand_zero_point);
@@ -214,27 +169,34 @@ uint64_t Emulator::execute_convolution(const CoreRegisters& r, bool* dma_error) 
   }
   const uint64_t macs = uint64_t{output.width} * output.height * output.channels * kernel_area *
                         (depthwise ? 1 : input.channels);
-  const uint64_t bytes =
-      input.span() + output.span() * (add ? 2 : 1) + weight_bytes + 8ull * output.channels;
+  const uint64_t bytes = input.bytes() + output.bytes() * (add ? 2 : 1) +
+                         loaded_weight_bytes(r, weight_bytes) + 8ull * output.channels;
   return cycles_for(macs, bytes);
 }
 
+bool Emulator::map_standalone_cubes(const CoreRegisters& r, uint32_t element_bytes, Cube* input,
+                                    Cube* operand, Cube* output, bool* add) {
+  input->width = field(r.get(kDpuDataCubeWidth), 12, 0) + 1;
+  input->height = field(r.get(kDpuDataCubeHeight), 12, 0) + 1;
+  input->channels = field(r.get(kDpuDataCubeChannel), 12, 0) + 1;
+  input->surface_stride = r.get(kDpuDstSurfStride);
+  input->element_bytes = element_bytes;
+  *operand = *output = *input;
+  *add = (r.get(kDpuEwCfg) & 1) == 0;
+  input->base = translate(r.get(kRdmaSrcBaseAddr), input->span());
+  output->base = translate(r.get(kDpuDstBaseAddr), output->span());
+  operand->base = *add ? translate(r.get(kRdmaEwBaseAddr), operand->span()) : nullptr;
+  return input->base && output->base && (!*add || operand->base);
+}
+
 uint64_t Emulator::execute_standalone_dpu(const CoreRegisters& r, bool* dma_error) {
-  Cube input;
-  input.width = field(r.get(kDpuDataCubeWidth), 12, 0) + 1;
-  input.height = field(r.get(kDpuDataCubeHeight), 12, 0) + 1;
-  input.channels = field(r.get(kDpuDataCubeChannel), 12, 0) + 1;
-  input.surface_stride = r.get(kDpuDstSurfStride);
-  Cube operand = input, output = input;
-  const bool add = (r.get(kDpuEwCfg) & 1) == 0;
-  const bool use_lut = (r.get(kDpuLutCfg) & 1) != 0;
-  input.base = translate(r.get(kRdmaSrcBaseAddr), input.span());
-  output.base = translate(r.get(kDpuDstBaseAddr), output.span());
-  operand.base = add ? translate(r.get(kRdmaEwBaseAddr), operand.span()) : nullptr;
-  if (!input.base || !output.base || (add && !operand.base)) {
+  Cube input, operand, output;
+  bool add = false;
+  if (!map_standalone_cubes(r, 1, &input, &operand, &output, &add)) {
     *dma_error = true;
     return 0;
   }
+  const bool use_lut = (r.get(kDpuLutCfg) & 1) != 0;
   const int32_t input_zero_point = as_signed(r.get(kDpuBsAluCfg));
   const float input_scale = register_as_float(r.get(kDpuBsMulCfg));
   const int32_t operand_zero_point = as_signed(r.get(kDpuEwCvtOffset));
@@ -255,7 +217,7 @@ uint64_t Emulator::execute_standalone_dpu(const CoreRegisters& r, bool* dma_erro
       }
     }
   }
-  const uint64_t bytes = input.span() * (add ? 3 : 2);
+  const uint64_t bytes = input.bytes() * (add ? 3 : 2);
   return cycles_for(0, bytes);
 }
 
@@ -269,17 +231,7 @@ uint64_t Emulator::execute_pooling(const CoreRegisters& r, bool* dma_error) {
   output.height = field(r.get(kPpuCubeOutHeight), 12, 0) + 1;
   output.channels = input.channels;
   output.surface_stride = r.get(kPpuDstSurfStride);
-  const uint32_t mode = r.get(kPpuOperationModeCfg);
-  const bool maximum = field(mode, 1, 0) == kPoolingMax;
-  const bool count_include_pad = (mode >> 8) & 1;
-  const uint32_t kernel_cfg = r.get(kPpuPoolingKernelCfg);
-  const int64_t kernel_width = field(kernel_cfg, 3, 0) + 1;
-  const int64_t kernel_height = field(kernel_cfg, 11, 8) + 1;
-  const int64_t stride_width = field(kernel_cfg, 19, 16) + 1;
-  const int64_t stride_height = field(kernel_cfg, 23, 20) + 1;
-  const uint32_t padding = r.get(kPpuPoolingPaddingCfg);
-  const int64_t pad_left = field(padding, 2, 0), pad_top = field(padding, 6, 4);
-  const int64_t pad_right = field(padding, 10, 8), pad_bottom = field(padding, 14, 12);
+  const PoolingWindow window = read_pooling_window(r);
   input.base = translate(r.get(kPpuRdmaSrcBaseAddr), input.span());
   output.base = translate(r.get(kPpuDstBaseAddr), output.span());
   if (!input.base || !output.base) {
@@ -290,59 +242,17 @@ uint64_t Emulator::execute_pooling(const CoreRegisters& r, bool* dma_error) {
   const int32_t input_zero_point = as_signed(r.get(kPpuQuantInZero));
   const float output_scale = register_as_float(r.get(kPpuQuantOutScale));
   const int32_t output_zero_point = as_signed(r.get(kPpuQuantOutZero));
-  auto inside = [](int64_t position, int64_t low, int64_t high) {
-    return position >= low && position < high;
-  };
-  const int64_t height = input.height, width = input.width;
   for (uint32_t c = 0; c < input.channels; ++c) {
     for (uint32_t oh = 0; oh < output.height; ++oh) {
       for (uint32_t ow = 0; ow < output.width; ++ow) {
-        const int64_t row0 = oh * stride_height - pad_top;
-        const int64_t column0 = ow * stride_width - pad_left;
-        float result;
-        if (maximum) {
-          float best = std::numeric_limits<float>::lowest();
-          bool found = false;
-          for (int64_t kh = 0; kh < kernel_height; ++kh) {
-            const int64_t row = row0 + kh;
-            if (!inside(row, 0, height)) continue;
-            for (int64_t kw = 0; kw < kernel_width; ++kw) {
-              const int64_t column = column0 + kw;
-              if (!inside(column, 0, width)) continue;
-              const float value =
-                  decode(*input.at(c, static_cast<uint32_t>(row), static_cast<uint32_t>(column)),
-                         input_scale, input_zero_point);
-              if (!found || value > best) best = value;
-              found = true;
-            }
-          }
-          result = best;
-        } else {
-          float sum = 0.0f;
-          int64_t inside_input = 0, inside_padded = 0;
-          for (int64_t kh = 0; kh < kernel_height; ++kh) {
-            const int64_t row = row0 + kh;
-            const bool row_padded = inside(row, -pad_top, height + pad_bottom);
-            const bool row_inside = inside(row, 0, height);
-            for (int64_t kw = 0; kw < kernel_width; ++kw) {
-              const int64_t column = column0 + kw;
-              if (row_padded && inside(column, -pad_left, width + pad_right)) ++inside_padded;
-              if (row_inside && inside(column, 0, width)) {
-                sum +=
-                    decode(*input.at(c, static_cast<uint32_t>(row), static_cast<uint32_t>(column)),
-                           input_scale, input_zero_point);
-                ++inside_input;
-              }
-            }
-          }
-          const int64_t divisor = count_include_pad ? inside_padded : inside_input;
-          result = divisor > 0 ? sum / static_cast<float>(divisor) : 0.0f;
-        }
+        const float result = pool_window(window, input, oh, ow, [&](uint32_t row, uint32_t column) {
+          return decode(*input.at(c, row, column), input_scale, input_zero_point);
+        });
         *output.at(c, oh, ow) = encode(result, output_scale, output_zero_point);
       }
     }
   }
-  const uint64_t bytes = input.span() + output.span();
+  const uint64_t bytes = input.bytes() + output.bytes();
   return cycles_for(0, bytes);
 }
 

@@ -192,9 +192,12 @@ class EmulatedNpu final : public Npu {
         if (!cycles.empty()) cycles.front() += emulator_.timing().job_overhead_cycles;
         if (report.interrupt_status &
             (npu_reg::kInterruptDmaReadError | npu_reg::kInterruptDmaWriteError)) {
-          error = make_error(StatusCode::kFailed, "NPU core ", core, ": DMA error in task ",
-                             report.tasks_completed,
-                             " (an address in the register program is not mapped)");
+          error = report.fault.empty()
+                      ? make_error(StatusCode::kFailed, "NPU core ", core, ": DMA error in task ",
+                                   report.tasks_completed,
+                                   " (an address in the register program is not mapped)")
+                      : make_error(StatusCode::kFailed, "NPU core ", core, ": task ",
+                                   report.tasks_completed, " refused: ", report.fault);
         } else if (report.tasks_completed != work.tasks.size()) {
           error = make_error(StatusCode::kFailed, "NPU core ", core, " completed ",
                              report.tasks_completed, " of ", work.tasks.size(),

@@ -149,8 +149,9 @@ void Emulator::reset_core(int core) {
   if (core >= 0 && core < core_count_) *cores_[static_cast<size_t>(core)] = CoreRegisters{};
 }
 
-uint64_t Emulator::cycles_for(uint64_t macs, uint64_t bytes) const {
-  const uint64_t compute = (macs + timing_.macs_per_cycle - 1) / timing_.macs_per_cycle;
+uint64_t Emulator::cycles_for(uint64_t macs, uint64_t bytes, bool float16) const {
+  const uint64_t rate = float16 ? timing_.float16_macs_per_cycle : timing_.macs_per_cycle;
+  const uint64_t compute = (macs + rate - 1) / rate;
   const uint64_t transfer = (bytes + timing_.bytes_per_cycle - 1) / timing_.bytes_per_cycle;
   return std::max(compute, transfer) + timing_.task_overhead_cycles;
 }
@@ -161,6 +162,9 @@ TaskRunReport Emulator::run_tasks(int core, uint32_t regcmd_address, uint32_t re
   CoreRegisters& registers = *cores_[static_cast<size_t>(core)];
   uint32_t address = regcmd_address;
   uint32_t amount = register_amount;
+  // The conv buffer keeps its weights from task to task and from one kick to the next on this
+  // core (rocket kicks every task of a job separately); only reset_core empties it.
+  registers.fault.clear();
   while (report.tasks_completed < task_number) {
     // The PC fetches 2 x (amount + 1) command words.
     const uint64_t words = 2ull * (uint64_t{amount} + 1);
@@ -197,6 +201,7 @@ TaskRunReport Emulator::run_tasks(int core, uint32_t regcmd_address, uint32_t re
     }
     if (dma_error) {
       report.interrupt_status |= kInterruptDmaReadError;
+      report.fault = registers.fault;
       return report;
     }
     report.interrupt_status = finished_interrupts;
@@ -211,9 +216,23 @@ TaskRunReport Emulator::run_tasks(int core, uint32_t regcmd_address, uint32_t re
 }
 
 uint64_t Emulator::execute(CoreRegisters& registers, uint32_t enable_mask, bool* dma_error) {
-  if (enable_mask & kEnableCna) return execute_convolution(registers, dma_error);
-  if (enable_mask & kEnablePpu) return execute_pooling(registers, dma_error);
-  if (enable_mask & kEnableDpu) return execute_standalone_dpu(registers, dma_error);
+  if (enable_mask & kEnableCna) {
+    const bool float16 =
+        ((registers.get(kCnaConvCon1) >> kCnaInPrecisionShift) & 7) == kPrecisionFloat16;
+    return float16 ? execute_convolution_float16(registers, dma_error)
+                   : execute_convolution(registers, dma_error);
+  }
+  if (enable_mask & kEnablePpu) {
+    return (registers.get(kPpuRdmaDataFormat) & 3) == kPrecisionFloat16
+               ? execute_pooling_float16(registers, dma_error)
+               : execute_pooling(registers, dma_error);
+  }
+  if (enable_mask & kEnableDpu) {
+    const bool float16 =
+        ((registers.get(kRdmaFeatureModeCfg) >> kRdmaInPrecisionShift) & 7) == kPrecisionFloat16;
+    return float16 ? execute_standalone_dpu_float16(registers, dma_error)
+                   : execute_standalone_dpu(registers, dma_error);
+  }
   return timing_.task_overhead_cycles;
 }
 

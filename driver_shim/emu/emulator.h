@@ -17,16 +17,20 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <string>
 #include <vector>
 
 #include "core/status.h"
 
 namespace orknn::driver_shim::emu {
 
+struct Cube;  // block_support.h
+
 // The timing model (all emulated): MACs per cycle per core, DMA bytes per cycle per core,
 // fixed cycles per task (fetch, register writes) and per job, clock.
 struct TimingModel {
   uint64_t macs_per_cycle = 1024;
+  uint64_t float16_macs_per_cycle = 512;  // assumed: half the int8 rate, as on NVDLA-like MACs
   uint64_t bytes_per_cycle = 16;
   uint64_t task_overhead_cycles = 400;
   // Per job and core: the driver's submit and the completion interrupt (charged to the chain's
@@ -39,6 +43,9 @@ struct TaskRunReport {
   std::vector<uint64_t> task_cycles;
   uint32_t tasks_completed = 0;
   uint32_t interrupt_status = 0;  // raw status after the last task
+  // Why the chain stopped, when a task's program was refused (e.g. a CBUF configuration that
+  // cannot hold what the task reads); empty for plain DMA errors.
+  std::string fault;
 };
 
 class Emulator {
@@ -93,15 +100,33 @@ class Emulator {
     uint32_t get(uint16_t offset) const { return values[offset / 4]; }
     void set(uint16_t offset, uint32_t value) { values[offset / 4] = value; }
     std::array<int8_t, 256> lut{};
+    // The conv buffer: which weights the last convolution on this core left resident
+    // (WEIGHT_REUSE reads them; empty after a reset), and why the current task was refused.
+    uint32_t resident_weights = 0;
+    uint64_t resident_weight_bytes = 0;
+    std::string fault;
   };
 
   // Executes the blocks of `enable_mask` with the current registers; returns the modeled
   // cycles, or sets *dma_error when an address is unmapped.
   uint64_t execute(CoreRegisters& registers, uint32_t enable_mask, bool* dma_error);
-  uint64_t execute_convolution(const CoreRegisters& registers, bool* dma_error);
+  uint64_t execute_convolution(CoreRegisters& registers, bool* dma_error);
   uint64_t execute_standalone_dpu(const CoreRegisters& registers, bool* dma_error);
   uint64_t execute_pooling(const CoreRegisters& registers, bool* dma_error);
-  uint64_t cycles_for(uint64_t macs, uint64_t bytes) const;
+  // float16 programs (float16_blocks.cc): fp32 accumulation, results rounded to float16.
+  uint64_t execute_convolution_float16(CoreRegisters& registers, bool* dma_error);
+  uint64_t execute_standalone_dpu_float16(const CoreRegisters& registers, bool* dma_error);
+  uint64_t execute_pooling_float16(const CoreRegisters& registers, bool* dma_error);
+  // Checks a convolution task's CBUF_CON0/CBUF_CON1 against what it reads (cbuf.cc): the
+  // input rows of `input_channels` channels and `weight_bytes` of weights. Sets
+  // registers.fault and returns false when the buffer cannot hold them.
+  static bool check_cbuf(CoreRegisters& registers, uint32_t input_width, uint32_t input_rows,
+                         uint32_t input_channels, uint32_t precision, uint64_t weight_bytes);
+  uint64_t cycles_for(uint64_t macs, uint64_t bytes, bool float16 = false) const;
+  // The cubes of a stand-alone DPU task: DATA_CUBE_* shaped, the MRDMA source, the ERDMA
+  // operand when EW_CFG adds one (*add), the WDMA destination; false on an unmapped address.
+  bool map_standalone_cubes(const CoreRegisters& registers, uint32_t element_bytes, Cube* input,
+                            Cube* operand, Cube* output, bool* add);
 
   int core_count_;
   TimingModel timing_;

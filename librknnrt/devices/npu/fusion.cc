@@ -39,7 +39,8 @@ NpuLayer* sole_reader(const graph::Graph& graph, std::vector<NpuLayer>& layers, 
 
 bool fuse_add(const graph::Graph& graph, NpuLayer& conv, NpuLayer& add) {
   if (conv.kind != LayerKind::kConvolution || conv.fused_add || conv.use_lut ||
-      add.kind != LayerKind::kAdd || add.use_lut) {
+      conv.has_final_clamp() || add.kind != LayerKind::kAdd || add.use_lut ||
+      add.has_final_clamp() || conv.float16 != add.float16) {
     return false;
   }
   const bool conv_first = add.input_tensor == conv.output_tensor;
@@ -59,11 +60,32 @@ bool fuse_add(const graph::Graph& graph, NpuLayer& conv, NpuLayer& add) {
   return true;
 }
 
+// The producer now writes what `fused` wrote, and reports `fused`'s node as folded into it.
+void take_over_output(NpuLayer& producer_layer, const NpuLayer& fused) {
+  producer_layer.output_tensor = fused.output_tensor;
+  producer_layer.output = fused.output;
+  producer_layer.fused_nodes.push_back(fused.node_index);
+}
+
+// float16: a Relu/Clip after a Conv or Add becomes its final clamp. Two clamps compose into
+// one only when their ranges overlap (otherwise the result is a constant, left unfused).
+bool fuse_float16_clamp(NpuLayer& producer_layer, const NpuLayer& clamp) {
+  const float low = std::max(producer_layer.final_low, clamp.final_low);
+  const float high = std::min(producer_layer.final_high, clamp.final_high);
+  if (!(low <= high)) return false;
+  producer_layer.final_low = low;
+  producer_layer.final_high = high;
+  take_over_output(producer_layer, clamp);
+  return true;
+}
+
 bool fuse_table(NpuLayer& producer_layer, const NpuLayer& table) {
   if (table.kind != LayerKind::kLookupTable || table.concat_part ||
-      (producer_layer.kind != LayerKind::kConvolution && producer_layer.kind != LayerKind::kAdd)) {
+      (producer_layer.kind != LayerKind::kConvolution && producer_layer.kind != LayerKind::kAdd) ||
+      producer_layer.float16 != table.float16) {
     return false;
   }
+  if (table.float16) return fuse_float16_clamp(producer_layer, table);
   std::array<int8_t, 256> composed = table.lut;
   if (producer_layer.use_lut) {
     for (size_t i = 0; i < 256; ++i) {
@@ -72,9 +94,7 @@ bool fuse_table(NpuLayer& producer_layer, const NpuLayer& table) {
   }
   producer_layer.use_lut = true;
   producer_layer.lut = composed;
-  producer_layer.output_tensor = table.output_tensor;
-  producer_layer.output = table.output;
-  producer_layer.fused_nodes.push_back(table.node_index);
+  take_over_output(producer_layer, table);
   return true;
 }
 

@@ -7,6 +7,8 @@
 #include <map>
 #include <set>
 
+#include "core/logging.h"
+#include "devices/npu/cbuf_plan.h"
 #include "devices/npu/npu_memory.h"
 #include "devices/npu/regcmd_builder.h"
 #include "driver_shim/npu_registers.h"
@@ -24,22 +26,36 @@ constexpr uint32_t kJobTimeoutMs = 120000;
 std::atomic<uint64_t> layout_conversions{0};
 constexpr int kMaxCores = 3;
 
-// NCHW int8 (the runtime's layout) <-> NC1HWC2 int8 (the NPU's), one image; images follow
-// each other in both layouts.
-void to_native(const FeatureShape& shape, const int8_t* source, uint8_t* destination) {
-  const int64_t plane = shape.height * shape.width;
-  for (int64_t c = 0; c < shape.channels; ++c) {
-    uint8_t* block = destination + (c / 16) * plane * 16 + c % 16;
-    const int8_t* channel = source + c * plane;
-    for (int64_t i = 0; i < plane; ++i) block[i * 16] = static_cast<uint8_t>(channel[i]);
-  }
+// The runtime's layout <-> NC1HWC2 (the NPU's: 16-byte atoms of 16 int8 or 8 float16
+// channels), one image; images follow each other in both layouts. The runtime's layout is NCHW,
+// or for an [M, K] matrix (Gemm/MatMul) row-major, which is the 1 x M map of K channels stored
+// channels innermost.
+struct RuntimeLayout {
+  int64_t channel_stride, pixel_stride;  // in elements
+};
+RuntimeLayout runtime_layout(const FeatureShape& shape, bool matrix) {
+  return matrix ? RuntimeLayout{1, shape.channels} : RuntimeLayout{shape.height * shape.width, 1};
 }
-void from_native(const FeatureShape& shape, const uint8_t* source, int8_t* destination) {
+
+enum class Direction { kToNpu, kFromNpu };
+
+// Copies one image between the runtime's layout (`runtime`) and NC1HWC2 (`native`).
+void convert_image(const FeatureShape& shape, bool float16, bool matrix, Direction direction,
+                   uint8_t* runtime, uint8_t* native) {
   const int64_t plane = shape.height * shape.width;
+  const int64_t block = feature_channel_block(float16), size = float16 ? 2 : 1;
+  const RuntimeLayout layout = runtime_layout(shape, matrix);
   for (int64_t c = 0; c < shape.channels; ++c) {
-    const uint8_t* block = source + (c / 16) * plane * 16 + c % 16;
-    int8_t* channel = destination + c * plane;
-    for (int64_t i = 0; i < plane; ++i) channel[i] = static_cast<int8_t>(block[i * 16]);
+    uint8_t* atoms = native + (c / block) * plane * 16 + (c % block) * size;
+    uint8_t* channel = runtime + c * layout.channel_stride * size;
+    for (int64_t i = 0; i < plane; ++i) {
+      uint8_t* element = channel + i * layout.pixel_stride * size;
+      if (direction == Direction::kToNpu) {
+        std::memcpy(atoms + i * 16, element, size_t(size));
+      } else {
+        std::memcpy(element, atoms + i * 16, size_t(size));
+      }
+    }
   }
 }
 
@@ -62,7 +78,7 @@ class NpuExecutable final : public Executable {
     if (!std::getenv("ORKNN_NPU_NO_FUSION")) fuse_layers(graph, &layers_);
     // Layers of different batch sizes never exchange data (a tensor has one batch size).
     for (const NpuLayer& layer : layers_) batch_ = std::max(batch_, layer.input.batch);
-    ORKNN_RETURN_IF_ERROR(allocate_tensors(graph, node_indices));
+    ORKNN_RETURN_IF_ERROR(allocate_tensors(graph, node_indices, shapes));
     ORKNN_RETURN_IF_ERROR(upload_constants());
     return build_variants();
   }
@@ -83,15 +99,18 @@ class NpuExecutable final : public Executable {
     return ok_status();
   }
 
-  // In place when the memory is this NPU's (allocated or imported) and NC1HWC2 int8 with the
-  // NPU's 16-channel blocks, big enough for every image.
+  // In place when the memory is this NPU's (allocated or imported) and the buffer is an int8
+  // feature map in NC1HWC2 with the NPU's 16-channel blocks, big enough for every image.
   Result<bool> bind_native(int32_t tensor, const NativeIoMemory& native) override {
     FeatureBuffer* buffer = buffer_of(tensor);
     if (!buffer || !(buffer->from_outside || buffer->to_outside)) return false;
     const NpuDeviceMemory* memory = native.memory ? npu_memory_of(native.memory, *npu_) : nullptr;
-    const uint64_t bytes = feature_bytes(buffer->shape) * uint64_t(buffer->shape.batch);
-    const bool fits = memory && native.type == DataType::kInt8 && native.c2 == 16 &&
-                      memory->size() >= bytes && memory->npu_address() % 16 == 0;
+    // float16 feature maps (C2 = 8) and [M, K] matrix operands are always converted.
+    const bool int8_feature_map = !buffer->float16 && !buffer->matrix;
+    const uint64_t bytes = feature_bytes(buffer->shape, false) * uint64_t(buffer->shape.batch);
+    const bool fits = memory && int8_feature_map && native.type == DataType::kInt8 &&
+                      native.c2 == 16 && memory->size() >= bytes &&
+                      memory->npu_address() % 16 == 0;
     const NpuDeviceMemory* chosen = fits ? memory : nullptr;
     if (chosen != buffer->in_place) {
       buffer->in_place = chosen;
@@ -117,9 +136,9 @@ class NpuExecutable final : public Executable {
       if (!buffer.from_outside || buffer.in_place) continue;
       ++layout_conversions;
       for (int64_t image = 0; image < buffer.shape.batch; ++image) {
-        to_native(buffer.shape,
-                  static_cast<const int8_t*>(buffer.bound) + image * image_elements(buffer),
-                  buffer.memory.host + image * feature_bytes(buffer.shape));
+        convert_image(buffer.shape, buffer.float16, buffer.matrix, Direction::kToNpu,
+                      static_cast<uint8_t*>(buffer.bound) + image * image_bytes(buffer),
+                      buffer.memory.host + image * feature_bytes(buffer.shape, buffer.float16));
       }
       ORKNN_RETURN_IF_ERROR(
           npu_->sync_memory(buffer.memory, driver_shim::SyncDirection::kToDevice));
@@ -171,8 +190,9 @@ class NpuExecutable final : public Executable {
       ORKNN_RETURN_IF_ERROR(
           npu_->sync_memory(buffer.memory, driver_shim::SyncDirection::kFromDevice));
       for (int64_t image = 0; image < buffer.shape.batch; ++image) {
-        from_native(buffer.shape, buffer.memory.host + image * feature_bytes(buffer.shape),
-                    static_cast<int8_t*>(buffer.bound) + image * image_elements(buffer));
+        convert_image(buffer.shape, buffer.float16, buffer.matrix, Direction::kFromNpu,
+                      static_cast<uint8_t*>(buffer.bound) + image * image_bytes(buffer),
+                      buffer.memory.host + image * feature_bytes(buffer.shape, buffer.float16));
       }
     }
     if (profiler) record_timing(*profiler, layer_cycles);
@@ -183,6 +203,8 @@ class NpuExecutable final : public Executable {
   struct FeatureBuffer {
     int32_t tensor = -1;
     FeatureShape shape;
+    bool float16 = false;
+    bool matrix = false;  // an [M, K] Gemm/MatMul operand (see runtime_layout)
     NpuMemory memory;
     bool from_outside = false;  // produced by another segment or a graph input
     bool to_outside = false;    // read by another segment or a graph output
@@ -262,15 +284,18 @@ class NpuExecutable final : public Executable {
     return nullptr;
   }
 
-  Status allocate_tensors(const graph::Graph& graph, const std::vector<size_t>& node_indices) {
+  Status allocate_tensors(const graph::Graph& graph, const std::vector<size_t>& node_indices,
+                          const std::vector<graph::Shape>& shapes) {
     const std::set<size_t> inside(node_indices.begin(), node_indices.end());
     std::set<int32_t> produced;
     for (const NpuLayer& layer : layers_) produced.insert(layer.output_tensor);
-    auto add = [&](int32_t tensor, const FeatureShape& shape) -> Status {
+    auto add = [&](int32_t tensor, const FeatureShape& shape, bool float16) -> Status {
       if (buffer_of(tensor)) return ok_status();
       FeatureBuffer buffer;
       buffer.tensor = tensor;
       buffer.shape = shape;
+      buffer.float16 = float16;
+      buffer.matrix = shapes[static_cast<size_t>(tensor)].size() == 2;
       buffer.from_outside = produced.count(tensor) == 0;
       for (size_t n = 0; n < graph.nodes.size() && !buffer.from_outside; ++n) {
         if (inside.count(n)) continue;
@@ -278,28 +303,29 @@ class NpuExecutable final : public Executable {
         buffer.to_outside |= std::find(inputs.begin(), inputs.end(), tensor) != inputs.end();
       }
       for (int32_t output : graph.outputs) buffer.to_outside |= output == tensor;
-      ORKNN_ASSIGN_OR_RETURN(buffer.memory,
-                             npu_->create_memory(feature_bytes(shape) * uint64_t(shape.batch)));
+      ORKNN_ASSIGN_OR_RETURN(buffer.memory, npu_->create_memory(feature_bytes(shape, float16) *
+                                                                uint64_t(shape.batch)));
       tensors_.push_back(std::move(buffer));
       return ok_status();
     };
     for (const NpuLayer& layer : layers_) {
-      ORKNN_RETURN_IF_ERROR(add(layer.input_tensor, layer.input));
+      ORKNN_RETURN_IF_ERROR(add(layer.input_tensor, layer.input, layer.float16));
       // A stand-alone Add's operand is shaped like its input; a fused one like the output.
       if (layer.operand_tensor >= 0) {
-        ORKNN_RETURN_IF_ERROR(
-            add(layer.operand_tensor, layer.kind == LayerKind::kAdd ? layer.input : layer.output));
+        ORKNN_RETURN_IF_ERROR(add(layer.operand_tensor,
+                                  layer.kind == LayerKind::kAdd ? layer.input : layer.output,
+                                  layer.float16));
       }
       FeatureShape whole = layer.output;
       if (layer.output_buffer_channels) whole.channels = layer.output_buffer_channels;
-      ORKNN_RETURN_IF_ERROR(add(layer.output_tensor, whole));
+      ORKNN_RETURN_IF_ERROR(add(layer.output_tensor, whole, layer.float16));
     }
     return ok_status();
   }
 
   Result<NpuMemory> upload(const void* data, size_t bytes) {
     ORKNN_ASSIGN_OR_RETURN(NpuMemory memory, npu_->create_memory(std::max<size_t>(bytes, 64)));
-    std::memcpy(memory.host, data, bytes);
+    if (bytes) std::memcpy(memory.host, data, bytes);
     ORKNN_RETURN_IF_ERROR(npu_->sync_memory(memory, driver_shim::SyncDirection::kToDevice));
     return memory;
   }
@@ -309,10 +335,12 @@ class NpuExecutable final : public Executable {
     for (size_t i = 0; i < layers_.size(); ++i) {
       const NpuLayer& layer = layers_[i];
       if (layer.kind != LayerKind::kConvolution) continue;
-      const std::vector<int8_t> packed = pack_weights(layer);
+      const std::vector<uint8_t> packed = pack_weights(layer);
       ORKNN_ASSIGN_OR_RETURN(constants_[i].weights, upload(packed.data(), packed.size()));
-      ORKNN_ASSIGN_OR_RETURN(constants_[i].bias,
-                             upload(layer.folded_bias.data(), layer.folded_bias.size() * 4));
+      // int32 folded bias (int8), or fp32 bias (float16) with no multipliers.
+      const void* bias = layer.float16 ? static_cast<const void*>(layer.float_bias.data())
+                                       : static_cast<const void*>(layer.folded_bias.data());
+      ORKNN_ASSIGN_OR_RETURN(constants_[i].bias, upload(bias, size_t(layer.output.channels) * 4));
       ORKNN_ASSIGN_OR_RETURN(constants_[i].multipliers,
                              upload(layer.multipliers.data(), layer.multipliers.size() * 4));
     }
@@ -324,11 +352,14 @@ class NpuExecutable final : public Executable {
     const FeatureBuffer* buffer = buffer_of(tensor);
     const uint32_t base =
         buffer->in_place ? buffer->in_place->npu_address() : buffer->memory.npu_address;
-    return base + static_cast<uint32_t>(uint64_t(image) * feature_bytes(buffer->shape));
+    return base +
+           static_cast<uint32_t>(uint64_t(image) * feature_bytes(buffer->shape, buffer->float16));
   }
 
-  static int64_t image_elements(const FeatureBuffer& buffer) {
-    return buffer.shape.channels * buffer.shape.height * buffer.shape.width;
+  // Bytes of one image in the runtime's NCHW layout.
+  static int64_t image_bytes(const FeatureBuffer& buffer) {
+    return buffer.shape.channels * buffer.shape.height * buffer.shape.width *
+           (buffer.float16 ? 2 : 1);
   }
 
   LayerAddresses addresses_of(size_t index, int64_t image = 0) {
@@ -367,20 +398,40 @@ class NpuExecutable final : public Executable {
     return slice;
   }
 
-  // One core: every layer one task, all in one PC chain (one submit per run). Several cores:
-  // one job per layer, its output channels split across the cores.
+  // Appends the tasks of `slice` of layer `index` to `chain`: one task, or for a convolution
+  // the tasks its CBUF split needs (cbuf_plan.h).
+  Status append_tasks(size_t index, const LayerAddresses& addresses, const TaskSlice& slice,
+                      PlannedChain* chain) {
+    const NpuLayer& layer = layers_[index];
+    std::vector<TaskSlice> tasks{slice};
+    if (layer.kind == LayerKind::kConvolution) {
+      ORKNN_ASSIGN_OR_RETURN(tasks, split_for_cbuf(layer, slice));
+    }
+    for (const TaskSlice& task : tasks) {
+      uint32_t mask = 0;
+      chain->tasks.push_back(task_commands(layer, addresses, task, &mask));
+      chain->masks.push_back(mask);
+      chain->layers.push_back(index);
+    }
+    return ok_status();
+  }
+
+  static TaskSlice whole_layer(const NpuLayer& layer) {
+    return {0, layer.output.channels, 0, layer.output.height};
+  }
+
+  // One core: every layer's tasks in one PC chain (one submit per run). Several cores: one job
+  // per layer, its output channels (or rows) split across the cores, and each core's share
+  // split again to fit that core's CBUF.
   Result<Variant> build_variant(int cores) {
     std::vector<std::vector<PlannedChain>> steps;
     if (cores == 1) {
       PlannedChain chain;
       for (size_t i = 0; i < layers_.size(); ++i) {
-        uint32_t mask = 0;
-        chain.tasks.push_back(
-            task_commands(layers_[i], addresses_of(i),
-                          {0, layers_[i].output.channels, 0, layers_[i].output.height}, &mask));
-        chain.masks.push_back(mask);
-        chain.layers.push_back(i);
+        ORKNN_RETURN_IF_ERROR(append_tasks(i, addresses_of(i), whole_layer(layers_[i]), &chain));
       }
+      log_debug("NPU segment: ", layers_.size(), " layers in ", chain.tasks.size(),
+                " tasks on one core (convolutions split to fit the CBUF)");
       steps.push_back({std::move(chain)});
     } else {
       for (size_t i = 0; i < layers_.size(); ++i) {
@@ -389,11 +440,8 @@ class NpuExecutable final : public Executable {
         for (int core = 0; core < cores; ++core) {
           const TaskSlice slice = slice_for_core(layer, core, cores);
           if (slice.begin == slice.end || slice.row_begin == slice.row_end) continue;
-          uint32_t mask = 0;
-          PlannedChain& chain = step[static_cast<size_t>(core)];
-          chain.tasks.push_back(task_commands(layer, addresses_of(i), slice, &mask));
-          chain.masks.push_back(mask);
-          chain.layers.push_back(i);
+          ORKNN_RETURN_IF_ERROR(
+              append_tasks(i, addresses_of(i), slice, &step[static_cast<size_t>(core)]));
         }
         steps.push_back(std::move(step));
       }
@@ -410,12 +458,8 @@ class NpuExecutable final : public Executable {
       PlannedChain& chain = step[static_cast<size_t>(image % cores)];
       for (size_t i = 0; i < layers_.size(); ++i) {
         if (image >= layers_[i].input.batch) continue;
-        uint32_t mask = 0;
-        chain.tasks.push_back(
-            task_commands(layers_[i], addresses_of(i, image),
-                          {0, layers_[i].output.channels, 0, layers_[i].output.height}, &mask));
-        chain.masks.push_back(mask);
-        chain.layers.push_back(i);
+        ORKNN_RETURN_IF_ERROR(
+            append_tasks(i, addresses_of(i, image), whole_layer(layers_[i]), &chain));
       }
     }
     return lay_out({std::move(step)});

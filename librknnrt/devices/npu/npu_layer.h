@@ -1,11 +1,13 @@
 // What one graph node becomes on the NPU: a layer with its geometry, quantization and packed
 // constants, before register programs are emitted (regcmd_builder.h). Lowering decides what the
-// NPU claims: every layer it returns runs bit-exact with the CPU int8 rules; anything else is
-// kUnimplemented and stays on the CPU.
+// NPU claims: every int8 layer it returns runs bit-exact with the CPU int8 rules, every float16
+// layer computes the arithmetic docs/npu.md section 6 defines; anything else is kUnimplemented
+// and stays on the CPU.
 #pragma once
 
 #include <array>
 #include <cstdint>
+#include <limits>
 #include <vector>
 
 #include "graph/graph.h"
@@ -74,6 +76,21 @@ struct NpuLayer {
   // any DPU layer: a table applied last (a fused or stand-alone activation)
   bool use_lut = false;
   std::array<int8_t, 256> lut{};
+
+  // float16 layers: feature maps NC1HWC2 with C2 = 8, weights as half bits in `half_weights`
+  // (same order as `weights`), an fp32 bias, fp32 accumulation, clamps in float. Quantization
+  // fields and `lut` are unused.
+  bool float16 = false;
+  std::vector<uint16_t> half_weights;
+  std::vector<float> float_bias;
+  float float_low = -std::numeric_limits<float>::infinity();  // the Conv's fused Relu/Clip
+  float float_high = std::numeric_limits<float>::infinity();
+  float final_low = -std::numeric_limits<float>::infinity();  // a Relu/Clip applied last
+  float final_high = std::numeric_limits<float>::infinity();
+  bool has_final_clamp() const {
+    return final_low != -std::numeric_limits<float>::infinity() ||
+           final_high != std::numeric_limits<float>::infinity();
+  }
 
   uint64_t macs = 0;
 };

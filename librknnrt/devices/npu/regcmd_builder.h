@@ -20,19 +20,27 @@ struct LayerAddresses {
 };
 
 // The part of a layer's output one task computes: channels [begin, end) and rows
-// [row_begin, row_end). Convolution channel slices start at a multiple of 32 (the weight
-// block), others at a multiple of 16 (the feature block); rows split anywhere.
+// [row_begin, row_end). Convolution channel slices start at a multiple of the weight block
+// (32 int8, 16 float16 kernels), others at a multiple of the feature block (16 int8, 8
+// float16 channels); rows split anywhere. A convolution task also carries its CBUF split
+// (cbuf_plan.h): banks for input rows and for weights, and whether the weights the previous
+// task on the core loaded are still resident.
 struct TaskSlice {
   int64_t begin = 0;
   int64_t end = 0;
   int64_t row_begin = 0;
   int64_t row_end = 0;
+  int data_banks = 0;
+  int weight_banks = 0;
+  bool weight_reuse = false;
 };
 
-// Bytes of an NC1HWC2 int8 feature map.
-uint64_t feature_bytes(const FeatureShape& shape);
-// Packs weights into the blocked layout the CNA reads.
-std::vector<int8_t> pack_weights(const NpuLayer& layer);
+// Bytes of one image of an NC1HWC2 feature map (16-byte atoms: 16 int8 or 8 float16 channels).
+uint64_t feature_bytes(const FeatureShape& shape, bool float16);
+// Channels per 16-byte atom.
+int64_t feature_channel_block(bool float16);
+// Packs weights into the blocked layout the CNA reads: int8 bytes, or float16 half bits.
+std::vector<uint8_t> pack_weights(const NpuLayer& layer);
 // Channel granularity of a layer's slices.
 int64_t slice_granularity(const NpuLayer& layer);
 

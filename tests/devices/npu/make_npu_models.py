@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
-"""Writes the whole-network int8 models of the NPU tests: MobileNetV2, ResNet18 and the
+"""Writes the whole-network models of the NPU tests: MobileNetV2, ResNet18 and the
 YOLOv5s-shaped network from tests/models/networks.py at reduced input sizes (CI cost), converted
-with rknn-convert (int8, per-channel, two random calibration samples).
+with rknn-convert twice: int8 (per-channel, two random calibration samples) and float16
+(`<name>_fp16.rknn`).
 
     make_npu_models.py --converter PATH --out DIR
 
@@ -32,10 +33,11 @@ MODELS = {
 }
 
 
-def build(name, out_dir, converter):
-    target = out_dir / f"{name}.rknn"
+def build(name, out_dir, converter, precision):
+    suffix = "_fp16" if precision == "fp16" else ""
+    target = out_dir / f"{name}{suffix}.rknn"
     if target.exists():
-        return
+        return target
     built = MODELS[name]()
     model = built[0] if isinstance(built, tuple) else getattr(built, "model", built)
     with tempfile.TemporaryDirectory() as work:
@@ -48,9 +50,13 @@ def build(name, out_dir, converter):
         samples = [{n: rng.standard_normal(s).astype(np.float32) for n, s in inputs}
                    for _ in range(2)]
         dataset = write_dataset(work / "data", samples, [n for n, _ in inputs])
-        partial = out_dir / f"{name}.rknn.partial"
-        converter.convert(onnx_path, partial, "int8", dataset=dataset)
+        partial = out_dir / f"{name}{suffix}.rknn.partial"
+        if precision == "fp16":
+            converter.convert(onnx_path, partial, "fp16")
+        else:
+            converter.convert(onnx_path, partial, "int8", dataset=dataset)
         partial.replace(target)
+    return target
 
 
 def main():
@@ -62,8 +68,8 @@ def main():
     out_dir.mkdir(parents=True, exist_ok=True)
     converter = Converter(args.converter)
     for name in MODELS:
-        build(name, out_dir, converter)
-        print(f"{name}: {out_dir / (name + '.rknn')}")
+        for precision in ("int8", "fp16"):
+            print(f"{name} {precision}: {build(name, out_dir, converter, precision)}")
 
 
 if __name__ == "__main__":

@@ -6,6 +6,11 @@
 
 namespace orknn::testing {
 
+std::shared_ptr<driver_shim::Npu> emulated_npu() {
+  static std::shared_ptr<driver_shim::Npu> npu = driver_shim::make_emulated_npu(3);
+  return npu;
+}
+
 DeviceRun run_graph(std::shared_ptr<const graph::Graph> graph,
                     const std::vector<std::vector<uint8_t>>& inputs,
                     std::shared_ptr<driver_shim::Npu> npu, uint32_t core_mask, int batch_core_num) {

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <memory>
+#include <random>
 #include <vector>
 
 #include "devices/device.h"
@@ -25,5 +26,12 @@ DeviceRun run_graph(std::shared_ptr<const graph::Graph> graph,
                     const std::vector<std::vector<uint8_t>>& inputs,
                     std::shared_ptr<driver_shim::Npu> npu, uint32_t core_mask,
                     int batch_core_num = 0);
+
+// The three-core emulated NPU the op tests share.
+std::shared_ptr<driver_shim::Npu> emulated_npu();
+
+inline int uniform(std::mt19937& rng, int low, int high) {
+  return std::uniform_int_distribution<int>(low, high)(rng);
+}
 
 }  // namespace orknn::testing

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "common/op_test_harness.h"
+#include "devices/npu/cbuf_plan.h"
 #include "npu_test_support.h"
 
 // cmocka after the standard headers.
@@ -21,11 +22,6 @@ namespace {
 
 using namespace orknn;
 using namespace orknn::testing;
-
-std::shared_ptr<driver_shim::Npu> emulated_npu() {
-  static std::shared_ptr<driver_shim::Npu> npu = driver_shim::make_emulated_npu(3);
-  return npu;
-}
 
 graph::Attribute ints(std::vector<int64_t> values) {
   return attr_ints(std::move(values));
@@ -49,10 +45,6 @@ std::vector<int8_t> random_codes(std::mt19937& rng, size_t count) {
   std::vector<int8_t> codes(count);
   for (int8_t& value : codes) value = static_cast<int8_t>(code(rng));
   return codes;
-}
-
-int uniform(std::mt19937& rng, int low, int high) {
-  return std::uniform_int_distribution<int>(low, high)(rng);
 }
 
 // Runs the single-node graph on the CPU and on the NPU with `core_mask`; the node must be
@@ -182,6 +174,145 @@ void test_convolution_sweep(void** state) {
     expect_npu_matches_cpu("Conv", inputs, attributes,
                            {DataType::kInt8, per_tensor(output_scale, output_zero)},
                            mask_for_case(index), description);
+  }
+}
+
+// How many tasks the CBUF split gives the (single) Conv of `inputs` on one core.
+size_t cbuf_task_count(const std::vector<StoredTensor>& inputs, const Attributes& attributes,
+                       const StoredOutput& output) {
+  auto graph = single_node_graph("Conv", inputs, attributes, {output});
+  if (!graph.ok()) fail_msg("%s", graph.status().message().c_str());
+  std::vector<graph::Shape> shapes;
+  for (const graph::Tensor& tensor : graph->tensors) shapes.push_back(tensor.shape);
+  auto layers = devices::npu::lower_node(*graph, 0, shapes);
+  if (!layers.ok()) fail_msg("%s", layers.status().message().c_str());
+  const devices::npu::NpuLayer& layer = layers->front();
+  auto tasks =
+      devices::npu::split_for_cbuf(layer, {0, layer.output.channels, 0, layer.output.height});
+  if (!tasks.ok()) fail_msg("%s", tasks.status().message().c_str());
+  return tasks->size();
+}
+
+// Convolutions too big for one core's conv buffer: wide rows of many channels (split along the
+// output height), weights beyond the banks (split along output channels), wide depthwise rows.
+// Every split and every core mask gives the CPU's bytes.
+void test_convolution_cbuf_split_sweep(void** state) {
+  (void)state;
+  std::mt19937 rng(20261123);
+  for (int index = 0; index < 6; ++index) {
+    const int kind = index % 3;  // 0: wide rows, 1: big weights, 2: depthwise wide rows
+    int channels_in = 0, channels_out = 0, height = 0, width = 0, kernel = 3, group = 1;
+    if (kind == 0) {
+      channels_in = uniform(rng, 48, 64), channels_out = uniform(rng, 1, 4);
+      height = uniform(rng, 14, 18), width = uniform(rng, 200, 256);
+      kernel = uniform(rng, 0, 1) ? 3 : 1;
+    } else if (kind == 1) {
+      channels_in = uniform(rng, 300, 360), channels_out = uniform(rng, 120, 170);
+      height = uniform(rng, 2, 3), width = uniform(rng, 2, 3);
+    } else {
+      channels_in = channels_out = group = uniform(rng, 48, 96);
+      height = uniform(rng, 10, 14), width = uniform(rng, 300, 420);
+    }
+    const int stride = kind == 1 ? 1 : uniform(rng, 1, 2), pad = kernel / 2;
+    const int per_group = channels_in / group;
+    const float input_scale = 0.02f;
+    const float weight_scale = 0.004f;
+    const std::vector<int8_t> x = random_codes(rng, size_t(channels_in) * height * width);
+    const std::vector<int8_t> w =
+        random_codes(rng, size_t(channels_out) * per_group * kernel * kernel);
+    std::vector<int32_t> bias(static_cast<size_t>(channels_out));
+    for (int32_t& value : bias) value = uniform(rng, -5000, 5000);
+    const std::vector<StoredTensor> inputs = {
+        stored("x", DataType::kInt8, {1, channels_in, height, width}, x,
+               per_tensor(input_scale, 3)),
+        stored("w", DataType::kInt8, {channels_out, per_group, kernel, kernel}, w,
+               per_tensor(weight_scale, 0), true),
+        stored("b", DataType::kInt32, {channels_out}, bias,
+               per_tensor(input_scale * weight_scale, 0), true)};
+    const Attributes attributes = {{"kernel_shape", ints({kernel, kernel})},
+                                   {"strides", ints({stride, stride})},
+                                   {"pads", ints({pad, pad, pad, pad})},
+                                   {"group", integer(group)},
+                                   {"activation", text("Relu")}};
+    const float output_scale =
+        input_scale * weight_scale * std::sqrt(float(per_group * kernel * kernel)) * 40.0f;
+    const StoredOutput output{DataType::kInt8, per_tensor(output_scale, -5)};
+    const size_t tasks = cbuf_task_count(inputs, attributes, output);
+    if (tasks < 2) fail_msg("cbuf case %d: not split (%zu task)", index, tasks);
+    for (uint32_t mask : {1u, 2u, 4u, 3u, 7u}) {
+      char description[200];
+      std::snprintf(description, sizeof(description),
+                    "cbuf case %d: %dx%dx%d -> %d, k %d s %d g %d, %zu tasks on one core, mask %u",
+                    index, channels_in, height, width, channels_out, kernel, stride, group, tasks,
+                    mask);
+      expect_npu_matches_cpu("Conv", inputs, attributes, output, mask, description);
+    }
+  }
+}
+
+// One kernel block bigger than the conv buffer cannot be split: the Conv stays on the CPU.
+void test_conv_too_big_for_cbuf_stays_on_cpu(void** state) {
+  (void)state;
+  const int channels = 1024, kernel = 7;
+  std::mt19937 rng(23);
+  const std::vector<StoredTensor> inputs = {
+      stored("x", DataType::kInt8, {1, channels, kernel, kernel},
+             random_codes(rng, size_t(channels) * kernel * kernel), per_tensor(0.1f, 0)),
+      stored("w", DataType::kInt8, {1, channels, kernel, kernel},
+             random_codes(rng, size_t(channels) * kernel * kernel), per_tensor(0.001f, 0), true)};
+  auto graph = single_node_graph("Conv", inputs, {}, {{DataType::kInt8, per_tensor(0.5f, 0)}});
+  assert_true(graph.ok());
+  auto shared = std::make_shared<const graph::Graph>(std::move(*graph));
+  const DeviceRun run = run_graph(shared, {inputs[0].bytes}, emulated_npu(), 0);
+  if (!run.status.ok()) fail_msg("%s", run.status.message().c_str());
+  assert_int_equal(run.npu_nodes, 0);
+}
+
+// Gemm and MatMul with a constant B run as 1x1 convolutions over the 1 x M map of K channels:
+// per-tensor and per-column weights, transposed B, C as [N] or [1, N], fused Relu/Clip, and a
+// classifier-sized B (1280 x 1000) that the CBUF splits by output channels.
+void test_matrix_product_sweep(void** state) {
+  (void)state;
+  std::mt19937 rng(20261125);
+  for (int index = 0; index < 16; ++index) {
+    const bool gemm = index % 4 != 3, big = index == 15;
+    const bool transpose_b = gemm && uniform(rng, 0, 1) == 1;
+    const int m = big ? 1 : uniform(rng, 1, 24), k = big ? 1280 : uniform(rng, 1, 200);
+    const int n = big ? 1000 : uniform(rng, 1, 120);
+    const bool per_column = uniform(rng, 0, 1) == 1;
+    const float input_scale = 0.02f;
+    std::vector<float> weight_scales(per_column ? size_t(n) : 1);
+    for (float& scale : weight_scales) scale = 0.002f + 0.004f * uniform(rng, 0, 10) / 10.0f;
+    const graph::Quantization weight_q{weight_scales, std::vector<int32_t>(weight_scales.size(), 0),
+                                       per_column ? (transpose_b ? 0 : 1) : 0};
+    std::vector<StoredTensor> inputs = {
+        stored("a", DataType::kInt8, {m, k}, random_codes(rng, size_t(m) * k),
+               per_tensor(input_scale, uniform(rng, -10, 10))),
+        stored("b", DataType::kInt8, transpose_b ? graph::Shape{n, k} : graph::Shape{k, n},
+               random_codes(rng, size_t(k) * n), weight_q, true)};
+    if (gemm && index % 2 == 0) {
+      std::vector<int32_t> c(static_cast<size_t>(n));
+      std::vector<float> c_scales;
+      for (int32_t& value : c) value = uniform(rng, -3000, 3000);
+      for (float scale : weight_scales) c_scales.push_back(input_scale * scale);
+      const bool row = index % 4 == 2;
+      inputs.push_back(stored(
+          "c", DataType::kInt32, row ? graph::Shape{1, n} : graph::Shape{n}, c,
+          graph::Quantization{c_scales, std::vector<int32_t>(c_scales.size(), 0), row ? 1 : 0},
+          true));
+    }
+    Attributes attributes;
+    if (transpose_b) attributes["transB"] = integer(1);
+    if (index % 3 == 1) attributes["activation"] = text("Relu");
+    const float output_scale = input_scale * 0.004f * std::sqrt(float(k)) * 30.0f;
+    char description[160];
+    std::snprintf(description, sizeof(description), "%s case %d: [%d, %d] x [%d, %d]%s",
+                  gemm ? "Gemm" : "MatMul", index, m, k, k, n, transpose_b ? " (transB)" : "");
+    for (uint32_t mask : {1u, 7u}) {
+      expect_npu_matches_cpu(gemm ? "Gemm" : "MatMul", inputs, attributes,
+                             {DataType::kInt8, per_tensor(output_scale, uniform(rng, -5, 5))}, mask,
+                             description);
+    }
   }
 }
 
@@ -378,6 +509,9 @@ void test_two_core_npu(void** state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_convolution_sweep),
+      cmocka_unit_test(test_convolution_cbuf_split_sweep),
+      cmocka_unit_test(test_conv_too_big_for_cbuf_stays_on_cpu),
+      cmocka_unit_test(test_matrix_product_sweep),
       cmocka_unit_test(test_add_sweep),
       cmocka_unit_test(test_pooling_sweep),
       cmocka_unit_test(test_activation_tables),
