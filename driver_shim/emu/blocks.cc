@@ -5,6 +5,7 @@
 #include <cmath>
 #include <limits>
 
+#include "core/reproducible_exp.h"
 #include "driver_shim/emu/emulator.h"
 #include "driver_shim/npu_registers.h"
 
@@ -61,18 +62,13 @@ int8_t requantize(int64_t accumulator, float multiplier, int32_t zero_point, int
 }
 
 // The SiLU epilogue (docs/quantization.md 4.3), in the CPU's float operations and order:
-// the accumulator back to real in double rounded to float, the SiLU op's x * sigmoid(x) with
-// the sigmoid's two overflow-free forms, then encode.
+// the accumulator back to real in double rounded to float, the sigmoid's two overflow-free
+// forms on e = e^-|r| (the reproducible exp of 4.5, not std::exp), then encode.
 int8_t silu_epilogue(int64_t accumulator, float scale, float output_scale, int32_t zero_point) {
   const float real =
       static_cast<float>(static_cast<double>(accumulator) * static_cast<double>(scale));
-  float sigmoid;
-  if (real >= 0.0f) {
-    sigmoid = 1.0f / (1.0f + std::exp(-real));
-  } else {
-    const float e = std::exp(real);
-    sigmoid = e / (1.0f + e);
-  }
+  const float e = reproducible_exp(-std::fabs(real));
+  const float sigmoid = (real >= 0.0f ? 1.0f : e) / (1.0f + e);
   return encode(real * sigmoid, output_scale, zero_point);
 }
 

@@ -21,17 +21,15 @@ inline size_t round_up(size_t value, size_t multiple) {
 inline int64_t largest_int8_offset(int64_t zero_point) {
   return 127 - zero_point > zero_point + 128 ? 127 - zero_point : zero_point + 128;
 }
-// The requantization micro-kernel, or with a fused SiLU the reference epilogue per element: the
-// epilogue's result is defined by std::exp, which has no bit-identical vector form here.
+// The requantization micro-kernel, or with a fused SiLU the SiLU epilogue's.
 inline void requantize_int8_row(const MicroKernels& kernels, const reference::Int8Requantization& q,
                                 size_t channel, const RequantizeRow& row) {
   if (!q.silu) {
     kernels.requantize_row(row);
     return;
   }
-  for (size_t i = 0; i < row.count; ++i) {
-    row.output[i] = reference::requantize_channel(q, row.accumulators[i], channel);
-  }
+  kernels.requantize_silu_row({row.accumulators, row.count, q.multipliers[channel], q.output_scale,
+                               q.output_zero_point, row.output});
 }
 // Scratch regions start on cache lines.
 inline size_t align_bytes(size_t bytes) {

@@ -23,6 +23,37 @@ int64_t largest_weight_offset(const Int8Requantization& q) {
   return largest;
 }
 
+// fill_padded_plane for int8 input: each phase row is zeros, the input columns it holds widened
+// to x - zero_point by the micro-kernel in one call (strided by the phase count), then zeros.
+void fill_padded_plane_int8(const MicroKernels& kernels, const PaddedPlane& plane,
+                            const int8_t* input, size_t input_height, size_t input_width,
+                            int32_t zero_point, float* padded) {
+  const int64_t phases = static_cast<int64_t>(plane.phases);
+  const int64_t width = static_cast<int64_t>(plane.width);
+  const int64_t pad_left = static_cast<int64_t>(plane.pad_left);
+  for (int64_t phase = 0; phase < phases; ++phase) {
+    // Position t of this phase is input column t * phases + phase - pad_left.
+    const int64_t first =
+        std::min(width, std::max<int64_t>(0, pad_left - phase + phases - 1) / phases);
+    const int64_t end = std::min(width, std::max<int64_t>(0, static_cast<int64_t>(input_width) +
+                                                                 pad_left - phase + phases - 1) /
+                                            phases);
+    for (size_t r = 0; r < plane.height; ++r) {
+      float* out = padded + static_cast<size_t>(phase) * plane.phase_size() + r * plane.width;
+      const size_t input_row = r - plane.pad_top;  // wraps around when r < pad_top
+      if (r < plane.pad_top || input_row >= input_height || first >= end) {
+        std::fill(out, out + plane.width, 0.0f);
+        continue;
+      }
+      std::fill(out, out + first, 0.0f);
+      const int8_t* source = input + input_row * input_width + (first * phases + phase - pad_left);
+      kernels.widen_int8_row(
+          {source, plane.phases, zero_point, out + first, static_cast<size_t>(end - first)});
+      std::fill(out + end, out + plane.width, 0.0f);
+    }
+  }
+}
+
 // Depthwise: one task per (image, input channel), computing its `multiplier` output channels
 // from one zero-padded copy of the channel.
 class DepthwiseConvolution final : public Conv2DFloat {
@@ -113,8 +144,7 @@ class DepthwiseConvolutionInt8 final : public Conv2DInt8 {
         static_cast<size_t>(shape.window.output_height * shape.window.output_width);
     sums_offset_ = align_bytes(plane_.size() * sizeof(float));
     accumulators_offset_ = sums_offset_ + align_bytes(outputs * sizeof(float));
-    line_offset_ = accumulators_offset_ + align_bytes(outputs * sizeof(int32_t));
-    scratch_bytes_ = line_offset_ + line_size(plane_) * sizeof(float);
+    scratch_bytes_ = accumulators_offset_ + align_bytes(outputs * sizeof(int32_t));
     std::snprintf(algorithm_, sizeof(algorithm_), "%s int8 depthwise %lldx%lld", kernels.name,
                   static_cast<long long>(shape.window.kernel_height),
                   static_cast<long long>(shape.window.kernel_width));
@@ -131,43 +161,39 @@ class DepthwiseConvolutionInt8 final : public Conv2DInt8 {
     const size_t input_plane = static_cast<size_t>(w.input_height * w.input_width);
     const size_t output_plane = static_cast<size_t>(w.output_height * w.output_width);
     const int32_t input_zero_point = q_.input_zero_point;
-    pool.parallel_for(static_cast<size_t>(shape_.batch) * channels, [&](size_t task,
-                                                                        size_t thread) {
-      uint8_t* scratch = pool.scratch(thread, scratch_bytes_);
-      auto* padded = reinterpret_cast<float*>(scratch);
-      auto* sums = reinterpret_cast<float*>(scratch + sums_offset_);
-      auto* accumulators = reinterpret_cast<int32_t*>(scratch + accumulators_offset_);
-      fill_padded_plane(
-          plane_, input + task * input_plane, static_cast<size_t>(w.input_height),
-          static_cast<size_t>(w.input_width),
-          [input_zero_point](int8_t value) { return static_cast<float>(value - input_zero_point); },
-          reinterpret_cast<float*>(scratch + line_offset_), padded);
-      const size_t image = task / channels;
-      const size_t channel = task % channels;
-      DepthwisePlane plane = plane_description(w, plane_, padded);
-      plane.output = sums;
-      for (size_t m = 0; m < multiplier; ++m) {
-        const size_t output_channel = channel * multiplier + m;
-        plane.weights = weights_.data() + output_channel * taps_;
-        kernels_.depthwise_plane(plane);
-        const int32_t channel_bias = bias ? bias[output_channel] : 0;
-        for (size_t i = 0; i < output_plane; ++i) {
-          accumulators[i] = static_cast<int32_t>(sums[i]) + channel_bias;
-        }
-        RequantizeRow requantize{};
-        requantize.accumulators = accumulators;
-        requantize.count = output_plane;
-        requantize.multipliers = &q_.multipliers[output_channel];
-        requantize.output_zero_point = q_.output_zero_point;
-        requantize.output_minimum = q_.output_minimum;
-        requantize.output_maximum = q_.output_maximum;
-        requantize.small_multipliers = small_multipliers_;
-        requantize.output =
-            output +
-            (image * static_cast<size_t>(shape_.output_channels) + output_channel) * output_plane;
-        requantize_int8_row(kernels_, q_, output_channel, requantize);
-      }
-    });
+    pool.parallel_for(
+        static_cast<size_t>(shape_.batch) * channels, [&](size_t task, size_t thread) {
+          uint8_t* scratch = pool.scratch(thread, scratch_bytes_);
+          auto* padded = reinterpret_cast<float*>(scratch);
+          auto* sums = reinterpret_cast<float*>(scratch + sums_offset_);
+          auto* accumulators = reinterpret_cast<int32_t*>(scratch + accumulators_offset_);
+          fill_padded_plane_int8(kernels_, plane_, input + task * input_plane,
+                                 static_cast<size_t>(w.input_height),
+                                 static_cast<size_t>(w.input_width), input_zero_point, padded);
+          const size_t image = task / channels;
+          const size_t channel = task % channels;
+          DepthwisePlane plane = plane_description(w, plane_, padded);
+          plane.output = sums;
+          for (size_t m = 0; m < multiplier; ++m) {
+            const size_t output_channel = channel * multiplier + m;
+            plane.weights = weights_.data() + output_channel * taps_;
+            kernels_.depthwise_plane(plane);
+            kernels_.float_sums_to_accumulators(sums, bias ? bias[output_channel] : 0, accumulators,
+                                                output_plane);
+            RequantizeRow requantize{};
+            requantize.accumulators = accumulators;
+            requantize.count = output_plane;
+            requantize.multipliers = &q_.multipliers[output_channel];
+            requantize.output_zero_point = q_.output_zero_point;
+            requantize.output_minimum = q_.output_minimum;
+            requantize.output_maximum = q_.output_maximum;
+            requantize.small_multipliers = small_multipliers_;
+            requantize.output =
+                output + (image * static_cast<size_t>(shape_.output_channels) + output_channel) *
+                             output_plane;
+            requantize_int8_row(kernels_, q_, output_channel, requantize);
+          }
+        });
   }
 
  private:
@@ -181,7 +207,6 @@ class DepthwiseConvolutionInt8 final : public Conv2DInt8 {
   std::vector<float> weights_;
   size_t sums_offset_ = 0;
   size_t accumulators_offset_ = 0;
-  size_t line_offset_ = 0;
   size_t scratch_bytes_ = 0;
   char algorithm_[64];
 };
