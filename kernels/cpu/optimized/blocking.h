@@ -128,6 +128,13 @@ void pack_im2col_float(const Im2colGeometry& geometry, const float* input, size_
 // The same into int16-pair B panels of x - zero_point (padding is 0, i.e. x == zero_point),
 // for depth pairs [pair_begin, pair_begin + pairs); rows past the matrix depth are zero. The
 // block starts at output pixel first_column; `rows` is scratch for two int8 rows of `columns`.
+// The panel width pack_im2col_int16_pairs needs its segments built with: an int8 zero point
+// gathers each im2col row into one contiguous int8 row first, so segments need not stop at
+// panel edges (one "panel" as wide as the block, fewer and longer copies); any other zero point
+// converts straight into the panels of `panel_columns`.
+inline size_t int16_pair_segment_panel(int32_t zero_point, size_t columns, size_t panel_columns) {
+  return zero_point >= -128 && zero_point <= 127 ? columns : panel_columns;
+}
 void pack_im2col_int16_pairs(const MicroKernels& kernels, const Im2colGeometry& geometry,
                              const int8_t* input, int32_t zero_point, size_t first_column,
                              size_t pair_begin, size_t pairs, const Segment* segments,
