@@ -411,16 +411,26 @@ void requantize_row(const RequantizeRow& row) {
                                        _mm256_set1_epi32(minimum),
                                        _mm256_set1_epi32(row.output_maximum)};
   const __m256d uniform = _mm256_set1_pd(static_cast<double>(row.multipliers[0]));
+  // Locals, and one loop per case: the int8 stores may alias anything, so fields read through
+  // `row` would be reloaded (and per_element tested) on every step.
+  const int32_t* const accumulators_in = row.accumulators;
+  const float* const multipliers_in = row.multipliers;
+  int8_t* const output_out = row.output;
+  const size_t whole = row.count / 8 * 8;
   size_t i = 0;
-  if (row.small_multipliers) {
-    for (; i + 8 <= row.count; i += 8) {
-      requantize8_small(row.accumulators + i, row.multipliers + (row.per_element ? i : 0),
-                        row.per_element, uniform, small, row.output + i);
+  if (row.small_multipliers && row.per_element) {
+    for (; i < whole; i += 8) {
+      requantize8_small(accumulators_in + i, multipliers_in + i, true, uniform, small,
+                        output_out + i);
+    }
+  } else if (row.small_multipliers) {
+    for (; i < whole; i += 8) {
+      requantize8_small(accumulators_in + i, multipliers_in, false, uniform, small, output_out + i);
     }
   } else {
-    for (; i + 8 <= row.count; i += 8) {
-      requantize8(row.accumulators + i, row.multipliers + (row.per_element ? i : 0),
-                  row.per_element, uniform, k, row.output + i);
+    for (; i < whole; i += 8) {
+      requantize8(accumulators_in + i, multipliers_in + (row.per_element ? i : 0), row.per_element,
+                  uniform, k, output_out + i);
     }
   }
   if (i == row.count) return;
