@@ -926,28 +926,39 @@ void requantize_silu_row(const RequantizeSiluRow& row) {
 
 // ---- int8 depthwise: widening the input, narrowing the sums ----------------------------------
 
-void widen_int8_row(const WidenInt8Row& row) {
-  const __m256i zero_point = _mm256_set1_epi32(row.zero_point);
-  size_t i = 0;
-  if (row.in_step == 1) {
-    for (; i + 8 <= row.count; i += 8) {
-      const __m128i raw = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(row.in + i));
-      const __m256i offsets = _mm256_sub_epi32(_mm256_cvtepi8_epi32(raw), zero_point);
-      _mm256_storeu_ps(row.out + i, _mm256_cvtepi32_ps(offsets));
-    }
-  } else if (row.in_step == 2) {
-    // Sixteen bytes hold eight even elements; the last one read is in[2i + 15], inside the row
-    // while 2i + 15 <= 2 (count - 1).
+// Eight values from in[0], in[step], ... (step 1 or 2) as float offsets from the zero point.
+inline __m256 widen8(const int8_t* in, size_t step, __m256i zero_point) {
+  __m128i raw;
+  if (step == 1) {
+    raw = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(in));
+  } else {
     const __m128i evens = _mm_setr_epi8(0, 2, 4, 6, 8, 10, 12, 14, -1, -1, -1, -1, -1, -1, -1, -1);
-    for (; i + 9 <= row.count; i += 8) {
-      const __m128i raw = _mm_loadu_si128(reinterpret_cast<const __m128i*>(row.in + 2 * i));
-      const __m256i offsets =
-          _mm256_sub_epi32(_mm256_cvtepi8_epi32(_mm_shuffle_epi8(raw, evens)), zero_point);
-      _mm256_storeu_ps(row.out + i, _mm256_cvtepi32_ps(offsets));
-    }
+    raw = _mm_shuffle_epi8(_mm_loadu_si128(reinterpret_cast<const __m128i*>(in)), evens);
   }
-  for (; i < row.count; ++i) {
-    row.out[i] = static_cast<float>(row.in[i * row.in_step] - row.zero_point);
+  return _mm256_cvtepi32_ps(_mm256_sub_epi32(_mm256_cvtepi8_epi32(raw), zero_point));
+}
+
+void widen_int8_row(const WidenInt8Row& row) {
+  const int8_t* const in = row.in;
+  float* const out = row.out;
+  const size_t step = row.in_step;
+  const size_t count = row.count;
+  const __m256i zero_point = _mm256_set1_epi32(row.zero_point);
+  // A vector at i reads in[step * i] up to in[step * i + 7] (step 1) or in[2i + 15] (step 2),
+  // inside the row while i + 8 <= count (step 1) or i + 9 <= count (step 2). The last vector
+  // is placed at the end and may overlap the previous one (it rewrites the same values).
+  const size_t span = step == 1 ? 8 : 9;
+  size_t done = 0;
+  if ((step == 1 || step == 2) && count >= span) {
+    for (size_t i = 0; i + span <= count; i += 8) {
+      _mm256_storeu_ps(out + i, widen8(in + step * i, step, zero_point));
+    }
+    const size_t last = count - span;
+    _mm256_storeu_ps(out + last, widen8(in + step * last, step, zero_point));
+    done = last + 8;
+  }
+  for (size_t i = done; i < count; ++i) {
+    out[i] = static_cast<float>(in[i * step] - row.zero_point);
   }
 }
 
