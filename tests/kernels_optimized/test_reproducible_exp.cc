@@ -2,7 +2,8 @@
 // epilogue built on it: the scalar function is within a few ulp of the exact exp over the whole
 // float range (overflow, underflow into subnormals, infinities, NaN), every variant's vector
 // copy gives the scalar function's bits, and every variant's SiLU requantization row gives
-// reference::requantize_silu's codes.
+// reference::requantize_silu's codes. Also core/dtype.h's round_half_to_even, which the int8
+// encodes use, against nearbyint.
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -10,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "core/dtype.h"
 #include "core/reproducible_exp.h"
 #include "kernels_optimized/optimized_test_support.h"
 #include "optimized/micro_kernels.h"
@@ -201,6 +203,34 @@ void test_silu_row_equals_reference(void**) {
   }
 }
 
+// round_half_to_even (two additions on x86-64 without SSE4.1) equals nearbyint for every float
+// of magnitude below 2^31: halves of both parities, the 2^22 / 2^23 / 2^24 edges, signed zeros,
+// and a stride through all bit patterns.
+void test_round_half_to_even(void**) {
+  std::vector<float> values;
+  for (uint64_t bits = 0; bits <= 0xffffffffu; bits += 4093) {
+    values.push_back(float_of(static_cast<uint32_t>(bits)));
+  }
+  for (float base :
+       {0.0f, 0.5f, 1.5f, 2.5f, 3.5f, 1e6f + 0.5f, 4194303.5f, 4194304.5f, 8388607.5f, 8388608.0f,
+        8388609.0f, 16777215.0f, 16777216.0f, 16777218.0f, 2147483520.0f, 1e9f}) {
+    for (float value : {base, std::nextafter(base, 0.0f), std::nextafter(base, 3e9f)}) {
+      values.push_back(value);
+      values.push_back(-value);
+    }
+  }
+  values.push_back(-0.0f);
+  for (int k = -20; k <= 20; ++k) values.push_back(static_cast<float>(k) + 0.5f);
+  for (float value : values) {
+    if (!(std::fabs(value) < 2147483520.0f)) continue;  // beyond int32 (or NaN): callers clamp
+    const int32_t expected = static_cast<int32_t>(std::nearbyint(value));
+    const int32_t actual = round_half_to_even(value);
+    if (actual != expected) {
+      fail_msg("round_half_to_even(%.9g) = %d, nearbyint %d", double{value}, actual, expected);
+    }
+  }
+}
+
 }  // namespace
 
 int main() {
@@ -208,6 +238,7 @@ int main() {
       cmocka_unit_test(test_scalar_accuracy),
       cmocka_unit_test(test_vector_equals_scalar),
       cmocka_unit_test(test_silu_row_equals_reference),
+      cmocka_unit_test(test_round_half_to_even),
   };
   return cmocka_run_group_tests(tests, nullptr, nullptr);
 }
