@@ -76,7 +76,8 @@ struct Int16PairTile {
 // with m_i = multipliers[0] when per_element is false, multipliers[i] otherwise.
 // `small_multipliers` (set by the caller with small_multipliers() below) promises every
 // multiplier is at most 0.49 and |output_zero_point| < 2^20: then |accumulator x multiplier| <
-// 2^30, the +-1e9 bound never applies and the kernel may finish in int32.
+// 2^30, the +-1e9 bound never applies and the kernel may finish in int32. `output` must not
+// overlap the accumulators (a kernel may compute an output twice).
 struct RequantizeRow {
   const int32_t* accumulators;
   size_t count;

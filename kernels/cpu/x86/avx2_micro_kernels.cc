@@ -434,6 +434,19 @@ void requantize_row(const RequantizeRow& row) {
     }
   }
   if (i == row.count) return;
+  if (row.count >= 8) {
+    // One more vector ending at the row's end: it recomputes a few outputs with the same
+    // inputs (the same values), instead of a staged copy.
+    const size_t last = row.count - 8;
+    if (row.small_multipliers) {
+      requantize8_small(accumulators_in + last, multipliers_in + (row.per_element ? last : 0),
+                        row.per_element, uniform, small, output_out + last);
+    } else {
+      requantize8(accumulators_in + last, multipliers_in + (row.per_element ? last : 0),
+                  row.per_element, uniform, k, output_out + last);
+    }
+    return;
+  }
   alignas(32) int32_t accumulators[8] = {};
   alignas(32) float multipliers[8] = {};
   alignas(16) int8_t output[8];
