@@ -64,6 +64,26 @@ reference::InterpolationMode to_reference(Attributes::Mode mode) {
   }
 }
 
+Result<Attributes> parse_attributes(const KernelBuildContext& context) {
+  const graph::Node& node = context.node;
+  return graph::parse_resize(node, context.input(0)->shape,
+                             operand(context, graph::resize_roi_position(node)),
+                             operand(context, graph::resize_scales_position(node)),
+                             operand(context, graph::resize_sizes_position(node)));
+}
+
+// The parameters of the float32 kernels of the common modes (reference/resize.h).
+reference::ResizeParams common_case_params(const KernelBuildContext& context,
+                                           const Attributes& attributes) {
+  reference::ResizeParams params;
+  params.input_shape = context.input(0)->shape;
+  params.output_shape = attributes.output_shape;
+  params.scales = attributes.scales;
+  params.transform = to_reference(attributes.transform);
+  params.rounding = to_reference(attributes.rounding);
+  return params;
+}
+
 Result<std::unique_ptr<CpuKernel>> make_general_resize_kernel(const KernelBuildContext& context,
                                                               const Attributes& attributes) {
   reference::GeneralResizeOptions options;
@@ -87,19 +107,9 @@ Result<std::unique_ptr<CpuKernel>> make_general_resize_kernel(const KernelBuildC
 }
 
 Result<std::unique_ptr<CpuKernel>> make_resize_kernel(const KernelBuildContext& context) {
-  const graph::Node& node = context.node;
-  ORKNN_ASSIGN_OR_RETURN(Attributes attributes,
-                         graph::parse_resize(node, context.input(0)->shape,
-                                             operand(context, graph::resize_roi_position(node)),
-                                             operand(context, graph::resize_scales_position(node)),
-                                             operand(context, graph::resize_sizes_position(node))));
+  ORKNN_ASSIGN_OR_RETURN(Attributes attributes, parse_attributes(context));
   if (!attributes.common_case) return make_general_resize_kernel(context, attributes);
-  reference::ResizeParams params;
-  params.input_shape = context.input(0)->shape;
-  params.output_shape = attributes.output_shape;
-  params.scales = attributes.scales;
-  params.transform = to_reference(attributes.transform);
-  params.rounding = to_reference(attributes.rounding);
+  reference::ResizeParams params = common_case_params(context, attributes);
   const bool linear = attributes.mode == Attributes::Mode::kLinear;
   if (linear && params.input_shape.size() == 1) {
     // Bilinear over [1, W] is linear over W.
@@ -126,21 +136,12 @@ Result<std::unique_ptr<CpuKernel>> make_resize_kernel(const KernelBuildContext& 
 // row are copied from it. Other int8 Resizes take the float domain.
 Result<std::unique_ptr<CpuKernel>> make_resize_int8_kernel(const KernelBuildContext& context) {
   const graph::Node& node = context.node;
-  ORKNN_ASSIGN_OR_RETURN(Attributes attributes,
-                         graph::parse_resize(node, context.input(0)->shape,
-                                             operand(context, graph::resize_roi_position(node)),
-                                             operand(context, graph::resize_scales_position(node)),
-                                             operand(context, graph::resize_sizes_position(node))));
+  ORKNN_ASSIGN_OR_RETURN(Attributes attributes, parse_attributes(context));
   if (!attributes.common_case || attributes.mode != Attributes::Mode::kNearest ||
       attributes.output_shape.empty()) {
     return unimplemented(node.describe(), ": int8 Resize gathers codes in nearest mode only");
   }
-  reference::ResizeParams params;
-  params.input_shape = context.input(0)->shape;
-  params.output_shape = attributes.output_shape;
-  params.scales = attributes.scales;
-  params.transform = to_reference(attributes.transform);
-  params.rounding = to_reference(attributes.rounding);
+  reference::ResizeParams params = common_case_params(context, attributes);
 
   std::array<int8_t, 256> codes;
   for (int i = 0; i < 256; ++i) codes[static_cast<size_t>(i)] = static_cast<int8_t>(i - 128);
