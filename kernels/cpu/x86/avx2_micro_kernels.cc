@@ -888,6 +888,7 @@ void reproducible_exp_row(const float* in, float* out, size_t count) {
 
 struct SiluConstants {
   __m256d scale;
+  __m256 float_scale;
   __m256 output_scale;
   __m256i zero_point;  // clamped to +-2^21, which cannot change a saturated result
 };
@@ -897,11 +898,21 @@ struct SiluConstants {
 // the one quantization rule (vcvtps2dq rounds half to even in the default MXCSR mode).
 void requantize_silu8(const int32_t* accumulators, const SiluConstants& k, int8_t* output) {
   const __m256i values = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(accumulators));
-  const __m128 low =
-      _mm256_cvtpd_ps(_mm256_mul_pd(_mm256_cvtepi32_pd(_mm256_castsi256_si128(values)), k.scale));
-  const __m128 high = _mm256_cvtpd_ps(
-      _mm256_mul_pd(_mm256_cvtepi32_pd(_mm256_extracti128_si256(values, 1)), k.scale));
-  const __m256 real = _mm256_insertf128_ps(_mm256_castps128_ps256(low), high, 1);
+  // With every |acc| <= 2^24, acc and D are exact floats and their double product is exact (24
+  // + 24 bits), so rounding it to float is the one rounding of a float multiplication.
+  const __m256i shifted = _mm256_add_epi32(values, _mm256_set1_epi32(1 << 24));
+  const __m256i outside = _mm256_or_si256(_mm256_cmpgt_epi32(_mm256_setzero_si256(), shifted),
+                                          _mm256_cmpgt_epi32(shifted, _mm256_set1_epi32(1 << 25)));
+  __m256 real;
+  if (_mm256_testz_si256(outside, outside)) {
+    real = _mm256_mul_ps(_mm256_cvtepi32_ps(values), k.float_scale);
+  } else {
+    const __m128 low =
+        _mm256_cvtpd_ps(_mm256_mul_pd(_mm256_cvtepi32_pd(_mm256_castsi256_si128(values)), k.scale));
+    const __m128 high = _mm256_cvtpd_ps(
+        _mm256_mul_pd(_mm256_cvtepi32_pd(_mm256_extracti128_si256(values, 1)), k.scale));
+    real = _mm256_insertf128_ps(_mm256_castps128_ps256(low), high, 1);
+  }
   const __m256 e = reproducible_exp_lanes(_mm256_or_ps(real, _mm256_set1_ps(-0.0f)));
   const __m256 one = _mm256_set1_ps(1.0f);
   const __m256 numerator =
@@ -924,7 +935,7 @@ void requantize_silu_row(const RequantizeSiluRow& row) {
   int32_t zero_point = row.output_zero_point;
   zero_point = zero_point < -kZeroPointBound ? -kZeroPointBound : zero_point;
   zero_point = zero_point > kZeroPointBound ? kZeroPointBound : zero_point;
-  const SiluConstants k{_mm256_set1_pd(static_cast<double>(row.scale)),
+  const SiluConstants k{_mm256_set1_pd(static_cast<double>(row.scale)), _mm256_set1_ps(row.scale),
                         _mm256_set1_ps(row.output_scale), _mm256_set1_epi32(zero_point)};
   size_t i = 0;
   for (; i + 8 <= row.count; i += 8) requantize_silu8(row.accumulators + i, k, row.output + i);
