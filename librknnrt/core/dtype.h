@@ -100,8 +100,21 @@ inline float half_to_float(Float16Bits half) {
 
 // --- Affine quantization: real = (q - zero_point) * scale ------------------------------------
 
+// nearbyint in the default rounding mode, for |value| < 2^31. Where nearbyint is no single
+// instruction (x86-64 before SSE4.1: a libm call per element, the cost of every int8 encode) it
+// is written with two additions: for |value| < 2^23, value + 2^23 (with value's sign) lies where
+// the float spacing is 1, so the addition rounds to an integer, half to even, and subtracting
+// 2^23 again is exact; from 2^23 up every float is an integer already.
 inline int32_t round_half_to_even(float value) {
+#if defined(__x86_64__) && !defined(__SSE4_1__)
+  constexpr float kTwo23 = 8388608.0f;
+  if (!(std::fabs(value) < kTwo23)) return static_cast<int32_t>(value);
+  const float shift = std::copysign(kTwo23, value);
+  // Without -ffast-math the compiler keeps both IEEE additions.
+  return static_cast<int32_t>((value + shift) - shift);
+#else
   return static_cast<int32_t>(std::nearbyint(value));
+#endif
 }
 
 inline int8_t saturate_int8(int32_t value) {

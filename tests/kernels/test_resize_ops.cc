@@ -11,6 +11,7 @@
 #include <utility>
 
 #include "common/op_test_harness.h"
+#include "reference/resize.h"
 
 // cmocka comes last (its macros clash with standard headers) and needs these first.
 #include <setjmp.h>
@@ -416,6 +417,48 @@ void test_errors_and_refusals(void**) {
                "input rank 9 is not in 1..8");
 }
 
+// int8 nearest Resize gathers codes (through a code table when the output has its own
+// quantization); it must give the float domain's bytes: decode, the reference nearest, encode.
+void test_int8_nearest_gathers_codes(void**) {
+  const Shape shape = {1, 3, 5, 7};
+  std::vector<int8_t> codes(105);
+  for (size_t i = 0; i < codes.size(); ++i) codes[i] = static_cast<int8_t>((i * 37) % 256 - 128);
+  graph::Quantization in_q{{0.05f}, {-3}};
+  const graph::Quantization outs[] = {in_q, {{0.07f}, {5}}, {{0.01f}, {-100}}};
+  const std::vector<float> scale_sets[] = {{1, 1, 2, 1.5f}, {1, 1, 0.6f, 2.3f}, {1, 2, 1, 1}};
+  for (const std::vector<float>& scales : scale_sets) {
+    for (const graph::Quantization& out_q : outs) {
+      StoredRun run =
+          run_stored_ok("Resize",
+                        {stored("x", DataType::kInt8, shape, codes, in_q), StoredTensor{},
+                         stored("scales", DataType::kFloat32, {4}, scales, {}, true)},
+                        {{"mode", attr_string("nearest")}}, {{DataType::kInt8, out_q}});
+      kernels::reference::ResizeParams params;
+      params.input_shape = shape;
+      params.output_shape = run.output_shapes[0];
+      params.scales = scales;
+      std::vector<float> decoded(codes.size());
+      for (size_t i = 0; i < codes.size(); ++i) {
+        decoded[i] = static_cast<float>(codes[i] - in_q.zero_points[0]) * in_q.scales[0];
+      }
+      std::vector<float> resized(run.outputs[0].size());
+      kernels::reference::resize_nearest(params, decoded.data(), resized.data());
+      const std::vector<int8_t> actual = from_bytes<int8_t>(run.outputs[0]);
+      for (size_t i = 0; i < resized.size(); ++i) {
+        const int32_t expected =
+            std::clamp(static_cast<int32_t>(std::nearbyint(resized[i] / out_q.scales[0])) +
+                           out_q.zero_points[0],
+                       -128, 127);
+        if (actual[i] != expected) {
+          fail_msg("int8 Resize scales (%g, %g), output scale %g: element %zu = %d, expected %d",
+                   double{scales[2]}, double{scales[3]}, double{out_q.scales[0]}, i, int{actual[i]},
+                   expected);
+        }
+      }
+    }
+  }
+}
+
 }  // namespace
 
 int main() {
@@ -432,6 +475,7 @@ int main() {
       cmocka_unit_test(test_tf_crop_and_resize),
       cmocka_unit_test(test_keep_aspect_ratio),
       cmocka_unit_test(test_errors_and_refusals),
+      cmocka_unit_test(test_int8_nearest_gathers_codes),
   };
   return cmocka_run_group_tests(tests, nullptr, nullptr);
 }

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "dispatch.h"
+#include "optimized/micro_kernels.h"
 
 namespace orknn::testing {
 
@@ -22,6 +23,23 @@ inline std::vector<kernels::cpu::KernelVariant> optimized_variants() {
     if (kernels::cpu::kernel_variant_available(simd)) variants.push_back(simd);
   }
   return variants;
+}
+
+// The micro-kernel tables of those variants, portable first.
+inline std::vector<const kernels::cpu::optimized::MicroKernels*> optimized_micro_kernels() {
+  namespace optimized = kernels::cpu::optimized;
+  std::vector<const optimized::MicroKernels*> tables{&optimized::portable_micro_kernels()};
+#if defined(__x86_64__)
+  if (kernels::cpu::kernel_variant_available(kernels::cpu::KernelVariant::kAvx2)) {
+    tables.push_back(&optimized::avx2_micro_kernels());
+  }
+#endif
+#if defined(__aarch64__)
+  if (kernels::cpu::kernel_variant_available(kernels::cpu::KernelVariant::kNeon)) {
+    tables.push_back(&optimized::neon_micro_kernels());
+  }
+#endif
+  return tables;
 }
 
 class Random {

@@ -69,6 +69,14 @@ const ConvCase kCases[] = {
     {"depthwise stride 3", 1, 3, 13, 14, 3, 3, 3, 3, 3, 1, 1, 1, 1, 1, 1, 3},
     {"depthwise asymmetric pads", 1, 5, 9, 8, 5, 3, 3, 1, 1, 1, 1, 0, 2, 1, 0, 5},
     {"depthwise batch 2 wide", 2, 3, 5, 41, 3, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 3},
+    // Column phases of 9 and 8 (the int8 widening's stride-2 vector bound), and of 8 and 8.
+    {"depthwise stride 2 phases 9 and 8", 1, 3, 5, 17, 3, 3, 3, 2, 2, 1, 1, 0, 0, 0, 0, 3},
+    {"depthwise stride 2 width 16 pad 1", 1, 2, 6, 16, 2, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 2},
+    {"depthwise width 8 and 9", 1, 2, 4, 8, 2, 3, 3, 1, 1, 1, 1, 0, 0, 0, 1, 2},
+    // Tall planes: the int8 depthwise kernel works in bands of rows whose padded rows fit
+    // 16 KB (here 71 and 36 output rows), with a partial last band.
+    {"depthwise tall (row bands)", 1, 2, 150, 40, 2, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 2},
+    {"depthwise tall stride 2 (row bands)", 1, 2, 301, 30, 4, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 2},
 };
 
 reference::Conv2DShape shape_of(const ConvCase& c) {

@@ -261,17 +261,7 @@ void test_matmul(void**) {
 // the 8-wide vectors.
 void test_requantize_row(void**) {
   namespace optimized = kernels::cpu::optimized;
-  std::vector<const optimized::MicroKernels*> tables{&optimized::portable_micro_kernels()};
-#if defined(__x86_64__)
-  if (kernels::cpu::kernel_variant_available(KernelVariant::kAvx2)) {
-    tables.push_back(&optimized::avx2_micro_kernels());
-  }
-#endif
-#if defined(__aarch64__)
-  if (kernels::cpu::kernel_variant_available(KernelVariant::kNeon)) {
-    tables.push_back(&optimized::neon_micro_kernels());
-  }
-#endif
+  const std::vector<const optimized::MicroKernels*> tables = optimized_micro_kernels();
   Random random(9);
   const float multipliers_for_ties[] = {0.5f, 0.25f, 0.125f, 1.5f, 3e-3f, 1e-7f, 2e4f, 1.0f};
   for (const optimized::MicroKernels* table : tables) {

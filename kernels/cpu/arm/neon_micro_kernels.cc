@@ -8,6 +8,7 @@
 // is associative, see docs/cpu-kernels.md) and bit-exact with the reference.
 #include <arm_neon.h>
 
+#include "core/reproducible_exp.h"
 #include "optimized/binary_operation.h"
 #include "optimized/micro_kernels.h"
 #include "reference/convolution.h"
@@ -468,14 +469,164 @@ void quantized_binary_row(const QuantizedBinaryRow& row) {
   });
 }
 
+// ---- the reproducible exp and the int8 SiLU epilogue ----------------------------------------
+
+// orknn::reproducible_exp (core/reproducible_exp.cc) on four lanes, operation for operation in
+// its order, each one IEEE float operation (this file is built without contraction, and uses
+// no FMA intrinsic here), so the bits are the scalar function's. NaN lanes take x + x at the
+// end, as the scalar code does (FMAX/FMIN propagate them, and FCVTZS makes 0 of them).
+float32x4_t pow2_lanes(int32x4_t k) {
+  return vreinterpretq_f32_s32(vshlq_n_s32(vaddq_s32(k, vdupq_n_s32(127)), 23));
+}
+
+float32x4_t reproducible_exp_lanes(float32x4_t input) {
+  namespace c = reproducible_exp_constants;
+  const uint32x4_t is_number = vceqq_f32(input, input);
+  float32x4_t x = vmaxq_f32(input, vdupq_n_f32(c::kLowest));
+  x = vminq_f32(x, vdupq_n_f32(c::kHighest));
+  float32x4_t n = vmulq_f32(x, vdupq_n_f32(c::kLog2E));
+  n = vaddq_f32(n, vdupq_n_f32(c::kRoundingShift));
+  n = vsubq_f32(n, vdupq_n_f32(c::kRoundingShift));
+  float32x4_t r = vsubq_f32(x, vmulq_f32(n, vdupq_n_f32(c::kLn2High)));
+  r = vsubq_f32(r, vmulq_f32(n, vdupq_n_f32(c::kLn2Low)));
+  float32x4_t p = vdupq_n_f32(c::kPolynomial5);
+  p = vaddq_f32(vmulq_f32(p, r), vdupq_n_f32(c::kPolynomial4));
+  p = vaddq_f32(vmulq_f32(p, r), vdupq_n_f32(c::kPolynomial3));
+  p = vaddq_f32(vmulq_f32(p, r), vdupq_n_f32(c::kPolynomial2));
+  p = vaddq_f32(vmulq_f32(p, r), vdupq_n_f32(c::kPolynomial1));
+  p = vaddq_f32(vmulq_f32(p, r), vdupq_n_f32(c::kPolynomial0));
+  float32x4_t y = vmulq_f32(p, vmulq_f32(r, r));
+  y = vaddq_f32(y, r);
+  y = vaddq_f32(y, vdupq_n_f32(1.0f));
+  const int32x4_t k = vcvtq_s32_f32(n);  // n is an integer already
+  const int32x4_t first = vshrq_n_s32(k, 1);
+  y = vmulq_f32(y, pow2_lanes(first));
+  y = vmulq_f32(y, pow2_lanes(vsubq_s32(k, first)));
+  return vbslq_f32(is_number, y, vaddq_f32(input, input));
+}
+
+void reproducible_exp_row(const float* in, float* out, size_t count) {
+  const size_t rest = count % 4;
+  const size_t whole = count - rest;
+  for (size_t i = 0; i < whole; i += 4)
+    vst1q_f32(out + i, reproducible_exp_lanes(vld1q_f32(in + i)));
+  if (rest == 0) return;
+  float staging[4] = {};
+  for (size_t j = 0; j < rest; ++j) staging[j] = in[whole + j];
+  vst1q_f32(staging, reproducible_exp_lanes(vld1q_f32(staging)));
+  for (size_t j = 0; j < rest; ++j) out[whole + j] = staging[j];
+}
+
+// Four outputs of reference::requantize_silu: real = float(double(acc) x double(D)) (FCVTN
+// rounds to nearest even), the sigmoid on e = e^-|real|, real x sigmoid, then the one
+// quantization rule (FCVTNS rounds half to even); the zero point is clamped to +-2^21 by the
+// caller, which cannot change a saturated result.
+int32x4_t requantize_silu4(int32x4_t accumulators, float64x2_t scale, float32x4_t output_scale,
+                           int32x4_t zero_point) {
+  const float32x2_t low =
+      vcvt_f32_f64(vmulq_f64(vcvtq_f64_s64(vmovl_s32(vget_low_s32(accumulators))), scale));
+  const float32x2_t high =
+      vcvt_f32_f64(vmulq_f64(vcvtq_f64_s64(vmovl_s32(vget_high_s32(accumulators))), scale));
+  const float32x4_t real = vcombine_f32(low, high);
+  const float32x4_t e = reproducible_exp_lanes(vnegq_f32(vabsq_f32(real)));
+  const float32x4_t one = vdupq_n_f32(1.0f);
+  const float32x4_t numerator = vbslq_f32(vcltq_f32(real, vdupq_n_f32(0.0f)), e, one);
+  const float32x4_t activated = vmulq_f32(real, vdivq_f32(numerator, vaddq_f32(one, e)));
+  const float32x4_t scaled = vdivq_f32(activated, output_scale);
+  const float32x4_t bounded = vminq_f32(vmaxq_f32(scaled, vdupq_n_f32(-1e6f)), vdupq_n_f32(1e6f));
+  const int32x4_t code = vaddq_s32(vcvtnq_s32_f32(bounded), zero_point);
+  return vbslq_s32(vceqq_f32(scaled, scaled), code, zero_point);
+}
+
+void requantize_silu_row(const RequantizeSiluRow& row) {
+  constexpr int32_t kZeroPointBound = 1 << 21;
+  int32_t clamped = row.output_zero_point;
+  clamped = clamped < -kZeroPointBound ? -kZeroPointBound : clamped;
+  clamped = clamped > kZeroPointBound ? kZeroPointBound : clamped;
+  const float64x2_t scale = vdupq_n_f64(static_cast<double>(row.scale));
+  const float32x4_t output_scale = vdupq_n_f32(row.output_scale);
+  const int32x4_t zero_point = vdupq_n_s32(clamped);
+  const size_t rest = row.count % 8;
+  const size_t whole = row.count - rest;
+  int32_t staging[8] = {};
+  int8_t output[8];
+  for (size_t i = 0; i <= whole; i += 8) {
+    const bool tail = i == whole;
+    if (tail && rest == 0) break;
+    const int32_t* accumulators = row.accumulators + i;
+    if (tail) {
+      for (size_t j = 0; j < rest; ++j) staging[j] = row.accumulators[i + j];
+      accumulators = staging;
+    }
+    const int32x4_t low =
+        requantize_silu4(vld1q_s32(accumulators), scale, output_scale, zero_point);
+    const int32x4_t high =
+        requantize_silu4(vld1q_s32(accumulators + 4), scale, output_scale, zero_point);
+    int8_t* out = tail ? output : row.output + i;
+    vst1_s8(out, vqmovn_s16(vcombine_s16(vqmovn_s32(low), vqmovn_s32(high))));
+    if (tail) {
+      for (size_t j = 0; j < rest; ++j) row.output[i + j] = output[j];
+    }
+  }
+}
+
+// ---- int8 depthwise: widening the input, narrowing the sums ----------------------------------
+
+// Eight int8 values widened to float offsets from the zero point.
+void store_widened(int8x8_t values, int32x4_t zero_point, float* out) {
+  const int16x8_t wide = vmovl_s8(values);
+  vst1q_f32(out, vcvtq_f32_s32(vsubq_s32(vmovl_s16(vget_low_s16(wide)), zero_point)));
+  vst1q_f32(out + 4, vcvtq_f32_s32(vsubq_s32(vmovl_s16(vget_high_s16(wide)), zero_point)));
+}
+
+void widen_int8_row(const WidenInt8Row& row) {
+  const int32x4_t zero_point = vdupq_n_s32(row.zero_point);
+  size_t i = 0;
+  if (row.in_step == 1) {
+    for (; i + 8 <= row.count; i += 8) store_widened(vld1_s8(row.in + i), zero_point, row.out + i);
+  } else if (row.in_step == 2) {
+    // vld2 reads sixteen bytes, the last in[2i + 15]: inside the row while i + 9 <= count.
+    for (; i + 9 <= row.count; i += 8) {
+      store_widened(vld2_s8(row.in + 2 * i).val[0], zero_point, row.out + i);
+    }
+  }
+  for (; i < row.count; ++i) {
+    row.out[i] = static_cast<float>(row.in[i * row.in_step] - row.zero_point);
+  }
+}
+
+void float_sums_to_accumulators(const float* sums, int32_t bias, int32_t* out, size_t count) {
+  const int32x4_t broadcast_bias = vdupq_n_s32(bias);
+  size_t i = 0;
+  for (; i + 4 <= count; i += 4) {
+    vst1q_s32(out + i, vaddq_s32(vcvtq_s32_f32(vld1q_f32(sums + i)), broadcast_bias));
+  }
+  for (; i < count; ++i) out[i] = static_cast<int32_t>(sums[i]) + bias;
+}
+
 }  // namespace
 
 const MicroKernels& neon_micro_kernels() {
-  static const MicroKernels kernels{
-      "neon",         kRows,           kColumns,        float_tile,
-      kRows,          kColumns,        int16_pair_tile, pack_int8_pairs,
-      requantize_row, depthwise_plane, binary_row,      quantized_binary_row,
-      max_row_float,  max_row_int8,    add_row_float,   unary_row};
+  static const MicroKernels kernels{"neon",
+                                    kRows,
+                                    kColumns,
+                                    float_tile,
+                                    kRows,
+                                    kColumns,
+                                    int16_pair_tile,
+                                    pack_int8_pairs,
+                                    requantize_row,
+                                    depthwise_plane,
+                                    binary_row,
+                                    quantized_binary_row,
+                                    max_row_float,
+                                    max_row_int8,
+                                    add_row_float,
+                                    unary_row,
+                                    requantize_silu_row,
+                                    reproducible_exp_row,
+                                    widen_int8_row,
+                                    float_sums_to_accumulators};
   return kernels;
 }
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <type_traits>
 
 namespace orknn::kernels::cpu::optimized {
 
@@ -74,6 +75,10 @@ size_t build_segments(const Im2colGeometry& g, size_t first_column, size_t colum
 
 namespace {
 
+// The conversion of a gather that copies its elements unchanged (the int8 im2col rows): then
+// pack_row copies each stride-1 run as a block instead of element by element.
+struct CopyUnchanged {};
+
 // Writes im2col row `k` (matrix depth index) for every segment. `destination(segment)` is
 // where the segment's first element goes; consecutive elements are kStep apart.
 template <size_t kStep, typename Out, typename In, typename Convert, typename Destination>
@@ -91,8 +96,14 @@ void pack_row(const Im2colGeometry& g, const In* input, int64_t k, const Segment
     Out* out = destination(segment);
     const int64_t length = segment.length;
     const int64_t input_row = segment.input_row + row_offset;
+    constexpr bool kBlockCopy = std::is_same_v<Convert, CopyUnchanged>;
+    static_assert(!kBlockCopy || (kStep == 1 && std::is_same_v<In, Out>));
     if (input_row < 0 || input_row >= g.window.input_height) {
-      for (int64_t t = 0; t < length; ++t) out[t * kStep] = pad;
+      if constexpr (kBlockCopy) {
+        std::fill_n(out, length, pad);
+      } else {
+        for (int64_t t = 0; t < length; ++t) out[t * kStep] = pad;
+      }
       continue;
     }
     const In* row = plane + input_row * g.window.input_width;
@@ -101,14 +112,33 @@ void pack_row(const Im2colGeometry& g, const In* input, int64_t k, const Segment
       // Valid t: 0 <= first + t < width.
       const int64_t low = std::clamp<int64_t>(-first, 0, length);
       const int64_t high = std::clamp<int64_t>(g.window.input_width - first, low, length);
-      for (int64_t t = 0; t < low; ++t) out[t * kStep] = pad;
       const In* source = row + first;
-      for (int64_t t = low; t < high; ++t) out[t * kStep] = convert(source[t]);
-      for (int64_t t = high; t < length; ++t) out[t * kStep] = pad;
+      if constexpr (kBlockCopy) {
+        std::fill_n(out, low, pad);
+        std::copy_n(source + low, high - low, out + low);
+        std::fill_n(out + high, length - high, pad);
+      } else {
+        for (int64_t t = 0; t < low; ++t) out[t * kStep] = pad;
+        for (int64_t t = low; t < high; ++t) out[t * kStep] = convert(source[t]);
+        for (int64_t t = high; t < length; ++t) out[t * kStep] = pad;
+      }
     } else {
-      for (int64_t t = 0; t < length; ++t) {
-        const int64_t column = first + t * g.window.stride_width;
-        out[t * kStep] = column >= 0 && column < g.window.input_width ? convert(row[column]) : pad;
+      if constexpr (kBlockCopy) {
+        // Valid t: 0 <= first + t * stride < width; in between, a strided copy without tests.
+        const int64_t stride = g.window.stride_width;
+        const int64_t low = std::clamp<int64_t>((stride - 1 - first) / stride, 0, length);
+        const int64_t high =
+            std::clamp<int64_t>((g.window.input_width - first + stride - 1) / stride, low, length);
+        std::fill_n(out, low, pad);
+        const In* source = row + first;
+        for (int64_t t = low; t < high; ++t) out[t] = source[t * stride];
+        std::fill_n(out + high, length - high, pad);
+      } else {
+        for (int64_t t = 0; t < length; ++t) {
+          const int64_t column = first + t * g.window.stride_width;
+          out[t * kStep] =
+              column >= 0 && column < g.window.input_width ? convert(row[column]) : pad;
+        }
       }
     }
   }
@@ -193,8 +223,9 @@ void pack_im2col_int16_pairs(const MicroKernels& kernels, const Im2colGeometry& 
     if (k >= depth) return nullptr;
     if (pointwise) return input + k * g.window.input_width + static_cast<int64_t>(first_column);
     pack_row<1, int8_t>(
-        g, input, k, segments, segment_count, [](int8_t value) { return value; },
-        [&](const Segment& segment) { return row + segment.panel * panel_columns + segment.lane; },
+        g, input, k, segments, segment_count, CopyUnchanged{},
+        // Segments built with int16_pair_segment_panel: one panel as wide as the block.
+        [&](const Segment& segment) { return row + segment.lane; },
         static_cast<int8_t>(zero_point));
     return row;
   };

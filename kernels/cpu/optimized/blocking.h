@@ -21,17 +21,15 @@ inline size_t round_up(size_t value, size_t multiple) {
 inline int64_t largest_int8_offset(int64_t zero_point) {
   return 127 - zero_point > zero_point + 128 ? 127 - zero_point : zero_point + 128;
 }
-// The requantization micro-kernel, or with a fused SiLU the reference epilogue per element: the
-// epilogue's result is defined by std::exp, which has no bit-identical vector form here.
+// The requantization micro-kernel, or with a fused SiLU the SiLU epilogue's.
 inline void requantize_int8_row(const MicroKernels& kernels, const reference::Int8Requantization& q,
                                 size_t channel, const RequantizeRow& row) {
   if (!q.silu) {
     kernels.requantize_row(row);
     return;
   }
-  for (size_t i = 0; i < row.count; ++i) {
-    row.output[i] = reference::requantize_channel(q, row.accumulators[i], channel);
-  }
+  kernels.requantize_silu_row({row.accumulators, row.count, q.multipliers[channel], q.output_scale,
+                               q.output_zero_point, row.output});
 }
 // Scratch regions start on cache lines.
 inline size_t align_bytes(size_t bytes) {
@@ -130,6 +128,13 @@ void pack_im2col_float(const Im2colGeometry& geometry, const float* input, size_
 // The same into int16-pair B panels of x - zero_point (padding is 0, i.e. x == zero_point),
 // for depth pairs [pair_begin, pair_begin + pairs); rows past the matrix depth are zero. The
 // block starts at output pixel first_column; `rows` is scratch for two int8 rows of `columns`.
+// The panel width pack_im2col_int16_pairs needs its segments built with: an int8 zero point
+// gathers each im2col row into one contiguous int8 row first, so segments need not stop at
+// panel edges (one "panel" as wide as the block, fewer and longer copies); any other zero point
+// converts straight into the panels of `panel_columns`.
+inline size_t int16_pair_segment_panel(int32_t zero_point, size_t columns, size_t panel_columns) {
+  return zero_point >= -128 && zero_point <= 127 ? columns : panel_columns;
+}
 void pack_im2col_int16_pairs(const MicroKernels& kernels, const Im2colGeometry& geometry,
                              const int8_t* input, int32_t zero_point, size_t first_column,
                              size_t pair_begin, size_t pairs, const Segment* segments,

@@ -182,8 +182,12 @@ class GemmConvolution final : public ConvolutionTraits<Arithmetic>::Interface {
     grid.nr = nr_;
     auto* packed_b = reinterpret_cast<Packed*>(scratch);
     auto* segments = reinterpret_cast<Segment*>(scratch + segments_offset_);
+    size_t segment_panel = nr_;
+    if constexpr (kIsInt8<Arithmetic>) {
+      segment_panel = int16_pair_segment_panel(parameters_.input_zero_point, grid.columns, nr_);
+    }
     const size_t segment_count =
-        build_segments(geometry_, first_column, grid.columns, nr_, segments);
+        build_segments(geometry_, first_column, grid.columns, segment_panel, segments);
 
     const size_t input_channels = static_cast<size_t>(shape_.input_channels);
     const size_t group_channels = input_channels / static_cast<size_t>(shape_.groups);

@@ -23,6 +23,40 @@ int64_t largest_weight_offset(const Int8Requantization& q) {
   return largest;
 }
 
+// fill_padded_plane for int8 input, padded rows [row_begin, row_begin + rows) only (phase p of
+// the band at padded + p * rows * plane.width): each phase row is zeros, the input columns it
+// holds widened to x - zero_point by the micro-kernel in one call (strided by the phase count),
+// then zeros.
+void fill_padded_rows_int8(const MicroKernels& kernels, const PaddedPlane& plane, size_t row_begin,
+                           size_t rows, const int8_t* input, size_t input_height,
+                           size_t input_width, int32_t zero_point, float* padded) {
+  const int64_t phases = static_cast<int64_t>(plane.phases);
+  const int64_t width = static_cast<int64_t>(plane.width);
+  const int64_t pad_left = static_cast<int64_t>(plane.pad_left);
+  for (int64_t phase = 0; phase < phases; ++phase) {
+    // Position t of this phase is input column t * phases + phase - pad_left.
+    const int64_t first =
+        std::min(width, std::max<int64_t>(0, pad_left - phase + phases - 1) / phases);
+    const int64_t end = std::min(width, std::max<int64_t>(0, static_cast<int64_t>(input_width) +
+                                                                 pad_left - phase + phases - 1) /
+                                            phases);
+    for (size_t local = 0; local < rows; ++local) {
+      const size_t r = row_begin + local;
+      float* out = padded + (static_cast<size_t>(phase) * rows + local) * plane.width;
+      const size_t input_row = r - plane.pad_top;  // wraps around when r < pad_top
+      if (r < plane.pad_top || input_row >= input_height || first >= end) {
+        std::fill(out, out + plane.width, 0.0f);
+        continue;
+      }
+      std::fill(out, out + first, 0.0f);
+      const int8_t* source = input + input_row * input_width + (first * phases + phase - pad_left);
+      kernels.widen_int8_row(
+          {source, plane.phases, zero_point, out + first, static_cast<size_t>(end - first)});
+      std::fill(out + end, out + plane.width, 0.0f);
+    }
+  }
+}
+
 // Depthwise: one task per (image, input channel), computing its `multiplier` output channels
 // from one zero-padded copy of the channel.
 class DepthwiseConvolution final : public Conv2DFloat {
@@ -94,13 +128,16 @@ class DepthwiseConvolution final : public Conv2DFloat {
 
 // Depthwise int8 on the float depthwise rows: x - zx and w - zw are small integers, and while
 // taps x max|x - zx| x max|w - zw| < 2^24 every partial sum is an integer that float32
-// represents exactly, so the float sum is the exact integer sum.
+// represents exactly, so the float sum is the exact integer sum. A channel is done in bands of
+// output rows whose padded input rows (and sums) stay in L1, each band widened, summed and
+// requantized before the next.
 class DepthwiseConvolutionInt8 final : public Conv2DInt8 {
  public:
   DepthwiseConvolutionInt8(const MicroKernels& kernels, const Conv2DShape& shape,
                            const Int8Requantization& requantization, const int8_t* constant_weights)
       : kernels_(kernels), shape_(shape), q_(requantization), plane_(padded_plane(shape.window)) {
-    taps_ = static_cast<size_t>(shape.window.kernel_height * shape.window.kernel_width);
+    const reference::Window2D& w = shape.window;
+    taps_ = static_cast<size_t>(w.kernel_height * w.kernel_width);
     const size_t output_channels = static_cast<size_t>(shape.output_channels);
     weights_.resize(output_channels * taps_);
     for (size_t channel = 0; channel < output_channels; ++channel) {
@@ -109,15 +146,22 @@ class DepthwiseConvolutionInt8 final : public Conv2DInt8 {
                                                            q_.weight_zero_points[channel]);
       }
     }
-    const size_t outputs =
-        static_cast<size_t>(shape.window.output_height * shape.window.output_width);
-    sums_offset_ = align_bytes(plane_.size() * sizeof(float));
-    accumulators_offset_ = sums_offset_ + align_bytes(outputs * sizeof(float));
-    line_offset_ = accumulators_offset_ + align_bytes(outputs * sizeof(int32_t));
-    scratch_bytes_ = line_offset_ + line_size(plane_) * sizeof(float);
+    // Output rows per band: its padded rows within about 16 KB (at least one row).
+    constexpr size_t kBandBytes = 16 * 1024;
+    const size_t row_bytes = plane_.phases * plane_.width * sizeof(float);
+    const size_t window_rows = static_cast<size_t>((w.kernel_height - 1) * w.dilation_height + 1);
+    const size_t fitting_rows = kBandBytes / row_bytes;
+    band_rows_ = fitting_rows > window_rows
+                     ? (fitting_rows - window_rows) / static_cast<size_t>(w.stride_height) + 1
+                     : 1;
+    band_rows_ = std::min(band_rows_, static_cast<size_t>(w.output_height));
+    band_padded_rows_ = band_input_rows(band_rows_);
+    const size_t band_outputs = band_rows_ * static_cast<size_t>(w.output_width);
+    sums_offset_ = align_bytes(plane_.phases * band_padded_rows_ * plane_.width * sizeof(float));
+    accumulators_offset_ = sums_offset_ + align_bytes(band_outputs * sizeof(float));
+    scratch_bytes_ = accumulators_offset_ + align_bytes(band_outputs * sizeof(int32_t));
     std::snprintf(algorithm_, sizeof(algorithm_), "%s int8 depthwise %lldx%lld", kernels.name,
-                  static_cast<long long>(shape.window.kernel_height),
-                  static_cast<long long>(shape.window.kernel_width));
+                  static_cast<long long>(w.kernel_height), static_cast<long long>(w.kernel_width));
   }
 
   size_t scratch_bytes() const override { return scratch_bytes_; }
@@ -129,48 +173,62 @@ class DepthwiseConvolutionInt8 final : public Conv2DInt8 {
     const size_t channels = static_cast<size_t>(shape_.input_channels);
     const size_t multiplier = static_cast<size_t>(shape_.output_channels) / channels;
     const size_t input_plane = static_cast<size_t>(w.input_height * w.input_width);
-    const size_t output_plane = static_cast<size_t>(w.output_height * w.output_width);
-    const int32_t input_zero_point = q_.input_zero_point;
-    pool.parallel_for(static_cast<size_t>(shape_.batch) * channels, [&](size_t task,
-                                                                        size_t thread) {
-      uint8_t* scratch = pool.scratch(thread, scratch_bytes_);
-      auto* padded = reinterpret_cast<float*>(scratch);
-      auto* sums = reinterpret_cast<float*>(scratch + sums_offset_);
-      auto* accumulators = reinterpret_cast<int32_t*>(scratch + accumulators_offset_);
-      fill_padded_plane(
-          plane_, input + task * input_plane, static_cast<size_t>(w.input_height),
-          static_cast<size_t>(w.input_width),
-          [input_zero_point](int8_t value) { return static_cast<float>(value - input_zero_point); },
-          reinterpret_cast<float*>(scratch + line_offset_), padded);
-      const size_t image = task / channels;
-      const size_t channel = task % channels;
-      DepthwisePlane plane = plane_description(w, plane_, padded);
-      plane.output = sums;
-      for (size_t m = 0; m < multiplier; ++m) {
-        const size_t output_channel = channel * multiplier + m;
-        plane.weights = weights_.data() + output_channel * taps_;
-        kernels_.depthwise_plane(plane);
-        const int32_t channel_bias = bias ? bias[output_channel] : 0;
-        for (size_t i = 0; i < output_plane; ++i) {
-          accumulators[i] = static_cast<int32_t>(sums[i]) + channel_bias;
-        }
-        RequantizeRow requantize{};
-        requantize.accumulators = accumulators;
-        requantize.count = output_plane;
-        requantize.multipliers = &q_.multipliers[output_channel];
-        requantize.output_zero_point = q_.output_zero_point;
-        requantize.output_minimum = q_.output_minimum;
-        requantize.output_maximum = q_.output_maximum;
-        requantize.small_multipliers = small_multipliers_;
-        requantize.output =
-            output +
-            (image * static_cast<size_t>(shape_.output_channels) + output_channel) * output_plane;
-        requantize_int8_row(kernels_, q_, output_channel, requantize);
-      }
-    });
+    const size_t output_width = static_cast<size_t>(w.output_width);
+    const size_t output_height = static_cast<size_t>(w.output_height);
+    const size_t output_plane = output_height * output_width;
+    pool.parallel_for(
+        static_cast<size_t>(shape_.batch) * channels, [&](size_t task, size_t thread) {
+          uint8_t* scratch = pool.scratch(thread, scratch_bytes_);
+          auto* padded = reinterpret_cast<float*>(scratch);
+          auto* sums = reinterpret_cast<float*>(scratch + sums_offset_);
+          auto* accumulators = reinterpret_cast<int32_t*>(scratch + accumulators_offset_);
+          const size_t image = task / channels;
+          const size_t channel = task % channels;
+          for (size_t first_row = 0; first_row < output_height; first_row += band_rows_) {
+            const size_t rows = std::min(band_rows_, output_height - first_row);
+            const size_t padded_rows = band_input_rows(rows);
+            fill_padded_rows_int8(kernels_, plane_,
+                                  first_row * static_cast<size_t>(w.stride_height), padded_rows,
+                                  input + task * input_plane, static_cast<size_t>(w.input_height),
+                                  static_cast<size_t>(w.input_width), q_.input_zero_point, padded);
+            DepthwisePlane plane = plane_description(w, plane_, padded);
+            plane.phase_stride = padded_rows * plane_.width;
+            plane.output_height = rows;
+            plane.output = sums;
+            const size_t outputs = rows * output_width;
+            for (size_t m = 0; m < multiplier; ++m) {
+              const size_t output_channel = channel * multiplier + m;
+              plane.weights = weights_.data() + output_channel * taps_;
+              kernels_.depthwise_plane(plane);
+              kernels_.float_sums_to_accumulators(sums, bias ? bias[output_channel] : 0,
+                                                  accumulators, outputs);
+              RequantizeRow requantize{};
+              requantize.accumulators = accumulators;
+              requantize.count = outputs;
+              requantize.multipliers = &q_.multipliers[output_channel];
+              requantize.output_zero_point = q_.output_zero_point;
+              requantize.output_minimum = q_.output_minimum;
+              requantize.output_maximum = q_.output_maximum;
+              requantize.small_multipliers = small_multipliers_;
+              requantize.output =
+                  output +
+                  (image * static_cast<size_t>(shape_.output_channels) + output_channel) *
+                      output_plane +
+                  first_row * output_width;
+              requantize_int8_row(kernels_, q_, output_channel, requantize);
+            }
+          }
+        });
   }
 
  private:
+  // Padded input rows that `rows` consecutive output rows read.
+  size_t band_input_rows(size_t rows) const {
+    const reference::Window2D& w = shape_.window;
+    return (rows - 1) * static_cast<size_t>(w.stride_height) +
+           static_cast<size_t>((w.kernel_height - 1) * w.dilation_height) + 1;
+  }
+
   const MicroKernels& kernels_;
   const Conv2DShape shape_;
   const Int8Requantization q_;
@@ -179,9 +237,10 @@ class DepthwiseConvolutionInt8 final : public Conv2DInt8 {
   const PaddedPlane plane_;
   size_t taps_ = 0;
   std::vector<float> weights_;
+  size_t band_rows_ = 1;
+  size_t band_padded_rows_ = 1;
   size_t sums_offset_ = 0;
   size_t accumulators_offset_ = 0;
-  size_t line_offset_ = 0;
   size_t scratch_bytes_ = 0;
   char algorithm_[64];
 };

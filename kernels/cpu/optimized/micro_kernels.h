@@ -76,7 +76,8 @@ struct Int16PairTile {
 // with m_i = multipliers[0] when per_element is false, multipliers[i] otherwise.
 // `small_multipliers` (set by the caller with small_multipliers() below) promises every
 // multiplier is at most 0.49 and |output_zero_point| < 2^20: then |accumulator x multiplier| <
-// 2^30, the +-1e9 bound never applies and the kernel may finish in int32.
+// 2^30, the +-1e9 bound never applies and the kernel may finish in int32. `output` must not
+// overlap the accumulators (a kernel may compute an output twice).
 struct RequantizeRow {
   const int32_t* accumulators;
   size_t count;
@@ -87,6 +88,18 @@ struct RequantizeRow {
   int32_t output_maximum;
   int8_t* output;
   bool small_multipliers;
+};
+
+// The SiLU epilogue of docs/quantization.md 4.3 over a row of one output channel's accumulators:
+// output[i] = reference::requantize_silu(accumulators[i], scale, output_scale,
+// output_zero_point), bit for bit (the exp is the reproducible one of 4.5).
+struct RequantizeSiluRow {
+  const int32_t* accumulators;
+  size_t count;
+  float scale;  // D[c]
+  float output_scale;
+  int32_t output_zero_point;
+  int8_t* output;
 };
 
 inline bool small_multipliers(const float* multipliers, size_t count, int32_t zero_point) {
@@ -122,6 +135,17 @@ struct DepthwisePlane {
   float bias;
   const FloatActivation* activation;  // null: none
   float* output;
+};
+
+// out[i] = float(in[i * in_step] - zero_point) for i < count: an int8 row (or one column phase
+// of it, in_step = the stride) widened for the float depthwise kernel; exact, as |x - zero_point|
+// < 2^24. Reads nothing past in[(count - 1) * in_step].
+struct WidenInt8Row {
+  const int8_t* in;
+  size_t in_step;
+  int32_t zero_point;
+  float* out;
+  size_t count;
 };
 
 // Two int8 rows (matrix depth 2p and 2p + 1) of `columns` values into int16-pair B panels of
@@ -210,6 +234,14 @@ struct MicroKernels {
   void (*max_row_int8)(int8_t* accumulator, const int8_t* row, size_t count);
   void (*add_row_float)(float* accumulator, const float* row, size_t count);
   void (*unary_row)(const UnaryRow& row);
+  void (*requantize_silu_row)(const RequantizeSiluRow& row);
+  // out[i] = orknn::reproducible_exp(in[i]) bit for bit (the vector form the SiLU epilogue
+  // uses; in the table so tests can compare it with the scalar function).
+  void (*reproducible_exp_row)(const float* in, float* out, size_t count);
+  void (*widen_int8_row)(const WidenInt8Row& row);
+  // out[i] = int32(sums[i]) + bias for i < count: the int8 depthwise kernel's float sums, which
+  // are exact integers below 2^24, back to int32 accumulators.
+  void (*float_sums_to_accumulators)(const float* sums, int32_t bias, int32_t* out, size_t count);
 };
 
 const MicroKernels& portable_micro_kernels();

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "core/dtype.h"
+#include "core/reproducible_exp.h"
 #include "optimized/binary_operation.h"
 #include "optimized/micro_kernels.h"
 #include "reference/convolution.h"
@@ -87,6 +88,27 @@ void requantize_row(const RequantizeRow& row) {
         reference::requantize(row.accumulators[i], row.multipliers[row.per_element ? i : 0],
                               row.output_zero_point, row.output_minimum, row.output_maximum);
   }
+}
+
+void requantize_silu_row(const RequantizeSiluRow& row) {
+  for (size_t i = 0; i < row.count; ++i) {
+    row.output[i] = reference::requantize_silu(row.accumulators[i], row.scale, row.output_scale,
+                                               row.output_zero_point);
+  }
+}
+
+void reproducible_exp_row(const float* in, float* out, size_t count) {
+  for (size_t i = 0; i < count; ++i) out[i] = reproducible_exp(in[i]);
+}
+
+void widen_int8_row(const WidenInt8Row& row) {
+  for (size_t i = 0; i < row.count; ++i) {
+    row.out[i] = static_cast<float>(row.in[i * row.in_step] - row.zero_point);
+  }
+}
+
+void float_sums_to_accumulators(const float* sums, int32_t bias, int32_t* out, size_t count) {
+  for (size_t i = 0; i < count; ++i) out[i] = static_cast<int32_t>(sums[i]) + bias;
 }
 
 void depthwise_plane(const DepthwisePlane& plane) {
@@ -201,7 +223,11 @@ const MicroKernels& portable_micro_kernels() {
                                     portable_max_row_float,
                                     portable_max_row_int8,
                                     portable_add_row_float,
-                                    portable_unary_row};
+                                    portable_unary_row,
+                                    requantize_silu_row,
+                                    reproducible_exp_row,
+                                    widen_int8_row,
+                                    float_sums_to_accumulators};
   return kernels;
 }
 

@@ -5,7 +5,7 @@
 #include <cmath>
 #include <cstddef>
 
-#include "reference/elementwise.h"
+#include "core/reproducible_exp.h"
 
 namespace orknn::kernels::reference {
 
@@ -48,10 +48,11 @@ int8_t requantize_silu(int32_t accumulator, float scale, float output_scale,
                        int32_t output_zero_point) {
   const float real =
       static_cast<float>(static_cast<double>(accumulator) * static_cast<double>(scale));
-  UnaryParams silu;
-  silu.operation = UnaryOperation::kSwish;
-  silu.alpha = 1.0f;
-  const float activated = apply_unary(silu, real);
+  // The sigmoid's two overflow-free forms, 1 / (1 + e^-r) for r >= 0 and e^r / (1 + e^r) below,
+  // share e = e^-|r|; the exp is the reproducible one so every device gives these bits.
+  const float e = reproducible_exp(-std::fabs(real));
+  const float sigmoid = (real >= 0.0f ? 1.0f : e) / (1.0f + e);
+  const float activated = real * sigmoid;
   // docs/quantization.md section 2: one float division, bounded, rounded half to even.
   const float scaled = activated / output_scale;
   if (std::isnan(scaled)) return static_cast<int8_t>(std::clamp(output_zero_point, -128, 127));

@@ -7,6 +7,7 @@
 // intrinsics, plain loops and functions in the anonymous namespace.
 #include <immintrin.h>
 
+#include "core/reproducible_exp.h"
 #include "optimized/binary_operation.h"
 #include "optimized/micro_kernels.h"
 
@@ -410,19 +411,42 @@ void requantize_row(const RequantizeRow& row) {
                                        _mm256_set1_epi32(minimum),
                                        _mm256_set1_epi32(row.output_maximum)};
   const __m256d uniform = _mm256_set1_pd(static_cast<double>(row.multipliers[0]));
+  // Locals, and one loop per case: the int8 stores may alias anything, so fields read through
+  // `row` would be reloaded (and per_element tested) on every step.
+  const int32_t* const accumulators_in = row.accumulators;
+  const float* const multipliers_in = row.multipliers;
+  int8_t* const output_out = row.output;
+  const size_t whole = row.count / 8 * 8;
   size_t i = 0;
-  if (row.small_multipliers) {
-    for (; i + 8 <= row.count; i += 8) {
-      requantize8_small(row.accumulators + i, row.multipliers + (row.per_element ? i : 0),
-                        row.per_element, uniform, small, row.output + i);
+  if (row.small_multipliers && row.per_element) {
+    for (; i < whole; i += 8) {
+      requantize8_small(accumulators_in + i, multipliers_in + i, true, uniform, small,
+                        output_out + i);
+    }
+  } else if (row.small_multipliers) {
+    for (; i < whole; i += 8) {
+      requantize8_small(accumulators_in + i, multipliers_in, false, uniform, small, output_out + i);
     }
   } else {
-    for (; i + 8 <= row.count; i += 8) {
-      requantize8(row.accumulators + i, row.multipliers + (row.per_element ? i : 0),
-                  row.per_element, uniform, k, row.output + i);
+    for (; i < whole; i += 8) {
+      requantize8(accumulators_in + i, multipliers_in + (row.per_element ? i : 0), row.per_element,
+                  uniform, k, output_out + i);
     }
   }
   if (i == row.count) return;
+  if (row.count >= 8) {
+    // One more vector ending at the row's end: it recomputes a few outputs with the same
+    // inputs (the same values), instead of a staged copy.
+    const size_t last = row.count - 8;
+    if (row.small_multipliers) {
+      requantize8_small(accumulators_in + last, multipliers_in + (row.per_element ? last : 0),
+                        row.per_element, uniform, small, output_out + last);
+    } else {
+      requantize8(accumulators_in + last, multipliers_in + (row.per_element ? last : 0),
+                  row.per_element, uniform, k, output_out + last);
+    }
+    return;
+  }
   alignas(32) int32_t accumulators[8] = {};
   alignas(32) float multipliers[8] = {};
   alignas(16) int8_t output[8];
@@ -813,14 +837,189 @@ void unary_row(const UnaryRow& row) {
   for (size_t j = 0; j < rest; ++j) row.out[i + j] = out[j];
 }
 
+// ---- the reproducible exp and the int8 SiLU epilogue ----------------------------------------
+
+// orknn::reproducible_exp (core/reproducible_exp.cc) on eight lanes, operation for operation in
+// its order, each one IEEE float operation (this file is built without contraction), so the
+// bits are the scalar function's. max/min return their second operand for a NaN lane, which
+// keeps n finite; such lanes take x + x at the end, as the scalar code does.
+__m256 pow2_lanes(__m256i k) {
+  return _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_add_epi32(k, _mm256_set1_epi32(127)), 23));
+}
+
+__m256 reproducible_exp_lanes(__m256 input) {
+  namespace c = reproducible_exp_constants;
+  const __m256 is_nan = _mm256_cmp_ps(input, input, _CMP_UNORD_Q);
+  __m256 x = _mm256_max_ps(input, _mm256_set1_ps(c::kLowest));
+  x = _mm256_min_ps(x, _mm256_set1_ps(c::kHighest));
+  __m256 n = _mm256_mul_ps(x, _mm256_set1_ps(c::kLog2E));
+  n = _mm256_add_ps(n, _mm256_set1_ps(c::kRoundingShift));
+  n = _mm256_sub_ps(n, _mm256_set1_ps(c::kRoundingShift));
+  __m256 r = _mm256_sub_ps(x, _mm256_mul_ps(n, _mm256_set1_ps(c::kLn2High)));
+  r = _mm256_sub_ps(r, _mm256_mul_ps(n, _mm256_set1_ps(c::kLn2Low)));
+  __m256 p = _mm256_set1_ps(c::kPolynomial5);
+  p = _mm256_add_ps(_mm256_mul_ps(p, r), _mm256_set1_ps(c::kPolynomial4));
+  p = _mm256_add_ps(_mm256_mul_ps(p, r), _mm256_set1_ps(c::kPolynomial3));
+  p = _mm256_add_ps(_mm256_mul_ps(p, r), _mm256_set1_ps(c::kPolynomial2));
+  p = _mm256_add_ps(_mm256_mul_ps(p, r), _mm256_set1_ps(c::kPolynomial1));
+  p = _mm256_add_ps(_mm256_mul_ps(p, r), _mm256_set1_ps(c::kPolynomial0));
+  __m256 y = _mm256_mul_ps(p, _mm256_mul_ps(r, r));
+  y = _mm256_add_ps(y, r);
+  y = _mm256_add_ps(y, _mm256_set1_ps(1.0f));
+  const __m256i k = _mm256_cvttps_epi32(n);  // n is an integer already
+  const __m256i first = _mm256_srai_epi32(k, 1);
+  y = _mm256_mul_ps(y, pow2_lanes(first));
+  y = _mm256_mul_ps(y, pow2_lanes(_mm256_sub_epi32(k, first)));
+  return _mm256_blendv_ps(y, _mm256_add_ps(input, input), is_nan);
+}
+
+void reproducible_exp_row(const float* in, float* out, size_t count) {
+  size_t i = 0;
+  for (; i + 8 <= count; i += 8) {
+    _mm256_storeu_ps(out + i, reproducible_exp_lanes(_mm256_loadu_ps(in + i)));
+  }
+  const size_t rest = count - i;
+  if (rest == 0) return;
+  float staging[8] = {};
+  for (size_t j = 0; j < rest; ++j) staging[j] = in[i + j];
+  _mm256_storeu_ps(staging, reproducible_exp_lanes(_mm256_loadu_ps(staging)));
+  for (size_t j = 0; j < rest; ++j) out[i + j] = staging[j];
+}
+
+struct SiluConstants {
+  __m256d scale;
+  __m256 float_scale;
+  __m256 output_scale;
+  __m256i zero_point;  // clamped to +-2^21, which cannot change a saturated result
+};
+
+// Eight outputs of reference::requantize_silu: real = float(double(acc) x double(D)), the
+// sigmoid on e = e^-|real| (1 / (1 + e) for real >= 0, e / (1 + e) below), real x sigmoid, then
+// the one quantization rule (vcvtps2dq rounds half to even in the default MXCSR mode).
+void requantize_silu8(const int32_t* accumulators, const SiluConstants& k, int8_t* output) {
+  const __m256i values = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(accumulators));
+  // With every |acc| <= 2^24, acc and D are exact floats and their double product is exact (24
+  // + 24 bits), so rounding it to float is the one rounding of a float multiplication.
+  const __m256i shifted = _mm256_add_epi32(values, _mm256_set1_epi32(1 << 24));
+  const __m256i outside = _mm256_or_si256(_mm256_cmpgt_epi32(_mm256_setzero_si256(), shifted),
+                                          _mm256_cmpgt_epi32(shifted, _mm256_set1_epi32(1 << 25)));
+  __m256 real;
+  if (_mm256_testz_si256(outside, outside)) {
+    real = _mm256_mul_ps(_mm256_cvtepi32_ps(values), k.float_scale);
+  } else {
+    const __m128 low =
+        _mm256_cvtpd_ps(_mm256_mul_pd(_mm256_cvtepi32_pd(_mm256_castsi256_si128(values)), k.scale));
+    const __m128 high = _mm256_cvtpd_ps(
+        _mm256_mul_pd(_mm256_cvtepi32_pd(_mm256_extracti128_si256(values, 1)), k.scale));
+    real = _mm256_insertf128_ps(_mm256_castps128_ps256(low), high, 1);
+  }
+  const __m256 e = reproducible_exp_lanes(_mm256_or_ps(real, _mm256_set1_ps(-0.0f)));
+  const __m256 one = _mm256_set1_ps(1.0f);
+  const __m256 numerator =
+      _mm256_blendv_ps(one, e, _mm256_cmp_ps(real, _mm256_setzero_ps(), _CMP_LT_OQ));
+  const __m256 activated = _mm256_mul_ps(real, _mm256_div_ps(numerator, _mm256_add_ps(one, e)));
+  const __m256 scaled = _mm256_div_ps(activated, k.output_scale);
+  const __m256 is_nan = _mm256_cmp_ps(scaled, scaled, _CMP_UNORD_Q);
+  const __m256 bounded =
+      _mm256_min_ps(_mm256_max_ps(scaled, _mm256_set1_ps(-1e6f)), _mm256_set1_ps(1e6f));
+  __m256i code = _mm256_add_epi32(_mm256_cvtps_epi32(bounded), k.zero_point);
+  code = _mm256_castps_si256(
+      _mm256_blendv_ps(_mm256_castsi256_ps(code), _mm256_castsi256_ps(k.zero_point), is_nan));
+  const __m128i words =
+      _mm_packs_epi32(_mm256_castsi256_si128(code), _mm256_extracti128_si256(code, 1));
+  _mm_storel_epi64(reinterpret_cast<__m128i*>(output), _mm_packs_epi16(words, words));
+}
+
+void requantize_silu_row(const RequantizeSiluRow& row) {
+  constexpr int32_t kZeroPointBound = 1 << 21;
+  int32_t zero_point = row.output_zero_point;
+  zero_point = zero_point < -kZeroPointBound ? -kZeroPointBound : zero_point;
+  zero_point = zero_point > kZeroPointBound ? kZeroPointBound : zero_point;
+  const SiluConstants k{_mm256_set1_pd(static_cast<double>(row.scale)), _mm256_set1_ps(row.scale),
+                        _mm256_set1_ps(row.output_scale), _mm256_set1_epi32(zero_point)};
+  size_t i = 0;
+  for (; i + 8 <= row.count; i += 8) requantize_silu8(row.accumulators + i, k, row.output + i);
+  const size_t rest = row.count - i;
+  if (rest == 0) return;
+  int32_t accumulators[8] = {};
+  int8_t output[8];
+  for (size_t j = 0; j < rest; ++j) accumulators[j] = row.accumulators[i + j];
+  requantize_silu8(accumulators, k, output);
+  for (size_t j = 0; j < rest; ++j) row.output[i + j] = output[j];
+}
+
+// ---- int8 depthwise: widening the input, narrowing the sums ----------------------------------
+
+// Eight values from in[0], in[step], ... (step 1 or 2) as float offsets from the zero point.
+inline __m256 widen8(const int8_t* in, size_t step, __m256i zero_point) {
+  __m128i raw;
+  if (step == 1) {
+    raw = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(in));
+  } else {
+    const __m128i evens = _mm_setr_epi8(0, 2, 4, 6, 8, 10, 12, 14, -1, -1, -1, -1, -1, -1, -1, -1);
+    raw = _mm_shuffle_epi8(_mm_loadu_si128(reinterpret_cast<const __m128i*>(in)), evens);
+  }
+  return _mm256_cvtepi32_ps(_mm256_sub_epi32(_mm256_cvtepi8_epi32(raw), zero_point));
+}
+
+void widen_int8_row(const WidenInt8Row& row) {
+  const int8_t* const in = row.in;
+  float* const out = row.out;
+  const size_t step = row.in_step;
+  const size_t count = row.count;
+  const __m256i zero_point = _mm256_set1_epi32(row.zero_point);
+  // A vector at i reads in[step * i] up to in[step * i + 7] (step 1) or in[2i + 15] (step 2),
+  // inside the row while i + 8 <= count (step 1) or i + 9 <= count (step 2). The last vector
+  // is placed at the end and may overlap the previous one (it rewrites the same values).
+  const size_t span = step == 1 ? 8 : 9;
+  size_t done = 0;
+  if ((step == 1 || step == 2) && count >= span) {
+    for (size_t i = 0; i + span <= count; i += 8) {
+      _mm256_storeu_ps(out + i, widen8(in + step * i, step, zero_point));
+    }
+    const size_t last = count - span;
+    _mm256_storeu_ps(out + last, widen8(in + step * last, step, zero_point));
+    done = last + 8;
+  }
+  for (size_t i = done; i < count; ++i) {
+    out[i] = static_cast<float>(in[i * step] - row.zero_point);
+  }
+}
+
+void float_sums_to_accumulators(const float* sums, int32_t bias, int32_t* out, size_t count) {
+  const __m256i broadcast_bias = _mm256_set1_epi32(bias);
+  size_t i = 0;
+  for (; i + 8 <= count; i += 8) {
+    const __m256i values = _mm256_cvttps_epi32(_mm256_loadu_ps(sums + i));
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + i),
+                        _mm256_add_epi32(values, broadcast_bias));
+  }
+  for (; i < count; ++i) out[i] = static_cast<int32_t>(sums[i]) + bias;
+}
+
 }  // namespace
 
 const MicroKernels& avx2_micro_kernels() {
-  static const MicroKernels kernels{
-      "avx2",         kFloatRows,      kFloatColumns,   float_tile,
-      kIntRows,       kIntColumns,     int16_pair_tile, pack_int8_pairs,
-      requantize_row, depthwise_plane, binary_row,      quantized_binary_row,
-      max_row_float,  max_row_int8,    add_row_float,   unary_row};
+  static const MicroKernels kernels{"avx2",
+                                    kFloatRows,
+                                    kFloatColumns,
+                                    float_tile,
+                                    kIntRows,
+                                    kIntColumns,
+                                    int16_pair_tile,
+                                    pack_int8_pairs,
+                                    requantize_row,
+                                    depthwise_plane,
+                                    binary_row,
+                                    quantized_binary_row,
+                                    max_row_float,
+                                    max_row_int8,
+                                    add_row_float,
+                                    unary_row,
+                                    requantize_silu_row,
+                                    reproducible_exp_row,
+                                    widen_int8_row,
+                                    float_sums_to_accumulators};
   return kernels;
 }
 
