@@ -4,6 +4,7 @@
 // dimensions, align_corners with an inexact scale).
 #include "reference/resize.h"
 #include "devices/cpu/cpu_kernel.h"
+#include "devices/cpu/optimized/optimized_kernels.h"
 #include "graph/ops/resize_attributes.h"
 
 namespace orknn::devices::cpu {
@@ -96,6 +97,9 @@ Result<std::unique_ptr<CpuKernel>> make_resize_kernel(const KernelBuildContext& 
   params.transform = to_reference(attributes.transform);
   params.rounding = to_reference(attributes.rounding);
   const bool linear = attributes.mode == Attributes::Mode::kLinear;
+  if (!linear) {
+    if (auto fast = optimized::make_resize_nearest_kernel(params)) return fast;
+  }
   if (linear && params.input_shape.size() == 1) {
     // Bilinear over [1, W] is linear over W.
     params.input_shape.insert(params.input_shape.begin(), 1);
