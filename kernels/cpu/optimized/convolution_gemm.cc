@@ -76,6 +76,9 @@ class GemmConvolution final : public ConvolutionTraits<Arithmetic>::Interface {
           small_multipliers(parameters.multipliers.data(), parameters.multipliers.size(),
                             parameters.output_zero_point);
     } else {
+      // One contiguous im2col row (pack_im2col_float).
+      rows_offset_ = task_bytes_;
+      task_bytes_ = rows_offset_ + align_bytes(column_block * sizeof(float));
       activation_ = to_float_activation(parameters);
       has_activation_ = parameters.kind != FusedActivation::Kind::kNone;
     }
@@ -157,7 +160,7 @@ class GemmConvolution final : public ConvolutionTraits<Arithmetic>::Interface {
                               reinterpret_cast<int8_t*>(scratch + rows_offset_), packed_b);
     } else if (!in_place_b_) {
       pack_im2col_float(geometry_, group_input, step_begin, steps, segments, segment_count, columns,
-                        nr_, packed_b);
+                        nr_, reinterpret_cast<float*>(scratch + rows_offset_), packed_b);
     } else if (columns % nr_ != 0) {
       const size_t full_columns = columns / nr_ * nr_;
       const size_t tail = columns - full_columns;
@@ -182,8 +185,10 @@ class GemmConvolution final : public ConvolutionTraits<Arithmetic>::Interface {
     grid.nr = nr_;
     auto* packed_b = reinterpret_cast<Packed*>(scratch);
     auto* segments = reinterpret_cast<Segment*>(scratch + segments_offset_);
-    const size_t segment_count =
-        build_segments(geometry_, first_column, grid.columns, nr_, segments);
+    // int8 packs straight into panels (segments cut at panels); float gathers whole im2col rows
+    // first (segments cut only at output rows).
+    const size_t segment_count = build_segments(geometry_, first_column, grid.columns,
+                                                kIsInt8<Arithmetic> ? nr_ : grid.columns, segments);
 
     const size_t input_channels = static_cast<size_t>(shape_.input_channels);
     const size_t group_channels = input_channels / static_cast<size_t>(shape_.groups);
