@@ -52,6 +52,11 @@ const ConvCase kCases[] = {
     {"5x5 dilation 2 asymmetric pads", 1, 3, 13, 11, 6, 5, 5, 1, 1, 2, 2, 2, 1, 0, 3},
     {"7x7 stride 2 pad 3", 1, 3, 32, 29, 8, 7, 7, 2, 2, 1, 1, 3, 3, 3, 3},
     {"3x5 stride 1x3", 1, 4, 10, 20, 5, 3, 5, 1, 3, 1, 1, 0, 2, 1, 2},
+    // Strided im2col rows (the stride-2 copy and the general one) over several column blocks,
+    // with padding wider than a tap's reach.
+    {"6x6 stride 2 pad 2 wide (yolov5 stem)", 1, 3, 24, 70, 16, 6, 6, 2, 2, 1, 1, 2, 2, 2, 2},
+    {"3x3 stride 2 dilation 2 pad 3", 1, 4, 12, 13, 5, 3, 3, 2, 2, 2, 2, 3, 3, 3, 3},
+    {"3x3 stride 3 pad 4", 1, 3, 10, 11, 6, 3, 3, 3, 3, 1, 1, 4, 4, 4, 4},
     {"1-D kernel 3", 1, 4, 1, 50, 5, 1, 3, 1, 1, 1, 1, 0, 1, 0, 1},
     {"3x3 on 1x1 input", 1, 6, 1, 1, 7, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1},
     {"150 output channels (row blocks)", 1, 4, 3, 3, 150, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1},
