@@ -44,6 +44,7 @@ const ConvCase kCases[] = {
     {"pointwise depth 257", 1, 257, 2, 5, 5, 1, 1},
     {"pointwise depth 300 19 channels", 1, 300, 5, 7, 19, 1, 1},
     {"pointwise 600 pixels (column blocks)", 1, 5, 1, 600, 6, 1, 1},
+    {"pointwise packed 600 pixels 100 channels", 1, 3, 20, 30, 100, 1, 1},
     {"pointwise 1 pixel 1 channel", 1, 1, 1, 1, 1, 1, 1},
     {"pointwise stride 2", 1, 8, 9, 9, 16, 1, 1, 2, 2},
     {"3x3 pad 1", 1, 8, 14, 15, 12, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1},

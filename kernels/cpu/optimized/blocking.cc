@@ -154,18 +154,27 @@ void pack_im2col_float(const Im2colGeometry& g, const float* input, size_t depth
                        size_t depth, const Segment* row_segments, size_t segment_count,
                        size_t columns, size_t panel_columns, float* row, float* packed) {
   const size_t panel_size = depth * panel_columns;
+  // A pointwise convolution's im2col rows are stretches of the input: no gathering.
+  const bool pointwise = g.window.input_height == 1 && g.window.output_height == 1 &&
+                         g.window.kernel_width == 1 && g.window.stride_width == 1 &&
+                         g.window.pad_left == 0 && g.window.output_width == g.window.input_width;
   for (size_t kk = 0; kk < depth; ++kk) {
-    pack_row<1, float>(
-        g, input, static_cast<int64_t>(depth_begin + kk), row_segments, segment_count,
-        [](float value) { return value; },
-        [row](const Segment& segment) { return row + segment.lane; });
+    const int64_t k = static_cast<int64_t>(depth_begin + kk);
+    const float* source = row;
+    if (pointwise) {
+      source = input + k * g.window.input_width + row_segments[0].input_column;
+    } else {
+      pack_row<1, float>(
+          g, input, k, row_segments, segment_count, [](float value) { return value; },
+          [row](const Segment& segment) { return row + segment.lane; });
+    }
     float* out = packed + kk * panel_columns;
     if (panel_columns == 16) {
-      scatter_row_into_panels<16>(row, columns, panel_columns, panel_size, out);
+      scatter_row_into_panels<16>(source, columns, panel_columns, panel_size, out);
     } else if (panel_columns == 8) {
-      scatter_row_into_panels<8>(row, columns, panel_columns, panel_size, out);
+      scatter_row_into_panels<8>(source, columns, panel_columns, panel_size, out);
     } else {
-      scatter_row_into_panels<0>(row, columns, panel_columns, panel_size, out);
+      scatter_row_into_panels<0>(source, columns, panel_columns, panel_size, out);
     }
   }
 }
