@@ -155,9 +155,7 @@ void pack_im2col_float(const Im2colGeometry& g, const float* input, size_t depth
                        size_t columns, size_t panel_columns, float* row, float* packed) {
   const size_t panel_size = depth * panel_columns;
   // A pointwise convolution's im2col rows are stretches of the input: no gathering.
-  const bool pointwise = g.window.input_height == 1 && g.window.output_height == 1 &&
-                         g.window.kernel_width == 1 && g.window.stride_width == 1 &&
-                         g.window.pad_left == 0 && g.window.output_width == g.window.input_width;
+  const bool pointwise = g.single_row_pointwise();
   for (size_t kk = 0; kk < depth; ++kk) {
     const int64_t k = static_cast<int64_t>(depth_begin + kk);
     const float* source = row;
@@ -229,9 +227,7 @@ void pack_im2col_int16_pairs(const MicroKernels& kernels, const Im2colGeometry& 
                            columns, panel_columns, packed);
     return;
   }
-  const bool pointwise = g.window.input_height == 1 && g.window.output_height == 1 &&
-                         g.window.kernel_height == 1 && g.window.kernel_width == 1 &&
-                         g.window.stride_width == 1 && g.window.pad_left == 0;
+  const bool pointwise = g.single_row_pointwise();
   const int64_t depth = g.depth();
   // Im2col row k of the block's columns, gathered as int8 (padding = the zero point), unless
   // it is a stretch of the input already (pointwise).

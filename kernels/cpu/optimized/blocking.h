@@ -102,6 +102,14 @@ struct Im2colGeometry {
 
   int64_t depth() const { return channels * window.kernel_height * window.kernel_width; }
   int64_t columns() const { return window.output_height * window.output_width; }
+  // Im2col row k is input row k itself (columns(), contiguous): one row of pixels, a 1x1
+  // kernel, stride 1 and no padding. (Not just any one-row window: a taller kernel reads zero
+  // rows, a right pad columns past the input.)
+  bool single_row_pointwise() const {
+    return window.input_height == 1 && window.output_height == 1 && window.kernel_height == 1 &&
+           window.kernel_width == 1 && window.stride_width == 1 && window.pad_left == 0 &&
+           window.output_width == window.input_width;
+  }
 };
 Im2colGeometry im2col_geometry(const reference::Conv2DShape& shape);
 

@@ -93,10 +93,7 @@ class GemmConvolution final : public ConvolutionTraits<Arithmetic>::Interface {
     // With few output channels packing it costs more than it saves, so full panels are read in
     // place (only a partial last panel is packed); with many, each packed panel is reused often
     // enough that aligned, contiguous loads win. (int8 always packs: B holds x - zx.)
-    const reference::Window2D& g = geometry_.window;
-    const bool pointwise = g.input_height == 1 && g.output_height == 1 && g.kernel_width == 1 &&
-                           g.stride_width == 1 && g.pad_left == 0 &&
-                           g.output_width == g.input_width;
+    const bool pointwise = geometry_.single_row_pointwise();
     in_place_b_ = !kIsInt8<Arithmetic> && pointwise && group_rows_ <= 96;
     std::snprintf(algorithm_, sizeof(algorithm_), "%s%s gemm %zux%zu%s", kernels.name,
                   kIsInt8<Arithmetic> ? " int8" : "", mr_, nr_,
