@@ -4,7 +4,10 @@
 //
 // Inputs are deterministic pseudo-random bytes of each input's native type (the timing of the
 // CPU kernels does not depend on the values). Prints one JSON object on stdout:
-//   {"init_ms": ..., "run_ms": [...], "median_ms": ...}
+//   {"init_ms": ..., "run_ms": [...], "median_ms": ..., "cpu_median_ms": ...}
+// cpu_median_ms is the median of the process CPU time per run: with one thread it is the run's
+// latency without the time other processes took the core (on a busy shared machine the wall
+// time is not); with more threads it also counts the workers' spinning.
 // --profile adds "perf_detail", the runtime's per-layer table (after one extra profiled run in
 // a context created with RKNN_FLAG_COLLECT_PERF_MASK). The CPU thread count is
 // ORKNN_CPU_THREADS, read by the runtime.
@@ -13,6 +16,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
 #include <string>
 #include <vector>
 
@@ -24,6 +28,18 @@ using Clock = std::chrono::steady_clock;
 
 double milliseconds_since(Clock::time_point start) {
   return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+}
+
+double process_cpu_milliseconds() {
+  timespec now{};
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &now);
+  return static_cast<double>(now.tv_sec) * 1e3 + static_cast<double>(now.tv_nsec) * 1e-6;
+}
+
+double median_of(std::vector<double> values) {
+  std::sort(values.begin(), values.end());
+  const size_t n = values.size();
+  return n == 0 ? 0.0 : n % 2 ? values[n / 2] : 0.5 * (values[n / 2 - 1] + values[n / 2]);
 }
 
 std::vector<uint8_t> read_file(const char* path) {
@@ -129,13 +145,18 @@ int main(int argc, char** argv) {
     return 1;
   }
   std::vector<double> times;
+  std::vector<double> cpu_times;
   for (int i = 0; i < warmup + runs; ++i) {
     const auto start = Clock::now();
+    const double cpu_start = process_cpu_milliseconds();
     if (rknn_run(context, nullptr) != RKNN_SUCC) {
       std::fprintf(stderr, "rknn_run failed\n");
       return 1;
     }
-    if (i >= warmup) times.push_back(milliseconds_since(start));
+    if (i >= warmup) {
+      times.push_back(milliseconds_since(start));
+      cpu_times.push_back(process_cpu_milliseconds() - cpu_start);
+    }
   }
   rknn_destroy(context);
 
@@ -155,13 +176,8 @@ int main(int argc, char** argv) {
     }
   }
 
-  std::vector<double> sorted = times;
-  std::sort(sorted.begin(), sorted.end());
-  const size_t n = sorted.size();
-  const double median = n == 0  ? 0.0
-                        : n % 2 ? sorted[n / 2]
-                                : 0.5 * (sorted[n / 2 - 1] + sorted[n / 2]);
-  std::printf("{\"init_ms\": %.3f, \"median_ms\": %.4f, \"run_ms\": [", init_ms, median);
+  std::printf("{\"init_ms\": %.3f, \"median_ms\": %.4f, \"cpu_median_ms\": %.4f, \"run_ms\": [",
+              init_ms, median_of(times), median_of(cpu_times));
   for (size_t i = 0; i < times.size(); ++i) std::printf("%s%.4f", i ? ", " : "", times[i]);
   std::printf("]");
   if (profile) {

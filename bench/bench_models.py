@@ -214,6 +214,9 @@ def main():
                 configs.append((model, precision, count, rknn_path, ort_path))
 
     samples = {(m, p, t): {"ours": [], "ort": []} for m, p, t, _, _ in configs}
+    # Process CPU time per run (median of a process's runs): with one thread, the latency
+    # without the time other processes took the core.
+    cpu_samples = {(m, p, t): {"ours": [], "ort": []} for m, p, t, _, _ in configs}
     for round_index in range(args.rounds):
         for model, precision, count, rknn_path, ort_path in configs:
             key = (model, precision, count)
@@ -222,6 +225,7 @@ def main():
                 figure = (ours(args, rknn_path, count) if engine == "ours"
                           else ort_run(args, ort_path, count))
                 samples[key][engine].append(figure["median_ms"])
+                cpu_samples[key][engine].append(figure.get("cpu_median_ms", float("nan")))
             log(f"round {round_index + 1}/{args.rounds} {model} {precision} {count}t: "
                 f"ours {samples[key]['ours'][-1]:.2f} ms, ORT {samples[key]['ort'][-1]:.2f} ms")
 
@@ -238,6 +242,18 @@ def main():
                    f"{ours_median / ort_median:.2f} |")
     text = [f"Medians over {args.rounds} interleaved process runs, each the median of "
             f"{args.runs} runs after {args.warmup} warm-up runs.", ""] + out + [""]
+    single = [key for key in cpu_samples if key[2] == 1]
+    if single:
+        # On a busy shared machine the wall times above include other processes' time slices.
+        text += ["One thread by process CPU time per run (medians over the same runs):", "",
+                 "| model | precision | OpenRKNN CPU ms | ONNX Runtime CPU ms | ratio ours/ORT |",
+                 "|---|---|---:|---:|---:|"]
+        for key in single:
+            ours_cpu = statistics.median(cpu_samples[key]["ours"])
+            ort_cpu = statistics.median(cpu_samples[key]["ort"])
+            text.append(f"| {key[0]} | {key[1]} | {ours_cpu:.2f} | {ort_cpu:.2f} | "
+                        f"{ours_cpu / ort_cpu:.2f} |")
+        text.append("")
 
     if not args.no_profile:
         for model in models:

@@ -424,4 +424,11 @@ std::unique_ptr<UnaryFloat> prepare_unary(const reference::UnaryParams& params, 
   return optimized::make_unary(micro_kernels(variant), params, count);
 }
 
+std::unique_ptr<ResizeFloat> prepare_resize_nearest(const reference::ResizeParams& params,
+                                                    KernelVariant variant) {
+  // Plain copies: no micro-kernel, the same code for every optimized variant.
+  if (usable(variant) == KernelVariant::kReference) return nullptr;
+  return optimized::make_resize_nearest(params);
+}
+
 }  // namespace orknn::kernels::cpu

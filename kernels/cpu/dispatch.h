@@ -34,6 +34,7 @@
 #include "reference/elementwise.h"
 #include "reference/gemm.h"
 #include "reference/pooling.h"
+#include "reference/resize.h"
 
 namespace orknn::kernels::cpu {
 
@@ -212,5 +213,14 @@ class UnaryFloat : public PreparedKernel {
 };
 std::unique_ptr<UnaryFloat> prepare_unary(const reference::UnaryParams& params, int64_t count,
                                           KernelVariant variant = selected_kernel_variant());
+
+// Nearest-neighbour Resize on float32 (reference::resize_nearest, the same bits: it only
+// copies), any rank. Null for the reference variant and malformed parameters.
+class ResizeFloat : public PreparedKernel {
+ public:
+  virtual void run(const float* input, float* output, ThreadPool& pool) const = 0;
+};
+std::unique_ptr<ResizeFloat> prepare_resize_nearest(
+    const reference::ResizeParams& params, KernelVariant variant = selected_kernel_variant());
 
 }  // namespace orknn::kernels::cpu

@@ -44,6 +44,7 @@ const ConvCase kCases[] = {
     {"pointwise depth 257", 1, 257, 2, 5, 5, 1, 1},
     {"pointwise depth 300 19 channels", 1, 300, 5, 7, 19, 1, 1},
     {"pointwise 600 pixels (column blocks)", 1, 5, 1, 600, 6, 1, 1},
+    {"pointwise packed 600 pixels 100 channels", 1, 3, 20, 30, 100, 1, 1},
     {"pointwise 1 pixel 1 channel", 1, 1, 1, 1, 1, 1, 1},
     {"pointwise stride 2", 1, 8, 9, 9, 16, 1, 1, 2, 2},
     {"3x3 pad 1", 1, 8, 14, 15, 12, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1},
@@ -52,7 +53,16 @@ const ConvCase kCases[] = {
     {"5x5 dilation 2 asymmetric pads", 1, 3, 13, 11, 6, 5, 5, 1, 1, 2, 2, 2, 1, 0, 3},
     {"7x7 stride 2 pad 3", 1, 3, 32, 29, 8, 7, 7, 2, 2, 1, 1, 3, 3, 3, 3},
     {"3x5 stride 1x3", 1, 4, 10, 20, 5, 3, 5, 1, 3, 1, 1, 0, 2, 1, 2},
+    // Strided im2col rows (the stride-2 copy and the general one) over several column blocks,
+    // with padding wider than a tap's reach.
+    {"6x6 stride 2 pad 2 wide (yolov5 stem)", 1, 3, 24, 70, 16, 6, 6, 2, 2, 1, 1, 2, 2, 2, 2},
+    {"3x3 stride 2 dilation 2 pad 3", 1, 4, 12, 13, 5, 3, 3, 2, 2, 2, 2, 3, 3, 3, 3},
+    {"3x3 stride 3 pad 4", 1, 3, 10, 11, 6, 3, 3, 3, 3, 1, 1, 4, 4, 4, 4},
     {"1-D kernel 3", 1, 4, 1, 50, 5, 1, 3, 1, 1, 1, 1, 0, 1, 0, 1},
+    // One input row that is not a pointwise convolution: a 3x1 kernel over zero rows, and a
+    // 1x1 kernel with a right pad (an output column past the input).
+    {"3x1 kernel on one row pad 1", 1, 4, 1, 20, 5, 3, 1, 1, 1, 1, 1, 1, 0, 1, 0},
+    {"1x1 on one row right pad", 1, 4, 1, 20, 5, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1},
     {"3x3 on 1x1 input", 1, 6, 1, 1, 7, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1},
     {"150 output channels (row blocks)", 1, 4, 3, 3, 150, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1},
     {"301 output channels (int8 task rows)", 1, 8, 2, 5, 301, 1, 1},
@@ -165,6 +175,15 @@ void test_float_convolution(void**) {
       std::vector<float> expected(output_size(shape));
       reference::conv2d(shape, activation, input.data(), weights.data(),
                         with_bias ? bias.data() : nullptr, expected.data());
+      // Rounding scales with the sums before the activation: a Clip to [-0.5, 0.7] leaves an
+      // output scale of 1 however large they are. The tolerance is 1e-5 of the larger scale.
+      std::vector<float> sums(output_size(shape));
+      reference::conv2d(shape, reference::FusedActivation{}, input.data(), weights.data(),
+                        with_bias ? bias.data() : nullptr, sums.data());
+      double sum_scale = 1.0, output_scale = 1.0;
+      for (float value : sums) sum_scale = std::max(sum_scale, std::fabs(double{value}));
+      for (float value : expected) output_scale = std::max(output_scale, std::fabs(double{value}));
+      const double tolerance = 1e-5 * sum_scale / output_scale;
       for (KernelVariant variant : optimized_variants()) {
         for (bool constant : {true, false}) {
           auto kernel = kernels::cpu::prepare_conv2d(shape, activation,
@@ -173,7 +192,7 @@ void test_float_convolution(void**) {
             std::vector<float> output(expected.size(), std::numeric_limits<float>::quiet_NaN());
             kernel->run(input.data(), weights.data(), with_bias ? bias.data() : nullptr,
                         output.data(), *pool);
-            const std::string mismatch = compare_floats(output, expected, 1e-5);
+            const std::string mismatch = compare_floats(output, expected, tolerance);
             if (!mismatch.empty()) {
               fail_msg("%s (%s, activation %zu, %s weights, bias %d, %zu threads): %s", c.name,
                        kernel->algorithm(), activation_index % 4, constant ? "packed" : "per-run",

@@ -123,22 +123,29 @@ void pack_row(const Im2colGeometry& g, const In* input, int64_t k, const Segment
         for (int64_t t = high; t < length; ++t) out[t * kStep] = pad;
       }
     } else {
+      // Valid t: 0 <= first + t * stride < width, found once so the copy loops have no test.
+      const int64_t stride = g.window.stride_width;
+      const int64_t low =
+          std::clamp<int64_t>(first < 0 ? (-first + stride - 1) / stride : 0, 0, length);
+      const int64_t past = g.window.input_width - first;  // columns from `first` to the edge
+      const int64_t high =
+          std::clamp<int64_t>(past > 0 ? (past + stride - 1) / stride : 0, low, length);
+      const In* source = row + (first + low * stride);  // inside the row when low < high
       if constexpr (kBlockCopy) {
-        // Valid t: 0 <= first + t * stride < width; in between, a strided copy without tests.
-        const int64_t stride = g.window.stride_width;
-        const int64_t low = std::clamp<int64_t>((stride - 1 - first) / stride, 0, length);
-        const int64_t high =
-            std::clamp<int64_t>((g.window.input_width - first + stride - 1) / stride, low, length);
         std::fill_n(out, low, pad);
-        const In* source = row + first;
-        for (int64_t t = low; t < high; ++t) out[t] = source[t * stride];
+        for (int64_t t = low; t < high; ++t) out[t] = source[(t - low) * stride];
         std::fill_n(out + high, length - high, pad);
       } else {
-        for (int64_t t = 0; t < length; ++t) {
-          const int64_t column = first + t * g.window.stride_width;
-          out[t * kStep] =
-              column >= 0 && column < g.window.input_width ? convert(row[column]) : pad;
+        for (int64_t t = 0; t < low; ++t) out[t * kStep] = pad;
+        if (stride == 2) {
+          // The common strided case with a constant stride, which the compiler vectorizes.
+          for (int64_t t = low; t < high; ++t) out[t * kStep] = convert(source[(t - low) * 2]);
+        } else {
+          for (int64_t t = low; t < high; ++t) {
+            out[t * kStep] = convert(source[(t - low) * stride]);
+          }
         }
+        for (int64_t t = high; t < length; ++t) out[t * kStep] = pad;
       }
     }
   }
@@ -146,20 +153,52 @@ void pack_row(const Im2colGeometry& g, const In* input, int64_t k, const Segment
 
 }  // namespace
 
+namespace {
+
+// Row `kk` of every B panel from one contiguous im2col row: full panels are fixed-size copies
+// (kWidth floats; 0: panel_columns, a library call), the last partial one is zero-filled.
+template <size_t kWidth>
+void scatter_row_into_panels(const float* row, size_t columns, size_t panel_columns,
+                             size_t panel_size, float* out) {
+  const size_t width = kWidth ? kWidth : panel_columns;
+  const size_t full_panels = columns / width;
+  for (size_t panel = 0; panel < full_panels; ++panel) {
+    std::memcpy(out + panel * panel_size, row + panel * width, width * sizeof(float));
+  }
+  const size_t tail = columns - full_panels * width;
+  if (tail) {
+    float* last = out + full_panels * panel_size;
+    std::memcpy(last, row + full_panels * width, tail * sizeof(float));
+    std::memset(last + tail, 0, (width - tail) * sizeof(float));
+  }
+}
+
+}  // namespace
+
 void pack_im2col_float(const Im2colGeometry& g, const float* input, size_t depth_begin,
-                       size_t depth, const Segment* segments, size_t segment_count, size_t columns,
-                       size_t panel_columns, float* packed) {
+                       size_t depth, const Segment* row_segments, size_t segment_count,
+                       size_t columns, size_t panel_columns, float* row, float* packed) {
   const size_t panel_size = depth * panel_columns;
-  const size_t tail = columns % panel_columns;
-  float* last_panel = packed + (columns / panel_columns) * panel_size;
+  // A pointwise convolution's im2col rows are stretches of the input: no gathering.
+  const bool pointwise = g.single_row_pointwise();
   for (size_t kk = 0; kk < depth; ++kk) {
-    pack_row<1, float>(
-        g, input, static_cast<int64_t>(depth_begin + kk), segments, segment_count,
-        [](float value) { return value; },
-        [&](const Segment& segment) {
-          return packed + segment.panel * panel_size + kk * panel_columns + segment.lane;
-        });
-    if (tail) std::memset(last_panel + kk * panel_columns + tail, 0, (panel_columns - tail) * 4);
+    const int64_t k = static_cast<int64_t>(depth_begin + kk);
+    const float* source = row;
+    if (pointwise) {
+      source = input + k * g.window.input_width + row_segments[0].input_column;
+    } else {
+      pack_row<1, float>(
+          g, input, k, row_segments, segment_count, [](float value) { return value; },
+          [row](const Segment& segment) { return row + segment.lane; });
+    }
+    float* out = packed + kk * panel_columns;
+    if (panel_columns == 16) {
+      scatter_row_into_panels<16>(source, columns, panel_columns, panel_size, out);
+    } else if (panel_columns == 8) {
+      scatter_row_into_panels<8>(source, columns, panel_columns, panel_size, out);
+    } else {
+      scatter_row_into_panels<0>(source, columns, panel_columns, panel_size, out);
+    }
   }
 }
 
@@ -213,9 +252,7 @@ void pack_im2col_int16_pairs(const MicroKernels& kernels, const Im2colGeometry& 
                            columns, panel_columns, packed);
     return;
   }
-  const bool pointwise = g.window.input_height == 1 && g.window.output_height == 1 &&
-                         g.window.kernel_height == 1 && g.window.kernel_width == 1 &&
-                         g.window.stride_width == 1 && g.window.pad_left == 0;
+  const bool pointwise = g.single_row_pointwise();
   const int64_t depth = g.depth();
   // Im2col row k of the block's columns, gathered as int8 (padding = the zero point), unless
   // it is a stretch of the input already (pointwise).

@@ -100,6 +100,14 @@ struct Im2colGeometry {
 
   int64_t depth() const { return channels * window.kernel_height * window.kernel_width; }
   int64_t columns() const { return window.output_height * window.output_width; }
+  // Im2col row k is input row k itself (columns(), contiguous): one row of pixels, a 1x1
+  // kernel, stride 1 and no padding. (Not just any one-row window: a taller kernel reads zero
+  // rows, a right pad columns past the input.)
+  bool single_row_pointwise() const {
+    return window.input_height == 1 && window.output_height == 1 && window.kernel_height == 1 &&
+           window.kernel_width == 1 && window.stride_width == 1 && window.pad_left == 0 &&
+           window.output_width == window.input_width;
+  }
 };
 Im2colGeometry im2col_geometry(const reference::Conv2DShape& shape);
 
@@ -120,10 +128,14 @@ size_t build_segments(const Im2colGeometry& geometry, size_t first_column, size_
 
 // Packs im2col rows [depth_begin, depth_begin + depth) of one image and group (`input` at the
 // group's first channel) into float B panels: panel p at packed + p * depth * NR. Columns past
-// `columns` in the last panel are zeroed.
+// `columns` in the last panel are zeroed. Each im2col row is first gathered whole into `row`
+// (scratch for `columns` floats) along `row_segments`, built with panel_columns >= columns (cut
+// only at output rows: few, long copies), then copied into the panels in NR-float pieces; this
+// is several times cheaper than gathering straight into the panels, one short segment per
+// panel and output row.
 void pack_im2col_float(const Im2colGeometry& geometry, const float* input, size_t depth_begin,
-                       size_t depth, const Segment* segments, size_t segment_count, size_t columns,
-                       size_t panel_columns, float* packed);
+                       size_t depth, const Segment* row_segments, size_t segment_count,
+                       size_t columns, size_t panel_columns, float* row, float* packed);
 
 // The same into int16-pair B panels of x - zero_point (padding is 0, i.e. x == zero_point),
 // for depth pairs [pair_begin, pair_begin + pairs); rows past the matrix depth are zero. The

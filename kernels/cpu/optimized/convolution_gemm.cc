@@ -76,6 +76,9 @@ class GemmConvolution final : public ConvolutionTraits<Arithmetic>::Interface {
           small_multipliers(parameters.multipliers.data(), parameters.multipliers.size(),
                             parameters.output_zero_point);
     } else {
+      // One contiguous im2col row (pack_im2col_float).
+      rows_offset_ = task_bytes_;
+      task_bytes_ = rows_offset_ + align_bytes(column_block * sizeof(float));
       activation_ = to_float_activation(parameters);
       has_activation_ = parameters.kind != FusedActivation::Kind::kNone;
     }
@@ -90,10 +93,7 @@ class GemmConvolution final : public ConvolutionTraits<Arithmetic>::Interface {
     // With few output channels packing it costs more than it saves, so full panels are read in
     // place (only a partial last panel is packed); with many, each packed panel is reused often
     // enough that aligned, contiguous loads win. (int8 always packs: B holds x - zx.)
-    const reference::Window2D& g = geometry_.window;
-    const bool pointwise = g.input_height == 1 && g.output_height == 1 && g.kernel_width == 1 &&
-                           g.stride_width == 1 && g.pad_left == 0 &&
-                           g.output_width == g.input_width;
+    const bool pointwise = geometry_.single_row_pointwise();
     in_place_b_ = !kIsInt8<Arithmetic> && pointwise && group_rows_ <= 96;
     std::snprintf(algorithm_, sizeof(algorithm_), "%s%s gemm %zux%zu%s", kernels.name,
                   kIsInt8<Arithmetic> ? " int8" : "", mr_, nr_,
@@ -157,7 +157,7 @@ class GemmConvolution final : public ConvolutionTraits<Arithmetic>::Interface {
                               reinterpret_cast<int8_t*>(scratch + rows_offset_), packed_b);
     } else if (!in_place_b_) {
       pack_im2col_float(geometry_, group_input, step_begin, steps, segments, segment_count, columns,
-                        nr_, packed_b);
+                        nr_, reinterpret_cast<float*>(scratch + rows_offset_), packed_b);
     } else if (columns % nr_ != 0) {
       const size_t full_columns = columns / nr_ * nr_;
       const size_t tail = columns - full_columns;
@@ -182,7 +182,9 @@ class GemmConvolution final : public ConvolutionTraits<Arithmetic>::Interface {
     grid.nr = nr_;
     auto* packed_b = reinterpret_cast<Packed*>(scratch);
     auto* segments = reinterpret_cast<Segment*>(scratch + segments_offset_);
-    size_t segment_panel = nr_;
+    // Float gathers whole im2col rows first (segments cut only at output rows); int8 packs
+    // straight into panels, so its segments are cut at the panels its pair layout needs.
+    size_t segment_panel = grid.columns;
     if constexpr (kIsInt8<Arithmetic>) {
       segment_panel = int16_pair_segment_panel(parameters_.input_zero_point, grid.columns, nr_);
     }

@@ -81,4 +81,7 @@ std::unique_ptr<GlobalPoolFloat> make_global_average_pool(const MicroKernels& ke
 std::unique_ptr<UnaryFloat> make_unary(const MicroKernels& kernels,
                                        const reference::UnaryParams& params, int64_t count);
 
+// Null when the parameters are malformed (rank, shapes).
+std::unique_ptr<ResizeFloat> make_resize_nearest(const reference::ResizeParams& params);
+
 }  // namespace orknn::kernels::cpu::optimized

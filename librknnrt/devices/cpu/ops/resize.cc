@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "devices/cpu/cpu_kernel.h"
+#include "devices/cpu/optimized/optimized_kernels.h"
 #include "graph/ops/resize_attributes.h"
 #include "graph/tensor_conversion.h"
 #include "reference/resize.h"
@@ -111,6 +112,9 @@ Result<std::unique_ptr<CpuKernel>> make_resize_kernel(const KernelBuildContext& 
   if (!attributes.common_case) return make_general_resize_kernel(context, attributes);
   reference::ResizeParams params = common_case_params(context, attributes);
   const bool linear = attributes.mode == Attributes::Mode::kLinear;
+  if (!linear) {
+    if (auto fast = optimized::make_resize_nearest_kernel(params)) return fast;
+  }
   if (linear && params.input_shape.size() == 1) {
     // Bilinear over [1, W] is linear over W.
     params.input_shape.insert(params.input_shape.begin(), 1);

@@ -230,4 +230,14 @@ std::unique_ptr<CpuKernel> make_unary_kernel(const KernelBuildContext& context,
   });
 }
 
+std::unique_ptr<CpuKernel> make_resize_nearest_kernel(const reference::ResizeParams& params) {
+  auto prepared = dispatch::prepare_resize_nearest(params);
+  if (!prepared) return nullptr;
+  return wrap(std::move(prepared),
+              [](const dispatch::ResizeFloat& kernel, const void* const* inputs,
+                 void* const* outputs, ThreadPool& pool) {
+                kernel.run(typed<float>(inputs[0]), static_cast<float*>(outputs[0]), pool);
+              });
+}
+
 }  // namespace orknn::devices::cpu::optimized

@@ -18,6 +18,7 @@
 #include "reference/elementwise.h"
 #include "reference/gemm.h"
 #include "reference/pooling.h"
+#include "reference/resize.h"
 
 namespace orknn::devices::cpu::optimized {
 
@@ -69,5 +70,9 @@ std::unique_ptr<CpuKernel> make_global_average_pool_kernel(int64_t planes, int64
 // when present, read per run); null otherwise.
 std::unique_ptr<CpuKernel> make_unary_kernel(const KernelBuildContext& context,
                                              const kernels::reference::UnaryParams& params);
+
+// Nearest-neighbour Resize on float32 (the reference's bits); null for the reference variant.
+std::unique_ptr<CpuKernel> make_resize_nearest_kernel(
+    const kernels::reference::ResizeParams& params);
 
 }  // namespace orknn::devices::cpu::optimized
