@@ -18,7 +18,8 @@ namespace orknn::testing {
 inline std::vector<kernels::cpu::KernelVariant> optimized_variants() {
   using kernels::cpu::KernelVariant;
   std::vector<KernelVariant> variants{KernelVariant::kPortable};
-  for (KernelVariant simd : {KernelVariant::kAvx2, KernelVariant::kNeon}) {
+  for (KernelVariant simd : {KernelVariant::kAvx2, KernelVariant::kNeon,
+                             KernelVariant::kNeonDotprod, KernelVariant::kNeonI8mm}) {
     if (kernels::cpu::kernel_variant_available(simd)) variants.push_back(simd);
   }
   return variants;

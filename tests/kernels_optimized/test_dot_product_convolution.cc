@@ -1,0 +1,222 @@
+// The ARM dot-product int8 convolutions (neon-dotprod: SDOT, neon-i8mm: SMMLA) against the
+// reference, bit for bit: randomized shapes around their tiles (MR = NR = 8, depth groups of 4
+// and 8, depth chunks of 256, column blocks of 192), non-zero weight and input zero points, and
+// the cases they leave to the int16-pair GEMM (per-run weights, an input zero point outside
+// int8, weight offsets outside int8), which must still be exact. Under qemu-aarch64 the cross
+// tests run it on the `max` CPU model (both instructions) and on Cortex-A76 (SDOT only); where
+// neither variant is available it says so and checks only that they are refused.
+#include <cstdio>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/thread_pool.h"
+#include "dispatch.h"
+#include "kernels_optimized/optimized_test_support.h"
+#include "reference/convolution.h"
+
+// cmocka comes last (its macros clash with standard headers) and needs these first.
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+extern "C" {
+#include <cmocka.h>
+}
+
+namespace {
+
+using namespace orknn;
+using namespace orknn::testing;
+namespace reference = kernels::reference;
+using kernels::cpu::KernelVariant;
+
+std::vector<KernelVariant> dot_product_variants() {
+  std::vector<KernelVariant> variants;
+  for (KernelVariant variant : {KernelVariant::kNeonDotprod, KernelVariant::kNeonI8mm}) {
+    if (kernels::cpu::kernel_variant_available(variant)) variants.push_back(variant);
+  }
+  if (variants.empty()) std::printf("no dot-product variant on this CPU: exactness not run\n");
+  return variants;
+}
+
+struct Problem {
+  reference::Conv2DShape shape;
+  reference::Int8Requantization q;
+  std::vector<int8_t> input;
+  std::vector<int8_t> weights;
+  std::vector<int32_t> bias;
+};
+
+// A convolution of `channels` -> `output_channels` with a k x k window (stride, pad) on an
+// h x w input; weights drawn so that w - zw fits int8 unless `wide_weight_offsets`.
+Problem make_problem(Random& random, int64_t channels, int64_t output_channels, int64_t height,
+                     int64_t width, int64_t kernel, int64_t stride, int64_t pad, int64_t groups,
+                     int32_t input_zero_point, bool wide_weight_offsets) {
+  Problem p;
+  reference::Conv2DShape& s = p.shape;
+  s.batch = 1;
+  s.input_channels = channels;
+  s.output_channels = output_channels;
+  s.groups = groups;
+  reference::Window2D& w = s.window;
+  w.input_height = height;
+  w.input_width = width;
+  w.kernel_height = kernel;
+  w.kernel_width = kernel;
+  w.stride_height = stride;
+  w.stride_width = stride;
+  w.pad_top = w.pad_left = w.pad_bottom = w.pad_right = pad;
+  w.output_height = conv_output_size(height, kernel, stride, 1, pad, pad);
+  w.output_width = conv_output_size(width, kernel, stride, 1, pad, pad);
+  const int64_t depth = channels / groups * kernel * kernel;
+  p.q.input_zero_point = input_zero_point;
+  p.q.output_zero_point = random.integer(-20, 20);
+  p.weights.resize(static_cast<size_t>(output_channels * depth));
+  for (int64_t m = 0; m < output_channels; ++m) {
+    // Zero points of either sign; the weights stay within 127 of them (or go past, to force
+    // the int16-pair fallback).
+    const int32_t zero_point = m % 3 == 0 ? 0 : random.integer(-40, 40);
+    p.q.weight_zero_points.push_back(zero_point);
+    const int low = wide_weight_offsets ? -128 : std::max(-128, zero_point - 128);
+    const int high = wide_weight_offsets ? 127 : std::min(127, zero_point + 127);
+    const std::vector<int8_t> row = random.codes(static_cast<size_t>(depth), low, high);
+    std::copy(row.begin(), row.end(), p.weights.begin() + m * depth);
+    // Large enough that the outputs spread over the codes, small enough to use every path.
+    p.q.multipliers.push_back(1.0f / static_cast<float>(40 * depth + random.integer(0, 99)));
+  }
+  p.input = random.codes(static_cast<size_t>(channels * height * width));
+  p.bias = random.ints(static_cast<size_t>(output_channels), -5000, 5000);
+  return p;
+}
+
+std::vector<int8_t> reference_output(const Problem& p) {
+  std::vector<int8_t> expected(
+      static_cast<size_t>(p.shape.batch * p.shape.output_channels * p.shape.window.output_height *
+                          p.shape.window.output_width));
+  reference::conv2d_int8(p.shape, p.q, p.input.data(), p.weights.data(), p.bias.data(),
+                         expected.data());
+  return expected;
+}
+
+// Runs `p` on `variant` with constant weights; returns the algorithm and fails on a mismatch.
+std::string check(const Problem& p, KernelVariant variant, ThreadPool& pool, const char* what) {
+  const std::vector<int8_t> expected = reference_output(p);
+  auto kernel = kernels::cpu::prepare_conv2d_int8(p.shape, p.q, p.weights.data(), variant);
+  std::vector<int8_t> output(expected.size(), 0x55);
+  kernel->run(p.input.data(), nullptr, p.bias.data(), output.data(), pool);
+  const std::string mismatch = compare_exact(output, expected);
+  if (!mismatch.empty()) fail_msg("%s (%s): %s", what, kernel->algorithm(), mismatch.c_str());
+  return kernel->algorithm();
+}
+
+bool starts_with(const std::string& text, const std::string& prefix) {
+  return text.compare(0, prefix.size(), prefix) == 0;
+}
+
+// Random shapes: depths 1-20 (every remainder of 4 and 8) and around the 256 chunk, 1-19
+// output channels (rows 1, MR - 1, MR, MR + 1, ...), 1-17 and 190-200 pixels (column blocks).
+void test_random_shapes(void**) {
+  Random random(2024);
+  ThreadPool pool(3);
+  for (KernelVariant variant : dot_product_variants()) {
+    const std::string name = kernels::cpu::kernel_variant_name(variant);
+    for (int trial = 0; trial < 40; ++trial) {
+      const bool deep = trial % 5 == 4;
+      const int64_t kernel = trial % 3 == 0 ? 3 : 1;
+      const int64_t channels = deep ? random.integer(28, 30) * (kernel == 3 ? 1 : 9)
+                                    : random.integer(1, kernel == 3 ? 3 : 20);
+      const int64_t output_channels = random.integer(1, 19);
+      const bool wide = trial % 4 == 1;
+      const int64_t height = wide ? 1 : random.integer(1, 5);
+      const int64_t width = wide ? random.integer(190, 200) : random.integer(1, 17);
+      const int64_t stride = trial % 7 == 3 ? 2 : 1;
+      const int64_t pad = kernel == 3 ? trial % 2 : 0;
+      const int32_t input_zero_point = random.integer(-128, 127);
+      const Problem p = make_problem(random, channels, output_channels, height, width, kernel,
+                                     stride, pad, 1, input_zero_point, false);
+      char what[160];
+      std::snprintf(what, sizeof(what),
+                    "trial %d: C %lld M %lld %lldx%lld k %lld s %lld pad %lld zx %d", trial,
+                    static_cast<long long>(channels), static_cast<long long>(output_channels),
+                    static_cast<long long>(height), static_cast<long long>(width),
+                    static_cast<long long>(kernel), static_cast<long long>(stride),
+                    static_cast<long long>(pad), input_zero_point);
+      const std::string algorithm = check(p, variant, pool, what);
+      if (!starts_with(algorithm, name + " int8 gemm")) {
+        fail_msg("%s: ran '%s', expected the %s GEMM", what, algorithm.c_str(), name.c_str());
+      }
+    }
+  }
+}
+
+// Extreme codes: every input at -128 or 127 against weights at the ends of their range, with
+// zero points at the int8 limits (|x - zx| = 255), and groups.
+void test_extremes_and_groups(void**) {
+  Random random(77);
+  ThreadPool pool(2);
+  for (KernelVariant variant : dot_product_variants()) {
+    for (int32_t input_zero_point : {-128, 127}) {
+      Problem p = make_problem(random, 12, 9, 6, 7, 3, 1, 1, 3, input_zero_point, false);
+      for (int8_t& x : p.input) x = x < 0 ? -128 : 127;
+      for (size_t m = 0; m < p.q.weight_zero_points.size(); ++m) p.q.weight_zero_points[m] = 0;
+      for (int8_t& w : p.weights) w = w < 0 ? -128 : 127;
+      check(p, variant, pool, "extreme codes, groups 3");
+    }
+  }
+}
+
+// What the dot-product GEMM leaves to the int16-pair GEMM, exact all the same.
+void test_fallbacks(void**) {
+  Random random(5);
+  ThreadPool pool(2);
+  for (KernelVariant variant : dot_product_variants()) {
+    const std::string name = kernels::cpu::kernel_variant_name(variant);
+    const Problem wide_offsets = make_problem(random, 5, 6, 5, 6, 3, 1, 1, 1, 3, true);
+    Problem outside = make_problem(random, 5, 6, 5, 6, 3, 1, 1, 1, 0, false);
+    outside.q.input_zero_point = 200;
+    for (const Problem* p : {&wide_offsets, static_cast<const Problem*>(&outside)}) {
+      const std::string algorithm = check(*p, variant, pool, "fallback");
+      if (p == &outside && starts_with(algorithm, name)) {
+        fail_msg("input zero point 200 ran '%s', expected the int16-pair GEMM", algorithm.c_str());
+      }
+    }
+    // Per-run weights are not packed for it either.
+    const Problem p = make_problem(random, 4, 9, 4, 5, 3, 1, 1, 1, -7, false);
+    auto kernel = kernels::cpu::prepare_conv2d_int8(p.shape, p.q, nullptr, variant);
+    assert_false(starts_with(kernel->algorithm(), name));
+    std::vector<int8_t> output(reference_output(p).size());
+    kernel->run(p.input.data(), p.weights.data(), p.bias.data(), output.data(), pool);
+    const std::string mismatch = compare_exact(output, reference_output(p));
+    if (!mismatch.empty())
+      fail_msg("per-run weights (%s): %s", kernel->algorithm(), mismatch.c_str());
+  }
+}
+
+// The variants exist only where the CPU has the instructions; elsewhere asking for one gives
+// the best variant (dispatch.h), never a kernel that would fault.
+void test_availability(void**) {
+  const std::string features = kernels::cpu::detected_cpu_features();
+  assert_int_equal(kernels::cpu::kernel_variant_available(KernelVariant::kNeonDotprod),
+                   features.find("dotprod") != std::string::npos);
+  assert_int_equal(kernels::cpu::kernel_variant_available(KernelVariant::kNeonI8mm),
+                   features.find("i8mm") != std::string::npos);
+  if (!kernels::cpu::kernel_variant_available(KernelVariant::kNeonI8mm)) {
+    Random random(9);
+    ThreadPool pool(1);
+    const Problem p = make_problem(random, 4, 5, 3, 3, 1, 1, 0, 1, 0, false);
+    const std::string algorithm = check(p, KernelVariant::kNeonI8mm, pool, "unavailable i8mm");
+    assert_false(starts_with(algorithm, "neon-i8mm"));
+  }
+}
+
+}  // namespace
+
+int main() {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_random_shapes),
+      cmocka_unit_test(test_extremes_and_groups),
+      cmocka_unit_test(test_fallbacks),
+      cmocka_unit_test(test_availability),
+  };
+  return cmocka_run_group_tests(tests, nullptr, nullptr);
+}
