@@ -111,28 +111,16 @@ const optimized::MicroKernels& micro_kernels(KernelVariant variant) {
   return optimized::portable_micro_kernels();
 }
 
-// The int8 GEMM convolution of the dot-product variants; null for the others, or when it does
-// not apply (then the variant's int16-pair GEMM runs).
-std::unique_ptr<Conv2DInt8> make_dot_product_conv2d_int8(
-    KernelVariant variant, const reference::Conv2DShape& shape,
-    const reference::Int8Requantization& requantization, const int8_t* constant_weights) {
 #if defined(ORKNN_HAVE_ARM_KERNELS)
-  if (variant == KernelVariant::kNeonDotprod) {
-    return arm::make_dot_product_conv2d_int8(arm::sdot_kernels(), shape, requantization,
-                                             constant_weights);
-  }
-  if (variant == KernelVariant::kNeonI8mm) {
-    return arm::make_dot_product_conv2d_int8(arm::i8mm_kernels(), shape, requantization,
-                                             constant_weights);
-  }
-#else
-  (void)variant;
-  (void)shape;
-  (void)requantization;
-  (void)constant_weights;
-#endif
+// The int8 GEMM tiles of the dot-product variants; null for the other variants. Their
+// convolution, Gemm and MatMul factories return null where they do not apply, and the
+// variant's int16-pair GEMM runs then.
+const arm::DotProductKernels* dot_product_kernels(KernelVariant variant) {
+  if (variant == KernelVariant::kNeonDotprod) return &arm::sdot_kernels();
+  if (variant == KernelVariant::kNeonI8mm) return &arm::i8mm_kernels();
   return nullptr;
 }
+#endif
 
 // The reference kernels behind the prepared-kernel interfaces.
 
@@ -367,10 +355,14 @@ std::unique_ptr<Conv2DInt8> prepare_conv2d_int8(const reference::Conv2DShape& sh
                                                             constant_weights)) {
       return kernel;
     }
-    if (auto kernel =
-            make_dot_product_conv2d_int8(variant, shape, requantization, constant_weights)) {
-      return kernel;
+#if defined(ORKNN_HAVE_ARM_KERNELS)
+    if (const arm::DotProductKernels* dot = dot_product_kernels(variant)) {
+      if (auto kernel =
+              arm::make_dot_product_conv2d_int8(*dot, shape, requantization, constant_weights)) {
+        return kernel;
+      }
     }
+#endif
     if (auto kernel =
             optimized::make_gemm_conv2d_int8(kernels, shape, requantization, constant_weights)) {
       return kernel;
@@ -394,6 +386,13 @@ std::unique_ptr<GemmInt8> prepare_gemm_int8(const reference::GemmParams& params,
                                             const int8_t* constant_b, KernelVariant variant) {
   variant = usable(variant);
   if (variant != KernelVariant::kReference && params.k > 0) {
+#if defined(ORKNN_HAVE_ARM_KERNELS)
+    if (const arm::DotProductKernels* dot = dot_product_kernels(variant)) {
+      if (auto kernel = arm::make_dot_product_gemm_int8(*dot, params, requantization, constant_b)) {
+        return kernel;
+      }
+    }
+#endif
     if (auto kernel =
             optimized::make_gemm_int8(micro_kernels(variant), params, requantization, constant_b)) {
       return kernel;
@@ -417,6 +416,14 @@ std::unique_ptr<MatMulInt8> prepare_matmul_int8(const reference::MatMulParams& p
                                                 const int8_t* constant_b, KernelVariant variant) {
   variant = usable(variant);
   if (variant != KernelVariant::kReference && params.k > 0) {
+#if defined(ORKNN_HAVE_ARM_KERNELS)
+    if (const arm::DotProductKernels* dot = dot_product_kernels(variant)) {
+      if (auto kernel =
+              arm::make_dot_product_matmul_int8(*dot, params, requantization, constant_b)) {
+        return kernel;
+      }
+    }
+#endif
     if (auto kernel = optimized::make_matmul_int8(micro_kernels(variant), params, requantization,
                                                   constant_b)) {
       return kernel;

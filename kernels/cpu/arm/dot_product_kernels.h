@@ -1,7 +1,7 @@
-// The int8 GEMM of the ARM dot-product variants: "neon-dotprod" (ARMv8.2 SDOT, four int8
-// products summed into each int32 lane) and "neon-i8mm" (ARMv8.6 SMMLA, a 2x8 by 8x2 int8
-// matrix product into a 2x2 int32 block). Both read int8 operands, not the int16 pairs of the
-// plain NEON kernels, so the zero points are handled outside the products:
+// The int8 GEMMs (convolution, Gemm, MatMul) of the ARM dot-product variants: "neon-dotprod"
+// (ARMv8.2 SDOT, four int8 products summed into each int32 lane) and "neon-i8mm" (ARMv8.6 SMMLA, a
+// 2x8 by 8x2 int8 matrix product into a 2x2 int32 block). Both read int8 operands, not the int16
+// pairs of the plain NEON kernels, so the zero points are handled outside the products:
 //   sum_k (x - zx)(w - zw) = sum_k x (w - zw)  -  zx sum_k (w - zw)
 // The weights are packed once as w - zw (which must fit int8, checked when the kernel is
 // built) and the second term is a per-output-channel constant computed then too; the inputs
@@ -55,5 +55,15 @@ const DotProductKernels& i8mm_kernels();
 std::unique_ptr<Conv2DInt8> make_dot_product_conv2d_int8(
     const DotProductKernels& kernels, const reference::Conv2DShape& shape,
     const reference::Int8Requantization& requantization, const int8_t* constant_weights);
+
+// int8 Gemm / MatMul (output channels are B's columns) on `kernels`: null when B is not
+// constant, a weight offset b - zb does not fit int8, or the input zero point is not an int8
+// code.
+std::unique_ptr<GemmInt8> make_dot_product_gemm_int8(
+    const DotProductKernels& kernels, const reference::GemmParams& params,
+    const reference::Int8Requantization& requantization, const int8_t* constant_b);
+std::unique_ptr<MatMulInt8> make_dot_product_matmul_int8(
+    const DotProductKernels& kernels, const reference::MatMulParams& params,
+    const reference::Int8Requantization& requantization, const int8_t* constant_b);
 
 }  // namespace orknn::kernels::cpu::arm

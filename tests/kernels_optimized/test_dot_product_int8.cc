@@ -1,10 +1,11 @@
-// The ARM dot-product int8 convolutions (neon-dotprod: SDOT, neon-i8mm: SMMLA) against the
-// reference, bit for bit: randomized shapes around their tiles (MR = NR = 8, depth groups of 4
-// and 8, depth chunks of 256, column blocks of 192), non-zero weight and input zero points, and
-// the cases they leave to the int16-pair GEMM (per-run weights, an input zero point outside
-// int8, weight offsets outside int8), which must still be exact. Under qemu-aarch64 the cross
-// tests run it on the `max` CPU model (both instructions) and on Cortex-A76 (SDOT only); where
-// neither variant is available it says so and checks only that they are refused.
+// The ARM dot-product int8 GEMMs (neon-dotprod: SDOT, neon-i8mm: SMMLA) of convolution, Gemm
+// and MatMul against the reference, bit for bit: randomized shapes around their tiles (MR = NR = 8,
+// depth groups of 4 and 8, depth chunks of 256, column blocks of 192), non-zero weight and input
+// zero points, and the cases they leave to the int16-pair GEMM (per-run weights, an input zero
+// point outside int8, weight offsets outside int8), which must still be exact. Under qemu-aarch64
+// the cross tests run it on the `max` CPU model (both instructions) and on Cortex-A76 (SDOT only);
+// where neither variant is available it says so and checks only that they are refused.
+#include <algorithm>
 #include <cstdio>
 #include <memory>
 #include <string>
@@ -14,6 +15,7 @@
 #include "dispatch.h"
 #include "kernels_optimized/optimized_test_support.h"
 #include "reference/convolution.h"
+#include "reference/gemm.h"
 
 // cmocka comes last (its macros clash with standard headers) and needs these first.
 #include <setjmp.h>
@@ -209,14 +211,124 @@ void test_availability(void**) {
   }
 }
 
+// Quantization of a product with `n` output columns: zero points within reach of the codes
+// (B's offsets fit int8 unless `wide`), multipliers that spread the outputs.
+reference::Int8Requantization product_quantization(Random& random, int64_t n, int64_t k,
+                                                   int32_t input_zero_point) {
+  reference::Int8Requantization q;
+  q.input_zero_point = input_zero_point;
+  q.output_zero_point = random.integer(-20, 20);
+  for (int64_t column = 0; column < n; ++column) {
+    q.weight_zero_points.push_back(column % 3 == 0 ? 0 : random.integer(-30, 30));
+    q.multipliers.push_back(1.0f / static_cast<float>(40 * k + random.integer(0, 99)));
+  }
+  return q;
+}
+
+// B codes whose offsets from their column's zero point fit int8 (column = index % n, or
+// index / k % n when transposed).
+std::vector<int8_t> product_weights(Random& random, const reference::Int8Requantization& q,
+                                    size_t count, int64_t n, int64_t k, bool transposed) {
+  std::vector<int8_t> b = random.codes(count);
+  for (size_t i = 0; i < count; ++i) {
+    const size_t column = transposed ? i / static_cast<size_t>(k) % static_cast<size_t>(n)
+                                     : i % static_cast<size_t>(n);
+    const int32_t zero_point = q.weight_zero_points[column];
+    b[i] = static_cast<int8_t>(std::clamp<int32_t>(b[i], zero_point - 128, zero_point + 127));
+  }
+  return b;
+}
+
+// Gemm: random M, N, K around the tiles and the depth chunk, both transposes, C as one row, a
+// full matrix, a column or absent.
+void test_gemm(void**) {
+  Random random(404);
+  ThreadPool pool(3);
+  for (KernelVariant variant : dot_product_variants()) {
+    const std::string name = kernels::cpu::kernel_variant_name(variant);
+    for (int trial = 0; trial < 24; ++trial) {
+      reference::GemmParams params;
+      params.m = random.integer(1, trial % 4 == 3 ? 150 : 19);
+      params.n = random.integer(1, trial % 5 == 4 ? 200 : 19);
+      params.k = trial % 6 == 5 ? random.integer(250, 520) : random.integer(1, 21);
+      params.transpose_a = trial % 2 == 1;
+      params.transpose_b = trial % 3 == 1;
+      const int c_kind = trial % 4;  // 0 none, 1 row, 2 matrix, 3 column
+      params.c_row_stride = c_kind == 2 ? params.n : c_kind == 3 ? 1 : 0;
+      params.c_column_stride = c_kind == 1 || c_kind == 2 ? 1 : 0;
+      const reference::Int8Requantization q =
+          product_quantization(random, params.n, params.k, random.integer(-128, 127));
+      const std::vector<int8_t> a = random.codes(static_cast<size_t>(params.m * params.k));
+      const std::vector<int8_t> b =
+          product_weights(random, q, static_cast<size_t>(params.k * params.n), params.n, params.k,
+                          params.transpose_b);
+      const std::vector<int32_t> c =
+          random.ints(static_cast<size_t>(params.m * params.n), -4000, 4000);
+      const int32_t* c_data = c_kind == 0 ? nullptr : c.data();
+      std::vector<int8_t> expected(static_cast<size_t>(params.m * params.n));
+      reference::gemm_int8(params, q, a.data(), b.data(), c_data, expected.data());
+      auto kernel = kernels::cpu::prepare_gemm_int8(params, q, b.data(), variant);
+      std::vector<int8_t> output(expected.size(), 0x55);
+      kernel->run(a.data(), nullptr, c_data, output.data(), pool);
+      const std::string mismatch = compare_exact(output, expected);
+      if (!mismatch.empty() || !starts_with(kernel->algorithm(), name + " int8 gemm")) {
+        fail_msg("gemm trial %d: M %lld N %lld K %lld ta %d tb %d C %d (%s): %s", trial,
+                 static_cast<long long>(params.m), static_cast<long long>(params.n),
+                 static_cast<long long>(params.k), params.transpose_a, params.transpose_b, c_kind,
+                 kernel->algorithm(), mismatch.c_str());
+      }
+    }
+  }
+}
+
+// Batched MatMul with B broadcast over the batch and per batch, and the fallbacks (B per run, an
+// input zero point outside int8), exact all the same.
+void test_matmul(void**) {
+  Random random(505);
+  ThreadPool pool(2);
+  for (KernelVariant variant : dot_product_variants()) {
+    const std::string name = kernels::cpu::kernel_variant_name(variant);
+    for (int trial = 0; trial < 8; ++trial) {
+      reference::MatMulParams params;
+      params.m = random.integer(1, 20);
+      params.n = random.integer(1, 20);
+      params.k = random.integer(1, 40);
+      params.batch_shape = {2, 3};
+      params.a_batch_strides = {3, 1};
+      params.b_batch_strides = trial % 2 ? std::vector<int64_t>{0, 0} : std::vector<int64_t>{3, 1};
+      const size_t b_matrices = trial % 2 ? 1 : 6;
+      const bool fallback = trial == 7;
+      const reference::Int8Requantization q = product_quantization(
+          random, params.n, params.k, fallback ? 150 : random.integer(-128, 127));
+      const std::vector<int8_t> a = random.codes(static_cast<size_t>(6 * params.m * params.k));
+      const std::vector<int8_t> b =
+          product_weights(random, q, b_matrices * static_cast<size_t>(params.k * params.n),
+                          params.n, params.k, false);
+      std::vector<int8_t> expected(static_cast<size_t>(6 * params.m * params.n));
+      reference::matmul_int8(params, q, a.data(), b.data(), expected.data());
+      const bool constant = trial != 6;
+      auto kernel =
+          kernels::cpu::prepare_matmul_int8(params, q, constant ? b.data() : nullptr, variant);
+      std::vector<int8_t> output(expected.size(), 0x55);
+      kernel->run(a.data(), b.data(), output.data(), pool);
+      const std::string mismatch = compare_exact(output, expected);
+      const bool dot_product = starts_with(kernel->algorithm(), name + " int8 gemm");
+      if (!mismatch.empty() || dot_product == (fallback || !constant)) {
+        fail_msg("matmul trial %d: M %lld N %lld K %lld (%s): %s", trial,
+                 static_cast<long long>(params.m), static_cast<long long>(params.n),
+                 static_cast<long long>(params.k), kernel->algorithm(), mismatch.c_str());
+      }
+    }
+  }
+}
+
 }  // namespace
 
 int main() {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_random_shapes),
-      cmocka_unit_test(test_extremes_and_groups),
-      cmocka_unit_test(test_fallbacks),
-      cmocka_unit_test(test_availability),
+      cmocka_unit_test(test_random_shapes), cmocka_unit_test(test_extremes_and_groups),
+      cmocka_unit_test(test_fallbacks),     cmocka_unit_test(test_gemm),
+      cmocka_unit_test(test_matmul),        cmocka_unit_test(test_availability),
   };
   return cmocka_run_group_tests(tests, nullptr, nullptr);
 }
