@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <vector>
 
+#include "arm/dot_product_epilogue.h"
 #include "arm/dot_product_kernels.h"
 #include "optimized/blocking.h"
 
@@ -24,10 +25,6 @@ using reference::Int8Requantization;
 // L1/L2 while the row panels stream past it.
 constexpr size_t kDepthBlock = 256;
 constexpr optimized::BlockLimits kLimits{kDepthBlock, 144, 192, 288};
-
-int32_t wrapping_add(int32_t a, int32_t b) {
-  return static_cast<int32_t>(static_cast<uint32_t>(a) + static_cast<uint32_t>(b));
-}
 
 class DotProductConvolution final : public Conv2DInt8 {
  public:
@@ -227,29 +224,17 @@ class DotProductConvolution final : public Conv2DInt8 {
       }
     }
 
-    const optimized::MicroKernels& neon = optimized::neon_micro_kernels();
     const size_t first_channel = block.group * group_rows_;
     int8_t* group_output =
         output +
         (block.image * static_cast<size_t>(shape_.output_channels) + first_channel) * columns_;
     for (size_t r = 0; r < block.rows; ++r) {
       const size_t channel = first_channel + block.first_row + r;
-      int32_t* row_accumulators = accumulators + r * c_stride;
       const int32_t constant = wrapping_add(bias ? bias[channel] : 0, zero_point_terms_[channel]);
-      for (size_t j = 0; j < block.columns; ++j) {
-        row_accumulators[j] = wrapping_add(row_accumulators[j], constant);
-      }
-      optimized::RequantizeRow row{};
-      row.accumulators = row_accumulators;
-      row.count = block.columns;
-      row.multipliers = &requantization_.multipliers[channel];
-      row.per_element = false;
-      row.output_zero_point = requantization_.output_zero_point;
-      row.output_minimum = requantization_.output_minimum;
-      row.output_maximum = requantization_.output_maximum;
-      row.small_multipliers = small_multipliers_;
-      row.output = group_output + (block.first_row + r) * columns_ + block.first_column;
-      optimized::requantize_int8_row(neon, requantization_, channel, row);
+      finish_row(
+          requantization_, channel, false, small_multipliers_, accumulators + r * c_stride,
+          block.columns, [constant](size_t) { return constant; },
+          group_output + (block.first_row + r) * columns_ + block.first_column);
     }
   }
 

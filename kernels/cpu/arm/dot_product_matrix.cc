@@ -8,8 +8,10 @@
 #include <cstdio>
 #include <vector>
 
+#include "arm/dot_product_epilogue.h"
 #include "arm/dot_product_kernels.h"
 #include "optimized/blocking.h"
+#include "optimized/product_batch.h"
 
 namespace orknn::kernels::cpu::arm {
 namespace {
@@ -22,10 +24,6 @@ using reference::Int8Requantization;
 constexpr size_t kDepthBlock = 256;  // matrix depth per chunk
 constexpr optimized::BlockLimits kLimits{kDepthBlock, 144, 192, 144};
 
-int32_t wrapping_add(int32_t a, int32_t b) {
-  return static_cast<int32_t>(static_cast<uint32_t>(a) + static_cast<uint32_t>(b));
-}
-
 // One product's shape, where its operands' elements are, and the batch (as matrix offsets).
 struct ProductLayout {
   size_t m = 0;
@@ -35,9 +33,7 @@ struct ProductLayout {
   bool transpose_b = false;
   size_t c_row_stride = 0;
   size_t c_column_stride = 0;
-  std::vector<size_t> a_offsets{0};  // per product, in whole A matrices
-  std::vector<size_t> b_offsets{0};
-  size_t distinct_b = 1;
+  optimized::Batch batch = optimized::single_product();
 
   size_t a_index(size_t row, size_t depth) const {
     return transpose_a ? depth * m + row : row * k + depth;
@@ -73,7 +69,7 @@ class DotProductProduct {
   const char* algorithm() const { return algorithm_; }
 
   void run(const int8_t* a, const int32_t* c, int8_t* y, ThreadPool& pool) const {
-    const size_t products = layout_.a_offsets.size();
+    const size_t products = layout_.batch.a_offsets.size();
     const optimized::OutputBlocks blocks = optimized::choose_output_blocks(
         layout_.m, layout_.n, products, pool.thread_count(), mr_, nr_, kLimits);
     const size_t tasks = products * blocks.row_blocks * blocks.column_blocks;
@@ -98,9 +94,9 @@ class DotProductProduct {
     const ProductLayout& s = layout_;
     const size_t panels = divide_round_up(s.n, nr_);
     packed_b_size_ = panels * depth_groups_ * nr_ * group_depth_;
-    packed_b_.assign(s.distinct_b * packed_b_size_, 0);
-    zero_point_terms_.assign(s.distinct_b * s.n, 0);
-    for (size_t matrix = 0; matrix < s.distinct_b; ++matrix) {
+    packed_b_.assign(s.batch.distinct_b * packed_b_size_, 0);
+    zero_point_terms_.assign(s.batch.distinct_b * s.n, 0);
+    for (size_t matrix = 0; matrix < s.batch.distinct_b; ++matrix) {
       const int8_t* source = b + matrix * s.k * s.n;
       int8_t* packed = packed_b_.data() + matrix * packed_b_size_;
       for (size_t column = 0; column < s.n; ++column) {
@@ -144,8 +140,8 @@ class DotProductProduct {
     const ProductLayout& s = layout_;
     auto* packed_a = reinterpret_cast<int8_t*>(scratch);
     auto* accumulators = reinterpret_cast<int32_t*>(scratch + accumulators_offset_);
-    const int8_t* matrix_a = a + s.a_offsets[product] * s.m * s.k;
-    const size_t b_matrix = s.b_offsets[product];
+    const int8_t* matrix_a = a + s.batch.a_offsets[product] * s.m * s.k;
+    const size_t b_matrix = s.batch.b_offsets[product];
     const int8_t* matrix_b = packed_b_.data() + b_matrix * packed_b_size_;
     const size_t c_stride = round_up(columns, nr_);
     const size_t panels = divide_round_up(columns, nr_);
@@ -170,31 +166,20 @@ class DotProductProduct {
       }
     }
 
-    const Int8Requantization& q = requantization_;
     const int32_t* terms = zero_point_terms_.data() + b_matrix * s.n + first_column;
     int8_t* matrix_y = y + product * s.m * s.n;
     for (size_t r = 0; r < rows; ++r) {
       const size_t row = first_row + r;
-      int32_t* accumulator_row = accumulators + r * c_stride;
-      for (size_t j = 0; j < columns; ++j) {
-        int32_t constant = terms[j];
-        if (c) {
-          constant = wrapping_add(constant,
-                                  c[row * s.c_row_stride + (first_column + j) * s.c_column_stride]);
-        }
-        accumulator_row[j] = wrapping_add(accumulator_row[j], constant);
-      }
-      optimized::RequantizeRow requantize{};
-      requantize.accumulators = accumulator_row;
-      requantize.count = columns;
-      requantize.multipliers = q.multipliers.data() + first_column;
-      requantize.per_element = true;
-      requantize.output_zero_point = q.output_zero_point;
-      requantize.output_minimum = q.output_minimum;
-      requantize.output_maximum = q.output_maximum;
-      requantize.small_multipliers = small_multipliers_;
-      requantize.output = matrix_y + row * s.n + first_column;
-      optimized::neon_micro_kernels().requantize_row(requantize);
+      finish_row(
+          requantization_, first_column, true, small_multipliers_, accumulators + r * c_stride,
+          columns,
+          [&](size_t j) {
+            return c ? wrapping_add(
+                           terms[j],
+                           c[row * s.c_row_stride + (first_column + j) * s.c_column_stride])
+                     : terms[j];
+          },
+          matrix_y + row * s.n + first_column);
     }
   }
 
@@ -250,7 +235,7 @@ class DotProductMatMul final : public MatMulInt8 {
 bool applies(const ProductLayout& layout, const Int8Requantization& q, const int8_t* b) {
   if (!b || q.input_zero_point < -128 || q.input_zero_point > 127) return false;
   if (q.weight_zero_points.size() < layout.n || q.multipliers.size() < layout.n) return false;
-  const size_t values = layout.distinct_b * layout.k * layout.n;
+  const size_t values = layout.batch.distinct_b * layout.k * layout.n;
   for (size_t i = 0; i < values; ++i) {
     const size_t column = layout.transpose_b ? i / layout.k % layout.n : i % layout.n;
     const int32_t offset = b[i] - q.weight_zero_points[column];
@@ -285,24 +270,7 @@ std::unique_ptr<MatMulInt8> make_dot_product_matmul_int8(const DotProductKernels
   layout.m = static_cast<size_t>(params.m);
   layout.n = static_cast<size_t>(params.n);
   layout.k = static_cast<size_t>(params.k);
-  // The batch as matrix offsets, the last dimension fastest (numpy broadcasting).
-  size_t products = 1;
-  for (int64_t dimension : params.batch_shape) products *= static_cast<size_t>(dimension);
-  layout.a_offsets.clear();
-  layout.b_offsets.clear();
-  for (size_t product = 0; product < products; ++product) {
-    size_t a_offset = 0, b_offset = 0, rest = product;
-    for (size_t d = params.batch_shape.size(); d-- > 0;) {
-      const size_t extent = static_cast<size_t>(params.batch_shape[d]);
-      const size_t coordinate = rest % extent;
-      rest /= extent;
-      a_offset += coordinate * static_cast<size_t>(params.a_batch_strides[d]);
-      b_offset += coordinate * static_cast<size_t>(params.b_batch_strides[d]);
-    }
-    layout.a_offsets.push_back(a_offset);
-    layout.b_offsets.push_back(b_offset);
-    layout.distinct_b = std::max(layout.distinct_b, b_offset + 1);
-  }
+  layout.batch = optimized::matmul_batch(params);
   if (!applies(layout, requantization, constant_b)) return nullptr;
   return std::make_unique<DotProductMatMul>(kernels, std::move(layout), requantization, constant_b);
 }
