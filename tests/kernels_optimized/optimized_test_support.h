@@ -18,9 +18,20 @@ namespace orknn::testing {
 inline std::vector<kernels::cpu::KernelVariant> optimized_variants() {
   using kernels::cpu::KernelVariant;
   std::vector<KernelVariant> variants{KernelVariant::kPortable};
-  for (KernelVariant simd : {KernelVariant::kAvx2, KernelVariant::kNeon,
-                             KernelVariant::kNeonDotprod, KernelVariant::kNeonI8mm}) {
+  for (KernelVariant simd : {KernelVariant::kAvx2, KernelVariant::kNeon}) {
     if (kernels::cpu::kernel_variant_available(simd)) variants.push_back(simd);
+  }
+  return variants;
+}
+
+// The same plus the ARM dot-product variants, for the int8 convolution / Gemm / MatMul tests:
+// those variants differ from neon only there (under qemu, running them through the float and
+// element-wise tests too would double those tests' time for no new code).
+inline std::vector<kernels::cpu::KernelVariant> int8_gemm_variants() {
+  using kernels::cpu::KernelVariant;
+  std::vector<KernelVariant> variants = optimized_variants();
+  for (KernelVariant dot : {KernelVariant::kNeonDotprod, KernelVariant::kNeonI8mm}) {
+    if (kernels::cpu::kernel_variant_available(dot)) variants.push_back(dot);
   }
   return variants;
 }

@@ -229,7 +229,7 @@ void test_int8_convolution(void**) {
     std::vector<int8_t> expected(output_size(shape));
     reference::conv2d_int8(shape, q, input.data(), weights.data(),
                            with_bias ? bias.data() : nullptr, expected.data());
-    for (KernelVariant variant : optimized_variants()) {
+    for (KernelVariant variant : int8_gemm_variants()) {
       for (bool constant : {true, false}) {
         auto kernel = kernels::cpu::prepare_conv2d_int8(
             shape, q, constant ? weights.data() : nullptr, variant);
@@ -282,7 +282,7 @@ void test_int8_convolution_extremes(void**) {
           random.ints(static_cast<size_t>(shape.output_channels), -100000, 100000);
       std::vector<int8_t> expected(output_size(shape));
       reference::conv2d_int8(shape, q, input.data(), weights.data(), bias.data(), expected.data());
-      for (KernelVariant variant : optimized_variants()) {
+      for (KernelVariant variant : int8_gemm_variants()) {
         auto kernel = kernels::cpu::prepare_conv2d_int8(shape, q, weights.data(), variant);
         std::vector<int8_t> output(expected.size(), 0x55);
         kernel->run(input.data(), weights.data(), bias.data(), output.data(), pool);
@@ -321,7 +321,7 @@ void test_int8_zero_points_outside_int8(void**) {
         random.ints(static_cast<size_t>(shape.output_channels), -1000, 1000);
     std::vector<int8_t> expected(output_size(shape));
     reference::conv2d_int8(shape, q, input.data(), weights.data(), bias.data(), expected.data());
-    for (KernelVariant variant : optimized_variants()) {
+    for (KernelVariant variant : int8_gemm_variants()) {
       auto kernel = kernels::cpu::prepare_conv2d_int8(shape, q, weights.data(), variant);
       std::vector<int8_t> output(expected.size(), 0x55);
       kernel->run(input.data(), weights.data(), bias.data(), output.data(), pool);
@@ -337,9 +337,7 @@ void test_int8_zero_points_outside_int8(void**) {
 void test_algorithm_choice(void**) {
   using kernels::cpu::KernelVariant;
   const KernelVariant variant = optimized_variants().back();
-  // The dot-product variants (neon-dotprod, neon-i8mm) run neon's float kernels.
-  std::string name = kernels::cpu::kernel_variant_name(variant);
-  name = name.substr(0, name.find('-'));
+  const std::string name = kernels::cpu::kernel_variant_name(variant);
   const reference::FusedActivation none;
   const ConvCase depthwise{"depthwise", 1, 4, 5, 5, 4, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 4};
   const ConvCase pointwise{"pointwise", 1, 4, 5, 5, 8, 1, 1};
