@@ -150,11 +150,22 @@ class DotProductConvolution final : public Conv2DInt8 {
         std::fill(out, out + run, zero_code);
       } else {
         const int8_t* source = plane + input_row * w.input_width;
-        int64_t input_column = static_cast<int64_t>(output_column) * w.stride_width - w.pad_left +
-                               kernel_column * w.dilation_width;
-        for (size_t t = 0; t < run; ++t, input_column += w.stride_width) {
-          out[t] =
-              input_column >= 0 && input_column < w.input_width ? source[input_column] : zero_code;
+        const int64_t first = static_cast<int64_t>(output_column) * w.stride_width - w.pad_left +
+                              kernel_column * w.dilation_width;
+        if (w.stride_width == 1) {
+          // A stretch of the input row between padding: one copy (pointwise: the whole run).
+          const auto length = static_cast<int64_t>(run);
+          const int64_t low = std::clamp<int64_t>(-first, 0, length);
+          const int64_t high = std::clamp<int64_t>(w.input_width - first, low, length);
+          std::fill(out, out + low, zero_code);
+          std::copy(source + (first + low), source + (first + high), out + low);
+          std::fill(out + high, out + length, zero_code);
+        } else {
+          int64_t input_column = first;
+          for (size_t t = 0; t < run; ++t, input_column += w.stride_width) {
+            out[t] = input_column >= 0 && input_column < w.input_width ? source[input_column]
+                                                                       : zero_code;
+          }
         }
       }
       pixel += run;
