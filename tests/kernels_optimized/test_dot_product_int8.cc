@@ -1,16 +1,19 @@
 // The ARM dot-product int8 GEMMs (neon-dotprod: SDOT, neon-i8mm: SMMLA) of convolution, Gemm
-// and MatMul against the reference, bit for bit: randomized shapes around their tiles (MR = NR = 8,
-// depth groups of 4 and 8, depth chunks of 256, column blocks of 192), non-zero weight and input
-// zero points, and the cases they leave to the int16-pair GEMM (per-run weights, an input zero
-// point outside int8, weight offsets outside int8), which must still be exact. Under qemu-aarch64
-// the cross tests run it on the `max` CPU model (both instructions) and on Cortex-A76 (SDOT only);
-// where neither variant is available it says so and checks only that they are refused.
+// and MatMul against the reference, bit for bit, and the same drivers on plain C++ tiles of
+// both packed layouts (every build, so natively also under the sanitizers): randomized shapes
+// around their tiles (MR = NR = 8, depth groups of 4 and 8, depth chunks of 256, column blocks of
+// 192), non-zero weight and input zero points, and the cases they leave to the int16-pair GEMM
+// (per-run weights, an input zero point outside int8, weight offsets outside int8), which must
+// still be exact. Under qemu-aarch64 the cross tests run it on the `max` CPU model (both
+// instructions) and on Cortex-A76 (SDOT only); where neither variant is available it says so and
+// checks only that they are refused.
 #include <algorithm>
 #include <cstdio>
 #include <memory>
 #include <string>
 #include <vector>
 
+#include "arm/dot_product_kernels.h"
 #include "core/thread_pool.h"
 #include "dispatch.h"
 #include "kernels_optimized/optimized_test_support.h"
@@ -32,14 +35,7 @@ using namespace orknn::testing;
 namespace reference = kernels::reference;
 using kernels::cpu::KernelVariant;
 
-std::vector<KernelVariant> dot_product_variants() {
-  std::vector<KernelVariant> variants;
-  for (KernelVariant variant : {KernelVariant::kNeonDotprod, KernelVariant::kNeonI8mm}) {
-    if (kernels::cpu::kernel_variant_available(variant)) variants.push_back(variant);
-  }
-  if (variants.empty()) std::printf("no dot-product variant on this CPU: exactness not run\n");
-  return variants;
-}
+namespace arm = kernels::cpu::arm;
 
 struct Problem {
   reference::Conv2DShape shape;
@@ -91,6 +87,47 @@ Problem make_problem(Random& random, int64_t channels, int64_t output_channels, 
   return p;
 }
 
+// What runs the dot-product GEMMs: each dispatch variant this CPU has (through the dispatcher,
+// which takes the int16 pairs where they do not apply), and in every build the portable tiles
+// of both layouts (through the drivers' factories, which return null there).
+struct Engine {
+  std::string name;
+  KernelVariant variant = KernelVariant::kReference;
+  const arm::DotProductKernels* table = nullptr;  // null: `variant` through the dispatcher
+
+  std::unique_ptr<kernels::cpu::Conv2DInt8> conv(const Problem& p, const int8_t* weights) const {
+    if (table) return arm::make_dot_product_conv2d_int8(*table, p.shape, p.q, weights);
+    return kernels::cpu::prepare_conv2d_int8(p.shape, p.q, weights, variant);
+  }
+  std::unique_ptr<kernels::cpu::GemmInt8> gemm(const reference::GemmParams& params,
+                                               const reference::Int8Requantization& q,
+                                               const int8_t* b) const {
+    if (table) return arm::make_dot_product_gemm_int8(*table, params, q, b);
+    return kernels::cpu::prepare_gemm_int8(params, q, b, variant);
+  }
+  std::unique_ptr<kernels::cpu::MatMulInt8> matmul(const reference::MatMulParams& params,
+                                                   const reference::Int8Requantization& q,
+                                                   const int8_t* b) const {
+    if (table) return arm::make_dot_product_matmul_int8(*table, params, q, b);
+    return kernels::cpu::prepare_matmul_int8(params, q, b, variant);
+  }
+};
+
+std::vector<Engine> engines() {
+  std::vector<Engine> list;
+  for (KernelVariant variant : {KernelVariant::kNeonDotprod, KernelVariant::kNeonI8mm}) {
+    if (kernels::cpu::kernel_variant_available(variant)) {
+      list.push_back({kernels::cpu::kernel_variant_name(variant), variant, nullptr});
+    }
+  }
+  if (list.empty()) std::printf("no dot-product variant on this CPU: portable tiles only\n");
+  for (size_t group_depth : {4, 8}) {
+    const arm::DotProductKernels& table = arm::portable_dot_product_kernels(group_depth);
+    list.push_back({table.name, KernelVariant::kReference, &table});
+  }
+  return list;
+}
+
 std::vector<int8_t> reference_output(const Problem& p) {
   std::vector<int8_t> expected(
       static_cast<size_t>(p.shape.batch * p.shape.output_channels * p.shape.window.output_height *
@@ -100,10 +137,11 @@ std::vector<int8_t> reference_output(const Problem& p) {
   return expected;
 }
 
-// Runs `p` on `variant` with constant weights; returns the algorithm and fails on a mismatch.
-std::string check(const Problem& p, KernelVariant variant, ThreadPool& pool, const char* what) {
+// Runs `p` on `engine` with constant weights; returns the algorithm and fails on a mismatch.
+std::string check(const Problem& p, const Engine& engine, ThreadPool& pool, const char* what) {
   const std::vector<int8_t> expected = reference_output(p);
-  auto kernel = kernels::cpu::prepare_conv2d_int8(p.shape, p.q, p.weights.data(), variant);
+  auto kernel = engine.conv(p, p.weights.data());
+  if (!kernel) fail_msg("%s: %s refused the convolution", what, engine.name.c_str());
   std::vector<int8_t> output(expected.size(), 0x55);
   kernel->run(p.input.data(), nullptr, p.bias.data(), output.data(), pool);
   const std::string mismatch = compare_exact(output, expected);
@@ -120,8 +158,8 @@ bool starts_with(const std::string& text, const std::string& prefix) {
 void test_random_shapes(void**) {
   Random random(2024);
   ThreadPool pool(3);
-  for (KernelVariant variant : dot_product_variants()) {
-    const std::string name = kernels::cpu::kernel_variant_name(variant);
+  for (const Engine& engine : engines()) {
+    const std::string& name = engine.name;
     for (int trial = 0; trial < 40; ++trial) {
       const bool deep = trial % 5 == 4;
       const int64_t kernel = trial % 3 == 0 ? 3 : 1;
@@ -129,8 +167,9 @@ void test_random_shapes(void**) {
                                     : random.integer(1, kernel == 3 ? 3 : 20);
       const int64_t output_channels = random.integer(1, 19);
       const bool wide = trial % 4 == 1;
-      const int64_t height = wide ? 1 : random.integer(1, 5);
-      const int64_t width = wide ? random.integer(190, 200) : random.integer(1, 17);
+      // At least the kernel's height unpadded (an empty output is the reference's business).
+      const int64_t height = wide ? (kernel == 3 ? 3 : 1) : random.integer(kernel == 3 ? 3 : 1, 5);
+      const int64_t width = wide ? random.integer(190, 200) : random.integer(kernel, 17);
       const int64_t stride = trial % 7 == 3 ? 2 : 1;
       const int64_t pad = kernel == 3 ? trial % 2 : 0;
       const int32_t input_zero_point = random.integer(-128, 127);
@@ -143,7 +182,7 @@ void test_random_shapes(void**) {
                     static_cast<long long>(height), static_cast<long long>(width),
                     static_cast<long long>(kernel), static_cast<long long>(stride),
                     static_cast<long long>(pad), input_zero_point);
-      const std::string algorithm = check(p, variant, pool, what);
+      const std::string algorithm = check(p, engine, pool, what);
       if (!starts_with(algorithm, name + " int8 gemm")) {
         fail_msg("%s: ran '%s', expected the %s GEMM", what, algorithm.c_str(), name.c_str());
       }
@@ -156,41 +195,67 @@ void test_random_shapes(void**) {
 void test_extremes_and_groups(void**) {
   Random random(77);
   ThreadPool pool(2);
-  for (KernelVariant variant : dot_product_variants()) {
+  for (const Engine& engine : engines()) {
     for (int32_t input_zero_point : {-128, 127}) {
       Problem p = make_problem(random, 12, 9, 6, 7, 3, 1, 1, 3, input_zero_point, false);
       for (int8_t& x : p.input) x = x < 0 ? -128 : 127;
       for (size_t m = 0; m < p.q.weight_zero_points.size(); ++m) p.q.weight_zero_points[m] = 0;
       for (int8_t& w : p.weights) w = w < 0 ? -128 : 127;
-      check(p, variant, pool, "extreme codes, groups 3");
+      check(p, engine, pool, "extreme codes, groups 3");
     }
   }
 }
 
-// What the dot-product GEMM leaves to the int16-pair GEMM, exact all the same.
+// What the dot-product GEMM leaves to the int16-pair GEMM: the factories refuse it, and the
+// dispatcher's kernel is exact all the same.
 void test_fallbacks(void**) {
   Random random(5);
   ThreadPool pool(2);
-  for (KernelVariant variant : dot_product_variants()) {
-    const std::string name = kernels::cpu::kernel_variant_name(variant);
-    const Problem wide_offsets = make_problem(random, 5, 6, 5, 6, 3, 1, 1, 1, 3, true);
+  for (const Engine& engine : engines()) {
+    Problem wide_offsets = make_problem(random, 5, 6, 5, 6, 3, 1, 1, 1, 3, true);
+    wide_offsets.q.weight_zero_points[1] = 40;  // and channel 1's first weight -128: -168
+    wide_offsets.weights[5 * 3 * 3] = -128;
     Problem outside = make_problem(random, 5, 6, 5, 6, 3, 1, 1, 1, 0, false);
     outside.q.input_zero_point = 200;
-    for (const Problem* p : {&wide_offsets, static_cast<const Problem*>(&outside)}) {
-      const std::string algorithm = check(*p, variant, pool, "fallback");
-      if (p == &outside && starts_with(algorithm, name)) {
-        fail_msg("input zero point 200 ran '%s', expected the int16-pair GEMM", algorithm.c_str());
+    // Per-run weights are not packed for it either.
+    const Problem per_run = make_problem(random, 4, 9, 4, 5, 3, 1, 1, 1, -7, false);
+    for (const Problem* p :
+         std::initializer_list<const Problem*>{&wide_offsets, &outside, &per_run}) {
+      const int8_t* constant = p == &per_run ? nullptr : p->weights.data();
+      auto kernel = engine.conv(*p, constant);
+      if (engine.table) {
+        assert_null(kernel.get());
+        continue;
+      }
+      if (starts_with(kernel->algorithm(), engine.name)) {
+        fail_msg("ran '%s', expected the int16-pair GEMM", kernel->algorithm());
+      }
+      std::vector<int8_t> output(reference_output(*p).size(), 0x55);
+      kernel->run(p->input.data(), p->weights.data(), p->bias.data(), output.data(), pool);
+      const std::string mismatch = compare_exact(output, reference_output(*p));
+      if (!mismatch.empty()) {
+        fail_msg("fallback (%s): %s", kernel->algorithm(), mismatch.c_str());
       }
     }
-    // Per-run weights are not packed for it either.
-    const Problem p = make_problem(random, 4, 9, 4, 5, 3, 1, 1, 1, -7, false);
-    auto kernel = kernels::cpu::prepare_conv2d_int8(p.shape, p.q, nullptr, variant);
-    assert_false(starts_with(kernel->algorithm(), name));
-    std::vector<int8_t> output(reference_output(p).size());
-    kernel->run(p.input.data(), p.weights.data(), p.bias.data(), output.data(), pool);
-    const std::string mismatch = compare_exact(output, reference_output(p));
-    if (!mismatch.empty())
-      fail_msg("per-run weights (%s): %s", kernel->algorithm(), mismatch.c_str());
+  }
+}
+
+// Empty outputs (a window larger than the input, M or N of 0) have nothing to block: the
+// drivers refuse them rather than divide by zero.
+void test_empty_outputs(void**) {
+  Random random(11);
+  for (size_t group_depth : {4, 8}) {
+    const arm::DotProductKernels& table = arm::portable_dot_product_kernels(group_depth);
+    const Problem p = make_problem(random, 3, 4, 1, 6, 3, 2, 0, 1, 0, false);
+    assert_int_equal(p.shape.window.output_height, 0);
+    assert_null(arm::make_dot_product_conv2d_int8(table, p.shape, p.q, p.weights.data()).get());
+    reference::GemmParams params;
+    params.m = 0;
+    params.n = 4;
+    params.k = 5;
+    const reference::Int8Requantization q = p.q;
+    const std::vector<int8_t> b(20, 1);
+    assert_null(arm::make_dot_product_gemm_int8(table, params, q, b.data()).get());
   }
 }
 
@@ -206,7 +271,8 @@ void test_availability(void**) {
     Random random(9);
     ThreadPool pool(1);
     const Problem p = make_problem(random, 4, 5, 3, 3, 1, 1, 0, 1, 0, false);
-    const std::string algorithm = check(p, KernelVariant::kNeonI8mm, pool, "unavailable i8mm");
+    const std::string algorithm =
+        check(p, Engine{"neon-i8mm", KernelVariant::kNeonI8mm, nullptr}, pool, "unavailable i8mm");
     assert_false(starts_with(algorithm, "neon-i8mm"));
   }
 }
@@ -244,8 +310,8 @@ std::vector<int8_t> product_weights(Random& random, const reference::Int8Requant
 void test_gemm(void**) {
   Random random(404);
   ThreadPool pool(3);
-  for (KernelVariant variant : dot_product_variants()) {
-    const std::string name = kernels::cpu::kernel_variant_name(variant);
+  for (const Engine& engine : engines()) {
+    const std::string& name = engine.name;
     for (int trial = 0; trial < 24; ++trial) {
       reference::GemmParams params;
       params.m = random.integer(1, trial % 4 == 3 ? 150 : 19);
@@ -267,7 +333,8 @@ void test_gemm(void**) {
       const int32_t* c_data = c_kind == 0 ? nullptr : c.data();
       std::vector<int8_t> expected(static_cast<size_t>(params.m * params.n));
       reference::gemm_int8(params, q, a.data(), b.data(), c_data, expected.data());
-      auto kernel = kernels::cpu::prepare_gemm_int8(params, q, b.data(), variant);
+      auto kernel = engine.gemm(params, q, b.data());
+      if (!kernel) fail_msg("gemm trial %d: %s refused it", trial, name.c_str());
       std::vector<int8_t> output(expected.size(), 0x55);
       kernel->run(a.data(), nullptr, c_data, output.data(), pool);
       const std::string mismatch = compare_exact(output, expected);
@@ -286,8 +353,8 @@ void test_gemm(void**) {
 void test_matmul(void**) {
   Random random(505);
   ThreadPool pool(2);
-  for (KernelVariant variant : dot_product_variants()) {
-    const std::string name = kernels::cpu::kernel_variant_name(variant);
+  for (const Engine& engine : engines()) {
+    const std::string& name = engine.name;
     for (int trial = 0; trial < 8; ++trial) {
       reference::MatMulParams params;
       params.m = random.integer(1, 20);
@@ -307,8 +374,12 @@ void test_matmul(void**) {
       std::vector<int8_t> expected(static_cast<size_t>(6 * params.m * params.n));
       reference::matmul_int8(params, q, a.data(), b.data(), expected.data());
       const bool constant = trial != 6;
-      auto kernel =
-          kernels::cpu::prepare_matmul_int8(params, q, constant ? b.data() : nullptr, variant);
+      auto kernel = engine.matmul(params, q, constant ? b.data() : nullptr);
+      if (engine.table && (fallback || !constant)) {
+        assert_null(kernel.get());
+        continue;
+      }
+      if (!kernel) fail_msg("matmul trial %d: %s refused it", trial, name.c_str());
       std::vector<int8_t> output(expected.size(), 0x55);
       kernel->run(a.data(), b.data(), output.data(), pool);
       const std::string mismatch = compare_exact(output, expected);
@@ -327,8 +398,9 @@ void test_matmul(void**) {
 int main() {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_random_shapes), cmocka_unit_test(test_extremes_and_groups),
-      cmocka_unit_test(test_fallbacks),     cmocka_unit_test(test_gemm),
-      cmocka_unit_test(test_matmul),        cmocka_unit_test(test_availability),
+      cmocka_unit_test(test_fallbacks),     cmocka_unit_test(test_empty_outputs),
+      cmocka_unit_test(test_gemm),          cmocka_unit_test(test_matmul),
+      cmocka_unit_test(test_availability),
   };
   return cmocka_run_group_tests(tests, nullptr, nullptr);
 }

@@ -243,8 +243,8 @@ class DotProductConvolution final : public Conv2DInt8 {
       const size_t channel = first_channel + block.first_row + r;
       const int32_t constant = wrapping_add(bias ? bias[channel] : 0, zero_point_terms_[channel]);
       finish_row(
-          requantization_, channel, false, small_multipliers_, accumulators + r * c_stride,
-          block.columns, [constant](size_t) { return constant; },
+          kernels_, requantization_, channel, false, small_multipliers_,
+          accumulators + r * c_stride, block.columns, [constant](size_t) { return constant; },
           group_output + (block.first_row + r) * columns_ + block.first_column);
     }
   }
@@ -295,7 +295,11 @@ std::unique_ptr<Conv2DInt8> make_dot_product_conv2d_int8(const DotProductKernels
                                                          const Conv2DShape& shape,
                                                          const Int8Requantization& requantization,
                                                          const int8_t* constant_weights) {
-  if (!constant_weights) return nullptr;
+  // An empty output (a window larger than the padded input) has no blocks to split.
+  if (!constant_weights || shape.output_channels <= 0 || shape.batch <= 0 ||
+      optimized::im2col_geometry(shape).columns() <= 0) {
+    return nullptr;
+  }
   if (requantization.input_zero_point < -128 || requantization.input_zero_point > 127) {
     return nullptr;
   }

@@ -1,11 +1,12 @@
 // The end of a dot-product GEMM row (dot_product_kernels.h): the per-output constants (the
 // bias or Gemm's C, and the zero-point term) added to the accumulators modulo 2^32, as the tile
-// sums themselves, then the NEON requantization row.
+// sums themselves, then the variant's requantization row.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 
+#include "arm/dot_product_kernels.h"
 #include "optimized/blocking.h"
 
 namespace orknn::kernels::cpu::arm {
@@ -18,9 +19,9 @@ inline int32_t wrapping_add(int32_t a, int32_t b) {
 // (`per_column` false, multiplier and SiLU epilogue of `channel`); Gemm/MatMul: one per column
 // (multipliers from `channel` on). `constant(j)` is what column j adds.
 template <typename Constant>
-void finish_row(const reference::Int8Requantization& q, size_t channel, bool per_column,
-                bool small_multipliers, int32_t* accumulators, size_t count, Constant&& constant,
-                int8_t* output) {
+void finish_row(const DotProductKernels& kernels, const reference::Int8Requantization& q,
+                size_t channel, bool per_column, bool small_multipliers, int32_t* accumulators,
+                size_t count, Constant&& constant, int8_t* output) {
   for (size_t j = 0; j < count; ++j) accumulators[j] = wrapping_add(accumulators[j], constant(j));
   optimized::RequantizeRow row{};
   row.accumulators = accumulators;
@@ -32,11 +33,11 @@ void finish_row(const reference::Int8Requantization& q, size_t channel, bool per
   row.output_maximum = q.output_maximum;
   row.small_multipliers = small_multipliers;
   row.output = output;
-  const optimized::MicroKernels& neon = optimized::neon_micro_kernels();
+  const optimized::MicroKernels& base = kernels.base();
   if (per_column) {
-    neon.requantize_row(row);
+    base.requantize_row(row);
   } else {
-    optimized::requantize_int8_row(neon, q, channel, row);
+    optimized::requantize_int8_row(base, q, channel, row);
   }
 }
 

@@ -19,6 +19,7 @@
 #include <memory>
 
 #include "dispatch.h"
+#include "optimized/micro_kernels.h"
 
 namespace orknn::kernels::cpu::arm {
 
@@ -42,16 +43,21 @@ struct DotProductKernels {
   size_t columns;      // NR
   size_t group_depth;  // G
   void (*tile)(const Int8DotTile& tile);
+  // The variant's other micro-kernels (the requantization row).
+  const optimized::MicroKernels& (*base)();
 };
 
 // Defined only in AArch64 builds; call them only on a CPU with the instructions.
 const DotProductKernels& sdot_kernels();
 const DotProductKernels& i8mm_kernels();
+// Plain C++ tiles of the same packed layout (group_depth 4 or 8) on the portable micro-kernels,
+// in every build: they let the drivers below be tested natively, under the sanitizers.
+const DotProductKernels& portable_dot_product_kernels(size_t group_depth);
 
 // int8 convolution as GEMM on `kernels` (non-depthwise shapes): null when it does not apply,
 // i.e. the weights are not constant, a weight offset w - zw does not fit int8, or the input zero
-// point is not an int8 code (padding is packed as that code). The NEON requantization row
-// finishes each output row.
+// point is not an int8 code (padding is packed as that code). The table's base requantization
+// row finishes each output row.
 std::unique_ptr<Conv2DInt8> make_dot_product_conv2d_int8(
     const DotProductKernels& kernels, const reference::Conv2DShape& shape,
     const reference::Int8Requantization& requantization, const int8_t* constant_weights);

@@ -171,8 +171,8 @@ class DotProductProduct {
     for (size_t r = 0; r < rows; ++r) {
       const size_t row = first_row + r;
       finish_row(
-          requantization_, first_column, true, small_multipliers_, accumulators + r * c_stride,
-          columns,
+          kernels_, requantization_, first_column, true, small_multipliers_,
+          accumulators + r * c_stride, columns,
           [&](size_t j) {
             return c ? wrapping_add(
                            terms[j],
@@ -233,7 +233,8 @@ class DotProductMatMul final : public MatMulInt8 {
 
 // The products apply: constant B, an int8 input zero point, every b - zb within int8.
 bool applies(const ProductLayout& layout, const Int8Requantization& q, const int8_t* b) {
-  if (!b || q.input_zero_point < -128 || q.input_zero_point > 127) return false;
+  if (!b || layout.m == 0 || layout.n == 0 || layout.batch.a_offsets.empty()) return false;
+  if (q.input_zero_point < -128 || q.input_zero_point > 127) return false;
   if (q.weight_zero_points.size() < layout.n || q.multipliers.size() < layout.n) return false;
   const size_t values = layout.batch.distinct_b * layout.k * layout.n;
   for (size_t i = 0; i < values; ++i) {

@@ -122,12 +122,14 @@ ORKNN_TARGET_I8MM void i8mm_tile(const Int8DotTile& tile) {
 }  // namespace
 
 const DotProductKernels& sdot_kernels() {
-  static const DotProductKernels kernels{"neon-dotprod", kRows, kColumns, 4, sdot_tile};
+  static const DotProductKernels kernels{
+      "neon-dotprod", kRows, kColumns, 4, sdot_tile, optimized::neon_micro_kernels};
   return kernels;
 }
 
 const DotProductKernels& i8mm_kernels() {
-  static const DotProductKernels kernels{"neon-i8mm", kRows, kColumns, 8, i8mm_tile};
+  static const DotProductKernels kernels{"neon-i8mm", kRows,     kColumns,
+                                         8,           i8mm_tile, optimized::neon_micro_kernels};
   return kernels;
 }
 
