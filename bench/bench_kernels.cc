@@ -87,7 +87,12 @@ void bench_micro_kernels(const Options& options) {
   if (options.variant == cpu::KernelVariant::kAvx2) table = &optimized::avx2_micro_kernels();
 #endif
 #if defined(__aarch64__)
-  if (options.variant == cpu::KernelVariant::kNeon) table = &optimized::neon_micro_kernels();
+  // The dot-product variants share neon's table (they differ in the int8 GEMMs only).
+  if (options.variant == cpu::KernelVariant::kNeon ||
+      options.variant == cpu::KernelVariant::kNeonDotprod ||
+      options.variant == cpu::KernelVariant::kNeonI8mm) {
+    table = &optimized::neon_micro_kernels();
+  }
 #endif
   const optimized::MicroKernels& kernels = *table;
   const size_t depth = 256;

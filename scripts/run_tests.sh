@@ -3,7 +3,8 @@
 #   build/        optimised with debug info, warnings as errors: every test
 #   build-asan/   AddressSanitizer + UndefinedBehaviorSanitizer (leaks included): every test
 #   build-tsan/   ThreadSanitizer: the tests labelled "threads"
-#   build-cross-*/ ARM cross builds of the CPU kernels and ABI tests under qemu-user
+#   build-cross-*/ ARM cross builds under qemu-user: the CPU kernels and ABI tests, and the
+#                 whole aarch64 librknnrt.so with its C API and model tests
 #                 (scripts/cross_test.sh)
 # Set ORKNN_QUICK=1 to stop after the first.
 set -euo pipefail

@@ -34,6 +34,12 @@ for architecture in arm64 armhf; do
   fi
 done
 foreign_packages=(libcmocka-dev:arm64 libcmocka-dev:armhf)
+# The whole runtime's aarch64 cross build (scripts/cross_test.sh) also links the target's
+# protobuf-lite and libdrm. libprotobuf-dev:arm64 cannot be installed next to the amd64 one
+# (multiarch conflicts through its dependencies), but the library alone can, and the build
+# machine's headers and protoc serve it when the versions are equal, so it is pinned to the
+# installed libprotobuf-dev's version.
+runtime_foreign_packages=(libprotobuf-lite32:arm64 libdrm-dev:arm64)
 
 not_installed() {  # not_installed PACKAGE...: prints those dpkg does not have installed
   local package
@@ -44,10 +50,11 @@ not_installed() {  # not_installed PACKAGE...: prints those dpkg does not have i
 }
 mapfile -t missing < <(not_installed "${packages[@]}")
 mapfile -t missing_foreign < <(not_installed "${foreign_packages[@]}")
+mapfile -t missing_runtime_foreign < <(not_installed "${runtime_foreign_packages[@]}")
 
 export DEBIAN_FRONTEND=noninteractive
 if [ ${#missing[@]} -gt 0 ] || [ ${#missing_foreign[@]} -gt 0 ] ||
-    [ "${apt_lists_stale:-0}" = 1 ]; then
+    [ ${#missing_runtime_foreign[@]} -gt 0 ] || [ "${apt_lists_stale:-0}" = 1 ]; then
   # A mirror caught mid-sync fails single foreign-architecture indexes (seen for armhf
   # security); the installs below still work from the lists that did download.
   "${run_as_root[@]}" apt-get update -qq ||
@@ -65,6 +72,21 @@ if [ ${#missing_foreign[@]} -gt 0 ]; then
   "${run_as_root[@]}" apt-get install -y -qq --no-install-recommends "${missing_foreign[@]}" \
     >/dev/null || echo "setup: WARNING: could not install ${missing_foreign[*]}; the ARM" \
     "cross tests will be skipped"
+fi
+# Installed on their own too: without them only the runtime's cross build is skipped.
+if [ ${#missing_runtime_foreign[@]} -gt 0 ]; then
+  protobuf_version=$(dpkg-query -W -f='${Version}' libprotobuf-dev 2>/dev/null || true)
+  pinned=()
+  for package in "${missing_runtime_foreign[@]}"; do
+    if [ "$package" = libprotobuf-lite32:arm64 ] && [ -n "$protobuf_version" ]; then
+      package="$package=$protobuf_version"
+    fi
+    pinned+=("$package")
+  done
+  echo "setup: installing ${pinned[*]}"
+  "${run_as_root[@]}" apt-get install -y -qq --no-install-recommends "${pinned[@]}" \
+    >/dev/null || echo "setup: WARNING: could not install ${pinned[*]}; the runtime's aarch64" \
+    "cross build will be skipped"
 fi
 echo "setup: all packages present"
 

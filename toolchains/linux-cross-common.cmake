@@ -25,9 +25,18 @@ if(NOT DEFINED ORKNN_CROSS_EMULATOR)
     set(ORKNN_CROSS_EMULATOR qemu-arm)
   endif()
 endif()
+# ORKNN_CROSS_TARGET_LIBRARIES: a directory holding links to just the multiarch libraries the
+# programs need (protobuf-lite, libdrm, cmocka; scripts/cross_test.sh makes it), searched after
+# the sysroot's lib/.
 if(ORKNN_CROSS_EMULATOR)
   # The sysroot's lib/ first: the loader's default multiarch directories may hold Debian's
   # libc6:<arch>, another build than the sysroot's loader (see toolchains/cross_tests).
+  set(target_library_path /usr/${ORKNN_CROSS_TRIPLE}/lib)
+  if(ORKNN_CROSS_TARGET_LIBRARIES)
+    string(APPEND target_library_path ":${ORKNN_CROSS_TARGET_LIBRARIES}")
+  endif()
   set(CMAKE_CROSSCOMPILING_EMULATOR ${ORKNN_CROSS_EMULATOR} -L /usr/${ORKNN_CROSS_TRIPLE}
-      -E LD_LIBRARY_PATH=/usr/${ORKNN_CROSS_TRIPLE}/lib)
+      -E LD_LIBRARY_PATH=${target_library_path})
 endif()
+# pkg-config (libdrm) must read the target's .pc files, never the build machine's.
+set(ENV{PKG_CONFIG_LIBDIR} /usr/lib/${ORKNN_CROSS_TRIPLE}/pkgconfig:/usr/share/pkgconfig)

@@ -6,6 +6,9 @@
 
 #include "core/logging.h"
 #include "optimized/optimized_kernels.h"
+#if defined(ORKNN_HAVE_ARM_KERNELS)
+#include "arm/dot_product_kernels.h"
+#endif
 
 #if defined(ORKNN_HAVE_X86_KERNELS)
 #include <cpuinfo_x86.h>
@@ -62,6 +65,16 @@ bool cpu_has_neon() {
 #endif
 }
 
+bool cpu_has_dotprod() {
+  static const bool supported = cpu_has_neon() && arm_features().dotprod;
+  return supported;
+}
+
+bool cpu_has_i8mm() {
+  static const bool supported = cpu_has_neon() && arm_features().i8mm;
+  return supported;
+}
+
 KernelVariant from_environment() {
   static const KernelVariant variant = [] {
     const char* text = std::getenv("ORKNN_CPU_KERNELS");
@@ -69,7 +82,8 @@ KernelVariant from_environment() {
     const std::optional<KernelVariant> requested = parse_kernel_variant(text);
     if (!requested) {
       log_warning("ORKNN_CPU_KERNELS='", text,
-                  "' is not a kernel variant (reference, portable, avx2, neon); using ",
+                  "' is not a kernel variant (reference, portable, avx2, neon, neon-dotprod, "
+                  "neon-i8mm); using ",
                   kernel_variant_name(best_kernel_variant()));
       return best_kernel_variant();
     }
@@ -88,10 +102,25 @@ const optimized::MicroKernels& micro_kernels(KernelVariant variant) {
   if (variant == KernelVariant::kAvx2) return optimized::avx2_micro_kernels();
 #endif
 #if defined(ORKNN_HAVE_ARM_KERNELS)
-  if (variant == KernelVariant::kNeon) return optimized::neon_micro_kernels();
+  // The dot-product variants are neon with other int8 convolution tiles.
+  if (variant == KernelVariant::kNeon || variant == KernelVariant::kNeonDotprod ||
+      variant == KernelVariant::kNeonI8mm) {
+    return optimized::neon_micro_kernels();
+  }
 #endif
   return optimized::portable_micro_kernels();
 }
+
+#if defined(ORKNN_HAVE_ARM_KERNELS)
+// The int8 GEMM tiles of the dot-product variants; null for the other variants. Their
+// convolution, Gemm and MatMul factories return null where they do not apply, and the
+// variant's int16-pair GEMM runs then.
+const arm::DotProductKernels* dot_product_kernels(KernelVariant variant) {
+  if (variant == KernelVariant::kNeonDotprod) return &arm::sdot_kernels();
+  if (variant == KernelVariant::kNeonI8mm) return &arm::i8mm_kernels();
+  return nullptr;
+}
+#endif
 
 // The reference kernels behind the prepared-kernel interfaces.
 
@@ -226,13 +255,18 @@ const char* kernel_variant_name(KernelVariant variant) {
       return "avx2";
     case KernelVariant::kNeon:
       return "neon";
+    case KernelVariant::kNeonDotprod:
+      return "neon-dotprod";
+    case KernelVariant::kNeonI8mm:
+      return "neon-i8mm";
   }
   return "unknown";
 }
 
 std::optional<KernelVariant> parse_kernel_variant(std::string_view name) {
-  for (KernelVariant variant : {KernelVariant::kReference, KernelVariant::kPortable,
-                                KernelVariant::kAvx2, KernelVariant::kNeon}) {
+  for (KernelVariant variant :
+       {KernelVariant::kReference, KernelVariant::kPortable, KernelVariant::kAvx2,
+        KernelVariant::kNeon, KernelVariant::kNeonDotprod, KernelVariant::kNeonI8mm}) {
     if (name == kernel_variant_name(variant)) return variant;
   }
   return std::nullopt;
@@ -247,12 +281,18 @@ bool kernel_variant_available(KernelVariant variant) {
       return cpu_has_avx2_fma();
     case KernelVariant::kNeon:
       return cpu_has_neon();
+    case KernelVariant::kNeonDotprod:
+      return cpu_has_dotprod();
+    case KernelVariant::kNeonI8mm:
+      return cpu_has_i8mm();
   }
   return false;
 }
 
 KernelVariant best_kernel_variant() {
   if (cpu_has_avx2_fma()) return KernelVariant::kAvx2;
+  if (cpu_has_i8mm()) return KernelVariant::kNeonI8mm;
+  if (cpu_has_dotprod()) return KernelVariant::kNeonDotprod;
   if (cpu_has_neon()) return KernelVariant::kNeon;
   return KernelVariant::kPortable;
 }
@@ -315,6 +355,14 @@ std::unique_ptr<Conv2DInt8> prepare_conv2d_int8(const reference::Conv2DShape& sh
                                                             constant_weights)) {
       return kernel;
     }
+#if defined(ORKNN_HAVE_ARM_KERNELS)
+    if (const arm::DotProductKernels* dot = dot_product_kernels(variant)) {
+      if (auto kernel =
+              arm::make_dot_product_conv2d_int8(*dot, shape, requantization, constant_weights)) {
+        return kernel;
+      }
+    }
+#endif
     if (auto kernel =
             optimized::make_gemm_conv2d_int8(kernels, shape, requantization, constant_weights)) {
       return kernel;
@@ -338,6 +386,13 @@ std::unique_ptr<GemmInt8> prepare_gemm_int8(const reference::GemmParams& params,
                                             const int8_t* constant_b, KernelVariant variant) {
   variant = usable(variant);
   if (variant != KernelVariant::kReference && params.k > 0) {
+#if defined(ORKNN_HAVE_ARM_KERNELS)
+    if (const arm::DotProductKernels* dot = dot_product_kernels(variant)) {
+      if (auto kernel = arm::make_dot_product_gemm_int8(*dot, params, requantization, constant_b)) {
+        return kernel;
+      }
+    }
+#endif
     if (auto kernel =
             optimized::make_gemm_int8(micro_kernels(variant), params, requantization, constant_b)) {
       return kernel;
@@ -361,6 +416,14 @@ std::unique_ptr<MatMulInt8> prepare_matmul_int8(const reference::MatMulParams& p
                                                 const int8_t* constant_b, KernelVariant variant) {
   variant = usable(variant);
   if (variant != KernelVariant::kReference && params.k > 0) {
+#if defined(ORKNN_HAVE_ARM_KERNELS)
+    if (const arm::DotProductKernels* dot = dot_product_kernels(variant)) {
+      if (auto kernel =
+              arm::make_dot_product_matmul_int8(*dot, params, requantization, constant_b)) {
+        return kernel;
+      }
+    }
+#endif
     if (auto kernel = optimized::make_matmul_int8(micro_kernels(variant), params, requantization,
                                                   constant_b)) {
       return kernel;

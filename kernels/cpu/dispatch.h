@@ -8,9 +8,12 @@
 //              (any CPU; the fallback where no SIMD variant exists)
 //   avx2       the same drivers with AVX2/FMA micro-kernels (kernels/cpu/x86/)
 //   neon       the same drivers with AArch64 NEON micro-kernels (kernels/cpu/arm/)
+//   neon-dotprod  neon, with the int8 convolutions on SDOT (ARMv8.2 dotprod) tiles
+//   neon-i8mm     neon, with the int8 convolutions on SMMLA (ARMv8.6 i8mm) tiles
 //
 // selected_kernel_variant() is, in order: the test override (ScopedKernelVariant), the
-// ORKNN_CPU_KERNELS environment variable (reference|portable|avx2|neon, read once; a variant this
+// ORKNN_CPU_KERNELS environment variable (reference|portable|avx2|neon|neon-dotprod|neon-i8mm,
+// read once; a variant this
 // CPU cannot run is refused with a warning), the best variant the CPU supports.
 //
 // A prepared kernel is made once per node (rknn_init): it chooses its algorithm from the shape
@@ -38,7 +41,7 @@
 
 namespace orknn::kernels::cpu {
 
-enum class KernelVariant { kReference, kPortable, kAvx2, kNeon };
+enum class KernelVariant { kReference, kPortable, kAvx2, kNeon, kNeonDotprod, kNeonI8mm };
 
 const char* kernel_variant_name(KernelVariant variant);
 std::optional<KernelVariant> parse_kernel_variant(std::string_view name);

@@ -256,7 +256,7 @@ void test_int8_convolution(void**) {
     std::vector<int8_t> expected(output_size(shape));
     reference::conv2d_int8(shape, q, input.data(), weights.data(),
                            with_bias ? bias.data() : nullptr, expected.data());
-    for (KernelVariant variant : optimized_variants()) {
+    for (KernelVariant variant : int8_gemm_variants()) {
       for (bool constant : {true, false}) {
         auto kernel = kernels::cpu::prepare_conv2d_int8(
             shape, q, constant ? weights.data() : nullptr, variant);
@@ -309,7 +309,7 @@ void test_int8_convolution_extremes(void**) {
           random.ints(static_cast<size_t>(shape.output_channels), -100000, 100000);
       std::vector<int8_t> expected(output_size(shape));
       reference::conv2d_int8(shape, q, input.data(), weights.data(), bias.data(), expected.data());
-      for (KernelVariant variant : optimized_variants()) {
+      for (KernelVariant variant : int8_gemm_variants()) {
         auto kernel = kernels::cpu::prepare_conv2d_int8(shape, q, weights.data(), variant);
         std::vector<int8_t> output(expected.size(), 0x55);
         kernel->run(input.data(), weights.data(), bias.data(), output.data(), pool);
@@ -348,7 +348,7 @@ void test_int8_zero_points_outside_int8(void**) {
         random.ints(static_cast<size_t>(shape.output_channels), -1000, 1000);
     std::vector<int8_t> expected(output_size(shape));
     reference::conv2d_int8(shape, q, input.data(), weights.data(), bias.data(), expected.data());
-    for (KernelVariant variant : optimized_variants()) {
+    for (KernelVariant variant : int8_gemm_variants()) {
       auto kernel = kernels::cpu::prepare_conv2d_int8(shape, q, weights.data(), variant);
       std::vector<int8_t> output(expected.size(), 0x55);
       kernel->run(input.data(), weights.data(), bias.data(), output.data(), pool);

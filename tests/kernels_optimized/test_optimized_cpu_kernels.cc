@@ -122,7 +122,7 @@ void test_conv_hook_int8(void**) {
   const devices::cpu::KernelBuildContext context = context_of(graph.value());
   std::vector<int8_t> expected(kM * kH * kW);
   reference::conv2d_int8(conv_shape(), q, x.data(), w.data(), b.data(), expected.data());
-  for (KernelVariant variant : optimized_variants()) {
+  for (KernelVariant variant : int8_gemm_variants()) {
     kernels::cpu::ScopedKernelVariant force(variant);
     std::unique_ptr<devices::cpu::CpuKernel> kernel =
         optimized::make_conv2d_int8_kernel(context, conv_shape(), q);
@@ -170,7 +170,7 @@ void test_gemm_and_matmul_hooks(void**) {
       single_node_graph("MatMul", matmul_inputs, {}, {{DataType::kFloat32, {}}});
   assert_true(matmul_graph.ok());
 
-  for (KernelVariant variant : optimized_variants()) {
+  for (KernelVariant variant : int8_gemm_variants()) {
     kernels::cpu::ScopedKernelVariant force(variant);
     auto gemm_kernel = optimized::make_gemm_kernel(context_of(gemm.value()), params, none);
     auto matmul_kernel =
@@ -260,7 +260,7 @@ void test_registry_variants_agree(void**) {
     const StoredRun expected8 =
         run_forced(KernelVariant::kReference, c.op_type, inputs8, c.attributes, output8);
     assert_true(expected8.status.ok());
-    for (KernelVariant variant : optimized_variants()) {
+    for (KernelVariant variant : int8_gemm_variants()) {
       const StoredRun run =
           run_forced(variant, c.op_type, inputs, c.attributes, {DataType::kFloat32, {}});
       assert_true(run.status.ok());

@@ -149,7 +149,7 @@ void test_int8_gemm(void**) {
     if (index % 2) q.output_minimum = std::max(-128, q.output_zero_point);
     std::vector<int8_t> expected(static_cast<size_t>(c.m * c.n));
     reference::gemm_int8(params, q, a.data(), b.data(), c_data, expected.data());
-    for (KernelVariant variant : optimized_variants()) {
+    for (KernelVariant variant : int8_gemm_variants()) {
       for (bool constant : {true, false}) {
         auto kernel =
             kernels::cpu::prepare_gemm_int8(params, q, constant ? b.data() : nullptr, variant);
@@ -227,7 +227,7 @@ void test_matmul(void**) {
     reference::matmul(params, activation, a.data(), b.data(), expected.data());
     std::vector<int8_t> expected8(output_size);
     reference::matmul_int8(params, q, a8.data(), b8.data(), expected8.data());
-    for (KernelVariant variant : optimized_variants()) {
+    for (KernelVariant variant : int8_gemm_variants()) {
       for (bool constant : {true, false}) {
         auto kernel = kernels::cpu::prepare_matmul(params, activation,
                                                    constant ? b.data() : nullptr, variant);

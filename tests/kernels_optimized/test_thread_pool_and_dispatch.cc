@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <random>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -116,8 +117,9 @@ void test_binding(void**) {
 }
 
 void test_variant_names(void**) {
-  for (KernelVariant variant : {KernelVariant::kReference, KernelVariant::kPortable,
-                                KernelVariant::kAvx2, KernelVariant::kNeon}) {
+  for (KernelVariant variant :
+       {KernelVariant::kReference, KernelVariant::kPortable, KernelVariant::kAvx2,
+        KernelVariant::kNeon, KernelVariant::kNeonDotprod, KernelVariant::kNeonI8mm}) {
     const auto parsed =
         kernels::cpu::parse_kernel_variant(kernels::cpu::kernel_variant_name(variant));
     assert_true(parsed.has_value());
@@ -136,9 +138,25 @@ void test_variant_names(void**) {
   }
 #endif
 #if defined(__aarch64__)
-  // Every AArch64 CPU has NEON: the dispatcher must find it in HWCAP and prefer it.
-  assert_int_equal(static_cast<int>(kernels::cpu::best_kernel_variant()),
-                   static_cast<int>(KernelVariant::kNeon));
+  // Every AArch64 CPU has NEON; the dispatcher prefers SMMLA, then SDOT, then plain NEON, as
+  // HWCAP reports them (the cross tests emulate CPU models with and without each).
+  const std::string features = kernels::cpu::detected_cpu_features();
+  KernelVariant expected = KernelVariant::kNeon;
+  if (features.find("i8mm") != std::string::npos) {
+    expected = KernelVariant::kNeonI8mm;
+  } else if (features.find("dotprod") != std::string::npos) {
+    expected = KernelVariant::kNeonDotprod;
+  }
+  assert_string_equal(kernels::cpu::kernel_variant_name(kernels::cpu::best_kernel_variant()),
+                      kernels::cpu::kernel_variant_name(expected));
+  // A dot-product variant is available exactly when its instructions are.
+  assert_int_equal(kernels::cpu::kernel_variant_available(KernelVariant::kNeonDotprod),
+                   features.find("dotprod") != std::string::npos);
+  assert_int_equal(kernels::cpu::kernel_variant_available(KernelVariant::kNeonI8mm),
+                   features.find("i8mm") != std::string::npos);
+#else
+  assert_false(kernels::cpu::kernel_variant_available(KernelVariant::kNeonDotprod));
+  assert_false(kernels::cpu::kernel_variant_available(KernelVariant::kNeonI8mm));
 #endif
 }
 

@@ -8,6 +8,7 @@
 
 #include "optimized/blocking.h"
 #include "optimized/optimized_kernels.h"
+#include "optimized/product_batch.h"
 #include "optimized/tile_arithmetic.h"
 
 namespace orknn::kernels::cpu::optimized {
@@ -17,41 +18,6 @@ using reference::FusedActivation;
 using reference::GemmParams;
 using reference::Int8Requantization;
 using reference::MatMulParams;
-
-// The matrices of one product: offsets (in whole matrices) of A, B and Y for each product of
-// the batch; Gemm has one product.
-struct Batch {
-  std::vector<size_t> a_offsets;
-  std::vector<size_t> b_offsets;
-  size_t distinct_b = 1;  // B matrices that exist (max offset + 1)
-};
-
-Batch single_product() {
-  Batch batch;
-  batch.a_offsets = {0};
-  batch.b_offsets = {0};
-  return batch;
-}
-
-Batch matmul_batch(const MatMulParams& p) {
-  size_t products = 1;
-  for (int64_t dimension : p.batch_shape) products *= static_cast<size_t>(dimension);
-  Batch batch;
-  for (size_t product = 0; product < products; ++product) {
-    size_t a_offset = 0, b_offset = 0, rest = product;
-    for (size_t d = p.batch_shape.size(); d-- > 0;) {
-      const size_t extent = static_cast<size_t>(p.batch_shape[d]);
-      const size_t coordinate = rest % extent;
-      rest /= extent;
-      a_offset += coordinate * static_cast<size_t>(p.a_batch_strides[d]);
-      b_offset += coordinate * static_cast<size_t>(p.b_batch_strides[d]);
-    }
-    batch.a_offsets.push_back(a_offset);
-    batch.b_offsets.push_back(b_offset);
-    batch.distinct_b = std::max(batch.distinct_b, b_offset + 1);
-  }
-  return batch;
-}
 
 // Shape of one product and where its operands' elements are.
 struct ProductShape {

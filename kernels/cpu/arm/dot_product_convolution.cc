@@ -1,0 +1,310 @@
+// int8 convolution as GEMM on the SDOT / SMMLA tiles (dot_product_kernels.h): per image and
+// group, output = W x im2col(input) with W packed once (w - zw, int8) and im2col panels of raw
+// input codes packed per task and depth chunk (padding is the input zero point's code, i.e.
+// x - zx = 0). The zero-point term -zx sum_k (w - zw) is one constant per output channel, added
+// with the bias before the requantization; the blocking is the int16-pair driver's
+// (optimized/blocking.h).
+#include <algorithm>
+#include <cstdio>
+#include <vector>
+
+#include "arm/dot_product_epilogue.h"
+#include "arm/dot_product_kernels.h"
+#include "optimized/blocking.h"
+
+namespace orknn::kernels::cpu::arm {
+namespace {
+
+using optimized::align_bytes;
+using optimized::divide_round_up;
+using optimized::round_up;
+using reference::Conv2DShape;
+using reference::Int8Requantization;
+
+// Matrix depth per chunk: a task's B chunk (kDepthBlock x column block bytes, 48 KB) stays in
+// L1/L2 while the row panels stream past it.
+constexpr size_t kDepthBlock = 256;
+constexpr optimized::BlockLimits kLimits{kDepthBlock, 144, 192, 288};
+
+class DotProductConvolution final : public Conv2DInt8 {
+ public:
+  DotProductConvolution(const DotProductKernels& kernels, const Conv2DShape& shape,
+                        const Int8Requantization& requantization, const int8_t* weights)
+      : kernels_(kernels),
+        shape_(shape),
+        requantization_(requantization),
+        geometry_(optimized::im2col_geometry(shape)) {
+    mr_ = kernels.rows;
+    nr_ = kernels.columns;
+    group_depth_ = kernels.group_depth;
+    group_rows_ = static_cast<size_t>(shape.output_channels / shape.groups);
+    depth_ = static_cast<size_t>(geometry_.depth());
+    depth_groups_ = divide_round_up(depth_, group_depth_);
+    chunk_groups_ = kDepthBlock / group_depth_;
+    columns_ = static_cast<size_t>(geometry_.columns());
+    group_weights_size_ = divide_round_up(group_rows_, mr_) * depth_groups_ * mr_ * group_depth_;
+    pack_weights(weights);
+
+    const size_t column_block = std::min(kLimits.column_block, round_up(columns_, nr_));
+    const size_t task_rows = std::min(kLimits.task_rows, round_up(group_rows_, mr_));
+    const size_t chunk_depth = std::min(chunk_groups_, depth_groups_) * group_depth_;
+    rows_offset_ = align_bytes(chunk_depth * column_block);
+    accumulators_offset_ = rows_offset_ + align_bytes(group_depth_ * column_block);
+    task_bytes_ = accumulators_offset_ + align_bytes(task_rows * column_block * sizeof(int32_t));
+    small_multipliers_ = optimized::small_multipliers(requantization.multipliers.data(),
+                                                      requantization.multipliers.size(),
+                                                      requantization.output_zero_point);
+    std::snprintf(algorithm_, sizeof(algorithm_), "%s int8 gemm %zux%zu", kernels.name, mr_, nr_);
+  }
+
+  size_t scratch_bytes() const override { return task_bytes_; }
+  const char* algorithm() const override { return algorithm_; }
+
+  void run(const int8_t* input, const int8_t*, const int32_t* bias, int8_t* output,
+           ThreadPool& pool) const override {
+    const size_t images = static_cast<size_t>(shape_.batch);
+    const size_t groups = static_cast<size_t>(shape_.groups);
+    const optimized::OutputBlocks blocks = optimized::choose_output_blocks(
+        group_rows_, columns_, images * groups, pool.thread_count(), mr_, nr_, kLimits);
+    const size_t tasks = images * groups * blocks.row_blocks * blocks.column_blocks;
+    pool.parallel_for(tasks, [&](size_t task, size_t thread) {
+      const size_t column_block = task % blocks.column_blocks;
+      task /= blocks.column_blocks;
+      const size_t row_block = task % blocks.row_blocks;
+      task /= blocks.row_blocks;
+      const size_t group = task % groups;
+      const size_t image = task / groups;
+      Block block;
+      block.image = image;
+      block.group = group;
+      block.first_row = row_block * blocks.row_block;
+      block.first_column = column_block * blocks.column_block;
+      if (block.first_row >= group_rows_ || block.first_column >= columns_) return;
+      block.rows = std::min(blocks.row_block, group_rows_ - block.first_row);
+      block.columns = std::min(blocks.column_block, columns_ - block.first_column);
+      run_block(input, bias, output, block, pool.scratch(thread, task_bytes_));
+    });
+  }
+
+ private:
+  struct Block {
+    size_t image = 0;
+    size_t group = 0;
+    size_t first_row = 0;  // inside the group
+    size_t rows = 0;
+    size_t first_column = 0;
+    size_t columns = 0;
+  };
+
+  // Weights [M][C/g][kh][kw] -> per group, panels of MR rows of w - zw; and per output channel
+  // the zero-point term -zx sum_k (w - zw), modulo 2^32.
+  void pack_weights(const int8_t* weights) {
+    const size_t groups = static_cast<size_t>(shape_.groups);
+    packed_weights_.assign(groups * group_weights_size_, 0);
+    zero_point_terms_.assign(groups * group_rows_, 0);
+    for (size_t group = 0; group < groups; ++group) {
+      int8_t* packed = packed_weights_.data() + group * group_weights_size_;
+      for (size_t row = 0; row < group_rows_; ++row) {
+        const size_t channel = group * group_rows_ + row;
+        const int8_t* source = weights + channel * depth_;
+        const int32_t zero_point = requantization_.weight_zero_points[channel];
+        int64_t sum = 0;
+        int8_t* panel = packed + (row / mr_) * depth_groups_ * mr_ * group_depth_;
+        for (size_t k = 0; k < depth_; ++k) {
+          const int32_t offset = source[k] - zero_point;  // fits int8 (checked by the factory)
+          sum += offset;
+          panel[((k / group_depth_) * mr_ + row % mr_) * group_depth_ + k % group_depth_] =
+              static_cast<int8_t>(offset);
+        }
+        zero_point_terms_[channel] = static_cast<int32_t>(
+            static_cast<uint32_t>(-static_cast<int64_t>(requantization_.input_zero_point) * sum));
+      }
+    }
+  }
+
+  // Row k of the im2col matrix for output pixels [first_column, + columns) as int8 codes, the
+  // input zero point where the window is in the padding.
+  void gather_row(const int8_t* group_input, size_t k, size_t first_column, size_t columns,
+                  int8_t* out) const {
+    const reference::Window2D& w = geometry_.window;
+    const auto zero_code = static_cast<int8_t>(requantization_.input_zero_point);
+    if (k >= depth_) {
+      std::fill(out, out + columns, int8_t{0});  // A is zero there too
+      return;
+    }
+    const int64_t taps = w.kernel_height * w.kernel_width;
+    const int64_t channel = static_cast<int64_t>(k) / taps;
+    const int64_t kernel_row = static_cast<int64_t>(k) / w.kernel_width % w.kernel_height;
+    const int64_t kernel_column = static_cast<int64_t>(k) % w.kernel_width;
+    const int8_t* plane = group_input + channel * w.input_height * w.input_width;
+    const auto output_width = static_cast<size_t>(w.output_width);
+    size_t pixel = first_column;
+    const size_t end = first_column + columns;
+    while (pixel < end) {
+      const size_t output_row = pixel / output_width;
+      const size_t output_column = pixel % output_width;
+      const size_t run = std::min(output_width - output_column, end - pixel);
+      const int64_t input_row = static_cast<int64_t>(output_row) * w.stride_height - w.pad_top +
+                                kernel_row * w.dilation_height;
+      if (input_row < 0 || input_row >= w.input_height) {
+        std::fill(out, out + run, zero_code);
+      } else {
+        const int8_t* source = plane + input_row * w.input_width;
+        const int64_t first = static_cast<int64_t>(output_column) * w.stride_width - w.pad_left +
+                              kernel_column * w.dilation_width;
+        if (w.stride_width == 1) {
+          // A stretch of the input row between padding: one copy (pointwise: the whole run).
+          const auto length = static_cast<int64_t>(run);
+          const int64_t low = std::clamp<int64_t>(-first, 0, length);
+          const int64_t high = std::clamp<int64_t>(w.input_width - first, low, length);
+          std::fill(out, out + low, zero_code);
+          std::copy(source + (first + low), source + (first + high), out + low);
+          std::fill(out + high, out + length, zero_code);
+        } else {
+          int64_t input_column = first;
+          for (size_t t = 0; t < run; ++t, input_column += w.stride_width) {
+            out[t] = input_column >= 0 && input_column < w.input_width ? source[input_column]
+                                                                       : zero_code;
+          }
+        }
+      }
+      pixel += run;
+      out += run;
+    }
+  }
+
+  // B panels for depth groups [group_begin, + groups): panel q at packed + q * groups * NR * G.
+  void pack_b(const int8_t* group_input, const Block& block, size_t group_begin, size_t groups,
+              int8_t* rows, int8_t* packed) const {
+    const size_t g_depth = group_depth_;
+    const size_t panels = divide_round_up(block.columns, nr_);
+    for (size_t g = 0; g < groups; ++g) {
+      for (size_t d = 0; d < g_depth; ++d) {
+        gather_row(group_input, (group_begin + g) * g_depth + d, block.first_column, block.columns,
+                   rows + d * block.columns);
+      }
+      for (size_t q = 0; q < panels; ++q) {
+        int8_t* out = packed + (q * groups + g) * nr_ * g_depth;
+        for (size_t j = 0; j < nr_; ++j) {
+          const size_t column = q * nr_ + j;
+          for (size_t d = 0; d < g_depth; ++d) {
+            out[j * g_depth + d] = column < block.columns ? rows[d * block.columns + column] : 0;
+          }
+        }
+      }
+    }
+  }
+
+  void run_block(const int8_t* input, const int32_t* bias, int8_t* output, const Block& block,
+                 uint8_t* scratch) const {
+    auto* packed_b = reinterpret_cast<int8_t*>(scratch);
+    auto* rows = reinterpret_cast<int8_t*>(scratch + rows_offset_);
+    auto* accumulators = reinterpret_cast<int32_t*>(scratch + accumulators_offset_);
+    const size_t c_stride = round_up(block.columns, nr_);
+    const size_t input_channels = static_cast<size_t>(shape_.input_channels);
+    const size_t group_channels = input_channels / static_cast<size_t>(shape_.groups);
+    const size_t plane =
+        static_cast<size_t>(shape_.window.input_height * shape_.window.input_width);
+    const int8_t* group_input =
+        input + (block.image * input_channels + block.group * group_channels) * plane;
+    const int8_t* group_weights = packed_weights_.data() + block.group * group_weights_size_;
+    const size_t panels = divide_round_up(block.columns, nr_);
+    const size_t end_row = block.first_row + block.rows;
+
+    Int8DotTile tile{};
+    tile.c_stride = c_stride;
+    for (size_t group_begin = 0; group_begin < depth_groups_; group_begin += chunk_groups_) {
+      const size_t groups = std::min(chunk_groups_, depth_groups_ - group_begin);
+      pack_b(group_input, block, group_begin, groups, rows, packed_b);
+      tile.depth_groups = groups;
+      tile.accumulate = group_begin > 0;
+      for (size_t block_row = block.first_row; block_row < end_row;
+           block_row += kLimits.row_block) {
+        const size_t block_end = std::min(end_row, block_row + kLimits.row_block);
+        for (size_t q = 0; q < panels; ++q) {
+          tile.columns = std::min(nr_, block.columns - q * nr_);
+          tile.b = packed_b + q * groups * nr_ * group_depth_;
+          for (size_t row = block_row; row < block_end; row += mr_) {
+            tile.rows = std::min(mr_, block_end - row);
+            tile.a =
+                group_weights + ((row / mr_) * depth_groups_ + group_begin) * mr_ * group_depth_;
+            tile.c = accumulators + (row - block.first_row) * c_stride + q * nr_;
+            kernels_.tile(tile);
+          }
+        }
+      }
+    }
+
+    const size_t first_channel = block.group * group_rows_;
+    int8_t* group_output =
+        output +
+        (block.image * static_cast<size_t>(shape_.output_channels) + first_channel) * columns_;
+    for (size_t r = 0; r < block.rows; ++r) {
+      const size_t channel = first_channel + block.first_row + r;
+      const int32_t constant = wrapping_add(bias ? bias[channel] : 0, zero_point_terms_[channel]);
+      finish_row(
+          kernels_, requantization_, channel, false, small_multipliers_,
+          accumulators + r * c_stride, block.columns, [constant](size_t) { return constant; },
+          group_output + (block.first_row + r) * columns_ + block.first_column);
+    }
+  }
+
+  const DotProductKernels& kernels_;
+  const Conv2DShape shape_;
+  const Int8Requantization requantization_;
+  const optimized::Im2colGeometry geometry_;
+  size_t mr_ = 0;
+  size_t nr_ = 0;
+  size_t group_depth_ = 0;
+  size_t group_rows_ = 0;
+  size_t depth_ = 0;
+  size_t depth_groups_ = 0;
+  size_t chunk_groups_ = 0;
+  size_t columns_ = 0;
+  size_t group_weights_size_ = 0;
+  size_t rows_offset_ = 0;
+  size_t accumulators_offset_ = 0;
+  size_t task_bytes_ = 0;
+  bool small_multipliers_ = false;
+  std::vector<int8_t> packed_weights_;
+  std::vector<int32_t> zero_point_terms_;
+  char algorithm_[64];
+};
+
+// Every w - zw of the constant weights fits int8.
+bool weight_offsets_fit_int8(const Conv2DShape& shape, const Int8Requantization& q,
+                             const int8_t* weights) {
+  const size_t channels = static_cast<size_t>(shape.output_channels);
+  if (q.weight_zero_points.size() < channels) return false;
+  const size_t depth = static_cast<size_t>(shape.input_channels / shape.groups *
+                                           shape.window.kernel_height * shape.window.kernel_width);
+  for (size_t channel = 0; channel < channels; ++channel) {
+    const int32_t zero_point = q.weight_zero_points[channel];
+    if (zero_point == 0) continue;
+    for (size_t k = 0; k < depth; ++k) {
+      const int32_t offset = weights[channel * depth + k] - zero_point;
+      if (offset < -128 || offset > 127) return false;
+    }
+  }
+  return true;
+}
+
+}  // namespace
+
+std::unique_ptr<Conv2DInt8> make_dot_product_conv2d_int8(const DotProductKernels& kernels,
+                                                         const Conv2DShape& shape,
+                                                         const Int8Requantization& requantization,
+                                                         const int8_t* constant_weights) {
+  // An empty output (a window larger than the padded input) has no blocks to split.
+  if (!constant_weights || shape.output_channels <= 0 || shape.batch <= 0 ||
+      optimized::im2col_geometry(shape).columns() <= 0) {
+    return nullptr;
+  }
+  if (requantization.input_zero_point < -128 || requantization.input_zero_point > 127) {
+    return nullptr;
+  }
+  if (!weight_offsets_fit_int8(shape, requantization, constant_weights)) return nullptr;
+  return std::make_unique<DotProductConvolution>(kernels, shape, requantization, constant_weights);
+}
+
+}  // namespace orknn::kernels::cpu::arm

@@ -1,0 +1,44 @@
+// The end of a dot-product GEMM row (dot_product_kernels.h): the per-output constants (the
+// bias or Gemm's C, and the zero-point term) added to the accumulators modulo 2^32, as the tile
+// sums themselves, then the variant's requantization row.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "arm/dot_product_kernels.h"
+#include "optimized/blocking.h"
+
+namespace orknn::kernels::cpu::arm {
+
+inline int32_t wrapping_add(int32_t a, int32_t b) {
+  return static_cast<int32_t>(static_cast<uint32_t>(a) + static_cast<uint32_t>(b));
+}
+
+// One row of `count` accumulators into `output`. Convolutions: one output channel per row
+// (`per_column` false, multiplier and SiLU epilogue of `channel`); Gemm/MatMul: one per column
+// (multipliers from `channel` on). `constant(j)` is what column j adds.
+template <typename Constant>
+void finish_row(const DotProductKernels& kernels, const reference::Int8Requantization& q,
+                size_t channel, bool per_column, bool small_multipliers, int32_t* accumulators,
+                size_t count, Constant&& constant, int8_t* output) {
+  for (size_t j = 0; j < count; ++j) accumulators[j] = wrapping_add(accumulators[j], constant(j));
+  optimized::RequantizeRow row{};
+  row.accumulators = accumulators;
+  row.count = count;
+  row.multipliers = q.multipliers.data() + channel;
+  row.per_element = per_column;
+  row.output_zero_point = q.output_zero_point;
+  row.output_minimum = q.output_minimum;
+  row.output_maximum = q.output_maximum;
+  row.small_multipliers = small_multipliers;
+  row.output = output;
+  const optimized::MicroKernels& base = kernels.base();
+  if (per_column) {
+    base.requantize_row(row);
+  } else {
+    optimized::requantize_int8_row(base, q, channel, row);
+  }
+}
+
+}  // namespace orknn::kernels::cpu::arm

@@ -1,0 +1,48 @@
+// The matrices of a batched product (Gemm: one; MatMul: numpy broadcasting over the batch
+// dimensions) as offsets in whole matrices, shared by the GEMM drivers of every variant
+// (optimized/matrix_product.cc, arm/dot_product_matrix.cc).
+#pragma once
+
+#include <algorithm>
+#include <cstddef>
+#include <vector>
+
+#include "reference/gemm.h"
+
+namespace orknn::kernels::cpu::optimized {
+
+struct Batch {
+  std::vector<size_t> a_offsets;
+  std::vector<size_t> b_offsets;
+  size_t distinct_b = 1;  // B matrices that exist (max offset + 1)
+};
+
+inline Batch single_product() {
+  Batch batch;
+  batch.a_offsets = {0};
+  batch.b_offsets = {0};
+  return batch;
+}
+
+// Product i of the output batch (the last dimension fastest) reads A and B at these offsets.
+inline Batch matmul_batch(const reference::MatMulParams& p) {
+  size_t products = 1;
+  for (int64_t dimension : p.batch_shape) products *= static_cast<size_t>(dimension);
+  Batch batch;
+  for (size_t product = 0; product < products; ++product) {
+    size_t a_offset = 0, b_offset = 0, rest = product;
+    for (size_t d = p.batch_shape.size(); d-- > 0;) {
+      const size_t extent = static_cast<size_t>(p.batch_shape[d]);
+      const size_t coordinate = rest % extent;
+      rest /= extent;
+      a_offset += coordinate * static_cast<size_t>(p.a_batch_strides[d]);
+      b_offset += coordinate * static_cast<size_t>(p.b_batch_strides[d]);
+    }
+    batch.a_offsets.push_back(a_offset);
+    batch.b_offsets.push_back(b_offset);
+    batch.distinct_b = std::max(batch.distinct_b, b_offset + 1);
+  }
+  return batch;
+}
+
+}  // namespace orknn::kernels::cpu::optimized

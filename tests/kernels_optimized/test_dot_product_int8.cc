@@ -1,0 +1,406 @@
+// The ARM dot-product int8 GEMMs (neon-dotprod: SDOT, neon-i8mm: SMMLA) of convolution, Gemm
+// and MatMul against the reference, bit for bit, and the same drivers on plain C++ tiles of
+// both packed layouts (every build, so natively also under the sanitizers): randomized shapes
+// around their tiles (MR = NR = 8, depth groups of 4 and 8, depth chunks of 256, column blocks of
+// 192), non-zero weight and input zero points, and the cases they leave to the int16-pair GEMM
+// (per-run weights, an input zero point outside int8, weight offsets outside int8), which must
+// still be exact. Under qemu-aarch64 the cross tests run it on the `max` CPU model (both
+// instructions) and on Cortex-A76 (SDOT only); where neither variant is available it says so and
+// checks only that they are refused.
+#include <algorithm>
+#include <cstdio>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "arm/dot_product_kernels.h"
+#include "core/thread_pool.h"
+#include "dispatch.h"
+#include "kernels_optimized/optimized_test_support.h"
+#include "reference/convolution.h"
+#include "reference/gemm.h"
+
+// cmocka comes last (its macros clash with standard headers) and needs these first.
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+extern "C" {
+#include <cmocka.h>
+}
+
+namespace {
+
+using namespace orknn;
+using namespace orknn::testing;
+namespace reference = kernels::reference;
+using kernels::cpu::KernelVariant;
+
+namespace arm = kernels::cpu::arm;
+
+struct Problem {
+  reference::Conv2DShape shape;
+  reference::Int8Requantization q;
+  std::vector<int8_t> input;
+  std::vector<int8_t> weights;
+  std::vector<int32_t> bias;
+};
+
+// A convolution of `channels` -> `output_channels` with a k x k window (stride, pad) on an
+// h x w input; weights drawn so that w - zw fits int8 unless `wide_weight_offsets`.
+Problem make_problem(Random& random, int64_t channels, int64_t output_channels, int64_t height,
+                     int64_t width, int64_t kernel, int64_t stride, int64_t pad, int64_t groups,
+                     int32_t input_zero_point, bool wide_weight_offsets) {
+  Problem p;
+  reference::Conv2DShape& s = p.shape;
+  s.batch = 1;
+  s.input_channels = channels;
+  s.output_channels = output_channels;
+  s.groups = groups;
+  reference::Window2D& w = s.window;
+  w.input_height = height;
+  w.input_width = width;
+  w.kernel_height = kernel;
+  w.kernel_width = kernel;
+  w.stride_height = stride;
+  w.stride_width = stride;
+  w.pad_top = w.pad_left = w.pad_bottom = w.pad_right = pad;
+  w.output_height = conv_output_size(height, kernel, stride, 1, pad, pad);
+  w.output_width = conv_output_size(width, kernel, stride, 1, pad, pad);
+  const int64_t depth = channels / groups * kernel * kernel;
+  p.q.input_zero_point = input_zero_point;
+  p.q.output_zero_point = random.integer(-20, 20);
+  p.weights.resize(static_cast<size_t>(output_channels * depth));
+  for (int64_t m = 0; m < output_channels; ++m) {
+    // Zero points of either sign; the weights stay within 127 of them (or go past, to force
+    // the int16-pair fallback).
+    const int32_t zero_point = m % 3 == 0 ? 0 : random.integer(-40, 40);
+    p.q.weight_zero_points.push_back(zero_point);
+    const int low = wide_weight_offsets ? -128 : std::max(-128, zero_point - 128);
+    const int high = wide_weight_offsets ? 127 : std::min(127, zero_point + 127);
+    const std::vector<int8_t> row = random.codes(static_cast<size_t>(depth), low, high);
+    std::copy(row.begin(), row.end(), p.weights.begin() + m * depth);
+    // Large enough that the outputs spread over the codes, small enough to use every path.
+    p.q.multipliers.push_back(1.0f / static_cast<float>(40 * depth + random.integer(0, 99)));
+  }
+  p.input = random.codes(static_cast<size_t>(channels * height * width));
+  p.bias = random.ints(static_cast<size_t>(output_channels), -5000, 5000);
+  return p;
+}
+
+// What runs the dot-product GEMMs: each dispatch variant this CPU has (through the dispatcher,
+// which takes the int16 pairs where they do not apply), and in every build the portable tiles
+// of both layouts (through the drivers' factories, which return null there).
+struct Engine {
+  std::string name;
+  KernelVariant variant = KernelVariant::kReference;
+  const arm::DotProductKernels* table = nullptr;  // null: `variant` through the dispatcher
+
+  std::unique_ptr<kernels::cpu::Conv2DInt8> conv(const Problem& p, const int8_t* weights) const {
+    if (table) return arm::make_dot_product_conv2d_int8(*table, p.shape, p.q, weights);
+    return kernels::cpu::prepare_conv2d_int8(p.shape, p.q, weights, variant);
+  }
+  std::unique_ptr<kernels::cpu::GemmInt8> gemm(const reference::GemmParams& params,
+                                               const reference::Int8Requantization& q,
+                                               const int8_t* b) const {
+    if (table) return arm::make_dot_product_gemm_int8(*table, params, q, b);
+    return kernels::cpu::prepare_gemm_int8(params, q, b, variant);
+  }
+  std::unique_ptr<kernels::cpu::MatMulInt8> matmul(const reference::MatMulParams& params,
+                                                   const reference::Int8Requantization& q,
+                                                   const int8_t* b) const {
+    if (table) return arm::make_dot_product_matmul_int8(*table, params, q, b);
+    return kernels::cpu::prepare_matmul_int8(params, q, b, variant);
+  }
+};
+
+std::vector<Engine> engines() {
+  std::vector<Engine> list;
+  for (KernelVariant variant : {KernelVariant::kNeonDotprod, KernelVariant::kNeonI8mm}) {
+    if (kernels::cpu::kernel_variant_available(variant)) {
+      list.push_back({kernels::cpu::kernel_variant_name(variant), variant, nullptr});
+    }
+  }
+  if (list.empty()) std::printf("no dot-product variant on this CPU: portable tiles only\n");
+  for (size_t group_depth : {4, 8}) {
+    const arm::DotProductKernels& table = arm::portable_dot_product_kernels(group_depth);
+    list.push_back({table.name, KernelVariant::kReference, &table});
+  }
+  return list;
+}
+
+std::vector<int8_t> reference_output(const Problem& p) {
+  std::vector<int8_t> expected(
+      static_cast<size_t>(p.shape.batch * p.shape.output_channels * p.shape.window.output_height *
+                          p.shape.window.output_width));
+  reference::conv2d_int8(p.shape, p.q, p.input.data(), p.weights.data(), p.bias.data(),
+                         expected.data());
+  return expected;
+}
+
+// Runs `p` on `engine` with constant weights; returns the algorithm and fails on a mismatch.
+std::string check(const Problem& p, const Engine& engine, ThreadPool& pool, const char* what) {
+  const std::vector<int8_t> expected = reference_output(p);
+  auto kernel = engine.conv(p, p.weights.data());
+  if (!kernel) fail_msg("%s: %s refused the convolution", what, engine.name.c_str());
+  std::vector<int8_t> output(expected.size(), 0x55);
+  kernel->run(p.input.data(), nullptr, p.bias.data(), output.data(), pool);
+  const std::string mismatch = compare_exact(output, expected);
+  if (!mismatch.empty()) fail_msg("%s (%s): %s", what, kernel->algorithm(), mismatch.c_str());
+  return kernel->algorithm();
+}
+
+bool starts_with(const std::string& text, const std::string& prefix) {
+  return text.compare(0, prefix.size(), prefix) == 0;
+}
+
+// Random shapes: depths 1-20 (every remainder of 4 and 8) and around the 256 chunk, 1-19
+// output channels (rows 1, MR - 1, MR, MR + 1, ...), 1-17 and 190-200 pixels (column blocks).
+void test_random_shapes(void**) {
+  Random random(2024);
+  ThreadPool pool(3);
+  for (const Engine& engine : engines()) {
+    const std::string& name = engine.name;
+    for (int trial = 0; trial < 40; ++trial) {
+      const bool deep = trial % 5 == 4;
+      const int64_t kernel = trial % 3 == 0 ? 3 : 1;
+      const int64_t channels = deep ? random.integer(28, 30) * (kernel == 3 ? 1 : 9)
+                                    : random.integer(1, kernel == 3 ? 3 : 20);
+      const int64_t output_channels = random.integer(1, 19);
+      const bool wide = trial % 4 == 1;
+      // At least the kernel's height unpadded (an empty output is the reference's business).
+      const int64_t height = wide ? (kernel == 3 ? 3 : 1) : random.integer(kernel == 3 ? 3 : 1, 5);
+      const int64_t width = wide ? random.integer(190, 200) : random.integer(kernel, 17);
+      const int64_t stride = trial % 7 == 3 ? 2 : 1;
+      const int64_t pad = kernel == 3 ? trial % 2 : 0;
+      const int32_t input_zero_point = random.integer(-128, 127);
+      const Problem p = make_problem(random, channels, output_channels, height, width, kernel,
+                                     stride, pad, 1, input_zero_point, false);
+      char what[160];
+      std::snprintf(what, sizeof(what),
+                    "trial %d: C %lld M %lld %lldx%lld k %lld s %lld pad %lld zx %d", trial,
+                    static_cast<long long>(channels), static_cast<long long>(output_channels),
+                    static_cast<long long>(height), static_cast<long long>(width),
+                    static_cast<long long>(kernel), static_cast<long long>(stride),
+                    static_cast<long long>(pad), input_zero_point);
+      const std::string algorithm = check(p, engine, pool, what);
+      if (!starts_with(algorithm, name + " int8 gemm")) {
+        fail_msg("%s: ran '%s', expected the %s GEMM", what, algorithm.c_str(), name.c_str());
+      }
+    }
+  }
+}
+
+// Extreme codes: every input at -128 or 127 against weights at the ends of their range, with
+// zero points at the int8 limits (|x - zx| = 255), and groups.
+void test_extremes_and_groups(void**) {
+  Random random(77);
+  ThreadPool pool(2);
+  for (const Engine& engine : engines()) {
+    for (int32_t input_zero_point : {-128, 127}) {
+      Problem p = make_problem(random, 12, 9, 6, 7, 3, 1, 1, 3, input_zero_point, false);
+      for (int8_t& x : p.input) x = x < 0 ? -128 : 127;
+      for (size_t m = 0; m < p.q.weight_zero_points.size(); ++m) p.q.weight_zero_points[m] = 0;
+      for (int8_t& w : p.weights) w = w < 0 ? -128 : 127;
+      check(p, engine, pool, "extreme codes, groups 3");
+    }
+  }
+}
+
+// What the dot-product GEMM leaves to the int16-pair GEMM: the factories refuse it, and the
+// dispatcher's kernel is exact all the same.
+void test_fallbacks(void**) {
+  Random random(5);
+  ThreadPool pool(2);
+  for (const Engine& engine : engines()) {
+    Problem wide_offsets = make_problem(random, 5, 6, 5, 6, 3, 1, 1, 1, 3, true);
+    wide_offsets.q.weight_zero_points[1] = 40;  // and channel 1's first weight -128: -168
+    wide_offsets.weights[5 * 3 * 3] = -128;
+    Problem outside = make_problem(random, 5, 6, 5, 6, 3, 1, 1, 1, 0, false);
+    outside.q.input_zero_point = 200;
+    // Per-run weights are not packed for it either.
+    const Problem per_run = make_problem(random, 4, 9, 4, 5, 3, 1, 1, 1, -7, false);
+    for (const Problem* p :
+         std::initializer_list<const Problem*>{&wide_offsets, &outside, &per_run}) {
+      const int8_t* constant = p == &per_run ? nullptr : p->weights.data();
+      auto kernel = engine.conv(*p, constant);
+      if (engine.table) {
+        assert_null(kernel.get());
+        continue;
+      }
+      if (starts_with(kernel->algorithm(), engine.name)) {
+        fail_msg("ran '%s', expected the int16-pair GEMM", kernel->algorithm());
+      }
+      std::vector<int8_t> output(reference_output(*p).size(), 0x55);
+      kernel->run(p->input.data(), p->weights.data(), p->bias.data(), output.data(), pool);
+      const std::string mismatch = compare_exact(output, reference_output(*p));
+      if (!mismatch.empty()) {
+        fail_msg("fallback (%s): %s", kernel->algorithm(), mismatch.c_str());
+      }
+    }
+  }
+}
+
+// Empty outputs (a window larger than the input, M or N of 0) have nothing to block: the
+// drivers refuse them rather than divide by zero.
+void test_empty_outputs(void**) {
+  Random random(11);
+  for (size_t group_depth : {4, 8}) {
+    const arm::DotProductKernels& table = arm::portable_dot_product_kernels(group_depth);
+    const Problem p = make_problem(random, 3, 4, 1, 6, 3, 2, 0, 1, 0, false);
+    assert_int_equal(p.shape.window.output_height, 0);
+    assert_null(arm::make_dot_product_conv2d_int8(table, p.shape, p.q, p.weights.data()).get());
+    reference::GemmParams params;
+    params.m = 0;
+    params.n = 4;
+    params.k = 5;
+    const reference::Int8Requantization q = p.q;
+    const std::vector<int8_t> b(20, 1);
+    assert_null(arm::make_dot_product_gemm_int8(table, params, q, b.data()).get());
+  }
+}
+
+// The variants exist only where the CPU has the instructions; elsewhere asking for one gives
+// the best variant (dispatch.h), never a kernel that would fault.
+void test_availability(void**) {
+  const std::string features = kernels::cpu::detected_cpu_features();
+  assert_int_equal(kernels::cpu::kernel_variant_available(KernelVariant::kNeonDotprod),
+                   features.find("dotprod") != std::string::npos);
+  assert_int_equal(kernels::cpu::kernel_variant_available(KernelVariant::kNeonI8mm),
+                   features.find("i8mm") != std::string::npos);
+  if (!kernels::cpu::kernel_variant_available(KernelVariant::kNeonI8mm)) {
+    Random random(9);
+    ThreadPool pool(1);
+    const Problem p = make_problem(random, 4, 5, 3, 3, 1, 1, 0, 1, 0, false);
+    const std::string algorithm =
+        check(p, Engine{"neon-i8mm", KernelVariant::kNeonI8mm, nullptr}, pool, "unavailable i8mm");
+    assert_false(starts_with(algorithm, "neon-i8mm"));
+  }
+}
+
+// Quantization of a product with `n` output columns: zero points within reach of the codes
+// (B's offsets fit int8 unless `wide`), multipliers that spread the outputs.
+reference::Int8Requantization product_quantization(Random& random, int64_t n, int64_t k,
+                                                   int32_t input_zero_point) {
+  reference::Int8Requantization q;
+  q.input_zero_point = input_zero_point;
+  q.output_zero_point = random.integer(-20, 20);
+  for (int64_t column = 0; column < n; ++column) {
+    q.weight_zero_points.push_back(column % 3 == 0 ? 0 : random.integer(-30, 30));
+    q.multipliers.push_back(1.0f / static_cast<float>(40 * k + random.integer(0, 99)));
+  }
+  return q;
+}
+
+// B codes whose offsets from their column's zero point fit int8 (column = index % n, or
+// index / k % n when transposed).
+std::vector<int8_t> product_weights(Random& random, const reference::Int8Requantization& q,
+                                    size_t count, int64_t n, int64_t k, bool transposed) {
+  std::vector<int8_t> b = random.codes(count);
+  for (size_t i = 0; i < count; ++i) {
+    const size_t column = transposed ? i / static_cast<size_t>(k) % static_cast<size_t>(n)
+                                     : i % static_cast<size_t>(n);
+    const int32_t zero_point = q.weight_zero_points[column];
+    b[i] = static_cast<int8_t>(std::clamp<int32_t>(b[i], zero_point - 128, zero_point + 127));
+  }
+  return b;
+}
+
+// Gemm: random M, N, K around the tiles and the depth chunk, both transposes, C as one row, a
+// full matrix, a column or absent.
+void test_gemm(void**) {
+  Random random(404);
+  ThreadPool pool(3);
+  for (const Engine& engine : engines()) {
+    const std::string& name = engine.name;
+    for (int trial = 0; trial < 24; ++trial) {
+      reference::GemmParams params;
+      params.m = random.integer(1, trial % 4 == 3 ? 150 : 19);
+      params.n = random.integer(1, trial % 5 == 4 ? 200 : 19);
+      params.k = trial % 6 == 5 ? random.integer(250, 520) : random.integer(1, 21);
+      params.transpose_a = trial % 2 == 1;
+      params.transpose_b = trial % 3 == 1;
+      const int c_kind = trial % 4;  // 0 none, 1 row, 2 matrix, 3 column
+      params.c_row_stride = c_kind == 2 ? params.n : c_kind == 3 ? 1 : 0;
+      params.c_column_stride = c_kind == 1 || c_kind == 2 ? 1 : 0;
+      const reference::Int8Requantization q =
+          product_quantization(random, params.n, params.k, random.integer(-128, 127));
+      const std::vector<int8_t> a = random.codes(static_cast<size_t>(params.m * params.k));
+      const std::vector<int8_t> b =
+          product_weights(random, q, static_cast<size_t>(params.k * params.n), params.n, params.k,
+                          params.transpose_b);
+      const std::vector<int32_t> c =
+          random.ints(static_cast<size_t>(params.m * params.n), -4000, 4000);
+      const int32_t* c_data = c_kind == 0 ? nullptr : c.data();
+      std::vector<int8_t> expected(static_cast<size_t>(params.m * params.n));
+      reference::gemm_int8(params, q, a.data(), b.data(), c_data, expected.data());
+      auto kernel = engine.gemm(params, q, b.data());
+      if (!kernel) fail_msg("gemm trial %d: %s refused it", trial, name.c_str());
+      std::vector<int8_t> output(expected.size(), 0x55);
+      kernel->run(a.data(), nullptr, c_data, output.data(), pool);
+      const std::string mismatch = compare_exact(output, expected);
+      if (!mismatch.empty() || !starts_with(kernel->algorithm(), name + " int8 gemm")) {
+        fail_msg("gemm trial %d: M %lld N %lld K %lld ta %d tb %d C %d (%s): %s", trial,
+                 static_cast<long long>(params.m), static_cast<long long>(params.n),
+                 static_cast<long long>(params.k), params.transpose_a, params.transpose_b, c_kind,
+                 kernel->algorithm(), mismatch.c_str());
+      }
+    }
+  }
+}
+
+// Batched MatMul with B broadcast over the batch and per batch, and the fallbacks (B per run, an
+// input zero point outside int8), exact all the same.
+void test_matmul(void**) {
+  Random random(505);
+  ThreadPool pool(2);
+  for (const Engine& engine : engines()) {
+    const std::string& name = engine.name;
+    for (int trial = 0; trial < 8; ++trial) {
+      reference::MatMulParams params;
+      params.m = random.integer(1, 20);
+      params.n = random.integer(1, 20);
+      params.k = random.integer(1, 40);
+      params.batch_shape = {2, 3};
+      params.a_batch_strides = {3, 1};
+      params.b_batch_strides = trial % 2 ? std::vector<int64_t>{0, 0} : std::vector<int64_t>{3, 1};
+      const size_t b_matrices = trial % 2 ? 1 : 6;
+      const bool fallback = trial == 7;
+      const reference::Int8Requantization q = product_quantization(
+          random, params.n, params.k, fallback ? 150 : random.integer(-128, 127));
+      const std::vector<int8_t> a = random.codes(static_cast<size_t>(6 * params.m * params.k));
+      const std::vector<int8_t> b =
+          product_weights(random, q, b_matrices * static_cast<size_t>(params.k * params.n),
+                          params.n, params.k, false);
+      std::vector<int8_t> expected(static_cast<size_t>(6 * params.m * params.n));
+      reference::matmul_int8(params, q, a.data(), b.data(), expected.data());
+      const bool constant = trial != 6;
+      auto kernel = engine.matmul(params, q, constant ? b.data() : nullptr);
+      if (engine.table && (fallback || !constant)) {
+        assert_null(kernel.get());
+        continue;
+      }
+      if (!kernel) fail_msg("matmul trial %d: %s refused it", trial, name.c_str());
+      std::vector<int8_t> output(expected.size(), 0x55);
+      kernel->run(a.data(), b.data(), output.data(), pool);
+      const std::string mismatch = compare_exact(output, expected);
+      const bool dot_product = starts_with(kernel->algorithm(), name + " int8 gemm");
+      if (!mismatch.empty() || dot_product == (fallback || !constant)) {
+        fail_msg("matmul trial %d: M %lld N %lld K %lld (%s): %s", trial,
+                 static_cast<long long>(params.m), static_cast<long long>(params.n),
+                 static_cast<long long>(params.k), kernel->algorithm(), mismatch.c_str());
+      }
+    }
+  }
+}
+
+}  // namespace
+
+int main() {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_random_shapes), cmocka_unit_test(test_extremes_and_groups),
+      cmocka_unit_test(test_fallbacks),     cmocka_unit_test(test_empty_outputs),
+      cmocka_unit_test(test_gemm),          cmocka_unit_test(test_matmul),
+      cmocka_unit_test(test_availability),
+  };
+  return cmocka_run_group_tests(tests, nullptr, nullptr);
+}
