@@ -42,8 +42,8 @@ inline std::vector<const kernels::cpu::optimized::MicroKernels*> optimized_micro
   return tables;
 }
 
-// optimized_variants() plus the ARM dot-product variants, for the int8 convolution / Gemm / MatMul tests:
-// those variants differ from neon only there (under qemu, running them through the float and
+// optimized_variants() plus the ARM dot-product variants, for the int8 convolution / Gemm / MatMul
+// tests: those variants differ from neon only there (under qemu, running them through the float and
 // element-wise tests too would double those tests' time for no new code).
 inline std::vector<kernels::cpu::KernelVariant> int8_gemm_variants() {
   using kernels::cpu::KernelVariant;

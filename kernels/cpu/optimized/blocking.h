@@ -46,8 +46,9 @@ struct BlockLimits {
   size_t column_block;  // multiple of every NR
   size_t task_rows;     // multiple of row_block
 };
-// Convolutions: A is the packed weights, so a task may take every row.
-constexpr BlockLimits kFloatConvolutionLimits{256, 144, 256, size_t{1} << 40};
+// Convolutions: A is the packed weights, so a task may take every row (half of SIZE_MAX: no
+// limit that overflows divide_round_up, and it fits 32-bit targets too).
+constexpr BlockLimits kFloatConvolutionLimits{256, 144, 256, SIZE_MAX / 2};
 // int8 convolutions keep a task's int32 accumulators (task_rows x column_block) in scratch.
 constexpr BlockLimits kInt16ConvolutionLimits{256, 144, 192, 288};
 // Gemm/MatMul pack A per task: one row block per task.

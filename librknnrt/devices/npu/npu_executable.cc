@@ -109,8 +109,7 @@ class NpuExecutable final : public Executable {
     const bool int8_feature_map = !buffer->float16 && !buffer->matrix;
     const uint64_t bytes = feature_bytes(buffer->shape, false) * uint64_t(buffer->shape.batch);
     const bool fits = memory && int8_feature_map && native.type == DataType::kInt8 &&
-                      native.c2 == 16 && memory->size() >= bytes &&
-                      memory->npu_address() % 16 == 0;
+                      native.c2 == 16 && memory->size() >= bytes && memory->npu_address() % 16 == 0;
     const NpuDeviceMemory* chosen = fits ? memory : nullptr;
     if (chosen != buffer->in_place) {
       buffer->in_place = chosen;
