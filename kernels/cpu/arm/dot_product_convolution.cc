@@ -66,19 +66,14 @@ class DotProductConvolution final : public Conv2DInt8 {
     const size_t groups = static_cast<size_t>(shape_.groups);
     const optimized::OutputBlocks blocks = optimized::choose_output_blocks(
         group_rows_, columns_, images * groups, pool.thread_count(), mr_, nr_, kLimits);
-    const size_t tasks = images * groups * blocks.row_blocks * blocks.column_blocks;
+    const size_t tasks = optimized::block_task_count(images * groups, blocks);
     pool.parallel_for(tasks, [&](size_t task, size_t thread) {
-      const size_t column_block = task % blocks.column_blocks;
-      task /= blocks.column_blocks;
-      const size_t row_block = task % blocks.row_blocks;
-      task /= blocks.row_blocks;
-      const size_t group = task % groups;
-      const size_t image = task / groups;
+      const optimized::BlockTask position = optimized::block_task(task, blocks);
       Block block;
-      block.image = image;
-      block.group = group;
-      block.first_row = row_block * blocks.row_block;
-      block.first_column = column_block * blocks.column_block;
+      block.image = position.independent / groups;
+      block.group = position.independent % groups;
+      block.first_row = position.first_row;
+      block.first_column = position.first_column;
       if (block.first_row >= group_rows_ || block.first_column >= columns_) return;
       block.rows = std::min(blocks.row_block, group_rows_ - block.first_row);
       block.columns = std::min(blocks.column_block, columns_ - block.first_column);

@@ -72,17 +72,15 @@ class DotProductProduct {
     const size_t products = layout_.batch.a_offsets.size();
     const optimized::OutputBlocks blocks = optimized::choose_output_blocks(
         layout_.m, layout_.n, products, pool.thread_count(), mr_, nr_, kLimits);
-    const size_t tasks = products * blocks.row_blocks * blocks.column_blocks;
+    const size_t tasks = optimized::block_task_count(products, blocks);
     pool.parallel_for(tasks, [&](size_t task, size_t thread) {
-      const size_t column_block = task % blocks.column_blocks;
-      task /= blocks.column_blocks;
-      const size_t row_block = task % blocks.row_blocks;
-      const size_t product = task / blocks.row_blocks;
-      const size_t first_row = row_block * blocks.row_block;
-      const size_t first_column = column_block * blocks.column_block;
+      const optimized::BlockTask block = optimized::block_task(task, blocks);
+      const size_t first_row = block.first_row;
+      const size_t first_column = block.first_column;
       if (first_row >= layout_.m || first_column >= layout_.n) return;
-      run_block(a, c, y, product, first_row, std::min(blocks.row_block, layout_.m - first_row),
-                first_column, std::min(blocks.column_block, layout_.n - first_column),
+      run_block(a, c, y, block.independent, first_row,
+                std::min(blocks.row_block, layout_.m - first_row), first_column,
+                std::min(blocks.column_block, layout_.n - first_column),
                 pool.scratch(thread, task_bytes_));
     });
   }

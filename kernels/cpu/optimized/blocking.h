@@ -67,6 +67,25 @@ struct OutputBlocks {
 OutputBlocks choose_output_blocks(size_t rows, size_t columns, size_t independent, size_t threads,
                                   size_t mr, size_t nr, const BlockLimits& limits);
 
+// Task `task` of the parallel_for over independent x row_blocks x column_blocks tasks that
+// every blocked driver runs (columns fastest, so neighbouring tasks share their rows of A).
+struct BlockTask {
+  size_t independent = 0;  // image x group (convolutions) or product (batched matrices)
+  size_t first_row = 0;
+  size_t first_column = 0;
+};
+inline size_t block_task_count(size_t independent, const OutputBlocks& blocks) {
+  return independent * blocks.row_blocks * blocks.column_blocks;
+}
+inline BlockTask block_task(size_t task, const OutputBlocks& blocks) {
+  BlockTask block;
+  block.first_column = task % blocks.column_blocks * blocks.column_block;
+  task /= blocks.column_blocks;
+  block.first_row = task % blocks.row_blocks * blocks.row_block;
+  block.independent = task / blocks.row_blocks;
+  return block;
+}
+
 inline FloatActivation to_float_activation(const reference::FusedActivation& activation) {
   using Kind = reference::FusedActivation::Kind;
   constexpr float kInfinity = __builtin_huge_valf();

@@ -118,16 +118,10 @@ class GemmConvolution final : public ConvolutionTraits<Arithmetic>::Interface {
     const size_t groups = static_cast<size_t>(shape_.groups);
     const OutputBlocks blocks = choose_output_blocks(group_rows_, columns_, images * groups,
                                                      pool.thread_count(), mr_, nr_, kLimits);
-    const size_t tasks = images * groups * blocks.row_blocks * blocks.column_blocks;
-    pool.parallel_for(tasks, [&](size_t task, size_t thread) {
-      const size_t column_block = task % blocks.column_blocks;
-      task /= blocks.column_blocks;
-      const size_t row_block = task % blocks.row_blocks;
-      task /= blocks.row_blocks;
-      const size_t group = task % groups;
-      const size_t image = task / groups;
-      run_block(input, packed, bias, output, image, group, row_block * blocks.row_block,
-                blocks.row_block, column_block * blocks.column_block, blocks.column_block,
+    pool.parallel_for(block_task_count(images * groups, blocks), [&](size_t task, size_t thread) {
+      const BlockTask block = block_task(task, blocks);
+      run_block(input, packed, bias, output, block.independent / groups, block.independent % groups,
+                block.first_row, blocks.row_block, block.first_column, blocks.column_block,
                 pool.scratch(thread, task_bytes_));
     });
   }

@@ -172,15 +172,10 @@ class Product {
     const size_t products = batch_.a_offsets.size();
     const OutputBlocks blocks =
         choose_output_blocks(shape_.m, shape_.n, products, pool.thread_count(), mr_, nr_, kLimits);
-    const size_t tasks = products * blocks.row_blocks * blocks.column_blocks;
-    pool.parallel_for(tasks, [&](size_t task, size_t thread) {
-      const size_t column_block = task % blocks.column_blocks;
-      task /= blocks.column_blocks;
-      const size_t row_block = task % blocks.row_blocks;
-      const size_t product = task / blocks.row_blocks;
-      run_block(a, b, c, y, product, row_block * blocks.row_block, blocks.row_block,
-                column_block * blocks.column_block, blocks.column_block,
-                pool.scratch(thread, task_bytes_));
+    pool.parallel_for(block_task_count(products, blocks), [&](size_t task, size_t thread) {
+      const BlockTask block = block_task(task, blocks);
+      run_block(a, b, c, y, block.independent, block.first_row, blocks.row_block,
+                block.first_column, blocks.column_block, pool.scratch(thread, task_bytes_));
     });
   }
 
