@@ -129,8 +129,8 @@ def write_png(rows, peer_labels, path) -> bool:
     axes.set_title(CHART_TITLE, fontsize=10)
     known = [r for _, ratios in rows for r in ratios if r is not None]
     axes.set_xlim(0, max([1.2] + known) * 1.12)
-    axes.legend(fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.12), ncol=len(peer_labels))
-    figure.tight_layout()
+    figure.legend(fontsize=8, loc="lower center", ncol=max(1, len(peer_labels)))
+    figure.tight_layout(rect=(0, 0.07, 1, 1))
     figure.savefig(path, dpi=110)
     plt.close(figure)
     return True
