@@ -31,6 +31,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import numpy as np
@@ -263,11 +264,17 @@ def main():
              for p in peer_engines.ALL_PEERS
              if p not in peers and (not args.peers or p.key in args.peers.split(","))]
     configurations = prepare_configurations(args, models, precisions, peers, notes)
+    started = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
+    load_at_start = os.getloadavg()[0]
     samples, cpu_samples, versions = measure(args, configurations, threads, peers)
+    load_at_end = os.getloadavg()[0]
 
     engines = ", ".join(f"{p.label} {versions.get(p.key, 'not run')}" for p in peers)
     header = [f"Medians over {args.rounds} interleaved process runs, each the median of "
-              f"{args.runs} runs after {args.warmup} warm-up runs. Peers: {engines or 'none'}."]
+              f"{args.runs} runs after {args.warmup} warm-up runs. Peers: {engines or 'none'}. "
+              f"Started {started} on {os.cpu_count()} CPUs, one-minute load average "
+              f"{load_at_start:.1f} at the start and {load_at_end:.1f} at the end (the machine's "
+              "other processes count in it)."]
     text = report.markdown(samples, cpu_samples, peers, header, [n + "\n" for n in notes])
     if not args.no_profile:
         text += profile_tables(args, configurations, threads[0])
