@@ -4,7 +4,7 @@
     bench_models.py --build BUILD [--models mobilenet_v2,resnet18,resnet50,yolov5s]
                     [--precisions fp32,int8] [--threads 1,2] [--rounds 5] [--runs 10]
                     [--peers ort,openvino,ncnn] [--work DIR] [--markdown FILE] [--svg FILE]
-                    [--png FILE] [--no-profile]
+                    [--png FILE] [--no-profile] [--prepare-only]
 
 Models come from the test-model builders (tests/models/make_models.py), converted with the
 build's rknn-convert (fp32: float32 weights; int8: w8a8 per-channel with a seeded random
@@ -248,6 +248,9 @@ def main():
     parser.add_argument("--svg", help="write a ratio chart here")
     parser.add_argument("--png", help="write the ratio chart as PNG here (needs matplotlib)")
     parser.add_argument("--no-profile", action="store_true")
+    parser.add_argument("--prepare-only", action="store_true",
+                        help="make and convert the models for every engine, then stop (so the "
+                        "timed run can start when the machine is quiet)")
     args = parser.parse_args()
     args.work = args.work or str(Path(args.build) / "bench-work")
     models = [m for m in args.models.split(",") if m]
@@ -264,6 +267,9 @@ def main():
              for p in peer_engines.ALL_PEERS
              if p not in peers and (not args.peers or p.key in args.peers.split(","))]
     configurations = prepare_configurations(args, models, precisions, peers, notes)
+    if args.prepare_only:
+        log(f"models ready in {args.work}")
+        return
     started = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
     load_at_start = os.getloadavg()[0]
     samples, cpu_samples, versions = measure(args, configurations, threads, peers)
