@@ -242,8 +242,9 @@ def main():
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--runs", type=int, default=10)
     parser.add_argument("--warmup", type=int, default=3)
-    parser.add_argument("--peers", help="comma-separated subset of "
-                        f"{','.join(p.key for p in peer_engines.ALL_PEERS)} (default: all installed)")
+    known_peers = ",".join(p.key for p in peer_engines.ALL_PEERS)
+    parser.add_argument("--peers", help=f"comma-separated subset of {known_peers} "
+                        "(default: all installed)")
     parser.add_argument("--markdown", help="also write the tables here")
     parser.add_argument("--svg", help="write a ratio chart here")
     parser.add_argument("--png", help="write the ratio chart as PNG here (needs matplotlib)")

@@ -106,10 +106,11 @@ class NcnnPeer(Peer):
         local = folder / f"{model}.onnx"
         local.unlink(missing_ok=True)
         local.symlink_to(onnx_path.resolve())
-        shapes = ",".join("[" + ",".join(map(str, shape)) + "]" for _, shape in onnx_inputs(onnx_path))
-        result = subprocess.run([str(pnnx_executable()), local.name, f"inputshape={shapes}", "fp16=0"],
-                                cwd=folder, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                                text=True, timeout=1800)
+        shapes = ",".join("[" + ",".join(map(str, shape)) + "]"
+                          for _, shape in onnx_inputs(onnx_path))
+        command = [str(pnnx_executable()), local.name, f"inputshape={shapes}", "fp16=0"]
+        result = subprocess.run(command, cwd=folder, stdout=subprocess.PIPE,
+                                stderr=subprocess.STDOUT, text=True, timeout=1800)
         if result.returncode != 0 or not param.exists():
             raise RuntimeError(f"pnnx could not convert {onnx_path}:\n{result.stdout[-2000:]}")
         return param
