@@ -113,7 +113,8 @@ def write_png(rows, peer_labels, path) -> bool:
     except ImportError:
         return False
     bar = 0.8 / max(1, len(peer_labels))
-    figure, axes = plt.subplots(figsize=(9, 0.3 * len(rows) * max(1, len(peer_labels)) + 1.5))
+    height = 0.3 * len(rows) * max(1, len(peer_labels)) + 1.5  # inches
+    figure, axes = plt.subplots(figsize=(9, height))
     for index, label in enumerate(peer_labels):
         positions = [row + index * bar for row in range(len(rows))]
         values = [ratios[index] if ratios[index] is not None else 0.0 for _, ratios in rows]
@@ -130,7 +131,7 @@ def write_png(rows, peer_labels, path) -> bool:
     known = [r for _, ratios in rows for r in ratios if r is not None]
     axes.set_xlim(0, max([1.2] + known) * 1.12)
     figure.legend(fontsize=8, loc="lower center", ncol=max(1, len(peer_labels)))
-    figure.tight_layout(rect=(0, 0.07, 1, 1))
+    figure.tight_layout(rect=(0, 0.4 / height, 1, 1))  # the legend's 0.4 inch at the bottom
     figure.savefig(path, dpi=110)
     plt.close(figure)
     return True
