@@ -69,6 +69,32 @@ SquareMatrix input_gram_matrix(const LayerInputRows& inputs, int64_t first, int6
   return gram;
 }
 
+// X_f^T X_q over columns [first, first + size): row i, column j sums x_f[i] * x_q[j] over the
+// paired rows (a full matrix: it is not symmetric). Chunked like input_gram_matrix.
+SquareMatrix cross_gram_matrix(const LayerInputRows& float_inputs,
+                               const LayerInputRows& quantized_inputs, int64_t first,
+                               int64_t size) {
+  SquareMatrix cross(size);
+  const int64_t rows = float_inputs.rows();
+  const int64_t columns = float_inputs.columns;
+  constexpr int64_t kChunkRows = 64;
+  std::vector<float> partial(static_cast<size_t>(size));
+  for (int64_t chunk = 0; chunk < rows; chunk += kChunkRows) {
+    const int64_t chunk_end = std::min(rows, chunk + kChunkRows);
+    for (int64_t i = 0; i < size; ++i) {
+      std::fill(partial.begin(), partial.end(), 0.0f);
+      for (int64_t r = chunk; r < chunk_end; ++r) {
+        const float xi = float_inputs.values[static_cast<size_t>(r * columns + first + i)];
+        if (xi == 0.0f) continue;
+        add_scaled(partial.data(), quantized_inputs.values.data() + r * columns + first, xi, size);
+      }
+      double* cross_row = cross.row(i);
+      for (int64_t j = 0; j < size; ++j) cross_row[j] += partial[static_cast<size_t>(j)];
+    }
+  }
+  return cross;
+}
+
 // Four independent partial sums (eight lanes once vectorized): a single running sum would wait
 // on each addition's latency, which made the Cholesky factorization the slowest step.
 double dot(const double* a, const double* b, int64_t count) {
@@ -143,12 +169,12 @@ bool inverse_upper_cholesky(const SquareMatrix& gram_upper, SquareMatrix* out_up
   return true;
 }
 
-// Quantizes columns [first, first + size) of every output with the errors of earlier columns
-// of the block spread over later ones. False (nothing written) when H cannot be factored.
-bool round_block(const std::vector<float>& weights, int64_t outputs, int64_t columns,
-                 const std::vector<float>& scales, const LayerInputRows& inputs, int64_t first,
-                 int64_t size, const CompensatedRoundingSettings& settings,
-                 std::vector<int8_t>* codes) {
+// The damped H of columns [first, first + size) of the input rows and the upper Cholesky
+// factor U of its inverse. False when the block's inputs are all zero or H cannot be factored
+// even with 10-1000x more damping. *out_damping receives the damping added to H's diagonal.
+bool factor_block(const LayerInputRows& inputs, int64_t first, int64_t size,
+                  const CompensatedRoundingSettings& settings, SquareMatrix* out_upper,
+                  double* out_damping) {
   SquareMatrix gram = input_gram_matrix(inputs, first, size);
   double mean_diagonal = 0.0;
   for (int64_t i = 0; i < size; ++i) mean_diagonal += gram.at(i, i);
@@ -158,15 +184,27 @@ bool round_block(const std::vector<float>& weights, int64_t outputs, int64_t col
     // An input that is always zero: its weight does not matter; 1 keeps H invertible.
     if (gram.at(i, i) == 0.0) gram.at(i, i) = mean_diagonal;
   }
-  SquareMatrix upper(size);
   double damping = settings.relative_damping * mean_diagonal;
-  bool factored = false;
-  for (int attempt = 0; attempt < 4 && !factored; ++attempt, damping *= 10.0) {
+  for (int attempt = 0; attempt < 4; ++attempt, damping *= 10.0) {
     SquareMatrix damped = gram;
     for (int64_t i = 0; i < size; ++i) damped.at(i, i) += damping;
-    factored = inverse_upper_cholesky(damped, &upper);
+    if (inverse_upper_cholesky(damped, out_upper)) {
+      *out_damping = damping;
+      return true;
+    }
   }
-  if (!factored) return false;
+  return false;
+}
+
+// Quantizes columns [first, first + size) of every output with the errors of earlier columns
+// of the block spread over later ones. False (nothing written) when H cannot be factored.
+bool round_block(const std::vector<float>& weights, int64_t outputs, int64_t columns,
+                 const std::vector<float>& scales, const LayerInputRows& inputs, int64_t first,
+                 int64_t size, const CompensatedRoundingSettings& settings,
+                 std::vector<int8_t>* codes) {
+  SquareMatrix upper(size);
+  double damping = 0.0;
+  if (!factor_block(inputs, first, size, settings, &upper, &damping)) return false;
 
   // The updates run in float (as GPTQ does): twice the lanes, and far below int8 resolution.
   std::vector<float> upper_float(static_cast<size_t>(size * size));
@@ -188,6 +226,39 @@ bool round_block(const std::vector<float>& weights, int64_t outputs, int64_t col
       const float error = (value - static_cast<float>(code) * scale) / u[k];
       add_scaled(row.data() + k + 1, u + k + 1, -error, size - k - 1);
     }
+  }
+  return true;
+}
+
+// Fits columns [first, first + size) of `fitted` (outputs x columns, holding W on entry):
+// W'_b = (W_b C + d W_b) (H + d I)^-1 with C = X_f^T X_q and H = X_q^T X_q of the block, d the
+// damping (which pulls W' towards W where the rows say little). Other blocks' columns are taken
+// as reproduced exactly. False (block left as W) when H cannot be factored.
+bool fit_block(const LayerInputRows& quantized_inputs, const LayerInputRows& float_inputs,
+               int64_t outputs, int64_t first, int64_t size,
+               const CompensatedRoundingSettings& settings, std::vector<float>* fitted) {
+  SquareMatrix upper(size);  // H^-1 = U^T U
+  double damping = 0.0;
+  if (!factor_block(quantized_inputs, first, size, settings, &upper, &damping)) return false;
+  const SquareMatrix cross = cross_gram_matrix(float_inputs, quantized_inputs, first, size);
+  const int64_t columns = quantized_inputs.columns;
+  std::vector<double> target(static_cast<size_t>(size));
+  std::vector<double> half(static_cast<size_t>(size));
+  for (int64_t o = 0; o < outputs; ++o) {
+    float* w = fitted->data() + o * columns + first;
+    // target = w C + d w
+    for (int64_t j = 0; j < size; ++j) target[static_cast<size_t>(j)] = damping * w[j];
+    for (int64_t i = 0; i < size; ++i) {
+      if (w[i] == 0.0f) continue;
+      add_scaled(target.data(), cross.row(i), static_cast<double>(w[i]), size);
+    }
+    // w' = target U^T U: half = U target (U upper), then w'_j = sum_{i <= j} half_i U_ij.
+    for (int64_t i = 0; i < size; ++i)
+      half[static_cast<size_t>(i)] = dot(upper.row(i) + i, target.data() + i, size - i);
+    std::vector<double> result(static_cast<size_t>(size), 0.0);
+    for (int64_t i = 0; i < size; ++i)
+      add_scaled(result.data() + i, upper.row(i) + i, half[static_cast<size_t>(i)], size - i);
+    for (int64_t j = 0; j < size; ++j) w[j] = static_cast<float>(result[static_cast<size_t>(j)]);
   }
   return true;
 }
@@ -227,31 +298,79 @@ std::vector<int8_t> round_weights_with_compensation(const std::vector<float>& we
   return codes;
 }
 
+FittedWeights fit_weights_to_inputs(const std::vector<float>& weights, int64_t outputs,
+                                    bool per_output, const LayerInputRows& quantized_inputs,
+                                    const LayerInputRows& float_inputs,
+                                    const CompensatedRoundingSettings& settings) {
+  FittedWeights result;
+  result.weights = weights;
+  const int64_t columns = outputs > 0 ? static_cast<int64_t>(weights.size()) / outputs : 0;
+  const bool usable = columns > 0 && quantized_inputs.columns == columns &&
+                      float_inputs.columns == columns && quantized_inputs.rows() > 0 &&
+                      quantized_inputs.rows() == float_inputs.rows();
+  if (usable) {
+    const int64_t block_limit = std::max<int64_t>(1, settings.max_block_columns);
+    const int64_t blocks = (columns + block_limit - 1) / block_limit;
+    const int64_t block_size = (columns + blocks - 1) / blocks;
+    for (int64_t first = 0; first < columns; first += block_size) {
+      fit_block(quantized_inputs, float_inputs, outputs, first,
+                std::min(block_size, columns - first), settings, &result.weights);
+    }
+  }
+  // Symmetric scales of the fitted weights, as quantize_weights chooses them.
+  std::vector<float> largest(static_cast<size_t>(per_output ? outputs : 1), 0.0f);
+  for (int64_t o = 0; o < outputs; ++o) {
+    float& slot = largest[static_cast<size_t>(per_output ? o : 0)];
+    for (int64_t k = 0; k < columns; ++k)
+      slot = std::max(slot, std::fabs(result.weights[static_cast<size_t>(o * columns + k)]));
+  }
+  for (float value : largest) result.scales.push_back(value > 0.0f ? value / 127.0f : 1.0f);
+  return result;
+}
+
 std::vector<double> mean_output_error(const std::vector<float>& weights,
                                       const std::vector<int8_t>& codes, int64_t outputs,
                                       const std::vector<float>& scales,
                                       const LayerInputRows& inputs) {
-  std::vector<double> errors(static_cast<size_t>(std::max<int64_t>(outputs, 0)), 0.0);
-  const int64_t columns = inputs.columns;
-  const int64_t rows = inputs.rows();
-  if (rows == 0 || columns * outputs != static_cast<int64_t>(weights.size())) return errors;
-  std::vector<double> mean_input(static_cast<size_t>(columns), 0.0);
-  for (int64_t r = 0; r < rows; ++r) {
-    const float* x = inputs.values.data() + r * columns;
-    for (int64_t k = 0; k < columns; ++k) mean_input[static_cast<size_t>(k)] += x[k];
+  return mean_output_shift(weights, codes, outputs, scales, inputs, inputs);
+}
+
+std::vector<double> mean_output_shift(const std::vector<float>& weights,
+                                      const std::vector<int8_t>& codes, int64_t outputs,
+                                      const std::vector<float>& scales,
+                                      const LayerInputRows& quantized_inputs,
+                                      const LayerInputRows& float_inputs) {
+  std::vector<double> shifts(static_cast<size_t>(std::max<int64_t>(outputs, 0)), 0.0);
+  const int64_t columns = float_inputs.columns;
+  const int64_t rows = float_inputs.rows();
+  if (rows == 0 || columns * outputs != static_cast<int64_t>(weights.size()) ||
+      codes.size() != weights.size() || quantized_inputs.columns != columns ||
+      quantized_inputs.rows() != rows) {
+    return shifts;
   }
-  for (double& mean : mean_input) mean /= static_cast<double>(rows);
+  auto column_means = [&](const LayerInputRows& inputs) {
+    std::vector<double> means(static_cast<size_t>(columns), 0.0);
+    for (int64_t r = 0; r < rows; ++r) {
+      const float* x = inputs.values.data() + r * columns;
+      for (int64_t k = 0; k < columns; ++k) means[static_cast<size_t>(k)] += x[k];
+    }
+    for (double& mean : means) mean /= static_cast<double>(rows);
+    return means;
+  };
+  const std::vector<double> mean_quantized = column_means(quantized_inputs);
+  const std::vector<double> mean_float =
+      &quantized_inputs == &float_inputs ? mean_quantized : column_means(float_inputs);
   for (int64_t c = 0; c < outputs; ++c) {
     const double scale = scale_of(scales, c);
     double sum = 0.0;
     for (int64_t k = 0; k < columns; ++k) {
       const size_t index = static_cast<size_t>(c * columns + k);
-      sum += (codes[index] * scale - static_cast<double>(weights[index])) *
-             mean_input[static_cast<size_t>(k)];
+      sum += codes[index] * scale * mean_quantized[static_cast<size_t>(k)] -
+             static_cast<double>(weights[index]) * mean_float[static_cast<size_t>(k)];
     }
-    errors[static_cast<size_t>(c)] = sum;
+    shifts[static_cast<size_t>(c)] = sum;
   }
-  return errors;
+  return shifts;
 }
 
 }  // namespace orknn::convert
