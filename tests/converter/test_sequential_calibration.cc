@@ -67,78 +67,6 @@ void test_mean_output_shift_compares_paired_rows(void**) {
     assert_true(value == 0.0);
 }
 
-// Correlated rows (few sources mixed into many columns, as after MaxPool copies) and the same
-// rows with independent noise, as the quantized model would feed them.
-void noisy_rows(int64_t rows, int64_t columns, uint32_t seed, LayerInputRows* out_float,
-                LayerInputRows* out_noisy) {
-  std::mt19937 generator(seed);
-  std::normal_distribution<float> normal(0.0f, 1.0f);
-  std::mt19937 mixing_generator(99);  // the same mixing for every call
-  const int64_t sources = columns / 4;
-  std::vector<float> mixing;
-  for (int64_t i = 0; i < sources * columns; ++i) mixing.push_back(normal(mixing_generator));
-  out_float->columns = out_noisy->columns = columns;
-  std::vector<float> source(static_cast<size_t>(sources));
-  for (int64_t r = 0; r < rows; ++r) {
-    for (float& value : source) value = normal(generator);
-    for (int64_t k = 0; k < columns; ++k) {
-      float value = 0.3f;
-      for (int64_t s = 0; s < sources; ++s)
-        value += source[static_cast<size_t>(s)] * mixing[static_cast<size_t>(s * columns + k)];
-      out_float->values.push_back(value);
-      out_noisy->values.push_back(value + 0.5f * normal(generator));
-    }
-  }
-}
-
-// sum over rows and outputs of (W x - V x_q)^2
-double fit_error(const std::vector<float>& w, const std::vector<float>& v, int64_t outputs,
-                 const LayerInputRows& x, const LayerInputRows& x_noisy) {
-  double total = 0.0;
-  const int64_t columns = x.columns;
-  for (int64_t r = 0; r < x.rows(); ++r) {
-    for (int64_t o = 0; o < outputs; ++o) {
-      double difference = 0.0;
-      for (int64_t k = 0; k < columns; ++k) {
-        const size_t i = static_cast<size_t>(o * columns + k);
-        const size_t j = static_cast<size_t>(r * columns + k);
-        difference += w[i] * static_cast<double>(x.values[j]) - v[i] * x_noisy.values[j];
-      }
-      total += difference * difference;
-    }
-  }
-  return total;
-}
-
-// Fitted weights reproduce the float layer's output from noisy inputs better than the float
-// weights do, on the rows they were fitted to and on fresh ones.
-void test_weight_fitting_lowers_the_error_of_noisy_inputs(void**) {
-  const int64_t outputs = 6;
-  const int64_t columns = 32;
-  const std::vector<float> weights = random_values(static_cast<size_t>(outputs * columns), 8, 0.3f);
-  LayerInputRows fit_float, fit_noisy, fresh_float, fresh_noisy;
-  noisy_rows(2000, columns, 1, &fit_float, &fit_noisy);
-  noisy_rows(2000, columns, 2, &fresh_float, &fresh_noisy);
-  const FittedWeights fitted = fit_weights_to_inputs(weights, outputs, true, fit_noisy, fit_float,
-                                                     CompensatedRoundingSettings{});
-  assert_int_equal(fitted.weights.size(), weights.size());
-  assert_int_equal(fitted.scales.size(), outputs);
-  for (const auto* rows : {&fit_float, &fresh_float}) {
-    const LayerInputRows& noisy = rows == &fit_float ? fit_noisy : fresh_noisy;
-    const double before = fit_error(weights, weights, outputs, *rows, noisy);
-    const double after = fit_error(weights, fitted.weights, outputs, *rows, noisy);
-    print_message("fit error %s: float weights %g, fitted %g\n",
-                  rows == &fit_float ? "in sample" : "fresh rows", before, after);
-    if (!(after < 0.7 * before)) fail_msg("float weights %g, fitted %g", before, after);
-  }
-  // Without noise the fit gives the weights back (up to the damping).
-  const FittedWeights same = fit_weights_to_inputs(weights, outputs, false, fit_float, fit_float,
-                                                   CompensatedRoundingSettings{});
-  assert_int_equal(same.scales.size(), 1);
-  for (size_t i = 0; i < weights.size(); ++i)
-    assert_true(std::fabs(same.weights[i] - weights[i]) < 1e-4);
-}
-
 // x [1,2,6,6] -> Conv(3 outputs, 3x3, pads 1) -> y
 ir::Graph one_convolution() {
   ir::Graph graph;
@@ -269,9 +197,9 @@ double largest_channel_shift(const ConvertOptions& options, const Network& netwo
 void test_sequential_calibration_removes_the_mean_shift(void**) {
   Network network;
   write_network(&network, 6);
-  ConvertOptions one_shot = int8_options(network, "one_shot.rknn");
-  one_shot.sequential_calibration = false;
-  const ConvertOptions sequential = int8_options(network, "sequential.rknn");
+  const ConvertOptions one_shot = int8_options(network, "one_shot.rknn");
+  ConvertOptions sequential = int8_options(network, "sequential.rknn");
+  sequential.sequential_calibration = true;
   const double before = largest_channel_shift(one_shot, network);
   const double after = largest_channel_shift(sequential, network);
   print_message("largest channel shift / output deviation: one-shot %.5f, sequential %.5f\n",
@@ -280,18 +208,20 @@ void test_sequential_calibration_removes_the_mean_shift(void**) {
   // The result does not depend on how many threads ran the samples.
   ConvertOptions one_thread = int8_options(network, "one_thread.rknn");
   one_thread.calibration_threads = 1;
+  one_thread.sequential_calibration = true;
   ConvertOptions three_threads = int8_options(network, "three_threads.rknn");
   three_threads.calibration_threads = 3;
+  three_threads.sequential_calibration = true;
   const std::vector<float>& x = network.samples[0];
   assert_true(convert_and_run(one_thread, {x}) == convert_and_run(three_threads, {x}));
 }
 
 void test_sequential_calibration_option(void**) {
   ConvertOptions options;
-  assert_true(options.sequential_calibration);
-  assert_true(
-      apply_config_text("sequential_calibration: false\n", "/base", "t.yaml", &options).ok());
   assert_false(options.sequential_calibration);
+  assert_true(
+      apply_config_text("sequential_calibration: true\n", "/base", "t.yaml", &options).ok());
+  assert_true(options.sequential_calibration);
   assert_false(
       apply_config_text("sequential_calibration: often\n", "/base", "t.yaml", &options).ok());
 }
@@ -302,7 +232,6 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_mean_output_shift_compares_paired_rows),
       cmocka_unit_test(test_sample_rows_pair_with_calibration_rows),
-      cmocka_unit_test(test_weight_fitting_lowers_the_error_of_noisy_inputs),
       cmocka_unit_test(test_sequential_calibration_removes_the_mean_shift),
       cmocka_unit_test(test_sequential_calibration_option),
   };

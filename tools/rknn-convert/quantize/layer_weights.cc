@@ -27,25 +27,15 @@ std::optional<LayerWeightMatrix> layer_weight_matrix(const ir::Node& node,
 
 RoundedLayer round_layer(const LayerWeightMatrix& matrix, const std::vector<float>& scales,
                          const LayerInputRows& rounding_inputs, const LayerInputRows& float_inputs,
-                         WeightRounding rounding, bool bias_correction, bool fit_weights) {
+                         WeightRounding rounding, bool bias_correction) {
   RoundedLayer result;
-  const std::vector<float>* values = &matrix.values;
-  const std::vector<float>* used_scales = &scales;
-  FittedWeights fitted;
-  if (fit_weights) {
-    fitted = fit_weights_to_inputs(matrix.values, matrix.outputs, scales.size() != 1,
-                                   rounding_inputs, float_inputs, CompensatedRoundingSettings{});
-    values = &fitted.weights;
-    used_scales = &fitted.scales;
-    result.scales = fitted.scales;
-  }
   std::vector<int8_t> codes =
       rounding == WeightRounding::kErrorCompensated
-          ? round_weights_with_compensation(*values, matrix.outputs, *used_scales, rounding_inputs,
+          ? round_weights_with_compensation(matrix.values, matrix.outputs, scales, rounding_inputs,
                                             CompensatedRoundingSettings{})
-          : round_weights_to_nearest(*values, matrix.outputs, *used_scales);
+          : round_weights_to_nearest(matrix.values, matrix.outputs, scales);
   if (bias_correction) {
-    result.bias_shift = mean_output_shift(matrix.values, codes, matrix.outputs, *used_scales,
+    result.bias_shift = mean_output_shift(matrix.values, codes, matrix.outputs, scales,
                                           rounding_inputs, float_inputs);
   }
   if (!matrix.transposed) {

@@ -30,16 +30,14 @@ std::optional<LayerWeightMatrix> layer_weight_matrix(const ir::Node& node,
 struct RoundedLayer {
   std::vector<int8_t> codes;       // in the weight tensor's layout
   std::vector<double> bias_shift;  // per output channel, to subtract from the bias; may be empty
-  std::vector<float> scales;       // new weight scales (weight fitting); empty: unchanged
 };
 
 // Rounds `matrix` with `scales` as `rounding` says, the compensation driven by
-// `rounding_inputs`. With `fit_weights`, the weights are first re-fitted to `rounding_inputs`
-// (fit_weights_to_inputs, new scales in the result). With `bias_correction`, the shift is the
+// `rounding_inputs`. With `bias_correction`, the shift is the
 // mean of W_q x_q - W x over the rows, x_q from `rounding_inputs` and x from `float_inputs`
 // (the same rows for the one-shot rewrite: the weights' own mean error).
 RoundedLayer round_layer(const LayerWeightMatrix& matrix, const std::vector<float>& scales,
                          const LayerInputRows& rounding_inputs, const LayerInputRows& float_inputs,
-                         WeightRounding rounding, bool bias_correction, bool fit_weights = false);
+                         WeightRounding rounding, bool bias_correction);
 
 }  // namespace orknn::convert

@@ -158,19 +158,15 @@ Result<bool> refine_layer(const SequentialRefinementInput& input, const ir::Node
   }
 
   ir::Tensor& weights = quantized->tensor(node.inputs[1]);
-  const ConvertOptions& options = *input.options;
-  RoundedLayer rounded =
-      round_layer(*matrix, weights.quantization.scales, quantized_rows, float_rows->second,
-                  options.weight_rounding, options.bias_correction, options.weight_fitting);
-  if (rounded.codes.size() != static_cast<size_t>(weights.elements())) return false;
-  const bool rescaled = !rounded.scales.empty();
-  if (rescaled && rounded.scales.size() != weights.quantization.scales.size()) return false;
-  weights.data = std::make_shared<const ir::Bytes>(rounded.codes.begin(), rounded.codes.end());
-  if (rescaled) weights.quantization.scales = rounded.scales;
   const std::vector<float>& scales = weights.quantization.scales;
+  const ConvertOptions& options = *input.options;
+  RoundedLayer rounded = round_layer(*matrix, scales, quantized_rows, float_rows->second,
+                                     options.weight_rounding, options.bias_correction);
+  if (rounded.codes.size() != static_cast<size_t>(weights.elements())) return false;
+  weights.data = std::make_shared<const ir::Bytes>(rounded.codes.begin(), rounded.codes.end());
 
-  // The int32 bias follows the weight scales, and absorbs the mean shift.
-  if ((rounded.bias_shift.empty() && !rescaled) || !node.has_input(2) || !float_node.has_input(2) ||
+  // The int32 bias absorbs the mean shift.
+  if (rounded.bias_shift.empty() || !node.has_input(2) || !float_node.has_input(2) ||
       !is_quantized_constant(*quantized, node.inputs[2], DataType::kInt32)) {
     return true;
   }
@@ -178,20 +174,14 @@ Result<bool> refine_layer(const SequentialRefinementInput& input, const ir::Node
   if (!float_bias.is_constant() || float_bias.type != DataType::kFloat32) return true;
   std::vector<float> bias = ir::constant_as_floats(float_bias);
   ir::Tensor& quantized_bias = quantized->tensor(node.inputs[2]);
-  const size_t channels = static_cast<size_t>(quantized_bias.elements());
+  const size_t channels = rounded.bias_shift.size();
   if (bias.size() == 1) bias.assign(channels, bias[0]);
-  if (bias.size() != channels) return true;
-  if (rounded.bias_shift.size() == channels) {
-    for (size_t c = 0; c < channels; ++c)
-      bias[c] = static_cast<float>(bias[c] - rounded.bias_shift[c]);
-  }
+  if (bias.size() != channels || quantized_bias.elements() != static_cast<int64_t>(channels))
+    return true;
+  for (size_t c = 0; c < channels; ++c)
+    bias[c] = static_cast<float>(bias[c] - rounded.bias_shift[c]);
   QuantizedConstant codes = quantize_bias(bias, input_tensor.quantization.scales[0], scales);
-  if (scales.size() == 1) {
-    codes.quantization.scales.resize(1);
-    codes.quantization.zero_points.resize(1);
-  }
   quantized_bias.data = std::make_shared<const ir::Bytes>(std::move(codes.bytes));
-  quantized_bias.quantization = std::move(codes.quantization);
   return true;
 }
 

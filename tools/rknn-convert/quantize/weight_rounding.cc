@@ -69,32 +69,6 @@ SquareMatrix input_gram_matrix(const LayerInputRows& inputs, int64_t first, int6
   return gram;
 }
 
-// X_f^T X_q over columns [first, first + size): row i, column j sums x_f[i] * x_q[j] over the
-// paired rows (a full matrix: it is not symmetric). Chunked like input_gram_matrix.
-SquareMatrix cross_gram_matrix(const LayerInputRows& float_inputs,
-                               const LayerInputRows& quantized_inputs, int64_t first,
-                               int64_t size) {
-  SquareMatrix cross(size);
-  const int64_t rows = float_inputs.rows();
-  const int64_t columns = float_inputs.columns;
-  constexpr int64_t kChunkRows = 64;
-  std::vector<float> partial(static_cast<size_t>(size));
-  for (int64_t chunk = 0; chunk < rows; chunk += kChunkRows) {
-    const int64_t chunk_end = std::min(rows, chunk + kChunkRows);
-    for (int64_t i = 0; i < size; ++i) {
-      std::fill(partial.begin(), partial.end(), 0.0f);
-      for (int64_t r = chunk; r < chunk_end; ++r) {
-        const float xi = float_inputs.values[static_cast<size_t>(r * columns + first + i)];
-        if (xi == 0.0f) continue;
-        add_scaled(partial.data(), quantized_inputs.values.data() + r * columns + first, xi, size);
-      }
-      double* cross_row = cross.row(i);
-      for (int64_t j = 0; j < size; ++j) cross_row[j] += partial[static_cast<size_t>(j)];
-    }
-  }
-  return cross;
-}
-
 // Four independent partial sums (eight lanes once vectorized): a single running sum would wait
 // on each addition's latency, which made the Cholesky factorization the slowest step.
 double dot(const double* a, const double* b, int64_t count) {
@@ -230,39 +204,6 @@ bool round_block(const std::vector<float>& weights, int64_t outputs, int64_t col
   return true;
 }
 
-// Fits columns [first, first + size) of `fitted` (outputs x columns, holding W on entry):
-// W'_b = (W_b C + d W_b) (H + d I)^-1 with C = X_f^T X_q and H = X_q^T X_q of the block, d the
-// damping (which pulls W' towards W where the rows say little). Other blocks' columns are taken
-// as reproduced exactly. False (block left as W) when H cannot be factored.
-bool fit_block(const LayerInputRows& quantized_inputs, const LayerInputRows& float_inputs,
-               int64_t outputs, int64_t first, int64_t size,
-               const CompensatedRoundingSettings& settings, std::vector<float>* fitted) {
-  SquareMatrix upper(size);  // H^-1 = U^T U
-  double damping = 0.0;
-  if (!factor_block(quantized_inputs, first, size, settings, &upper, &damping)) return false;
-  const SquareMatrix cross = cross_gram_matrix(float_inputs, quantized_inputs, first, size);
-  const int64_t columns = quantized_inputs.columns;
-  std::vector<double> target(static_cast<size_t>(size));
-  std::vector<double> half(static_cast<size_t>(size));
-  for (int64_t o = 0; o < outputs; ++o) {
-    float* w = fitted->data() + o * columns + first;
-    // target = w C + d w
-    for (int64_t j = 0; j < size; ++j) target[static_cast<size_t>(j)] = damping * w[j];
-    for (int64_t i = 0; i < size; ++i) {
-      if (w[i] == 0.0f) continue;
-      add_scaled(target.data(), cross.row(i), static_cast<double>(w[i]), size);
-    }
-    // w' = target U^T U: half = U target (U upper), then w'_j = sum_{i <= j} half_i U_ij.
-    for (int64_t i = 0; i < size; ++i)
-      half[static_cast<size_t>(i)] = dot(upper.row(i) + i, target.data() + i, size - i);
-    std::vector<double> result(static_cast<size_t>(size), 0.0);
-    for (int64_t i = 0; i < size; ++i)
-      add_scaled(result.data() + i, upper.row(i) + i, half[static_cast<size_t>(i)], size - i);
-    for (int64_t j = 0; j < size; ++j) w[j] = static_cast<float>(result[static_cast<size_t>(j)]);
-  }
-  return true;
-}
-
 }  // namespace
 
 std::vector<int8_t> round_weights_to_nearest(const std::vector<float>& weights, int64_t outputs,
@@ -296,36 +237,6 @@ std::vector<int8_t> round_weights_with_compensation(const std::vector<float>& we
     round_block(weights, outputs, columns, scales, inputs, first, size, settings, &codes);
   }
   return codes;
-}
-
-FittedWeights fit_weights_to_inputs(const std::vector<float>& weights, int64_t outputs,
-                                    bool per_output, const LayerInputRows& quantized_inputs,
-                                    const LayerInputRows& float_inputs,
-                                    const CompensatedRoundingSettings& settings) {
-  FittedWeights result;
-  result.weights = weights;
-  const int64_t columns = outputs > 0 ? static_cast<int64_t>(weights.size()) / outputs : 0;
-  const bool usable = columns > 0 && quantized_inputs.columns == columns &&
-                      float_inputs.columns == columns && quantized_inputs.rows() > 0 &&
-                      quantized_inputs.rows() == float_inputs.rows();
-  if (usable) {
-    const int64_t block_limit = std::max<int64_t>(1, settings.max_block_columns);
-    const int64_t blocks = (columns + block_limit - 1) / block_limit;
-    const int64_t block_size = (columns + blocks - 1) / blocks;
-    for (int64_t first = 0; first < columns; first += block_size) {
-      fit_block(quantized_inputs, float_inputs, outputs, first,
-                std::min(block_size, columns - first), settings, &result.weights);
-    }
-  }
-  // Symmetric scales of the fitted weights, as quantize_weights chooses them.
-  std::vector<float> largest(static_cast<size_t>(per_output ? outputs : 1), 0.0f);
-  for (int64_t o = 0; o < outputs; ++o) {
-    float& slot = largest[static_cast<size_t>(per_output ? o : 0)];
-    for (int64_t k = 0; k < columns; ++k)
-      slot = std::max(slot, std::fabs(result.weights[static_cast<size_t>(o * columns + k)]));
-  }
-  for (float value : largest) result.scales.push_back(value > 0.0f ? value / 127.0f : 1.0f);
-  return result;
 }
 
 std::vector<double> mean_output_error(const std::vector<float>& weights,

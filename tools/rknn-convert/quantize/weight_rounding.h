@@ -49,22 +49,6 @@ std::vector<int8_t> round_weights_with_compensation(const std::vector<float>& we
                                                     const LayerInputRows& inputs,
                                                     const CompensatedRoundingSettings& settings);
 
-// Weight fitting: the float weights W' that make the layer's output on the rows the quantized
-// model feeds it (x_q) closest to the float layer's output on the float model's rows (x), i.e.
-// the least-squares minimum of sum_r |W x_r - W' x_q,r|^2, damped towards W, per diagonal block
-// of columns as the rounding does. The quantized inputs' noise then costs less: where the
-// float inputs vary little (as in YOLOv5's SPPF, whose four concatenated inputs are nearly the
-// same), W' stops amplifying it. `scales` are max |W'| / 127 per output (`per_output`) or for
-// all, the rule quantize_weights applies. W itself when the rows do not pair up.
-struct FittedWeights {
-  std::vector<float> weights;  // outputs x columns
-  std::vector<float> scales;
-};
-FittedWeights fit_weights_to_inputs(const std::vector<float>& weights, int64_t outputs,
-                                    bool per_output, const LayerInputRows& quantized_inputs,
-                                    const LayerInputRows& float_inputs,
-                                    const CompensatedRoundingSettings& settings);
-
 // Per output: the mean over the input rows of (W_q - W) x, what the quantized weights add to
 // the layer's output on average; the converter subtracts it from the bias.
 std::vector<double> mean_output_error(const std::vector<float>& weights,
