@@ -216,6 +216,28 @@ void test_sequential_calibration_removes_the_mean_shift(void**) {
   assert_true(convert_and_run(one_thread, {x}) == convert_and_run(three_threads, {x}));
 }
 
+// The graph input reaches the first layer through the model's mean/std, in the refinement as in
+// calibration: rows of the raw input would shift that layer's bias by far more than its error.
+void test_sequential_calibration_applies_input_preprocessing(void**) {
+  Network network;
+  write_network(&network, 4);
+  const std::vector<std::vector<float>> mean = {{0.5f, -0.5f, 0.25f, 0.0f}};
+  const std::vector<std::vector<float>> deviation = {{4.0f, 4.0f, 4.0f, 4.0f}};
+  ConvertOptions float32 =
+      float32_options(network.directory.path("m.onnx"), network.directory.path("f32.rknn"));
+  float32.mean_values = mean;
+  float32.std_values = deviation;
+  ConvertOptions sequential = int8_options(network, "sequential.rknn");
+  sequential.sequential_calibration = true;
+  sequential.mean_values = mean;
+  sequential.std_values = deviation;
+  for (const std::vector<float>& x : network.samples) {
+    const double similarity =
+        cosine(convert_and_run(sequential, {x}), convert_and_run(float32, {x}));
+    if (similarity < 0.999) fail_msg("cosine %f", similarity);
+  }
+}
+
 void test_sequential_calibration_option(void**) {
   ConvertOptions options;
   assert_false(options.sequential_calibration);
@@ -233,6 +255,7 @@ int main(void) {
       cmocka_unit_test(test_mean_output_shift_compares_paired_rows),
       cmocka_unit_test(test_sample_rows_pair_with_calibration_rows),
       cmocka_unit_test(test_sequential_calibration_removes_the_mean_shift),
+      cmocka_unit_test(test_sequential_calibration_applies_input_preprocessing),
       cmocka_unit_test(test_sequential_calibration_option),
   };
   return cmocka_run_group_tests(tests, nullptr, nullptr);
