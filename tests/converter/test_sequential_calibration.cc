@@ -141,8 +141,8 @@ struct Network {
   std::vector<std::vector<float>> samples;
 };
 
-void write_network(Network* network, int count) {
-  assert_true(max_pool_network().save(network->directory.path("m.onnx")).ok());
+// The dataset alone (samples for input x [1,4,10,10]); true when written.
+bool write_dataset_only(Network* network, int count) {
   std::ofstream list(network->directory.path("dataset.txt"));
   for (int i = 0; i < count; ++i) {
     const std::string name = "sample" + std::to_string(i) + ".npy";
@@ -150,6 +150,12 @@ void write_network(Network* network, int count) {
     write_npy(network->directory.path(name), {1, 4, 10, 10}, network->samples.back());
     list << name << "\n";
   }
+  return static_cast<bool>(list);
+}
+
+void write_network(Network* network, int count) {
+  assert_true(max_pool_network().save(network->directory.path("m.onnx")).ok());
+  assert_true(write_dataset_only(network, count));
 }
 
 ConvertOptions int8_options(const Network& network, const std::string& output) {
@@ -238,6 +244,43 @@ void test_sequential_calibration_applies_input_preprocessing(void**) {
   }
 }
 
+// x [1,4,10,10] -> Conv(6, 3x3, stride 2) + Relu -> Flatten -> Gemm(B [150, 10], transB 0) -> y:
+// a Gemm whose weights the rounding sees transposed, with per-channel and per-tensor weights.
+void test_sequential_calibration_gemm_and_layer_method(void**) {
+  Network network;
+  assert_true(write_dataset_only(&network, 6));
+  OnnxModel model(13);
+  model.input("x", {1, 4, 10, 10});
+  model.initializer("w1", {6, 4, 3, 3}, random_values(216, 71, 0.3f));
+  model.initializer("b1", {6}, random_values(6, 72, 0.2f));
+  onnx::NodeProto& conv = model.node("Conv", {"x", "w1", "b1"}, {"c1"}, "conv1");
+  set_ints(&conv, "strides", {2, 2});
+  set_ints(&conv, "pads", {1, 1, 1, 1});
+  model.node("Relu", {"c1"}, {"r1"}, "relu1");
+  model.node("Flatten", {"r1"}, {"flat"}, "flatten");
+  model.initializer("g", {150, 10}, random_values(1500, 73, 0.2f));
+  model.initializer("gb", {10}, random_values(10, 74, 0.1f));
+  model.node("Gemm", {"flat", "g", "gb"}, {"y"}, "gemm");
+  model.output("y");
+  assert_true(model.save(network.directory.path("m.onnx")).ok());
+  const ConvertOptions float32 =
+      float32_options(network.directory.path("m.onnx"), network.directory.path("f32.rknn"));
+  for (QuantizedMethod method : {QuantizedMethod::kChannel, QuantizedMethod::kLayer}) {
+    ConvertOptions one_shot = int8_options(network, "one_shot.rknn");
+    one_shot.quantized_method = method;
+    ConvertOptions sequential = int8_options(network, "sequential.rknn");
+    sequential.quantized_method = method;
+    sequential.sequential_calibration = true;
+    for (const std::vector<float>& x : network.samples) {
+      const std::vector<float> reference = convert_and_run(float32, {x});
+      const double before = cosine(convert_and_run(one_shot, {x}), reference);
+      const double after = cosine(convert_and_run(sequential, {x}), reference);
+      if (!(after > 0.999 && after > before - 0.001))
+        fail_msg("method %d: one-shot %f, sequential %f", static_cast<int>(method), before, after);
+    }
+  }
+}
+
 void test_sequential_calibration_option(void**) {
   ConvertOptions options;
   assert_false(options.sequential_calibration);
@@ -256,6 +299,7 @@ int main(void) {
       cmocka_unit_test(test_sample_rows_pair_with_calibration_rows),
       cmocka_unit_test(test_sequential_calibration_removes_the_mean_shift),
       cmocka_unit_test(test_sequential_calibration_applies_input_preprocessing),
+      cmocka_unit_test(test_sequential_calibration_gemm_and_layer_method),
       cmocka_unit_test(test_sequential_calibration_option),
   };
   return cmocka_run_group_tests(tests, nullptr, nullptr);
