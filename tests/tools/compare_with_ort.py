@@ -95,6 +95,8 @@ def compare_one(onnx_path, model, specs, precision, args, work, ort, held_out, a
     if not args.no_config:
         options["config"] = converter_module.write_identity_config(
             work / "identity_config.yaml", [(spec.shape, spec.dtype) for spec in specs])
+    if args.converter_args:
+        options["extra"] = args.converter_args.split()
     if precision == "int8":
         calibration = make_samples(specs, args.calibration_samples, args.seed)
         options["dataset"] = converter_module.write_dataset(
@@ -189,6 +191,8 @@ def main(argv=None):
                         help="do not pass the explicit mean 0 / std 1 config")
     parser.add_argument("--target-platform", default="rk3588")
     parser.add_argument("--converter", help="rknn-convert binary")
+    parser.add_argument("--converter-args", default="",
+                        help="extra rknn-convert options, e.g. '--sequential-calibration false'")
     parser.add_argument("--library", help="librknnrt.so")
     parser.add_argument("--work", help="work directory (default: temporary, removed)")
     parser.add_argument("--json", help="append one JSON line per conversion to this file")

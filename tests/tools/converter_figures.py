@@ -67,6 +67,8 @@ def main(argv=None):
     parser.add_argument("--runs", type=int, default=3, help="timed conversions (median)")
     parser.add_argument("--samples", type=int, default=3, help="held-out inputs per model")
     parser.add_argument("--models", nargs="*", help="networks (default: all)")
+    parser.add_argument("--converter-args", default="",
+                        help="extra rknn-convert options for every conversion")
     args = parser.parse_args(argv)
 
     python = sys.executable
@@ -83,6 +85,7 @@ def main(argv=None):
              args.models_dir, "--converter", args.converter, "--library", args.library,
              "--precision", "fp32", "fp16", "int8", "--algorithm", "all", "--method", "all",
              "--samples", str(args.samples), "--json", results_path,
+             "--converter-args", args.converter_args,
              "--work", work / model], log)
     records = {}
     if results_path.exists():
@@ -142,7 +145,8 @@ def main(argv=None):
             print(f"... resnet50 conversion {i + 1}/{args.runs}", file=sys.stderr, flush=True)
             try:
                 seconds, _ = tool.convert(path, work / "resnet50_timed.rknn", "int8",
-                                          dataset=dataset, algorithm="normal", method="channel")
+                                          dataset=dataset, algorithm="normal", method="channel",
+                                          extra=args.converter_args.split())
                 times.append(seconds)
             except converter_module.ConversionError as error:
                 print(f"\nResNet50 conversion failed: {error}")

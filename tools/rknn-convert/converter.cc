@@ -16,6 +16,7 @@
 #include "quantize/int8_rewrite.h"
 #include "quantize/layer_inputs.h"
 #include "quantize/quantization_config.h"
+#include "quantize/sequential_refinement.h"
 
 namespace orknn::convert {
 namespace {
@@ -178,6 +179,7 @@ Status quantize_with_calibration(const ConvertOptions& options, PreparedModel* p
   }
   // Calibration inputs of the product layers, for their weight rounding and bias correction.
   std::map<std::string, LayerInputRows> layer_inputs;
+  std::unique_ptr<LayerInputCollector> collector;
   Dataset dataset;
   // Tensors whose range the config fixes, or whose node stays float16, need no calibration.
   std::vector<std::string> needed;
@@ -186,6 +188,8 @@ Status quantize_with_calibration(const ConvertOptions& options, PreparedModel* p
       needed.push_back(name);
     }
   }
+  const bool rows_used =
+      options.weight_rounding != WeightRounding::kNearest || options.bias_correction;
   if (!needed.empty()) {
     if (options.dataset_path.empty()) {
       return invalid_argument(
@@ -196,8 +200,7 @@ Status quantize_with_calibration(const ConvertOptions& options, PreparedModel* p
     }
     ORKNN_ASSIGN_OR_RETURN(dataset,
                            read_dataset(options.dataset_path, prepared->float_graph.inputs.size()));
-    std::unique_ptr<LayerInputCollector> collector;
-    if (options.weight_rounding != WeightRounding::kNearest || options.bias_correction) {
+    if (rows_used) {
       collector =
           std::make_unique<LayerInputCollector>(prepared->float_graph, options.weight_rounding_rows,
                                                 static_cast<int>(dataset.samples.size()));
@@ -210,18 +213,36 @@ Status quantize_with_calibration(const ConvertOptions& options, PreparedModel* p
   for (const auto& [name, range] : overrides.ranges) prepared->ranges[name] = range;
   prepared->float16_tensors = overrides.float16_tensors;
 
+  // Sequential calibration re-chooses every layer's weights and bias after the rewrite, from
+  // the quantized model's own inputs; the rewrite then only needs nearest codes to start from.
+  const bool sequential = options.sequential_calibration && collector && !dataset.samples.empty();
   QuantizationPlan plan;
   plan.ranges = prepared->ranges;
   plan.float16_tensors = overrides.float16_tensors;
   plan.method = options.quantized_method;
   plan.share_through_data_movement = options.optimization_level >= 3;
   plan.layer_inputs = &layer_inputs;
-  plan.weight_rounding = options.weight_rounding;
-  plan.bias_correction = options.bias_correction;
+  plan.weight_rounding = sequential ? WeightRounding::kNearest : options.weight_rounding;
+  plan.bias_correction = sequential ? false : options.bias_correction;
   plan.threads = options.calibration_threads;
+  SequentialRefinementInput refinement;
+  refinement.float_graph = &prepared->float_graph;
+  refinement.dataset = &dataset;
+  refinement.collector = collector.get();
+  refinement.float_rows = &layer_inputs;
+  refinement.options = &options;
+  auto rewrite = [&](ir::Graph* target, std::vector<std::string>* notes) -> Status {
+    ORKNN_RETURN_IF_ERROR(rewrite_to_int8(target, plan, notes));
+    if (!sequential) return ok_status();
+    ORKNN_ASSIGN_OR_RETURN(SequentialRefinementResult refined,
+                           refine_layers_sequentially(refinement, target));
+    notes->push_back("sequential calibration: " + std::to_string(refined.refined_layers) +
+                     " layers refined on the quantized model's inputs");
+    return ok_status();
+  };
   std::vector<std::string> notes;
   const ir::Graph before_rewrite = options.auto_hybrid_layers > 0 ? *graph : ir::Graph{};
-  ORKNN_RETURN_IF_ERROR(rewrite_to_int8(graph, plan, &notes));
+  ORKNN_RETURN_IF_ERROR(rewrite(graph, &notes));
   if (options.auto_hybrid_layers > 0 && !dataset.samples.empty()) {
     ORKNN_ASSIGN_OR_RETURN(
         std::vector<LayerLoss> losses,
@@ -230,7 +251,7 @@ Status quantize_with_calibration(const ConvertOptions& options, PreparedModel* p
     for (size_t i = 0; i < count; ++i) plan.float16_tensors.insert(losses[i].output);
     *graph = before_rewrite;
     notes.clear();
-    ORKNN_RETURN_IF_ERROR(rewrite_to_int8(graph, plan, &notes));
+    ORKNN_RETURN_IF_ERROR(rewrite(graph, &notes));
     prepared->float16_tensors = plan.float16_tensors;
   }
   if (summary) {

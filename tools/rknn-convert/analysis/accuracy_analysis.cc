@@ -9,6 +9,7 @@
 #include <set>
 
 #include "dataset/npy_file.h"
+#include "evaluation/single_node_graph.h"
 #include "export/model_export.h"
 #include "export/runtime_model.h"
 #include "quantize/calibration.h"
@@ -71,18 +72,7 @@ Result<TensorValues> run_with_all_activations(const ir::Graph& graph,
 // The node alone, its run-time inputs turned into graph inputs, fed the float model's values.
 Result<TensorValues> run_single_layer(const ir::Graph& quantized, const ir::Node& node,
                                       const TensorValues& golden) {
-  ir::Graph single;
-  for (const std::string& input : node.inputs) {
-    if (input.empty() || single.has_tensor(input)) continue;
-    single.tensors[input] = quantized.tensor(input);
-    if (!single.tensors[input].is_constant()) single.inputs.push_back(input);
-  }
-  for (const std::string& output : node.outputs) {
-    if (output.empty()) continue;
-    single.tensors[output] = quantized.tensor(output);
-    single.outputs.push_back(output);
-  }
-  single.nodes.push_back(node);
+  const ir::Graph single = single_node_graph(quantized, node);
   if (single.inputs.empty()) return TensorValues{};
   model::ModelBuilder builder;
   ORKNN_RETURN_IF_ERROR(build_model(single, ExportMetadata{}, {}, &builder));

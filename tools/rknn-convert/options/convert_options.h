@@ -61,6 +61,10 @@ struct ConvertOptions {
   WeightRounding weight_rounding = WeightRounding::kErrorCompensated;
   bool bias_correction = true;
   int64_t weight_rounding_rows = 4096;
+  // Both of the above done layer by layer on the quantized model's own inputs instead of the
+  // float model's (quantize/sequential_refinement.h). Off by default: it did not raise the
+  // YOLO models' cosine (docs/rknn-convert.md).
+  bool sequential_calibration = false;
   // Automatic hybrid quantization: this many int8 layers, those accuracy analysis finds losing
   // the most (analysis/layer_sensitivity.h), are kept in float16. 0: none (pure w8a8).
   int auto_hybrid_layers = 0;       // calibration input rows kept per layer for both

@@ -492,6 +492,11 @@ const std::vector<OptionKey>& option_keys() {
          ORKNN_ASSIGN_OR_RETURN(o->bias_correction, read_bool(s, n));
          return ok_status();
        }},
+      {"sequential_calibration",
+       [](const ValueSource& s, const YAML::Node& n, ConvertOptions* o) -> Status {
+         ORKNN_ASSIGN_OR_RETURN(o->sequential_calibration, read_bool(s, n));
+         return ok_status();
+       }},
       {"auto_hybrid_layers",
        [](const ValueSource& s, const YAML::Node& n, ConvertOptions* o) -> Status {
          ORKNN_ASSIGN_OR_RETURN(int64_t layers, read_integer(s, n));
@@ -764,6 +769,8 @@ options (toolkit names; dashes or underscores; lists in YAML flow syntax or a,b;
   --weight-rounding NAME        error_compensated (default: weights chosen so their errors
                                 cancel on the calibration inputs) or nearest
   --bias-correction BOOL        default true: biases absorb the weights' mean output error
+  --sequential-calibration BOOL default false: both of the above layer by layer, from the
+                                quantized model's own inputs (docs/rknn-convert.md)
   --auto-hybrid-layers N        keep the N int8 layers that lose the most (accuracy analysis
                                 on the first dataset sample) in float16 (default 0)
   --weight-rounding-rows N      calibration input rows kept per layer for both (default 4096)

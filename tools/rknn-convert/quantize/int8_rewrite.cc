@@ -8,6 +8,7 @@
 #include <unordered_map>
 
 #include "quantize/float_precision.h"
+#include "quantize/layer_weights.h"
 #include "quantize/quantization_math.h"
 
 namespace orknn::convert {
@@ -232,21 +233,13 @@ void set_constant_input(ir::Graph* graph, ir::Node* node, size_t position, DataT
   node->inputs[position] = name;
 }
 
-// Weights (and the bias shift) chosen from a layer's calibration inputs.
-struct RoundedLayer {
-  std::vector<int8_t> codes;       // in the weight tensor's layout
-  std::vector<double> bias_shift;  // per output channel, to subtract from the bias; may be empty
-};
-
 // The layers of `plan.layer_inputs` that compute in int8, rounded in parallel (each layer on
 // one thread, so the result does not depend on the thread count).
 std::map<std::string, RoundedLayer> round_layers_from_inputs(const ir::Graph& graph,
                                                              const QuantizationPlan& plan) {
   struct Job {
     std::string output;
-    std::vector<float> matrix;  // outputs x columns
-    int64_t outputs = 0;
-    bool transposed = false;  // Gemm B [K, N]: the matrix is its transpose
+    LayerWeightMatrix matrix;
     std::vector<float> scales;
     const LayerInputRows* rows = nullptr;
   };
@@ -266,25 +259,15 @@ std::map<std::string, RoundedLayer> round_layers_from_inputs(const ir::Graph& gr
       continue;
     }
     const ir::Tensor& weights = graph.tensor(node.inputs[1]);
+    std::optional<LayerWeightMatrix> matrix =
+        layer_weight_matrix(node, weights, rows->second.columns);
+    if (!matrix) continue;
     Job job;
     job.output = node.outputs[0];
     job.rows = &rows->second;
-    job.transposed = node.op_type == "Gemm" && ir::int_attribute(node, "transB", 0) == 0;
-    const std::vector<float> values = ir::constant_as_floats(weights);
-    const int64_t columns = job.rows->columns;
-    if (columns <= 0 || static_cast<int64_t>(values.size()) % columns != 0) continue;
-    job.outputs = static_cast<int64_t>(values.size()) / columns;
-    if (job.transposed) {
-      job.matrix.resize(values.size());
-      for (int64_t k = 0; k < columns; ++k) {
-        for (int64_t n = 0; n < job.outputs; ++n)
-          job.matrix[static_cast<size_t>(n * columns + k)] =
-              values[static_cast<size_t>(k * job.outputs + n)];
-      }
-    } else {
-      job.matrix = values;
-    }
-    job.scales = quantize_weights(values, weights.shape, weight_axis(node, weights, plan.method))
+    job.matrix = std::move(*matrix);
+    job.scales = quantize_weights(ir::constant_as_floats(weights), weights.shape,
+                                  weight_axis(node, weights, plan.method))
                      .quantization.scales;
     jobs.push_back(std::move(job));
   }
@@ -293,26 +276,8 @@ std::map<std::string, RoundedLayer> round_layers_from_inputs(const ir::Graph& gr
   auto worker = [&]() {
     for (size_t i = next++; i < jobs.size(); i = next++) {
       const Job& job = jobs[i];
-      std::vector<int8_t> codes =
-          plan.weight_rounding == WeightRounding::kErrorCompensated
-              ? round_weights_with_compensation(job.matrix, job.outputs, job.scales, *job.rows,
-                                                CompensatedRoundingSettings{})
-              : round_weights_to_nearest(job.matrix, job.outputs, job.scales);
-      if (plan.bias_correction) {
-        results[i].bias_shift =
-            mean_output_error(job.matrix, codes, job.outputs, job.scales, *job.rows);
-      }
-      if (job.transposed) {
-        const int64_t columns = job.rows->columns;
-        results[i].codes.resize(codes.size());
-        for (int64_t n = 0; n < job.outputs; ++n) {
-          for (int64_t k = 0; k < columns; ++k)
-            results[i].codes[static_cast<size_t>(k * job.outputs + n)] =
-                codes[static_cast<size_t>(n * columns + k)];
-        }
-      } else {
-        results[i].codes = std::move(codes);
-      }
+      results[i] = round_layer(job.matrix, job.scales, *job.rows, *job.rows, plan.weight_rounding,
+                               plan.bias_correction);
     }
   };
   const int threads = plan.threads > 0

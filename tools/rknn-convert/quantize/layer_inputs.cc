@@ -109,28 +109,46 @@ void LayerInputCollector::append_row(const Layer& layer, const std::vector<float
   }
 }
 
+void LayerInputCollector::append_rows(const Layer& layer, int sample_index,
+                                      const std::vector<float>& input, LayerInputRows* rows) const {
+  const int64_t per_sample = (max_rows_ + samples_ - 1) / samples_;
+  const int64_t positions = layer.positions();
+  if (positions <= per_sample) {
+    for (int64_t p = 0; p < positions; ++p) append_row(layer, input, p, rows);
+    return;
+  }
+  // Evenly spaced positions, shifted from sample to sample (golden-ratio offsets) so the
+  // samples together cover the image rather than the same pixels each time.
+  const double stride = static_cast<double>(positions) / static_cast<double>(per_sample);
+  const double offset = std::fmod(0.6180339887 * (sample_index + 1), 1.0);
+  for (int64_t i = 0; i < per_sample; ++i) {
+    const int64_t p = std::min(positions - 1, static_cast<int64_t>((i + offset) * stride));
+    append_row(layer, input, p, rows);
+  }
+}
+
 void LayerInputCollector::add_sample(
     int sample_index,
     const std::function<const std::vector<float>*(const std::string&)>& values_of) {
-  const int64_t per_sample = (max_rows_ + samples_ - 1) / samples_;
   for (const Layer& layer : layers_) {
     const std::vector<float>* input = values_of(layer.input);
     if (!input || static_cast<int64_t>(input->size()) != layer.input_elements()) continue;
-    LayerInputRows& rows = rows_[layer.output];
-    const int64_t positions = layer.positions();
-    if (positions <= per_sample) {
-      for (int64_t p = 0; p < positions; ++p) append_row(layer, *input, p, &rows);
-      continue;
-    }
-    // Evenly spaced positions, shifted from sample to sample (golden-ratio offsets) so the
-    // samples together cover the image rather than the same pixels each time.
-    const double stride = static_cast<double>(positions) / static_cast<double>(per_sample);
-    const double offset = std::fmod(0.6180339887 * (sample_index + 1), 1.0);
-    for (int64_t i = 0; i < per_sample; ++i) {
-      const int64_t p = std::min(positions - 1, static_cast<int64_t>((i + offset) * stride));
-      append_row(layer, *input, p, &rows);
-    }
+    append_rows(layer, sample_index, *input, &rows_[layer.output]);
   }
+}
+
+bool LayerInputCollector::append_sample_rows(const std::string& layer_output, int sample_index,
+                                             const std::vector<float>& input,
+                                             LayerInputRows* rows) const {
+  for (const Layer& layer : layers_) {
+    if (layer.output != layer_output) continue;
+    if (static_cast<int64_t>(input.size()) != layer.input_elements()) return false;
+    if (rows->columns == 0) rows->columns = layer.columns();
+    if (rows->columns != layer.columns()) return false;
+    append_rows(layer, sample_index, input, rows);
+    return true;
+  }
+  return false;
 }
 
 std::map<std::string, LayerInputRows> LayerInputCollector::take_rows() {

@@ -33,6 +33,14 @@ class LayerInputCollector {
   // The rows per layer, by the layer's output tensor name; the collector is empty afterwards.
   std::map<std::string, LayerInputRows> take_rows();
 
+  // Appends to *rows the rows of one layer (by output tensor name) that add_sample would take
+  // for sample `sample_index` from `input`, the values of the layer's input tensor: the same
+  // output positions, so rows taken from two models' values pair up one to one (sequential
+  // refinement reads the quantized model's rows beside the float model's). False when the
+  // layer is unknown or `input` has the wrong size.
+  bool append_sample_rows(const std::string& layer_output, int sample_index,
+                          const std::vector<float>& input, LayerInputRows* rows) const;
+
  private:
   struct Layer {
     std::string output;
@@ -49,6 +57,8 @@ class LayerInputCollector {
   };
   void append_row(const Layer& layer, const std::vector<float>& input, int64_t position,
                   LayerInputRows* rows) const;
+  void append_rows(const Layer& layer, int sample_index, const std::vector<float>& input,
+                   LayerInputRows* rows) const;
 
   std::vector<Layer> layers_;
   std::map<std::string, LayerInputRows> rows_;

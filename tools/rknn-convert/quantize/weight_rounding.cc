@@ -143,12 +143,12 @@ bool inverse_upper_cholesky(const SquareMatrix& gram_upper, SquareMatrix* out_up
   return true;
 }
 
-// Quantizes columns [first, first + size) of every output with the errors of earlier columns
-// of the block spread over later ones. False (nothing written) when H cannot be factored.
-bool round_block(const std::vector<float>& weights, int64_t outputs, int64_t columns,
-                 const std::vector<float>& scales, const LayerInputRows& inputs, int64_t first,
-                 int64_t size, const CompensatedRoundingSettings& settings,
-                 std::vector<int8_t>* codes) {
+// The damped H of columns [first, first + size) of the input rows and the upper Cholesky
+// factor U of its inverse. False when the block's inputs are all zero or H cannot be factored
+// even with 10-1000x more damping. *out_damping receives the damping added to H's diagonal.
+bool factor_block(const LayerInputRows& inputs, int64_t first, int64_t size,
+                  const CompensatedRoundingSettings& settings, SquareMatrix* out_upper,
+                  double* out_damping) {
   SquareMatrix gram = input_gram_matrix(inputs, first, size);
   double mean_diagonal = 0.0;
   for (int64_t i = 0; i < size; ++i) mean_diagonal += gram.at(i, i);
@@ -158,15 +158,27 @@ bool round_block(const std::vector<float>& weights, int64_t outputs, int64_t col
     // An input that is always zero: its weight does not matter; 1 keeps H invertible.
     if (gram.at(i, i) == 0.0) gram.at(i, i) = mean_diagonal;
   }
-  SquareMatrix upper(size);
   double damping = settings.relative_damping * mean_diagonal;
-  bool factored = false;
-  for (int attempt = 0; attempt < 4 && !factored; ++attempt, damping *= 10.0) {
+  for (int attempt = 0; attempt < 4; ++attempt, damping *= 10.0) {
     SquareMatrix damped = gram;
     for (int64_t i = 0; i < size; ++i) damped.at(i, i) += damping;
-    factored = inverse_upper_cholesky(damped, &upper);
+    if (inverse_upper_cholesky(damped, out_upper)) {
+      *out_damping = damping;
+      return true;
+    }
   }
-  if (!factored) return false;
+  return false;
+}
+
+// Quantizes columns [first, first + size) of every output with the errors of earlier columns
+// of the block spread over later ones. False (nothing written) when H cannot be factored.
+bool round_block(const std::vector<float>& weights, int64_t outputs, int64_t columns,
+                 const std::vector<float>& scales, const LayerInputRows& inputs, int64_t first,
+                 int64_t size, const CompensatedRoundingSettings& settings,
+                 std::vector<int8_t>* codes) {
+  SquareMatrix upper(size);
+  double damping = 0.0;
+  if (!factor_block(inputs, first, size, settings, &upper, &damping)) return false;
 
   // The updates run in float (as GPTQ does): twice the lanes, and far below int8 resolution.
   std::vector<float> upper_float(static_cast<size_t>(size * size));
@@ -231,27 +243,45 @@ std::vector<double> mean_output_error(const std::vector<float>& weights,
                                       const std::vector<int8_t>& codes, int64_t outputs,
                                       const std::vector<float>& scales,
                                       const LayerInputRows& inputs) {
-  std::vector<double> errors(static_cast<size_t>(std::max<int64_t>(outputs, 0)), 0.0);
-  const int64_t columns = inputs.columns;
-  const int64_t rows = inputs.rows();
-  if (rows == 0 || columns * outputs != static_cast<int64_t>(weights.size())) return errors;
-  std::vector<double> mean_input(static_cast<size_t>(columns), 0.0);
-  for (int64_t r = 0; r < rows; ++r) {
-    const float* x = inputs.values.data() + r * columns;
-    for (int64_t k = 0; k < columns; ++k) mean_input[static_cast<size_t>(k)] += x[k];
+  return mean_output_shift(weights, codes, outputs, scales, inputs, inputs);
+}
+
+std::vector<double> mean_output_shift(const std::vector<float>& weights,
+                                      const std::vector<int8_t>& codes, int64_t outputs,
+                                      const std::vector<float>& scales,
+                                      const LayerInputRows& quantized_inputs,
+                                      const LayerInputRows& float_inputs) {
+  std::vector<double> shifts(static_cast<size_t>(std::max<int64_t>(outputs, 0)), 0.0);
+  const int64_t columns = float_inputs.columns;
+  const int64_t rows = float_inputs.rows();
+  if (rows == 0 || columns * outputs != static_cast<int64_t>(weights.size()) ||
+      codes.size() != weights.size() || quantized_inputs.columns != columns ||
+      quantized_inputs.rows() != rows) {
+    return shifts;
   }
-  for (double& mean : mean_input) mean /= static_cast<double>(rows);
+  auto column_means = [&](const LayerInputRows& inputs) {
+    std::vector<double> means(static_cast<size_t>(columns), 0.0);
+    for (int64_t r = 0; r < rows; ++r) {
+      const float* x = inputs.values.data() + r * columns;
+      for (int64_t k = 0; k < columns; ++k) means[static_cast<size_t>(k)] += x[k];
+    }
+    for (double& mean : means) mean /= static_cast<double>(rows);
+    return means;
+  };
+  const std::vector<double> mean_quantized = column_means(quantized_inputs);
+  const std::vector<double> mean_float =
+      &quantized_inputs == &float_inputs ? mean_quantized : column_means(float_inputs);
   for (int64_t c = 0; c < outputs; ++c) {
     const double scale = scale_of(scales, c);
     double sum = 0.0;
     for (int64_t k = 0; k < columns; ++k) {
       const size_t index = static_cast<size_t>(c * columns + k);
-      sum += (codes[index] * scale - static_cast<double>(weights[index])) *
-             mean_input[static_cast<size_t>(k)];
+      sum += codes[index] * scale * mean_quantized[static_cast<size_t>(k)] -
+             static_cast<double>(weights[index]) * mean_float[static_cast<size_t>(k)];
     }
-    errors[static_cast<size_t>(c)] = sum;
+    shifts[static_cast<size_t>(c)] = sum;
   }
-  return errors;
+  return shifts;
 }
 
 }  // namespace orknn::convert
