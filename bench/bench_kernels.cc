@@ -1,6 +1,8 @@
 // Kernel micro-benchmark: GFLOPS (float32) and GOPS (int8) of the optimized CPU kernels against
 // this machine's measured peaks (DESIGN.md 7: fp32 FMA ~95-100 GFLOPS per core, int8
-// vpmaddubsw/vpmaddwd ~156 GOPS per core), and of the reference kernels they replace.
+// vpmaddubsw/vpmaddwd ~156 GOPS per core on Zen 3; on a CPU with AVX-512 VNNI the vpdpbusd peak
+// is measured at start with a register-only loop and is the int8 peak of the avx512 variant),
+// and of the reference kernels they replace.
 //
 //   bench_kernels [--reps N] [--threads 1,2] [--filter TEXT] [--reference] [--variant NAME]
 //                 [--peak-fp32 GFLOPS] [--peak-int8 GOPS]
@@ -23,8 +25,13 @@
 
 #include <time.h>
 
+#if defined(__x86_64__)
+#include <immintrin.h>
+#endif
+
 #include "core/thread_pool.h"
 #include "dispatch.h"
+#include "optimized/dot_product_kernels.h"
 #include "optimized/micro_kernels.h"
 
 namespace {
@@ -41,7 +48,8 @@ struct Options {
   bool with_reference = false;
   cpu::KernelVariant variant = cpu::best_kernel_variant();
   double peak_fp32 = 96.0;   // GFLOPS per core, DESIGN.md 7
-  double peak_int8 = 156.0;  // GOPS per core
+  double peak_int8 = 156.0;  // GOPS per core (int16 pairs); avx512: the measured VNNI peak
+  bool peak_int8_given = false;
 };
 
 double seconds_since(Clock::time_point start) {
@@ -80,11 +88,89 @@ std::vector<int8_t> random_codes(size_t count, uint32_t seed) {
 
 // ---- micro-kernels ------------------------------------------------------------------------
 
+#if defined(__x86_64__)
+// The VPDPBUSD peak: 16 independent zmm accumulators (more than latency x throughput), no
+// memory operands, `iterations` x 16 instructions of 64 multiply-adds. Returns the checksum so
+// nothing is optimized away.
+__attribute__((target("avx512f,avx512bw,avx512vnni"))) int32_t vnni_register_loop(long iterations,
+                                                                                  int32_t seed) {
+  const __m512i x = _mm512_set1_epi32(seed);
+  const __m512i y = _mm512_set1_epi32(seed * 7 + 1);
+#define ORKNN_SIXTEEN(M) \
+  M(0) M(1) M(2) M(3) M(4) M(5) M(6) M(7) M(8) M(9) M(10) M(11) M(12) M(13) M(14) M(15)
+#define ORKNN_DECLARE(i) __m512i acc##i = _mm512_set1_epi32(i);
+  ORKNN_SIXTEEN(ORKNN_DECLARE)
+#undef ORKNN_DECLARE
+  for (long i = 0; i < iterations; ++i) {
+#define ORKNN_MULTIPLY(i) acc##i = _mm512_dpbusd_epi32(acc##i, x, y);
+    ORKNN_SIXTEEN(ORKNN_MULTIPLY)
+#undef ORKNN_MULTIPLY
+  }
+  __m512i sum = _mm512_setzero_si512();
+#define ORKNN_SUM(i) sum = _mm512_add_epi32(sum, acc##i);
+  ORKNN_SIXTEEN(ORKNN_SUM)
+#undef ORKNN_SUM
+#undef ORKNN_SIXTEEN
+  return _mm512_reduce_add_epi32(sum);
+}
+
+// GOPS (2 per multiply-add) of the register loop, median of `reps`, by thread CPU time.
+double measure_vnni_peak(int reps) {
+  const long iterations = 20000000;
+  std::vector<double> rates;
+  volatile int32_t sink = 0;
+  for (int rep = 0; rep < reps; ++rep) {
+    const double start = thread_cpu_seconds();
+    sink = sink + vnni_register_loop(iterations, rep + 3);
+    const double ops = 2.0 * 64.0 * 16.0 * static_cast<double>(iterations);
+    rates.push_back(ops / (thread_cpu_seconds() - start) * 1e-9);
+  }
+  return median(rates);
+}
+#endif
+
+// The variant's int8 dot-product tile (none: null) on L1-resident panels, GOPS by wall and
+// thread CPU time; prints one table row.
+void bench_dot_product_tile(const Options& options) {
+  namespace optimized = cpu::optimized;
+  const optimized::DotProductKernels* table = nullptr;
+#if defined(__x86_64__)
+  if (options.variant == cpu::KernelVariant::kAvx512) table = &optimized::avx512_vnni_kernels();
+#endif
+#if defined(__aarch64__)
+  if (options.variant == cpu::KernelVariant::kNeonDotprod) table = &optimized::sdot_kernels();
+  if (options.variant == cpu::KernelVariant::kNeonI8mm) table = &optimized::i8mm_kernels();
+#endif
+  if (!table) return;
+  const size_t depth = 256, mr = table->rows, nr = table->columns, g = table->group_depth;
+  std::vector<int8_t> a(depth * mr), b(depth * nr);
+  for (size_t i = 0; i < a.size(); ++i) a[i] = static_cast<int8_t>(i % 251 - 125);
+  for (size_t i = 0; i < b.size(); ++i) b[i] = static_cast<int8_t>(i % 241 - 120);
+  std::vector<int32_t> c(mr * nr);
+  const optimized::Int8DotTile tile{mr, nr, depth / g, a.data(), b.data(), c.data(), nr, true};
+  const int calls = 20000;
+  std::vector<double> rates, cpu_rates;
+  for (int rep = 0; rep < options.reps; ++rep) {
+    const auto start = Clock::now();
+    const double cpu_start = thread_cpu_seconds();
+    for (int i = 0; i < calls; ++i) table->tile_activations_in_b(tile);
+    const double ops = 2.0 * static_cast<double>(mr * nr * depth) * calls;
+    rates.push_back(ops / seconds_since(start) * 1e-9);
+    cpu_rates.push_back(ops / (thread_cpu_seconds() - cpu_start) * 1e-9);
+  }
+  std::printf("| int8 %s dot-product %zux%zu tile | %.1f GOPS | %.0f%% | %.1f GOPS | %.0f%% |\n",
+              table->name, mr, nr, median(rates), 100.0 * median(rates) / options.peak_int8,
+              median(cpu_rates), 100.0 * median(cpu_rates) / options.peak_int8);
+}
+
 void bench_micro_kernels(const Options& options) {
   namespace optimized = cpu::optimized;
   const optimized::MicroKernels* table = &optimized::portable_micro_kernels();
 #if defined(__x86_64__)
-  if (options.variant == cpu::KernelVariant::kAvx2) table = &optimized::avx2_micro_kernels();
+  if (options.variant == cpu::KernelVariant::kAvx2 ||
+      options.variant == cpu::KernelVariant::kAvx512) {
+    table = &optimized::avx2_micro_kernels();
+  }
 #endif
 #if defined(__aarch64__)
   // The dot-product variants share neon's table (they differ in the int8 GEMMs only).
@@ -134,9 +220,11 @@ void bench_micro_kernels(const Options& options) {
               median(float_cpu_rates), 100.0 * median(float_cpu_rates) / options.peak_fp32);
   std::printf(
       "| int8 as int16 pairs (pmaddwd) %zux%zu tile | %.1f GOPS | %.0f%% | %.1f GOPS | "
-      "%.0f%% |\n\n",
+      "%.0f%% |\n",
       imr, inr, median(int_rates), 100.0 * median(int_rates) / options.peak_int8,
       median(int_cpu_rates), 100.0 * median(int_cpu_rates) / options.peak_int8);
+  bench_dot_product_tile(options);
+  std::printf("\n");
 }
 
 // ---- layers -------------------------------------------------------------------------------
@@ -434,6 +522,7 @@ int main(int argc, char** argv) {
       options.peak_fp32 = std::atof(value());
     } else if (arg == "--peak-int8") {
       options.peak_int8 = std::atof(value());
+      options.peak_int8_given = true;
     } else {
       std::fprintf(stderr,
                    "usage: %s [--reps N] [--threads 1,2] [--filter TEXT] [--reference] "
@@ -444,6 +533,19 @@ int main(int argc, char** argv) {
   }
   std::printf("# OpenRKNN kernel benchmark: variant %s, medians of %d interleaved repetitions\n\n",
               cpu::kernel_variant_name(options.variant), options.reps);
+#if defined(__x86_64__)
+  if (cpu::kernel_variant_available(cpu::KernelVariant::kAvx512)) {
+    const double vnni_peak = measure_vnni_peak(5);
+    std::printf(
+        "int8 VNNI peak (register-only loop of 16 independent zmm vpdpbusd, one thread, thread "
+        "CPU time): %.1f GOPS\n\n",
+        vnni_peak);
+    // The int8 percentages of the avx512 variant are of this peak unless --peak-int8 says.
+    if (options.variant == cpu::KernelVariant::kAvx512 && !options.peak_int8_given) {
+      options.peak_int8 = vnni_peak;
+    }
+  }
+#endif
   if (options.filter.empty()) bench_micro_kernels(options);
   bench_convolutions(options, false);
   bench_convolutions(options, true);

@@ -1,30 +1,27 @@
-// int8 convolution as GEMM on the SDOT / SMMLA tiles (dot_product_kernels.h): per image and
-// group, output = W x im2col(input) with W packed once (w - zw, int8) and im2col panels of raw
-// input codes packed per task and depth chunk (padding is the input zero point's code, i.e.
-// x - zx = 0). The zero-point term -zx sum_k (w - zw) is one constant per output channel, added
-// with the bias before the requantization; the blocking is the int16-pair driver's
+// int8 convolution as GEMM on the dot-product tiles (dot_product_kernels.h): per image and
+// group, output = W x im2col(input) with W packed once (w - zw, int8) and im2col panels of
+// input codes x + o packed per task and depth chunk (padding is the input zero point's code, i.e.
+// x - zx = 0). The zero-point term -(zx + o) sum_k (w - zw) is one constant per output channel,
+// added with the bias before the requantization; the blocking is the int16-pair driver's
 // (optimized/blocking.h).
 #include <algorithm>
 #include <cstdio>
 #include <vector>
 
-#include "arm/dot_product_epilogue.h"
-#include "arm/dot_product_kernels.h"
 #include "optimized/blocking.h"
+#include "optimized/dot_product_epilogue.h"
+#include "optimized/dot_product_kernels.h"
 
-namespace orknn::kernels::cpu::arm {
+namespace orknn::kernels::cpu::optimized {
 namespace {
 
-using optimized::align_bytes;
-using optimized::divide_round_up;
-using optimized::round_up;
 using reference::Conv2DShape;
 using reference::Int8Requantization;
 
 // Matrix depth per chunk: a task's B chunk (kDepthBlock x column block bytes, 48 KB) stays in
 // L1/L2 while the row panels stream past it.
 constexpr size_t kDepthBlock = 256;
-constexpr optimized::BlockLimits kLimits{kDepthBlock, 144, 192, 288};
+constexpr BlockLimits kLimits{kDepthBlock, 144, 192, 288};
 
 class DotProductConvolution final : public Conv2DInt8 {
  public:
@@ -33,7 +30,7 @@ class DotProductConvolution final : public Conv2DInt8 {
       : kernels_(kernels),
         shape_(shape),
         requantization_(requantization),
-        geometry_(optimized::im2col_geometry(shape)) {
+        geometry_(im2col_geometry(shape)) {
     mr_ = kernels.rows;
     nr_ = kernels.columns;
     group_depth_ = kernels.group_depth;
@@ -51,9 +48,9 @@ class DotProductConvolution final : public Conv2DInt8 {
     rows_offset_ = align_bytes(chunk_depth * column_block);
     accumulators_offset_ = rows_offset_ + align_bytes(group_depth_ * column_block);
     task_bytes_ = accumulators_offset_ + align_bytes(task_rows * column_block * sizeof(int32_t));
-    small_multipliers_ = optimized::small_multipliers(requantization.multipliers.data(),
-                                                      requantization.multipliers.size(),
-                                                      requantization.output_zero_point);
+    small_multipliers_ =
+        small_multipliers(requantization.multipliers.data(), requantization.multipliers.size(),
+                          requantization.output_zero_point);
     std::snprintf(algorithm_, sizeof(algorithm_), "%s int8 gemm %zux%zu", kernels.name, mr_, nr_);
   }
 
@@ -64,11 +61,11 @@ class DotProductConvolution final : public Conv2DInt8 {
            ThreadPool& pool) const override {
     const size_t images = static_cast<size_t>(shape_.batch);
     const size_t groups = static_cast<size_t>(shape_.groups);
-    const optimized::OutputBlocks blocks = optimized::choose_output_blocks(
-        group_rows_, columns_, images * groups, pool.thread_count(), mr_, nr_, kLimits);
-    const size_t tasks = optimized::block_task_count(images * groups, blocks);
+    const OutputBlocks blocks = choose_output_blocks(group_rows_, columns_, images * groups,
+                                                     pool.thread_count(), mr_, nr_, kLimits);
+    const size_t tasks = block_task_count(images * groups, blocks);
     pool.parallel_for(tasks, [&](size_t task, size_t thread) {
-      const optimized::BlockTask position = optimized::block_task(task, blocks);
+      const BlockTask position = block_task(task, blocks);
       Block block;
       block.image = position.independent / groups;
       block.group = position.independent % groups;
@@ -92,7 +89,7 @@ class DotProductConvolution final : public Conv2DInt8 {
   };
 
   // Weights [M][C/g][kh][kw] -> per group, panels of MR rows of w - zw; and per output channel
-  // the zero-point term -zx sum_k (w - zw), modulo 2^32.
+  // the zero-point term -(zx + o) sum_k (w - zw), modulo 2^32.
   void pack_weights(const int8_t* weights) {
     const size_t groups = static_cast<size_t>(shape_.groups);
     packed_weights_.assign(groups * group_weights_size_, 0);
@@ -111,14 +108,16 @@ class DotProductConvolution final : public Conv2DInt8 {
           panel[((k / group_depth_) * mr_ + row % mr_) * group_depth_ + k % group_depth_] =
               static_cast<int8_t>(offset);
         }
-        zero_point_terms_[channel] = static_cast<int32_t>(
-            static_cast<uint32_t>(-static_cast<int64_t>(requantization_.input_zero_point) * sum));
+        const int64_t packed_zero_point =
+            int64_t{requantization_.input_zero_point} + kernels_.activation_offset;
+        zero_point_terms_[channel] =
+            static_cast<int32_t>(static_cast<uint32_t>(-packed_zero_point * sum));
       }
     }
   }
 
   // Row k of the im2col matrix for output pixels [first_column, + columns) as int8 codes, the
-  // input zero point where the window is in the padding.
+  // input zero point where the window is in the padding (raw: pack_b adds o).
   void gather_row(const int8_t* group_input, size_t k, size_t first_column, size_t columns,
                   int8_t* out) const {
     const reference::Window2D& w = geometry_.window;
@@ -173,6 +172,7 @@ class DotProductConvolution final : public Conv2DInt8 {
               int8_t* rows, int8_t* packed) const {
     const size_t g_depth = group_depth_;
     const size_t panels = divide_round_up(block.columns, nr_);
+    const int8_t flip = activation_sign_flip(kernels_);
     for (size_t g = 0; g < groups; ++g) {
       for (size_t d = 0; d < g_depth; ++d) {
         gather_row(group_input, (group_begin + g) * g_depth + d, block.first_column, block.columns,
@@ -183,7 +183,10 @@ class DotProductConvolution final : public Conv2DInt8 {
         for (size_t j = 0; j < nr_; ++j) {
           const size_t column = q * nr_ + j;
           for (size_t d = 0; d < g_depth; ++d) {
-            out[j * g_depth + d] = column < block.columns ? rows[d * block.columns + column] : 0;
+            out[j * g_depth + d] =
+                column < block.columns
+                    ? static_cast<int8_t>(rows[d * block.columns + column] ^ flip)
+                    : 0;
           }
         }
       }
@@ -224,7 +227,7 @@ class DotProductConvolution final : public Conv2DInt8 {
             tile.a =
                 group_weights + ((row / mr_) * depth_groups_ + group_begin) * mr_ * group_depth_;
             tile.c = accumulators + (row - block.first_row) * c_stride + q * nr_;
-            kernels_.tile(tile);
+            kernels_.tile_activations_in_b(tile);
           }
         }
       }
@@ -247,7 +250,7 @@ class DotProductConvolution final : public Conv2DInt8 {
   const DotProductKernels& kernels_;
   const Conv2DShape shape_;
   const Int8Requantization requantization_;
-  const optimized::Im2colGeometry geometry_;
+  const Im2colGeometry geometry_;
   size_t mr_ = 0;
   size_t nr_ = 0;
   size_t group_depth_ = 0;
@@ -292,7 +295,7 @@ std::unique_ptr<Conv2DInt8> make_dot_product_conv2d_int8(const DotProductKernels
                                                          const int8_t* constant_weights) {
   // An empty output (a window larger than the padded input) has no blocks to split.
   if (!constant_weights || shape.output_channels <= 0 || shape.batch <= 0 ||
-      optimized::im2col_geometry(shape).columns() <= 0) {
+      im2col_geometry(shape).columns() <= 0) {
     return nullptr;
   }
   if (requantization.input_zero_point < -128 || requantization.input_zero_point > 127) {
@@ -302,4 +305,4 @@ std::unique_ptr<Conv2DInt8> make_dot_product_conv2d_int8(const DotProductKernels
   return std::make_unique<DotProductConvolution>(kernels, shape, requantization, constant_weights);
 }
 
-}  // namespace orknn::kernels::cpu::arm
+}  // namespace orknn::kernels::cpu::optimized

@@ -6,10 +6,10 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "arm/dot_product_kernels.h"
 #include "optimized/blocking.h"
+#include "optimized/dot_product_kernels.h"
 
-namespace orknn::kernels::cpu::arm {
+namespace orknn::kernels::cpu::optimized {
 
 inline int32_t wrapping_add(int32_t a, int32_t b) {
   return static_cast<int32_t>(static_cast<uint32_t>(a) + static_cast<uint32_t>(b));
@@ -23,7 +23,7 @@ void finish_row(const DotProductKernels& kernels, const reference::Int8Requantiz
                 size_t channel, bool per_column, bool small_multipliers, int32_t* accumulators,
                 size_t count, Constant&& constant, int8_t* output) {
   for (size_t j = 0; j < count; ++j) accumulators[j] = wrapping_add(accumulators[j], constant(j));
-  optimized::RequantizeRow row{};
+  RequantizeRow row{};
   row.accumulators = accumulators;
   row.count = count;
   row.multipliers = q.multipliers.data() + channel;
@@ -33,12 +33,12 @@ void finish_row(const DotProductKernels& kernels, const reference::Int8Requantiz
   row.output_maximum = q.output_maximum;
   row.small_multipliers = small_multipliers;
   row.output = output;
-  const optimized::MicroKernels& base = kernels.base();
+  const MicroKernels& base = kernels.base();
   if (per_column) {
     base.requantize_row(row);
   } else {
-    optimized::requantize_int8_row(base, q, channel, row);
+    requantize_int8_row(base, q, channel, row);
   }
 }
 
-}  // namespace orknn::kernels::cpu::arm
+}  // namespace orknn::kernels::cpu::optimized

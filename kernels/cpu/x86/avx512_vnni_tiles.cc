@@ -1,0 +1,139 @@
+// The AVX-512 VNNI int8 tiles of the "avx512" variant (optimized/dot_product_kernels.h).
+// VPDPBUSD multiplies four unsigned bytes by four signed bytes per int32 lane, sums the four
+// products exactly and adds them to the lane modulo 2^32; the drivers pack the activations as
+// x + 128 (sign bit flipped) and the weights as w - zw, and fold -(zx + 128) sum (w - zw) into
+// the per-channel constant, so the accumulators equal the reference's.
+//
+// Every function carries its instruction set as a target attribute, so the file is compiled
+// for the baseline x86-64 and the dispatcher calls it only after cpu_features reported
+// AVX-512 F/BW/VL/VNNI with the OS saving the ZMM state (dispatch.cc). As in the AVX2 file: no
+// standard-library templates or inline functions here, only intrinsics and this file's
+// functions (a standard inline instantiated with these encodings could be kept by the linker
+// for the whole program).
+#include <immintrin.h>
+
+#include "optimized/dot_product_kernels.h"
+
+#define ORKNN_TARGET_AVX512_VNNI \
+  __attribute__((target("avx2,fma,avx512f,avx512bw,avx512vl,avx512vnni")))
+
+namespace orknn::kernels::cpu::optimized {
+namespace {
+
+// MR x NR = 8 x 32: 16 zmm accumulators (two per row), two B vectors and one broadcast of A per
+// depth group, 16 VPDPBUSD (1024 multiply-adds) per 10 loads. Chosen by measurement
+// (docs/cpu-kernels.md): 12 rows x 32 was no faster on Zen 4 and wastes more of the short
+// channel counts.
+constexpr size_t kTileRows = 8;
+constexpr size_t kTileColumns = 32;
+constexpr size_t kGroupDepth = 4;
+
+// The accumulators are named variables (GCC keeps arrays of vectors in memory); rows past
+// kRows are compiled out with `if constexpr`.
+#define ORKNN_FOR_EACH_ROW(MACRO) \
+  MACRO(0) MACRO(1) MACRO(2) MACRO(3) MACRO(4) MACRO(5) MACRO(6) MACRO(7)
+
+// Lanes of the two column vectors a tile writes: columns [0, 16) and [16, 32).
+ORKNN_TARGET_AVX512_VNNI __mmask16 lane_mask(size_t columns) {
+  if (columns >= 16) return static_cast<__mmask16>(0xFFFF);
+  return static_cast<__mmask16>((1u << columns) - 1u);
+}
+
+// Four packed bytes as one int32 lane value (the builtin, not std::memcpy: see the top).
+ORKNN_TARGET_AVX512_VNNI int32_t load_group(const int8_t* bytes) {
+  int32_t value;
+  __builtin_memcpy(&value, bytes, sizeof(value));
+  return value;
+}
+
+// kRows real rows (1..kTileRows) and kVectors column vectors (1: at most 16 real columns).
+// kActivationsInB: B holds the activations (convolutions) and is VPDPBUSD's unsigned operand;
+// otherwise A does (Gemm/MatMul).
+template <size_t kRows, size_t kVectors, bool kActivationsInB>
+ORKNN_TARGET_AVX512_VNNI void vnni_tile_rows(const Int8DotTile& tile) {
+#define ORKNN_DECLARE(r)                   \
+  __m512i low##r = _mm512_setzero_si512(); \
+  __m512i high##r = _mm512_setzero_si512();
+  ORKNN_FOR_EACH_ROW(ORKNN_DECLARE)
+#undef ORKNN_DECLARE
+  const int8_t* a = tile.a;
+  const int8_t* b = tile.b;
+  for (size_t g = 0; g < tile.depth_groups;
+       ++g, a += kTileRows * kGroupDepth, b += kTileColumns * kGroupDepth) {
+    const __m512i b_low = _mm512_loadu_si512(b);
+    const __m512i b_high = kVectors > 1 ? _mm512_loadu_si512(b + 64) : _mm512_setzero_si512();
+#define ORKNN_MULTIPLY(r)                                                                  \
+  if constexpr (kRows > r) {                                                               \
+    const __m512i a_group = _mm512_set1_epi32(load_group(a + 4 * r));                      \
+    if constexpr (kActivationsInB) {                                                       \
+      low##r = _mm512_dpbusd_epi32(low##r, b_low, a_group);                                \
+      if constexpr (kVectors > 1) high##r = _mm512_dpbusd_epi32(high##r, b_high, a_group); \
+    } else {                                                                               \
+      low##r = _mm512_dpbusd_epi32(low##r, a_group, b_low);                                \
+      if constexpr (kVectors > 1) high##r = _mm512_dpbusd_epi32(high##r, a_group, b_high); \
+    }                                                                                      \
+  }
+    ORKNN_FOR_EACH_ROW(ORKNN_MULTIPLY)
+#undef ORKNN_MULTIPLY
+  }
+  // Masked loads and stores write exactly the real columns (and read nothing past them).
+  const __mmask16 mask_low = lane_mask(tile.columns);
+  const __mmask16 mask_high = lane_mask(tile.columns > 16 ? tile.columns - 16 : 0);
+#define ORKNN_STORE(r)                                                                    \
+  if constexpr (kRows > r) {                                                              \
+    int32_t* c = tile.c + r * tile.c_stride;                                              \
+    if (tile.accumulate) {                                                                \
+      low##r = _mm512_add_epi32(low##r, _mm512_maskz_loadu_epi32(mask_low, c));           \
+      if constexpr (kVectors > 1) {                                                       \
+        high##r = _mm512_add_epi32(high##r, _mm512_maskz_loadu_epi32(mask_high, c + 16)); \
+      }                                                                                   \
+    }                                                                                     \
+    _mm512_mask_storeu_epi32(c, mask_low, low##r);                                        \
+    if constexpr (kVectors > 1) _mm512_mask_storeu_epi32(c + 16, mask_high, high##r);     \
+  }
+  ORKNN_FOR_EACH_ROW(ORKNN_STORE)
+#undef ORKNN_STORE
+}
+
+template <size_t kVectors, bool kActivationsInB>
+ORKNN_TARGET_AVX512_VNNI void vnni_tile_vectors(const Int8DotTile& tile) {
+  switch (tile.rows) {
+    case 1:
+      return vnni_tile_rows<1, kVectors, kActivationsInB>(tile);
+    case 2:
+      return vnni_tile_rows<2, kVectors, kActivationsInB>(tile);
+    case 3:
+      return vnni_tile_rows<3, kVectors, kActivationsInB>(tile);
+    case 4:
+      return vnni_tile_rows<4, kVectors, kActivationsInB>(tile);
+    case 5:
+      return vnni_tile_rows<5, kVectors, kActivationsInB>(tile);
+    case 6:
+      return vnni_tile_rows<6, kVectors, kActivationsInB>(tile);
+    case 7:
+      return vnni_tile_rows<7, kVectors, kActivationsInB>(tile);
+    default:
+      return vnni_tile_rows<kTileRows, kVectors, kActivationsInB>(tile);
+  }
+}
+
+// A last panel of at most 16 real columns runs on one vector per row.
+template <bool kActivationsInB>
+ORKNN_TARGET_AVX512_VNNI void vnni_tile(const Int8DotTile& tile) {
+  if (tile.columns <= 16) {
+    vnni_tile_vectors<1, kActivationsInB>(tile);
+  } else {
+    vnni_tile_vectors<2, kActivationsInB>(tile);
+  }
+}
+
+}  // namespace
+
+const DotProductKernels& avx512_vnni_kernels() {
+  static const DotProductKernels kernels{
+      "avx512", kTileRows,       kTileColumns,     kGroupDepth,
+      128,      vnni_tile<true>, vnni_tile<false>, avx2_micro_kernels};
+  return kernels;
+}
+
+}  // namespace orknn::kernels::cpu::optimized
