@@ -47,7 +47,9 @@ class DotProductConvolution final : public Conv2DInt8 {
     const size_t chunk_depth = std::min(chunk_groups_, depth_groups_) * group_depth_;
     rows_offset_ = align_bytes(chunk_depth * column_block);
     accumulators_offset_ = rows_offset_ + align_bytes(group_depth_ * column_block);
-    task_bytes_ = accumulators_offset_ + align_bytes(task_rows * column_block * sizeof(int32_t));
+    segments_offset_ =
+        accumulators_offset_ + align_bytes(task_rows * column_block * sizeof(int32_t));
+    task_bytes_ = segments_offset_ + align_bytes(max_segments(column_block) * sizeof(Segment));
     small_multipliers_ =
         small_multipliers(requantization.multipliers.data(), requantization.multipliers.size(),
                           requantization.output_zero_point);
@@ -116,81 +118,49 @@ class DotProductConvolution final : public Conv2DInt8 {
     }
   }
 
-  // Row k of the im2col matrix for output pixels [first_column, + columns) as int8 codes, the
-  // input zero point where the window is in the padding (raw: pack_b adds o).
-  void gather_row(const int8_t* group_input, size_t k, size_t first_column, size_t columns,
-                  int8_t* out) const {
-    const reference::Window2D& w = geometry_.window;
+  // B panels for depth groups [group_begin, + groups): panel q at packed + q * groups * NR * G.
+  // A pointwise convolution's im2col rows are input rows: read in place; others are gathered
+  // into `rows` first along the block's `segments` (gather_im2col_int8_row). Depth past the
+  // matrix reuses a real row (A is zero there).
+  void pack_b(const int8_t* group_input, const Block& block, const Segment* segments,
+              size_t segment_count, size_t group_begin, size_t groups, int8_t* rows,
+              int8_t* packed) const {
     const auto zero_code = static_cast<int8_t>(requantization_.input_zero_point);
-    if (k >= depth_) {
-      std::fill(out, out + columns, int8_t{0});  // A is zero there too
-      return;
-    }
-    const int64_t taps = w.kernel_height * w.kernel_width;
-    const int64_t channel = static_cast<int64_t>(k) / taps;
-    const int64_t kernel_row = static_cast<int64_t>(k) / w.kernel_width % w.kernel_height;
-    const int64_t kernel_column = static_cast<int64_t>(k) % w.kernel_width;
-    const int8_t* plane = group_input + channel * w.input_height * w.input_width;
-    const auto output_width = static_cast<size_t>(w.output_width);
-    size_t pixel = first_column;
-    const size_t end = first_column + columns;
-    while (pixel < end) {
-      const size_t output_row = pixel / output_width;
-      const size_t output_column = pixel % output_width;
-      const size_t run = std::min(output_width - output_column, end - pixel);
-      const int64_t input_row = static_cast<int64_t>(output_row) * w.stride_height - w.pad_top +
-                                kernel_row * w.dilation_height;
-      if (input_row < 0 || input_row >= w.input_height) {
-        std::fill(out, out + run, zero_code);
-      } else {
-        const int8_t* source = plane + input_row * w.input_width;
-        const int64_t first = static_cast<int64_t>(output_column) * w.stride_width - w.pad_left +
-                              kernel_column * w.dilation_width;
-        if (w.stride_width == 1) {
-          // A stretch of the input row between padding: one copy (pointwise: the whole run).
-          const auto length = static_cast<int64_t>(run);
-          const int64_t low = std::clamp<int64_t>(-first, 0, length);
-          const int64_t high = std::clamp<int64_t>(w.input_width - first, low, length);
-          std::fill(out, out + low, zero_code);
-          std::copy(source + (first + low), source + (first + high), out + low);
-          std::fill(out + high, out + length, zero_code);
+    const size_t g_depth = group_depth_;
+    const bool in_place = pointwise_in_place();
+    const size_t plane =
+        static_cast<size_t>(geometry_.window.input_height * geometry_.window.input_width);
+    Int8GroupRows group{};
+    group.columns = block.columns;
+    group.group_depth = g_depth;
+    group.panel_columns = nr_;
+    group.panel_stride = groups * nr_ * g_depth;
+    group.flip = activation_sign_flip(kernels_);
+    for (size_t g = 0; g < groups; ++g) {
+      for (size_t d = 0; d < g_depth; ++d) {
+        const size_t k = (group_begin + g) * g_depth + d;
+        if (k >= depth_) {
+          group.rows[d] = group.rows[0];
+        } else if (in_place) {
+          group.rows[d] = group_input + k * plane + block.first_column;
         } else {
-          int64_t input_column = first;
-          for (size_t t = 0; t < run; ++t, input_column += w.stride_width) {
-            out[t] = input_column >= 0 && input_column < w.input_width ? source[input_column]
-                                                                       : zero_code;
-          }
+          int8_t* row = rows + d * block.columns;
+          gather_im2col_int8_row(geometry_, group_input, static_cast<int64_t>(k), segments,
+                                 segment_count, zero_code, row);
+          group.rows[d] = row;
         }
       }
-      pixel += run;
-      out += run;
+      group.out = packed + g * nr_ * g_depth;
+      kernels_.pack_activation_groups(group);
     }
   }
 
-  // B panels for depth groups [group_begin, + groups): panel q at packed + q * groups * NR * G.
-  void pack_b(const int8_t* group_input, const Block& block, size_t group_begin, size_t groups,
-              int8_t* rows, int8_t* packed) const {
-    const size_t g_depth = group_depth_;
-    const size_t panels = divide_round_up(block.columns, nr_);
-    const int8_t flip = activation_sign_flip(kernels_);
-    for (size_t g = 0; g < groups; ++g) {
-      for (size_t d = 0; d < g_depth; ++d) {
-        gather_row(group_input, (group_begin + g) * g_depth + d, block.first_column, block.columns,
-                   rows + d * block.columns);
-      }
-      for (size_t q = 0; q < panels; ++q) {
-        int8_t* out = packed + (q * groups + g) * nr_ * g_depth;
-        for (size_t j = 0; j < nr_; ++j) {
-          const size_t column = q * nr_ + j;
-          for (size_t d = 0; d < g_depth; ++d) {
-            out[j * g_depth + d] =
-                column < block.columns
-                    ? static_cast<int8_t>(rows[d * block.columns + column] ^ flip)
-                    : 0;
-          }
-        }
-      }
-    }
+  // 1x1, stride 1, no padding: im2col row k is input channel k's plane (any dilation).
+  bool pointwise_in_place() const {
+    const reference::Window2D& w = geometry_.window;
+    return w.kernel_height == 1 && w.kernel_width == 1 && w.stride_height == 1 &&
+           w.stride_width == 1 && w.pad_top == 0 && w.pad_left == 0 &&
+           w.output_height == w.input_height && w.output_width == w.input_width;
   }
 
   void run_block(const int8_t* input, const int32_t* bias, int8_t* output, const Block& block,
@@ -198,6 +168,12 @@ class DotProductConvolution final : public Conv2DInt8 {
     auto* packed_b = reinterpret_cast<int8_t*>(scratch);
     auto* rows = reinterpret_cast<int8_t*>(scratch + rows_offset_);
     auto* accumulators = reinterpret_cast<int32_t*>(scratch + accumulators_offset_);
+    auto* segments = reinterpret_cast<Segment*>(scratch + segments_offset_);
+    // One run per output row of the block (a "panel" as wide as the block).
+    const size_t segment_count =
+        pointwise_in_place()
+            ? 0
+            : build_segments(geometry_, block.first_column, block.columns, block.columns, segments);
     const size_t c_stride = round_up(block.columns, nr_);
     const size_t input_channels = static_cast<size_t>(shape_.input_channels);
     const size_t group_channels = input_channels / static_cast<size_t>(shape_.groups);
@@ -213,7 +189,7 @@ class DotProductConvolution final : public Conv2DInt8 {
     tile.c_stride = c_stride;
     for (size_t group_begin = 0; group_begin < depth_groups_; group_begin += chunk_groups_) {
       const size_t groups = std::min(chunk_groups_, depth_groups_ - group_begin);
-      pack_b(group_input, block, group_begin, groups, rows, packed_b);
+      pack_b(group_input, block, segments, segment_count, group_begin, groups, rows, packed_b);
       tile.depth_groups = groups;
       tile.accumulate = group_begin > 0;
       for (size_t block_row = block.first_row; block_row < end_row;
@@ -262,6 +238,7 @@ class DotProductConvolution final : public Conv2DInt8 {
   size_t group_weights_size_ = 0;
   size_t rows_offset_ = 0;
   size_t accumulators_offset_ = 0;
+  size_t segments_offset_ = 0;
   size_t task_bytes_ = 0;
   bool small_multipliers_ = false;
   std::vector<int8_t> packed_weights_;

@@ -46,6 +46,22 @@ struct Int8DotTile {
   bool accumulate;
 };
 
+// One depth group of activation rows into B panels (the convolution's im2col): G rows of
+// `columns` int8 codes, row d at rows[d]; panel q (columns [q * NR, + NR)) at
+// out + q * panel_stride holds (j, d) at [j * G + d] = rows[d][q * NR + j] ^ flip (x + o), and 0
+// for columns past `columns` up to the last panel's end. Reads nothing past a row's `columns`.
+struct Int8GroupRows {
+  const int8_t* rows[8];
+  size_t columns;
+  size_t group_depth;    // G
+  size_t panel_columns;  // NR
+  size_t panel_stride;   // bytes
+  int8_t flip;
+  int8_t* out;
+};
+// The plain C++ form, any G and NR (the ARM tables and the portable ones use it).
+void portable_pack_activation_groups(const Int8GroupRows& group);
+
 struct DotProductKernels {
   const char* name;    // "neon-dotprod", "neon-i8mm", "avx512"
   size_t rows;         // MR
@@ -58,6 +74,7 @@ struct DotProductKernels {
   // activations, B the weights. The signed x signed instructions use one tile for both.
   void (*tile_activations_in_b)(const Int8DotTile& tile);
   void (*tile_activations_in_a)(const Int8DotTile& tile);
+  void (*pack_activation_groups)(const Int8GroupRows& group);
   // The variant's other micro-kernels (the requantization row).
   const MicroKernels& (*base)();
 };

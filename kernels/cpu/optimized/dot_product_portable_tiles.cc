@@ -36,6 +36,21 @@ void portable_tile(const Int8DotTile& tile) {
 
 }  // namespace
 
+void portable_pack_activation_groups(const Int8GroupRows& group) {
+  const size_t g_depth = group.group_depth;
+  const size_t nr = group.panel_columns;
+  for (size_t first = 0, q = 0; first < group.columns; first += nr, ++q) {
+    int8_t* out = group.out + q * group.panel_stride;
+    for (size_t j = 0; j < nr; ++j) {
+      const size_t column = first + j;
+      for (size_t d = 0; d < g_depth; ++d) {
+        out[j * g_depth + d] =
+            column < group.columns ? static_cast<int8_t>(group.rows[d][column] ^ group.flip) : 0;
+      }
+    }
+  }
+}
+
 const DotProductKernels& portable_dot_product_kernels(size_t group_depth,
                                                       bool unsigned_activations) {
   static const DotProductKernels quads{"portable-dot4",
@@ -45,6 +60,7 @@ const DotProductKernels& portable_dot_product_kernels(size_t group_depth,
                                        0,
                                        portable_tile<4, false, false>,
                                        portable_tile<4, false, false>,
+                                       portable_pack_activation_groups,
                                        portable_micro_kernels};
   static const DotProductKernels octets{"portable-dot8",
                                         kRows,
@@ -53,6 +69,7 @@ const DotProductKernels& portable_dot_product_kernels(size_t group_depth,
                                         0,
                                         portable_tile<8, false, false>,
                                         portable_tile<8, false, false>,
+                                        portable_pack_activation_groups,
                                         portable_micro_kernels};
   static const DotProductKernels unsigned_quads{"portable-dot4u",
                                                 kRows,
@@ -61,6 +78,7 @@ const DotProductKernels& portable_dot_product_kernels(size_t group_depth,
                                                 128,
                                                 portable_tile<4, false, true>,
                                                 portable_tile<4, true, false>,
+                                                portable_pack_activation_groups,
                                                 portable_micro_kernels};
   if (unsigned_activations) return unsigned_quads;
   return group_depth == 8 ? octets : quads;

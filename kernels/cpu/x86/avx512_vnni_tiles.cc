@@ -127,12 +127,52 @@ ORKNN_TARGET_AVX512_VNNI void vnni_tile(const Int8DotTile& tile) {
   }
 }
 
+// Four activation rows into 32-column panels (Int8GroupRows, G = 4, NR = 32): per panel one
+// (masked) 32-byte load per row, the sign flip, and byte then 16-bit unpacks that put column
+// j's four bytes together; the unpacks work within 128-bit lanes, so the last step reorders
+// the lanes into columns 0-7, 8-15, 16-23, 24-31.
+ORKNN_TARGET_AVX512_VNNI void pack_activation_quads(const Int8GroupRows& group) {
+  const __m256i flip = _mm256_set1_epi8(group.flip);
+  for (size_t first = 0, q = 0; first < group.columns; first += kTileColumns, ++q) {
+    const size_t left = group.columns - first;
+    const __mmask32 mask = left >= 32 ? static_cast<__mmask32>(0xFFFFFFFFu)
+                                      : static_cast<__mmask32>((1u << left) - 1u);
+    // Masked-off lanes load as 0 and stay 0 (the flip is masked too).
+    const __m256i lane_flip = _mm256_maskz_mov_epi8(mask, flip);
+    const __m256i r0 =
+        _mm256_xor_si256(_mm256_maskz_loadu_epi8(mask, group.rows[0] + first), lane_flip);
+    const __m256i r1 =
+        _mm256_xor_si256(_mm256_maskz_loadu_epi8(mask, group.rows[1] + first), lane_flip);
+    const __m256i r2 =
+        _mm256_xor_si256(_mm256_maskz_loadu_epi8(mask, group.rows[2] + first), lane_flip);
+    const __m256i r3 =
+        _mm256_xor_si256(_mm256_maskz_loadu_epi8(mask, group.rows[3] + first), lane_flip);
+    const __m256i pairs01_low = _mm256_unpacklo_epi8(r0, r1);   // columns 0-7 | 16-23
+    const __m256i pairs01_high = _mm256_unpackhi_epi8(r0, r1);  // 8-15 | 24-31
+    const __m256i pairs23_low = _mm256_unpacklo_epi8(r2, r3);
+    const __m256i pairs23_high = _mm256_unpackhi_epi8(r2, r3);
+    const __m256i quads0 = _mm256_unpacklo_epi16(pairs01_low, pairs23_low);    // 0-3 | 16-19
+    const __m256i quads1 = _mm256_unpackhi_epi16(pairs01_low, pairs23_low);    // 4-7 | 20-23
+    const __m256i quads2 = _mm256_unpacklo_epi16(pairs01_high, pairs23_high);  // 8-11 | 24-27
+    const __m256i quads3 = _mm256_unpackhi_epi16(pairs01_high, pairs23_high);  // 12-15 | 28-31
+    int8_t* out = group.out + q * group.panel_stride;
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(out),
+                        _mm256_permute2x128_si256(quads0, quads1, 0x20));
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + 32),
+                        _mm256_permute2x128_si256(quads2, quads3, 0x20));
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + 64),
+                        _mm256_permute2x128_si256(quads0, quads1, 0x31));
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + 96),
+                        _mm256_permute2x128_si256(quads2, quads3, 0x31));
+  }
+}
+
 }  // namespace
 
 const DotProductKernels& avx512_vnni_kernels() {
   static const DotProductKernels kernels{
-      "avx512", kTileRows,       kTileColumns,     kGroupDepth,
-      128,      vnni_tile<true>, vnni_tile<false>, avx2_micro_kernels};
+      "avx512",        kTileRows,        kTileColumns,          kGroupDepth,       128,
+      vnni_tile<true>, vnni_tile<false>, pack_activation_quads, avx2_micro_kernels};
   return kernels;
 }
 
