@@ -22,7 +22,6 @@ template <typename Constant>
 void finish_row(const DotProductKernels& kernels, const reference::Int8Requantization& q,
                 size_t channel, bool per_column, bool small_multipliers, int32_t* accumulators,
                 size_t count, Constant&& constant, int8_t* output) {
-  for (size_t j = 0; j < count; ++j) accumulators[j] = wrapping_add(accumulators[j], constant(j));
   RequantizeRow row{};
   row.accumulators = accumulators;
   row.count = count;
@@ -33,6 +32,12 @@ void finish_row(const DotProductKernels& kernels, const reference::Int8Requantiz
   row.output_maximum = q.output_maximum;
   row.small_multipliers = small_multipliers;
   row.output = output;
+  if (!per_column && !q.silu && small_multipliers && kernels.requantize_offset_row) {
+    // One channel's row: its constant is added inside the requantization pass.
+    kernels.requantize_offset_row(row, constant(0));
+    return;
+  }
+  for (size_t j = 0; j < count; ++j) accumulators[j] = wrapping_add(accumulators[j], constant(j));
   const MicroKernels& base = kernels.base();
   if (per_column) {
     base.requantize_row(row);

@@ -75,6 +75,10 @@ struct DotProductKernels {
   void (*tile_activations_in_b)(const Int8DotTile& tile);
   void (*tile_activations_in_a)(const Int8DotTile& tile);
   void (*pack_activation_groups)(const Int8GroupRows& group);
+  // Optional (null: add the constant in a pass, then base's requantize_row): a convolution row's
+  // requantization (one multiplier, small_multipliers, no SiLU) of accumulators[i] + offset,
+  // the sum modulo 2^32, with requantize_row's results.
+  void (*requantize_offset_row)(const RequantizeRow& row, int32_t offset);
   // The variant's other micro-kernels (the requantization row).
   const MicroKernels& (*base)();
 };

@@ -61,6 +61,7 @@ const DotProductKernels& portable_dot_product_kernels(size_t group_depth,
                                        portable_tile<4, false, false>,
                                        portable_tile<4, false, false>,
                                        portable_pack_activation_groups,
+                                       nullptr,
                                        portable_micro_kernels};
   static const DotProductKernels octets{"portable-dot8",
                                         kRows,
@@ -70,6 +71,7 @@ const DotProductKernels& portable_dot_product_kernels(size_t group_depth,
                                         portable_tile<8, false, false>,
                                         portable_tile<8, false, false>,
                                         portable_pack_activation_groups,
+                                        nullptr,
                                         portable_micro_kernels};
   static const DotProductKernels unsigned_quads{"portable-dot4u",
                                                 kRows,
@@ -79,6 +81,7 @@ const DotProductKernels& portable_dot_product_kernels(size_t group_depth,
                                                 portable_tile<4, false, true>,
                                                 portable_tile<4, true, false>,
                                                 portable_pack_activation_groups,
+                                                nullptr,
                                                 portable_micro_kernels};
   if (unsigned_activations) return unsigned_quads;
   return group_depth == 8 ? octets : quads;

@@ -167,12 +167,50 @@ ORKNN_TARGET_AVX512_VNNI void pack_activation_quads(const Int8GroupRows& group) 
   }
 }
 
+// requantize_row's small-multiplier path (x86/avx2_micro_kernels.cc) on eight lanes of double,
+// with the channel's constant added first and masked loads and stores for the tail (the maskz
+// forms with every lane set: GCC 12's plain forms warn about their undefined source): int32 to
+// double is exact, one double product, vcvtpd2dq rounds half to even in the default MXCSR mode
+// (nearbyint), |product| < 2^30 so the zero point and clamp are exact in int32, and the
+// saturating narrowing (vpmovsdb) sees values already within int8.
+ORKNN_TARGET_AVX512_VNNI void requantize_offset_row(const RequantizeRow& row, int32_t offset) {
+  const __m256i constant = _mm256_set1_epi32(offset);
+  const __m512d multiplier = _mm512_set1_pd(static_cast<double>(row.multipliers[0]));
+  const __m256i zero_point = _mm256_set1_epi32(row.output_zero_point);
+  // min(max(v, low), high) with low > high gives high, as the reference's clamp does.
+  const __m256i minimum = _mm256_set1_epi32(
+      row.output_minimum <= row.output_maximum ? row.output_minimum : row.output_maximum);
+  const __m256i maximum = _mm256_set1_epi32(row.output_maximum);
+  const int32_t* accumulators = row.accumulators;
+  int8_t* output = row.output;
+  const size_t count = row.count;
+  for (size_t i = 0; i < count; i += 8) {
+    const size_t left = count - i;
+    const __mmask8 mask =
+        left >= 8 ? static_cast<__mmask8>(0xFF) : static_cast<__mmask8>((1u << left) - 1u);
+    const __m256i sums =
+        _mm256_add_epi32(_mm256_maskz_loadu_epi32(mask, accumulators + i), constant);
+    __m256i rounded = _mm512_maskz_cvtpd_epi32(
+        0xFF, _mm512_mul_pd(_mm512_maskz_cvtepi32_pd(0xFF, sums), multiplier));
+    rounded = _mm256_add_epi32(rounded, zero_point);
+    rounded = _mm256_min_epi32(_mm256_max_epi32(rounded, minimum), maximum);
+    _mm256_mask_cvtsepi32_storeu_epi8(output + i, mask, rounded);
+  }
+}
+
 }  // namespace
 
 const DotProductKernels& avx512_vnni_kernels() {
-  static const DotProductKernels kernels{
-      "avx512",        kTileRows,        kTileColumns,          kGroupDepth,       128,
-      vnni_tile<true>, vnni_tile<false>, pack_activation_quads, avx2_micro_kernels};
+  static const DotProductKernels kernels{"avx512",
+                                         kTileRows,
+                                         kTileColumns,
+                                         kGroupDepth,
+                                         128,
+                                         vnni_tile<true>,
+                                         vnni_tile<false>,
+                                         pack_activation_quads,
+                                         requantize_offset_row,
+                                         avx2_micro_kernels};
   return kernels;
 }
 
