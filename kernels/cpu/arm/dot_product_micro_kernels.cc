@@ -123,14 +123,25 @@ ORKNN_TARGET_I8MM void i8mm_tile(const Int8DotTile& tile) {
 
 // Signed x signed: the same tile whichever operand holds the activations.
 const DotProductKernels& sdot_kernels() {
-  static const DotProductKernels kernels{"neon-dotprod", kRows,     kColumns,          4, 0,
-                                         sdot_tile,      sdot_tile, neon_micro_kernels};
+  static const DotProductKernels kernels{"neon-dotprod",
+                                         kRows,
+                                         kColumns,
+                                         4,
+                                         0,
+                                         sdot_tile,
+                                         sdot_tile,
+                                         portable_pack_activation_groups,
+                                         nullptr,
+                                         neon_micro_kernels};
   return kernels;
 }
 
 const DotProductKernels& i8mm_kernels() {
-  static const DotProductKernels kernels{"neon-i8mm", kRows,     kColumns,  8,
-                                         0,           i8mm_tile, i8mm_tile, neon_micro_kernels};
+  static const DotProductKernels kernels{"neon-i8mm", kRows,
+                                         kColumns,    8,
+                                         0,           i8mm_tile,
+                                         i8mm_tile,   portable_pack_activation_groups,
+                                         nullptr,     neon_micro_kernels};
   return kernels;
 }
 
