@@ -1,20 +1,19 @@
 #!/usr/bin/env python3
-"""Times one ONNX model in ONNX Runtime, the peer engine of bench_models.py.
+"""Times one ONNX model in ONNX Runtime, a peer engine of bench_models.py.
 
     ort_runner.py MODEL.onnx --threads N [--runs N] [--warmup N]
 
-Prints one JSON object: {"init_ms": ..., "median_ms": ..., "run_ms": [...]}. The session uses
-N intra-op threads, one inter-op thread, sequential execution and all graph optimizations (ORT's
-defaults for a latency benchmark); inputs are seeded random values of each input's shape.
+Prints one JSON object (runner_common.py). The session uses N intra-op threads, one inter-op
+thread, sequential execution and all graph optimizations (ORT's defaults for a latency
+benchmark) on the CPU execution provider; inputs are runner_common's seeded arrays.
 """
 
-import argparse
-import json
-import statistics
 import time
 
 import numpy as np
 import onnxruntime as ort
+
+from runner_common import argument_parser, print_result, seeded_inputs, time_runs
 
 TYPES = {
     "tensor(float)": np.float32,
@@ -27,13 +26,7 @@ TYPES = {
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("model")
-    parser.add_argument("--threads", type=int, required=True)
-    parser.add_argument("--runs", type=int, default=20)
-    parser.add_argument("--warmup", type=int, default=3)
-    args = parser.parse_args()
-
+    args = argument_parser(__doc__.splitlines()[0], "ONNX model (float or QDQ)").parse_args()
     options = ort.SessionOptions()
     options.intra_op_num_threads = args.threads
     options.inter_op_num_threads = 1
@@ -43,27 +36,11 @@ def main():
     session = ort.InferenceSession(args.model, options, providers=["CPUExecutionProvider"])
     init_ms = (time.perf_counter() - start) * 1e3
 
-    generator = np.random.default_rng(0)
-    feeds = {}
-    for item in session.get_inputs():
-        shape = [d if isinstance(d, int) and d > 0 else 1 for d in item.shape]
-        dtype = TYPES.get(item.type, np.float32)
-        if np.issubdtype(dtype, np.floating):
-            feeds[item.name] = generator.random(shape, dtype=np.float32).astype(dtype)
-        else:
-            feeds[item.name] = generator.integers(0, 10, shape).astype(dtype)
-
-    times = []
-    cpu_times = []  # process CPU time per run: bench_model.cc's cpu_median_ms
-    for index in range(args.warmup + args.runs):
-        start = time.perf_counter()
-        cpu_start = time.process_time()
-        session.run(None, feeds)
-        if index >= args.warmup:
-            times.append((time.perf_counter() - start) * 1e3)
-            cpu_times.append((time.process_time() - cpu_start) * 1e3)
-    print(json.dumps({"init_ms": init_ms, "median_ms": statistics.median(times),
-                      "cpu_median_ms": statistics.median(cpu_times), "run_ms": times}))
+    inputs = session.get_inputs()
+    arrays = seeded_inputs([(item.shape, TYPES.get(item.type, np.float32)) for item in inputs])
+    feeds = {item.name: array for item, array in zip(inputs, arrays)}
+    timing = time_runs(lambda: session.run(None, feeds), args.runs, args.warmup)
+    print_result(init_ms, timing, version=ort.__version__)
 
 
 if __name__ == "__main__":
