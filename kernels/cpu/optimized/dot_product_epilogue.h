@@ -1,6 +1,7 @@
 // The end of a dot-product GEMM row (dot_product_kernels.h): the per-output constants (the
 // bias or Gemm's C, and the zero-point term) added to the accumulators modulo 2^32, as the tile
-// sums themselves, then the variant's requantization row.
+// sums themselves, then the variant's requantization row; a convolution row takes the table's
+// requantize_offset_row instead when it has one (the constant added inside that pass).
 #pragma once
 
 #include <cstddef>
