@@ -3,8 +3,11 @@
 // loops of every instruction set the CPU has; the best float32 and the best int8 rate are the
 // "peak" of the tables), and of the reference kernels they replace.
 //
-//   bench_kernels [--reps N] [--threads 1,2] [--filter TEXT] [--reference] [--variant NAME]
+//   bench_kernels [--reps N] [--threads 1,2] [--filter TEXT|micro] [--reference] [--variant NAME]
 //                 [--peak-fp32 GFLOPS] [--peak-int8 GOPS] [--peaks-only]
+//
+// --filter micro runs the micro-kernel section alone (with a dot-product variant, e.g. avx512,
+// also its int8 tile, with A in L1 and streaming from a 144-row block).
 //
 // --peak-fp32 / --peak-int8 replace the measured peaks (per core); --peaks-only prints the
 // measured peaks and stops.
@@ -29,6 +32,7 @@
 
 #include "core/thread_pool.h"
 #include "dispatch.h"
+#include "optimized/dot_product_kernels.h"
 #include "optimized/micro_kernels.h"
 #include "peak_rate.h"
 
@@ -89,11 +93,61 @@ std::vector<int8_t> random_codes(size_t count, uint32_t seed) {
 
 // ---- micro-kernels ------------------------------------------------------------------------
 
+// The variant's int8 dot-product tile (none: null) on L1-resident panels, GOPS by wall and
+// thread CPU time; prints one table row.
+void bench_dot_product_tile(const Options& options) {
+  namespace optimized = cpu::optimized;
+  const optimized::DotProductKernels* table = nullptr;
+#if defined(__x86_64__)
+  if (options.variant == cpu::KernelVariant::kAvx512) table = &optimized::avx512_vnni_kernels();
+#endif
+#if defined(__aarch64__)
+  if (options.variant == cpu::KernelVariant::kNeonDotprod) table = &optimized::sdot_kernels();
+  if (options.variant == cpu::KernelVariant::kNeonI8mm) table = &optimized::i8mm_kernels();
+#endif
+  if (!table) return;
+  // As the convolution driver runs it: one B panel (depth 256, in L1) against the A panels of a
+  // 144-row block (36 KB: L2), and against one A panel only (everything in L1).
+  const size_t depth = 256, mr = table->rows, nr = table->columns, g = table->group_depth;
+  const size_t panels = 144 / mr;
+  std::vector<int8_t> a(depth * mr * panels), b(depth * nr);
+  for (size_t i = 0; i < a.size(); ++i) a[i] = static_cast<int8_t>(i % 251 - 125);
+  for (size_t i = 0; i < b.size(); ++i) b[i] = static_cast<int8_t>(i % 241 - 120);
+  std::vector<int32_t> c(mr * nr * panels);
+  const int calls = 20000;
+  for (size_t a_panels : {size_t{1}, panels}) {
+    std::vector<double> rates, cpu_rates;
+    for (int rep = 0; rep < options.reps; ++rep) {
+      const auto start = Clock::now();
+      const double cpu_start = thread_cpu_seconds();
+      for (int i = 0; i < calls; ++i) {
+        const size_t p = static_cast<size_t>(i) % a_panels;
+        const optimized::Int8DotTile tile{
+            mr, nr,  depth / g, a.data() + p * depth * mr, b.data(), c.data() + p * mr * nr,
+            nr, true};
+        table->tile_activations_in_b(tile);
+      }
+      const double ops = 2.0 * static_cast<double>(mr * nr * depth) * calls;
+      rates.push_back(ops / seconds_since(start) * 1e-9);
+      cpu_rates.push_back(ops / (thread_cpu_seconds() - cpu_start) * 1e-9);
+    }
+    std::printf(
+        "| int8 %s dot-product %zux%zu tile, A %s | %.1f GOPS | %.0f%% | %.1f GOPS | %.0f%% |\n",
+        table->name, mr, nr, a_panels == 1 ? "in L1" : "144 rows (L2)", median(rates),
+        100.0 * median(rates) / options.peak_int8, median(cpu_rates),
+        100.0 * median(cpu_rates) / options.peak_int8);
+  }
+}
+
 void bench_micro_kernels(const Options& options) {
   namespace optimized = cpu::optimized;
   const optimized::MicroKernels* table = &optimized::portable_micro_kernels();
 #if defined(__x86_64__)
-  if (options.variant == cpu::KernelVariant::kAvx2) table = &optimized::avx2_micro_kernels();
+  // avx512 shares avx2's table (it differs in the int8 GEMMs only).
+  if (options.variant == cpu::KernelVariant::kAvx2 ||
+      options.variant == cpu::KernelVariant::kAvx512) {
+    table = &optimized::avx2_micro_kernels();
+  }
 #endif
 #if defined(__aarch64__)
   // The dot-product variants share neon's table (they differ in the int8 GEMMs only).
@@ -143,9 +197,11 @@ void bench_micro_kernels(const Options& options) {
               median(float_cpu_rates), 100.0 * median(float_cpu_rates) / options.peak_fp32);
   std::printf(
       "| int8 as int16 pairs (pmaddwd) %zux%zu tile | %.1f GOPS | %.0f%% | %.1f GOPS | "
-      "%.0f%% |\n\n",
+      "%.0f%% |\n",
       imr, inr, median(int_rates), 100.0 * median(int_rates) / options.peak_int8,
       median(int_cpu_rates), 100.0 * median(int_cpu_rates) / options.peak_int8);
+  bench_dot_product_tile(options);
+  std::printf("\n");
   if (options.peak_int16_pairs > 0.0 && options.peak_int16_pairs < options.peak_int8) {
     std::printf(
         "The int16-pair tile by CPU time is %.0f%% of its own instructions' peak (%.1f GOPS); "
@@ -279,8 +335,10 @@ void bench_convolutions(const Options& options, bool int8) {
   const char* unit = int8 ? "GOPS" : "GFLOPS";
   // The int8 kernels run vpmaddwd: when the machine has a faster int8 instruction set (VNNI),
   // the share of vpmaddwd's own peak is printed too, the figure the kernels can reach as written.
-  const bool own_peak_column =
-      int8 && options.peak_int16_pairs > 0.0 && options.peak_int16_pairs < options.peak_int8;
+  // (Not for avx512, whose int8 GEMMs run vpdpbusd: the int8 peak is their own.)
+  const bool own_peak_column = int8 && options.variant != cpu::KernelVariant::kAvx512 &&
+                               options.peak_int16_pairs > 0.0 &&
+                               options.peak_int16_pairs < options.peak_int8;
   std::printf("## Convolution layers, %s (%s)\n\n", int8 ? "int8" : "float32",
               cpu::kernel_variant_name(options.variant));
   std::printf("| layer | algorithm | MOP |%s", options.with_reference ? " reference 1t |" : "");
@@ -502,7 +560,7 @@ int main(int argc, char** argv) {
               cpu::kernel_variant_name(options.variant), options.reps);
   measure_and_print_peaks(options);
   if (options.peaks_only) return 0;
-  if (options.filter.empty()) bench_micro_kernels(options);
+  if (options.filter.empty() || options.filter == "micro") bench_micro_kernels(options);
   bench_convolutions(options, false);
   bench_convolutions(options, true);
   bench_gemms(options);

@@ -5,10 +5,8 @@
 #include <string>
 
 #include "core/logging.h"
+#include "optimized/dot_product_kernels.h"
 #include "optimized/optimized_kernels.h"
-#if defined(ORKNN_HAVE_ARM_KERNELS)
-#include "arm/dot_product_kernels.h"
-#endif
 
 #if defined(ORKNN_HAVE_X86_KERNELS)
 #include <cpuinfo_x86.h>
@@ -29,6 +27,21 @@ bool cpu_has_avx2_fma() {
   static const bool supported = [] {
     const cpu_features::X86Features features = cpu_features::GetX86Info().features;
     return features.avx2 && features.fma3;
+  }();
+  return supported;
+#else
+  return false;
+#endif
+}
+
+// The avx512 variant's VPDPBUSD tiles use AVX-512 F, BW (byte masks), VL and VNNI; cpu_features
+// reports the AVX-512 features only when the OS also saves the ZMM and mask registers.
+bool cpu_has_avx512_vnni() {
+#if defined(ORKNN_HAVE_X86_KERNELS)
+  static const bool supported = [] {
+    const cpu_features::X86Features features = cpu_features::GetX86Info().features;
+    return cpu_has_avx2_fma() && features.avx512f && features.avx512bw && features.avx512vl &&
+           features.avx512vnni;
   }();
   return supported;
 #else
@@ -82,8 +95,8 @@ KernelVariant from_environment() {
     const std::optional<KernelVariant> requested = parse_kernel_variant(text);
     if (!requested) {
       log_warning("ORKNN_CPU_KERNELS='", text,
-                  "' is not a kernel variant (reference, portable, avx2, neon, neon-dotprod, "
-                  "neon-i8mm); using ",
+                  "' is not a kernel variant (reference, portable, avx2, avx512, neon, "
+                  "neon-dotprod, neon-i8mm); using ",
                   kernel_variant_name(best_kernel_variant()));
       return best_kernel_variant();
     }
@@ -99,7 +112,10 @@ KernelVariant from_environment() {
 
 const optimized::MicroKernels& micro_kernels(KernelVariant variant) {
 #if defined(ORKNN_HAVE_X86_KERNELS)
-  if (variant == KernelVariant::kAvx2) return optimized::avx2_micro_kernels();
+  // avx512 is avx2 except for the int8 GEMMs (dot_product_kernels below).
+  if (variant == KernelVariant::kAvx2 || variant == KernelVariant::kAvx512) {
+    return optimized::avx2_micro_kernels();
+  }
 #endif
 #if defined(ORKNN_HAVE_ARM_KERNELS)
   // The dot-product variants are neon with other int8 convolution tiles.
@@ -111,16 +127,20 @@ const optimized::MicroKernels& micro_kernels(KernelVariant variant) {
   return optimized::portable_micro_kernels();
 }
 
-#if defined(ORKNN_HAVE_ARM_KERNELS)
 // The int8 GEMM tiles of the dot-product variants; null for the other variants. Their
 // convolution, Gemm and MatMul factories return null where they do not apply, and the
 // variant's int16-pair GEMM runs then.
-const arm::DotProductKernels* dot_product_kernels(KernelVariant variant) {
-  if (variant == KernelVariant::kNeonDotprod) return &arm::sdot_kernels();
-  if (variant == KernelVariant::kNeonI8mm) return &arm::i8mm_kernels();
+const optimized::DotProductKernels* dot_product_kernels(KernelVariant variant) {
+#if defined(ORKNN_HAVE_ARM_KERNELS)
+  if (variant == KernelVariant::kNeonDotprod) return &optimized::sdot_kernels();
+  if (variant == KernelVariant::kNeonI8mm) return &optimized::i8mm_kernels();
+#endif
+#if defined(ORKNN_HAVE_X86_KERNELS)
+  if (variant == KernelVariant::kAvx512) return &optimized::avx512_vnni_kernels();
+#endif
+  static_cast<void>(variant);
   return nullptr;
 }
-#endif
 
 // The reference kernels behind the prepared-kernel interfaces.
 
@@ -259,14 +279,16 @@ const char* kernel_variant_name(KernelVariant variant) {
       return "neon-dotprod";
     case KernelVariant::kNeonI8mm:
       return "neon-i8mm";
+    case KernelVariant::kAvx512:
+      return "avx512";
   }
   return "unknown";
 }
 
 std::optional<KernelVariant> parse_kernel_variant(std::string_view name) {
-  for (KernelVariant variant :
-       {KernelVariant::kReference, KernelVariant::kPortable, KernelVariant::kAvx2,
-        KernelVariant::kNeon, KernelVariant::kNeonDotprod, KernelVariant::kNeonI8mm}) {
+  for (KernelVariant variant : {KernelVariant::kReference, KernelVariant::kPortable,
+                                KernelVariant::kAvx2, KernelVariant::kAvx512, KernelVariant::kNeon,
+                                KernelVariant::kNeonDotprod, KernelVariant::kNeonI8mm}) {
     if (name == kernel_variant_name(variant)) return variant;
   }
   return std::nullopt;
@@ -279,6 +301,8 @@ bool kernel_variant_available(KernelVariant variant) {
       return true;
     case KernelVariant::kAvx2:
       return cpu_has_avx2_fma();
+    case KernelVariant::kAvx512:
+      return cpu_has_avx512_vnni();
     case KernelVariant::kNeon:
       return cpu_has_neon();
     case KernelVariant::kNeonDotprod:
@@ -290,6 +314,7 @@ bool kernel_variant_available(KernelVariant variant) {
 }
 
 KernelVariant best_kernel_variant() {
+  if (cpu_has_avx512_vnni()) return KernelVariant::kAvx512;
   if (cpu_has_avx2_fma()) return KernelVariant::kAvx2;
   if (cpu_has_i8mm()) return KernelVariant::kNeonI8mm;
   if (cpu_has_dotprod()) return KernelVariant::kNeonDotprod;
@@ -307,6 +332,7 @@ const char* detected_cpu_features() {
     };
 #if defined(ORKNN_HAVE_X86_KERNELS)
     add(cpu_has_avx2_fma(), "avx2 fma");
+    add(cpu_has_avx512_vnni(), "avx512f avx512bw avx512vl avx512vnni");
 #endif
     const ArmFeatures arm = arm_features();
     add(arm.asimd, "asimd");
@@ -355,14 +381,12 @@ std::unique_ptr<Conv2DInt8> prepare_conv2d_int8(const reference::Conv2DShape& sh
                                                             constant_weights)) {
       return kernel;
     }
-#if defined(ORKNN_HAVE_ARM_KERNELS)
-    if (const arm::DotProductKernels* dot = dot_product_kernels(variant)) {
-      if (auto kernel =
-              arm::make_dot_product_conv2d_int8(*dot, shape, requantization, constant_weights)) {
+    if (const optimized::DotProductKernels* dot = dot_product_kernels(variant)) {
+      if (auto kernel = optimized::make_dot_product_conv2d_int8(*dot, shape, requantization,
+                                                                constant_weights)) {
         return kernel;
       }
     }
-#endif
     if (auto kernel =
             optimized::make_gemm_conv2d_int8(kernels, shape, requantization, constant_weights)) {
       return kernel;
@@ -386,13 +410,12 @@ std::unique_ptr<GemmInt8> prepare_gemm_int8(const reference::GemmParams& params,
                                             const int8_t* constant_b, KernelVariant variant) {
   variant = usable(variant);
   if (variant != KernelVariant::kReference && params.k > 0) {
-#if defined(ORKNN_HAVE_ARM_KERNELS)
-    if (const arm::DotProductKernels* dot = dot_product_kernels(variant)) {
-      if (auto kernel = arm::make_dot_product_gemm_int8(*dot, params, requantization, constant_b)) {
+    if (const optimized::DotProductKernels* dot = dot_product_kernels(variant)) {
+      if (auto kernel =
+              optimized::make_dot_product_gemm_int8(*dot, params, requantization, constant_b)) {
         return kernel;
       }
     }
-#endif
     if (auto kernel =
             optimized::make_gemm_int8(micro_kernels(variant), params, requantization, constant_b)) {
       return kernel;
@@ -416,14 +439,12 @@ std::unique_ptr<MatMulInt8> prepare_matmul_int8(const reference::MatMulParams& p
                                                 const int8_t* constant_b, KernelVariant variant) {
   variant = usable(variant);
   if (variant != KernelVariant::kReference && params.k > 0) {
-#if defined(ORKNN_HAVE_ARM_KERNELS)
-    if (const arm::DotProductKernels* dot = dot_product_kernels(variant)) {
+    if (const optimized::DotProductKernels* dot = dot_product_kernels(variant)) {
       if (auto kernel =
-              arm::make_dot_product_matmul_int8(*dot, params, requantization, constant_b)) {
+              optimized::make_dot_product_matmul_int8(*dot, params, requantization, constant_b)) {
         return kernel;
       }
     }
-#endif
     if (auto kernel = optimized::make_matmul_int8(micro_kernels(variant), params, requantization,
                                                   constant_b)) {
       return kernel;

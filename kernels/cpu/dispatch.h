@@ -7,14 +7,16 @@
 //   portable   the blocked, packed kernels of kernels/cpu/optimized/ with plain C++ micro-kernels
 //              (any CPU; the fallback where no SIMD variant exists)
 //   avx2       the same drivers with AVX2/FMA micro-kernels (kernels/cpu/x86/)
+//   avx512     avx2, with the int8 convolutions, Gemm and MatMul on AVX-512 VNNI (VPDPBUSD)
+//              tiles
 //   neon       the same drivers with AArch64 NEON micro-kernels (kernels/cpu/arm/)
 //   neon-dotprod  neon, with the int8 convolutions on SDOT (ARMv8.2 dotprod) tiles
 //   neon-i8mm     neon, with the int8 convolutions on SMMLA (ARMv8.6 i8mm) tiles
 //
 // selected_kernel_variant() is, in order: the test override (ScopedKernelVariant), the
-// ORKNN_CPU_KERNELS environment variable (reference|portable|avx2|neon|neon-dotprod|neon-i8mm,
-// read once; a variant this
-// CPU cannot run is refused with a warning), the best variant the CPU supports.
+// ORKNN_CPU_KERNELS environment variable (reference|portable|avx2|avx512|neon|neon-dotprod|
+// neon-i8mm, read once; a variant this CPU cannot run is refused with a warning), the best
+// variant the CPU supports.
 //
 // A prepared kernel is made once per node (rknn_init): it chooses its algorithm from the shape
 // (GEMM on packed panels, a 1x1 fast path, depthwise), packs constant weights, and says how much
@@ -41,7 +43,15 @@
 
 namespace orknn::kernels::cpu {
 
-enum class KernelVariant { kReference, kPortable, kAvx2, kNeon, kNeonDotprod, kNeonI8mm };
+enum class KernelVariant {
+  kReference,
+  kPortable,
+  kAvx2,
+  kNeon,
+  kNeonDotprod,
+  kNeonI8mm,
+  kAvx512,
+};
 
 const char* kernel_variant_name(KernelVariant variant);
 std::optional<KernelVariant> parse_kernel_variant(std::string_view name);
@@ -53,7 +63,8 @@ KernelVariant best_kernel_variant();
 KernelVariant selected_kernel_variant();
 
 // The SIMD features the dispatcher detected, space-separated, for logs and tests: on x86-64
-// "avx2 fma" (from cpu_features), on ARM "asimd dotprod i8mm" (from the kernel's HWCAP bits,
+// "avx2 fma" and, with all four (and the OS saving the ZMM state), "avx512f avx512bw avx512vl
+// avx512vnni" (from cpu_features), on ARM "asimd dotprod i8mm" (from the kernel's HWCAP bits,
 // read with getauxval), empty when none.
 const char* detected_cpu_features();
 

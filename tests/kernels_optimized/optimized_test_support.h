@@ -42,13 +42,15 @@ inline std::vector<const kernels::cpu::optimized::MicroKernels*> optimized_micro
   return tables;
 }
 
-// optimized_variants() plus the ARM dot-product variants, for the int8 convolution / Gemm / MatMul
-// tests: those variants differ from neon only there (under qemu, running them through the float and
-// element-wise tests too would double those tests' time for no new code).
+// optimized_variants() plus the dot-product variants (neon-dotprod, neon-i8mm, avx512), for the
+// int8 convolution / Gemm / MatMul tests: those variants differ from neon or avx2 only there
+// (under qemu, running them through the float and element-wise tests too would double those
+// tests' time for no new code).
 inline std::vector<kernels::cpu::KernelVariant> int8_gemm_variants() {
   using kernels::cpu::KernelVariant;
   std::vector<KernelVariant> variants = optimized_variants();
-  for (KernelVariant dot : {KernelVariant::kNeonDotprod, KernelVariant::kNeonI8mm}) {
+  for (KernelVariant dot :
+       {KernelVariant::kNeonDotprod, KernelVariant::kNeonI8mm, KernelVariant::kAvx512}) {
     if (kernels::cpu::kernel_variant_available(dot)) variants.push_back(dot);
   }
   return variants;

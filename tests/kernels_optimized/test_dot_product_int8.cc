@@ -1,22 +1,24 @@
-// The ARM dot-product int8 GEMMs (neon-dotprod: SDOT, neon-i8mm: SMMLA) of convolution, Gemm
-// and MatMul against the reference, bit for bit, and the same drivers on plain C++ tiles of
-// both packed layouts (every build, so natively also under the sanitizers): randomized shapes
-// around their tiles (MR = NR = 8, depth groups of 4 and 8, depth chunks of 256, column blocks of
-// 192), non-zero weight and input zero points, and the cases they leave to the int16-pair GEMM
-// (per-run weights, an input zero point outside int8, weight offsets outside int8), which must
-// still be exact. Under qemu-aarch64 the cross tests run it on the `max` CPU model (both
-// instructions) and on Cortex-A76 (SDOT only); where neither variant is available it says so and
-// checks only that they are refused.
+// The dot-product int8 GEMMs (neon-dotprod: SDOT, neon-i8mm: SMMLA, avx512: AVX-512 VNNI
+// VPDPBUSD) of convolution, Gemm and MatMul against the reference, bit for bit, and the same
+// drivers on plain C++ tiles of the packed layouts (signed depth groups of 4 and 8, unsigned
+// activations in groups of 4 as VPDPBUSD reads them; every build, so natively also under the
+// sanitizers): randomized shapes around their tiles (MR x NR = 8 x 8 and 8 x 32, depth groups of
+// 4 and 8, depth chunks of 256, column blocks of 192), every tile edge, non-zero weight and input
+// zero points, and the cases they leave to the int16-pair GEMM (per-run weights, an input zero
+// point outside int8, weight offsets outside int8), which must still be exact. Under
+// qemu-aarch64 the cross tests run it on the `max` CPU model (both ARM instructions) and on
+// Cortex-A76 (SDOT only). A variant this CPU lacks (avx512 on Zen 3, the ARM ones on x86) is
+// reported as skipped, with the reason, and checked to be refused.
 #include <algorithm>
 #include <cstdio>
 #include <memory>
 #include <string>
 #include <vector>
 
-#include "arm/dot_product_kernels.h"
 #include "core/thread_pool.h"
 #include "dispatch.h"
 #include "kernels_optimized/optimized_test_support.h"
+#include "optimized/dot_product_kernels.h"
 #include "reference/convolution.h"
 #include "reference/gemm.h"
 
@@ -35,7 +37,7 @@ using namespace orknn::testing;
 namespace reference = kernels::reference;
 using kernels::cpu::KernelVariant;
 
-namespace arm = kernels::cpu::arm;
+namespace optimized = kernels::cpu::optimized;
 
 struct Problem {
   reference::Conv2DShape shape;
@@ -93,37 +95,62 @@ Problem make_problem(Random& random, int64_t channels, int64_t output_channels, 
 struct Engine {
   std::string name;
   KernelVariant variant = KernelVariant::kReference;
-  const arm::DotProductKernels* table = nullptr;  // null: `variant` through the dispatcher
+  const optimized::DotProductKernels* table = nullptr;  // null: `variant` through the dispatcher
 
   std::unique_ptr<kernels::cpu::Conv2DInt8> conv(const Problem& p, const int8_t* weights) const {
-    if (table) return arm::make_dot_product_conv2d_int8(*table, p.shape, p.q, weights);
+    if (table) return optimized::make_dot_product_conv2d_int8(*table, p.shape, p.q, weights);
     return kernels::cpu::prepare_conv2d_int8(p.shape, p.q, weights, variant);
   }
   std::unique_ptr<kernels::cpu::GemmInt8> gemm(const reference::GemmParams& params,
                                                const reference::Int8Requantization& q,
                                                const int8_t* b) const {
-    if (table) return arm::make_dot_product_gemm_int8(*table, params, q, b);
+    if (table) return optimized::make_dot_product_gemm_int8(*table, params, q, b);
     return kernels::cpu::prepare_gemm_int8(params, q, b, variant);
   }
   std::unique_ptr<kernels::cpu::MatMulInt8> matmul(const reference::MatMulParams& params,
                                                    const reference::Int8Requantization& q,
                                                    const int8_t* b) const {
-    if (table) return arm::make_dot_product_matmul_int8(*table, params, q, b);
+    if (table) return optimized::make_dot_product_matmul_int8(*table, params, q, b);
     return kernels::cpu::prepare_matmul_int8(params, q, b, variant);
   }
 };
 
+constexpr KernelVariant kDotProductVariants[] = {KernelVariant::kNeonDotprod,
+                                                 KernelVariant::kNeonI8mm, KernelVariant::kAvx512};
+
+// The instructions a dot-product variant needs, for the skip messages.
+const char* required_instructions(KernelVariant variant) {
+  switch (variant) {
+    case KernelVariant::kNeonDotprod:
+      return "ARMv8.2 dotprod (SDOT)";
+    case KernelVariant::kNeonI8mm:
+      return "ARMv8.6 i8mm (SMMLA)";
+    default:
+      return "AVX-512 F/BW/VL/VNNI (VPDPBUSD)";
+  }
+}
+
+// The portable tables: signed groups of 4 and 8, unsigned activations in groups of 4.
+std::vector<const optimized::DotProductKernels*> portable_tables() {
+  return {&optimized::portable_dot_product_kernels(4, false),
+          &optimized::portable_dot_product_kernels(8, false),
+          &optimized::portable_dot_product_kernels(4, true)};
+}
+
 std::vector<Engine> engines() {
   std::vector<Engine> list;
-  for (KernelVariant variant : {KernelVariant::kNeonDotprod, KernelVariant::kNeonI8mm}) {
+  for (KernelVariant variant : kDotProductVariants) {
     if (kernels::cpu::kernel_variant_available(variant)) {
       list.push_back({kernels::cpu::kernel_variant_name(variant), variant, nullptr});
+    } else {
+      // Never a silent pass: say which variant was not tested and why.
+      std::printf("SKIPPED %s: this CPU does not report %s (detected: '%s')\n",
+                  kernels::cpu::kernel_variant_name(variant), required_instructions(variant),
+                  kernels::cpu::detected_cpu_features());
     }
   }
-  if (list.empty()) std::printf("no dot-product variant on this CPU: portable tiles only\n");
-  for (size_t group_depth : {4, 8}) {
-    const arm::DotProductKernels& table = arm::portable_dot_product_kernels(group_depth);
-    list.push_back({table.name, KernelVariant::kReference, &table});
+  for (const optimized::DotProductKernels* table : portable_tables()) {
+    list.push_back({table->name, KernelVariant::kReference, table});
   }
   return list;
 }
@@ -190,6 +217,35 @@ void test_random_shapes(void**) {
   }
 }
 
+// Every tile edge: output channels (rows) around multiples of MR = 8, pixels (columns) around
+// 16 and multiples of NR = 32 (VPDPBUSD's half-width and masked panels, SDOT's 8), depths
+// around the groups of 4 and 8, input zero points over all of int8.
+void test_tile_edges(void**) {
+  Random random(31);
+  ThreadPool pool(2);
+  const int64_t row_counts[] = {1, 7, 8, 9, 15, 16, 17, 24, 25};
+  const int64_t pixel_counts[] = {1, 8, 15, 16, 17, 31, 32, 33, 48, 63, 64, 65};
+  for (const Engine& engine : engines()) {
+    for (int64_t rows : row_counts) {
+      for (int64_t pixels : pixel_counts) {
+        const int64_t channels = random.integer(1, 9);
+        const int32_t input_zero_point = random.integer(-128, 127);
+        const Problem p =
+            make_problem(random, channels, rows, 1, pixels, 1, 1, 0, 1, input_zero_point, false);
+        char what[128];
+        std::snprintf(what, sizeof(what), "tile edge: M %lld pixels %lld C %lld zx %d",
+                      static_cast<long long>(rows), static_cast<long long>(pixels),
+                      static_cast<long long>(channels), input_zero_point);
+        const std::string algorithm = check(p, engine, pool, what);
+        if (!starts_with(algorithm, engine.name + " int8 gemm")) {
+          fail_msg("%s: ran '%s', expected the %s GEMM", what, algorithm.c_str(),
+                   engine.name.c_str());
+        }
+      }
+    }
+  }
+}
+
 // Extreme codes: every input at -128 or 127 against weights at the ends of their range, with
 // zero points at the int8 limits (|x - zx| = 255), and groups.
 void test_extremes_and_groups(void**) {
@@ -244,18 +300,19 @@ void test_fallbacks(void**) {
 // drivers refuse them rather than divide by zero.
 void test_empty_outputs(void**) {
   Random random(11);
-  for (size_t group_depth : {4, 8}) {
-    const arm::DotProductKernels& table = arm::portable_dot_product_kernels(group_depth);
+  for (const optimized::DotProductKernels* table_pointer : portable_tables()) {
+    const optimized::DotProductKernels& table = *table_pointer;
     const Problem p = make_problem(random, 3, 4, 1, 6, 3, 2, 0, 1, 0, false);
     assert_int_equal(p.shape.window.output_height, 0);
-    assert_null(arm::make_dot_product_conv2d_int8(table, p.shape, p.q, p.weights.data()).get());
+    assert_null(
+        optimized::make_dot_product_conv2d_int8(table, p.shape, p.q, p.weights.data()).get());
     reference::GemmParams params;
     params.m = 0;
     params.n = 4;
     params.k = 5;
     const reference::Int8Requantization q = p.q;
     const std::vector<int8_t> b(20, 1);
-    assert_null(arm::make_dot_product_gemm_int8(table, params, q, b.data()).get());
+    assert_null(optimized::make_dot_product_gemm_int8(table, params, q, b.data()).get());
   }
 }
 
@@ -267,13 +324,16 @@ void test_availability(void**) {
                    features.find("dotprod") != std::string::npos);
   assert_int_equal(kernels::cpu::kernel_variant_available(KernelVariant::kNeonI8mm),
                    features.find("i8mm") != std::string::npos);
-  if (!kernels::cpu::kernel_variant_available(KernelVariant::kNeonI8mm)) {
-    Random random(9);
-    ThreadPool pool(1);
+  assert_int_equal(kernels::cpu::kernel_variant_available(KernelVariant::kAvx512),
+                   features.find("avx512vnni") != std::string::npos);
+  Random random(9);
+  ThreadPool pool(1);
+  for (KernelVariant variant : kDotProductVariants) {
+    if (kernels::cpu::kernel_variant_available(variant)) continue;
+    const std::string name = kernels::cpu::kernel_variant_name(variant);
     const Problem p = make_problem(random, 4, 5, 3, 3, 1, 1, 0, 1, 0, false);
-    const std::string algorithm =
-        check(p, Engine{"neon-i8mm", KernelVariant::kNeonI8mm, nullptr}, pool, "unavailable i8mm");
-    assert_false(starts_with(algorithm, "neon-i8mm"));
+    const std::string algorithm = check(p, Engine{name, variant, nullptr}, pool, name.c_str());
+    assert_false(starts_with(algorithm, name));
   }
 }
 
@@ -305,8 +365,9 @@ std::vector<int8_t> product_weights(Random& random, const reference::Int8Requant
   return b;
 }
 
-// Gemm: random M, N, K around the tiles and the depth chunk, both transposes, C as one row, a
-// full matrix, a column or absent.
+// Gemm: random M, N, K around the tiles and the depth chunk (the first trials' N at the edges of
+// the 32-column VPDPBUSD panels), both transposes, C as one row, a full matrix, a column or
+// absent.
 void test_gemm(void**) {
   Random random(404);
   ThreadPool pool(3);
@@ -315,7 +376,8 @@ void test_gemm(void**) {
     for (int trial = 0; trial < 24; ++trial) {
       reference::GemmParams params;
       params.m = random.integer(1, trial % 4 == 3 ? 150 : 19);
-      params.n = random.integer(1, trial % 5 == 4 ? 200 : 19);
+      const int64_t edge_columns[] = {31, 32, 33, 47, 64, 65};
+      params.n = trial < 6 ? edge_columns[trial] : random.integer(1, trial % 5 == 4 ? 200 : 19);
       params.k = trial % 6 == 5 ? random.integer(250, 520) : random.integer(1, 21);
       params.transpose_a = trial % 2 == 1;
       params.transpose_b = trial % 3 == 1;
@@ -397,9 +459,13 @@ void test_matmul(void**) {
 
 int main() {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_random_shapes), cmocka_unit_test(test_extremes_and_groups),
-      cmocka_unit_test(test_fallbacks),     cmocka_unit_test(test_empty_outputs),
-      cmocka_unit_test(test_gemm),          cmocka_unit_test(test_matmul),
+      cmocka_unit_test(test_random_shapes),
+      cmocka_unit_test(test_tile_edges),
+      cmocka_unit_test(test_extremes_and_groups),
+      cmocka_unit_test(test_fallbacks),
+      cmocka_unit_test(test_empty_outputs),
+      cmocka_unit_test(test_gemm),
+      cmocka_unit_test(test_matmul),
       cmocka_unit_test(test_availability),
   };
   return cmocka_run_group_tests(tests, nullptr, nullptr);

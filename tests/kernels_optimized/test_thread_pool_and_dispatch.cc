@@ -4,6 +4,7 @@
 // ORKNN_CPU_KERNELS (ctest runs this program again with the variable set and
 // ORKNN_EXPECT_KERNEL_VARIANT naming the variant it must produce).
 #include <atomic>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <random>
@@ -117,25 +118,33 @@ void test_binding(void**) {
 }
 
 void test_variant_names(void**) {
-  for (KernelVariant variant :
-       {KernelVariant::kReference, KernelVariant::kPortable, KernelVariant::kAvx2,
-        KernelVariant::kNeon, KernelVariant::kNeonDotprod, KernelVariant::kNeonI8mm}) {
+  for (KernelVariant variant : {KernelVariant::kReference, KernelVariant::kPortable,
+                                KernelVariant::kAvx2, KernelVariant::kAvx512, KernelVariant::kNeon,
+                                KernelVariant::kNeonDotprod, KernelVariant::kNeonI8mm}) {
     const auto parsed =
         kernels::cpu::parse_kernel_variant(kernels::cpu::kernel_variant_name(variant));
     assert_true(parsed.has_value());
     assert_int_equal(static_cast<int>(*parsed), static_cast<int>(variant));
   }
-  assert_false(kernels::cpu::parse_kernel_variant("avx512").has_value());
+  assert_false(kernels::cpu::parse_kernel_variant("avx1024").has_value());
   assert_true(kernels::cpu::kernel_variant_available(KernelVariant::kReference));
   assert_true(kernels::cpu::kernel_variant_available(KernelVariant::kPortable));
   assert_true(kernels::cpu::kernel_variant_available(kernels::cpu::best_kernel_variant()));
   assert_true(kernels::cpu::best_kernel_variant() != KernelVariant::kReference);
 #if defined(__x86_64__)
-  // This project's x86 machines all have AVX2 + FMA (DESIGN.md 7); the dispatcher must see it.
+  // This project's x86 machines all have AVX2 + FMA (DESIGN.md 7); the dispatcher must see it,
+  // and prefer avx512 exactly when it detected AVX-512 F/BW/VL/VNNI (Zen 4; not Zen 3).
+  const std::string x86_features = kernels::cpu::detected_cpu_features();
+  const bool vnni = x86_features.find("avx512vnni") != std::string::npos;
+  assert_int_equal(kernels::cpu::kernel_variant_available(KernelVariant::kAvx512), vnni);
+  std::printf("x86 features '%s': best variant %s\n", x86_features.c_str(),
+              kernels::cpu::kernel_variant_name(kernels::cpu::best_kernel_variant()));
   if (std::getenv("ORKNN_EXPECT_NO_AVX2") == nullptr) {
     assert_int_equal(static_cast<int>(kernels::cpu::best_kernel_variant()),
-                     static_cast<int>(KernelVariant::kAvx2));
+                     static_cast<int>(vnni ? KernelVariant::kAvx512 : KernelVariant::kAvx2));
   }
+#else
+  assert_false(kernels::cpu::kernel_variant_available(KernelVariant::kAvx512));
 #endif
 #if defined(__aarch64__)
   // Every AArch64 CPU has NEON; the dispatcher prefers SMMLA, then SDOT, then plain NEON, as
@@ -172,7 +181,13 @@ void test_detected_features(void**) {
     }
   }
 #if defined(__x86_64__)
-  if (std::getenv("ORKNN_EXPECT_NO_AVX2") == nullptr) assert_string_equal(features, "avx2 fma");
+  // "avx2 fma", then the AVX-512 set when the CPU (and OS) has all of it.
+  if (std::getenv("ORKNN_EXPECT_NO_AVX2") == nullptr) {
+    const std::string text = features;
+    if (text != "avx2 fma" && text != "avx2 fma avx512f avx512bw avx512vl avx512vnni") {
+      fail_msg("detected CPU features '%s'", features);
+    }
+  }
 #endif
 }
 

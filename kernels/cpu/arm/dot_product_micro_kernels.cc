@@ -1,4 +1,4 @@
-// The SDOT and SMMLA int8 tiles (dot_product_kernels.h). Each kernel function carries its
+// The SDOT and SMMLA int8 tiles (optimized/dot_product_kernels.h). Each kernel function carries its
 // instruction set as a target attribute, so this file is compiled for the baseline ARMv8.0 and
 // one binary runs everywhere: the dispatcher calls a kernel only when HWCAP reports its
 // instructions (dispatch.cc). GCC's arm_neon.h declares the intrinsics under
@@ -6,7 +6,7 @@
 // whose target string differs, so those exact strings are used; clang names the features alone.
 #include <arm_neon.h>
 
-#include "arm/dot_product_kernels.h"
+#include "optimized/dot_product_kernels.h"
 
 #if defined(__clang__)
 #define ORKNN_TARGET_DOTPROD __attribute__((target("dotprod")))
@@ -16,7 +16,7 @@
 #define ORKNN_TARGET_I8MM __attribute__((target("arch=armv8.2-a+i8mm")))
 #endif
 
-namespace orknn::kernels::cpu::arm {
+namespace orknn::kernels::cpu::optimized {
 namespace {
 
 constexpr size_t kRows = 8;
@@ -121,16 +121,28 @@ ORKNN_TARGET_I8MM void i8mm_tile(const Int8DotTile& tile) {
 
 }  // namespace
 
+// Signed x signed: the same tile whichever operand holds the activations.
 const DotProductKernels& sdot_kernels() {
-  static const DotProductKernels kernels{
-      "neon-dotprod", kRows, kColumns, 4, sdot_tile, optimized::neon_micro_kernels};
+  static const DotProductKernels kernels{"neon-dotprod",
+                                         kRows,
+                                         kColumns,
+                                         4,
+                                         0,
+                                         sdot_tile,
+                                         sdot_tile,
+                                         portable_pack_activation_groups,
+                                         nullptr,
+                                         neon_micro_kernels};
   return kernels;
 }
 
 const DotProductKernels& i8mm_kernels() {
-  static const DotProductKernels kernels{"neon-i8mm", kRows,     kColumns,
-                                         8,           i8mm_tile, optimized::neon_micro_kernels};
+  static const DotProductKernels kernels{"neon-i8mm", kRows,
+                                         kColumns,    8,
+                                         0,           i8mm_tile,
+                                         i8mm_tile,   portable_pack_activation_groups,
+                                         nullptr,     neon_micro_kernels};
   return kernels;
 }
 
-}  // namespace orknn::kernels::cpu::arm
+}  // namespace orknn::kernels::cpu::optimized

@@ -172,6 +172,12 @@ void pack_im2col_int16_pairs(const MicroKernels& kernels, const Im2colGeometry& 
                              size_t pair_begin, size_t pairs, const Segment* segments,
                              size_t segment_count, size_t columns, int8_t* rows, int16_t* packed);
 
+// Im2col row k of one image and group as int8 codes (padding = `pad`, the input zero point) for
+// the block `segments` describe, built with panel_columns >= the block's columns (one run per
+// output row): the gather of pack_im2col_int16_pairs, for the dot-product convolution.
+void gather_im2col_int8_row(const Im2colGeometry& geometry, const int8_t* input, int64_t k,
+                            const Segment* segments, size_t segment_count, int8_t pad, int8_t* row);
+
 // ---- depthwise planes ----------------------------------------------------------------------
 
 // The zero-padded input plane a depthwise kernel slides over, split into stride_width column

@@ -19,22 +19,6 @@ using reference::GemmParams;
 using reference::Int8Requantization;
 using reference::MatMulParams;
 
-// Shape of one product and where its operands' elements are.
-struct ProductShape {
-  size_t m = 0;
-  size_t n = 0;
-  size_t k = 0;
-  bool transpose_a = false;
-  bool transpose_b = false;
-
-  size_t a_index(size_t row, size_t depth) const {
-    return transpose_a ? depth * m + row : row * k + depth;
-  }
-  size_t b_index(size_t depth, size_t column) const {
-    return transpose_b ? column * k + depth : depth * n + column;
-  }
-};
-
 // A rows [first_row, first_row + rows) x depth steps [step_begin, +steps) into panels of MR
 // rows as the tiles read them (tile_arithmetic.h), holding a - zero_point for int8.
 template <typename Arithmetic>
@@ -397,16 +381,6 @@ class PackedMatMulInt8 final : public MatMulInt8 {
  private:
   Product<Int16PairArithmetic> product_;
 };
-
-ProductShape gemm_shape(const GemmParams& p) {
-  return ProductShape{static_cast<size_t>(p.m), static_cast<size_t>(p.n), static_cast<size_t>(p.k),
-                      p.transpose_a, p.transpose_b};
-}
-
-ProductShape matmul_shape(const MatMulParams& p) {
-  return ProductShape{static_cast<size_t>(p.m), static_cast<size_t>(p.n), static_cast<size_t>(p.k),
-                      false, false};
-}
 
 bool int8_offsets_fit(const Int8Requantization& q) {
   auto fits = [](int64_t zero_point) { return zero_point >= -32639 && zero_point <= 32639; };

@@ -1,6 +1,7 @@
-// The matrices of a batched product (Gemm: one; MatMul: numpy broadcasting over the batch
-// dimensions) as offsets in whole matrices, shared by the GEMM drivers of every variant
-// (optimized/matrix_product.cc, arm/dot_product_matrix.cc).
+// One matrix product's shape and where its operands' elements are, and the matrices of a
+// batched product (Gemm: one; MatMul: numpy broadcasting over the batch dimensions) as offsets
+// in whole matrices, shared by the Gemm/MatMul drivers of every variant
+// (optimized/matrix_product.cc, optimized/dot_product_matrix.cc).
 #pragma once
 
 #include <algorithm>
@@ -10,6 +11,32 @@
 #include "reference/gemm.h"
 
 namespace orknn::kernels::cpu::optimized {
+
+// Y[m][n] = A[m][k] x B[k][n], A and B possibly stored transposed.
+struct ProductShape {
+  size_t m = 0;
+  size_t n = 0;
+  size_t k = 0;
+  bool transpose_a = false;
+  bool transpose_b = false;
+
+  size_t a_index(size_t row, size_t depth) const {
+    return transpose_a ? depth * m + row : row * k + depth;
+  }
+  size_t b_index(size_t depth, size_t column) const {
+    return transpose_b ? column * k + depth : depth * n + column;
+  }
+};
+
+inline ProductShape gemm_shape(const reference::GemmParams& p) {
+  return ProductShape{static_cast<size_t>(p.m), static_cast<size_t>(p.n), static_cast<size_t>(p.k),
+                      p.transpose_a, p.transpose_b};
+}
+
+inline ProductShape matmul_shape(const reference::MatMulParams& p) {
+  return ProductShape{static_cast<size_t>(p.m), static_cast<size_t>(p.n), static_cast<size_t>(p.k),
+                      false, false};
+}
 
 struct Batch {
   std::vector<size_t> a_offsets;

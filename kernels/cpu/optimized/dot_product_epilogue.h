@@ -1,15 +1,16 @@
 // The end of a dot-product GEMM row (dot_product_kernels.h): the per-output constants (the
 // bias or Gemm's C, and the zero-point term) added to the accumulators modulo 2^32, as the tile
-// sums themselves, then the variant's requantization row.
+// sums themselves, then the variant's requantization row; a convolution row takes the table's
+// requantize_offset_row instead when it has one (the constant added inside that pass).
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 
-#include "arm/dot_product_kernels.h"
 #include "optimized/blocking.h"
+#include "optimized/dot_product_kernels.h"
 
-namespace orknn::kernels::cpu::arm {
+namespace orknn::kernels::cpu::optimized {
 
 inline int32_t wrapping_add(int32_t a, int32_t b) {
   return static_cast<int32_t>(static_cast<uint32_t>(a) + static_cast<uint32_t>(b));
@@ -22,8 +23,7 @@ template <typename Constant>
 void finish_row(const DotProductKernels& kernels, const reference::Int8Requantization& q,
                 size_t channel, bool per_column, bool small_multipliers, int32_t* accumulators,
                 size_t count, Constant&& constant, int8_t* output) {
-  for (size_t j = 0; j < count; ++j) accumulators[j] = wrapping_add(accumulators[j], constant(j));
-  optimized::RequantizeRow row{};
+  RequantizeRow row{};
   row.accumulators = accumulators;
   row.count = count;
   row.multipliers = q.multipliers.data() + channel;
@@ -33,12 +33,18 @@ void finish_row(const DotProductKernels& kernels, const reference::Int8Requantiz
   row.output_maximum = q.output_maximum;
   row.small_multipliers = small_multipliers;
   row.output = output;
-  const optimized::MicroKernels& base = kernels.base();
+  if (!per_column && !q.silu && small_multipliers && kernels.requantize_offset_row) {
+    // One channel's row: its constant is added inside the requantization pass.
+    kernels.requantize_offset_row(row, constant(0));
+    return;
+  }
+  for (size_t j = 0; j < count; ++j) accumulators[j] = wrapping_add(accumulators[j], constant(j));
+  const MicroKernels& base = kernels.base();
   if (per_column) {
     base.requantize_row(row);
   } else {
-    optimized::requantize_int8_row(base, q, channel, row);
+    requantize_int8_row(base, q, channel, row);
   }
 }
 
-}  // namespace orknn::kernels::cpu::arm
+}  // namespace orknn::kernels::cpu::optimized

@@ -1,67 +1,56 @@
-// int8 Gemm and MatMul on the SDOT / SMMLA tiles (dot_product_kernels.h): Y = A x B with the
-// rows of A (activations, raw int8 codes) packed per task and depth chunk, and the constant B
+// int8 Gemm and MatMul on the dot-product tiles (dot_product_kernels.h): Y = A x B with the
+// rows of A (activations, codes a + o) packed per task and depth chunk, and the constant B
 // (the weights; output channels are its columns) packed once as b - zb. The zero-point term is
-// then one constant per output column, -za sum_k (b - zb), computed per B matrix at build and
-// added with Gemm's C before the requantization. Blocking as the int16-pair driver
+// then one constant per output column, -(za + o) sum_k (b - zb), computed per B matrix at build
+// and added with Gemm's C before the requantization. Blocking as the int16-pair driver
 // (optimized/matrix_product.cc): a task is one row block by one column block of one product.
 #include <algorithm>
 #include <cstdio>
 #include <vector>
 
-#include "arm/dot_product_epilogue.h"
-#include "arm/dot_product_kernels.h"
 #include "optimized/blocking.h"
+#include "optimized/dot_product_epilogue.h"
+#include "optimized/dot_product_kernels.h"
 #include "optimized/product_batch.h"
 
-namespace orknn::kernels::cpu::arm {
+namespace orknn::kernels::cpu::optimized {
 namespace {
 
-using optimized::align_bytes;
-using optimized::divide_round_up;
-using optimized::round_up;
 using reference::Int8Requantization;
 
 constexpr size_t kDepthBlock = 256;  // matrix depth per chunk
-constexpr optimized::BlockLimits kLimits{kDepthBlock, 144, 192, 144};
+constexpr BlockLimits kLimits{kDepthBlock, 144, 192, 144};
 
-// One product's shape, where its operands' elements are, and the batch (as matrix offsets).
-struct ProductLayout {
-  size_t m = 0;
-  size_t n = 0;
-  size_t k = 0;
-  bool transpose_a = false;
-  bool transpose_b = false;
-  size_t c_row_stride = 0;
-  size_t c_column_stride = 0;
-  optimized::Batch batch = optimized::single_product();
-
-  size_t a_index(size_t row, size_t depth) const {
-    return transpose_a ? depth * m + row : row * k + depth;
-  }
-  size_t b_index(size_t depth, size_t column) const {
-    return transpose_b ? column * k + depth : depth * n + column;
-  }
+// Where Gemm's C is: element (row, column) at c[row * c_row_stride + column * c_column_stride].
+struct CLayout {
+  size_t row_stride = 0;
+  size_t column_stride = 0;
 };
 
 class DotProductProduct {
  public:
-  DotProductProduct(const DotProductKernels& kernels, ProductLayout layout,
-                    const Int8Requantization& requantization, const int8_t* constant_b)
-      : kernels_(kernels), layout_(std::move(layout)), requantization_(requantization) {
+  DotProductProduct(const DotProductKernels& kernels, const ProductShape& shape, Batch batch,
+                    CLayout c_layout, const Int8Requantization& requantization,
+                    const int8_t* constant_b)
+      : kernels_(kernels),
+        shape_(shape),
+        batch_(std::move(batch)),
+        c_layout_(c_layout),
+        requantization_(requantization) {
     mr_ = kernels.rows;
     nr_ = kernels.columns;
     group_depth_ = kernels.group_depth;
-    depth_groups_ = divide_round_up(layout_.k, group_depth_);
+    depth_groups_ = divide_round_up(shape_.k, group_depth_);
     chunk_groups_ = kDepthBlock / group_depth_;
     pack_b(constant_b);
-    const size_t row_block = std::min(kLimits.row_block, round_up(layout_.m, mr_));
-    const size_t column_block = std::min(kLimits.column_block, round_up(layout_.n, nr_));
+    const size_t row_block = std::min(kLimits.row_block, round_up(shape_.m, mr_));
+    const size_t column_block = std::min(kLimits.column_block, round_up(shape_.n, nr_));
     const size_t chunk_depth = std::min(chunk_groups_, depth_groups_) * group_depth_;
     accumulators_offset_ = align_bytes(row_block * chunk_depth);
     task_bytes_ = accumulators_offset_ + align_bytes(row_block * column_block * sizeof(int32_t));
-    small_multipliers_ = optimized::small_multipliers(requantization.multipliers.data(),
-                                                      requantization.multipliers.size(),
-                                                      requantization.output_zero_point);
+    small_multipliers_ =
+        small_multipliers(requantization.multipliers.data(), requantization.multipliers.size(),
+                          requantization.output_zero_point);
     std::snprintf(algorithm_, sizeof(algorithm_), "%s int8 gemm %zux%zu", kernels.name, mr_, nr_);
   }
 
@@ -69,18 +58,18 @@ class DotProductProduct {
   const char* algorithm() const { return algorithm_; }
 
   void run(const int8_t* a, const int32_t* c, int8_t* y, ThreadPool& pool) const {
-    const size_t products = layout_.batch.a_offsets.size();
-    const optimized::OutputBlocks blocks = optimized::choose_output_blocks(
-        layout_.m, layout_.n, products, pool.thread_count(), mr_, nr_, kLimits);
-    const size_t tasks = optimized::block_task_count(products, blocks);
+    const size_t products = batch_.a_offsets.size();
+    const OutputBlocks blocks =
+        choose_output_blocks(shape_.m, shape_.n, products, pool.thread_count(), mr_, nr_, kLimits);
+    const size_t tasks = block_task_count(products, blocks);
     pool.parallel_for(tasks, [&](size_t task, size_t thread) {
-      const optimized::BlockTask block = optimized::block_task(task, blocks);
+      const BlockTask block = block_task(task, blocks);
       const size_t first_row = block.first_row;
       const size_t first_column = block.first_column;
-      if (first_row >= layout_.m || first_column >= layout_.n) return;
+      if (first_row >= shape_.m || first_column >= shape_.n) return;
       run_block(a, c, y, block.independent, first_row,
-                std::min(blocks.row_block, layout_.m - first_row), first_column,
-                std::min(blocks.column_block, layout_.n - first_column),
+                std::min(blocks.row_block, shape_.m - first_row), first_column,
+                std::min(blocks.column_block, shape_.n - first_column),
                 pool.scratch(thread, task_bytes_));
     });
   }
@@ -89,12 +78,12 @@ class DotProductProduct {
   // Every distinct B into panels of NR columns of b - zb over the whole depth, and per matrix
   // and column the zero-point term.
   void pack_b(const int8_t* b) {
-    const ProductLayout& s = layout_;
+    const ProductShape& s = shape_;
     const size_t panels = divide_round_up(s.n, nr_);
     packed_b_size_ = panels * depth_groups_ * nr_ * group_depth_;
-    packed_b_.assign(s.batch.distinct_b * packed_b_size_, 0);
-    zero_point_terms_.assign(s.batch.distinct_b * s.n, 0);
-    for (size_t matrix = 0; matrix < s.batch.distinct_b; ++matrix) {
+    packed_b_.assign(batch_.distinct_b * packed_b_size_, 0);
+    zero_point_terms_.assign(batch_.distinct_b * s.n, 0);
+    for (size_t matrix = 0; matrix < batch_.distinct_b; ++matrix) {
       const int8_t* source = b + matrix * s.k * s.n;
       int8_t* packed = packed_b_.data() + matrix * packed_b_size_;
       for (size_t column = 0; column < s.n; ++column) {
@@ -107,16 +96,20 @@ class DotProductProduct {
           panel[((depth / group_depth_) * nr_ + column % nr_) * group_depth_ +
                 depth % group_depth_] = static_cast<int8_t>(offset);
         }
-        zero_point_terms_[matrix * s.n + column] = static_cast<int32_t>(
-            static_cast<uint32_t>(-static_cast<int64_t>(requantization_.input_zero_point) * sum));
+        const int64_t packed_zero_point =
+            int64_t{requantization_.input_zero_point} + kernels_.activation_offset;
+        zero_point_terms_[matrix * s.n + column] =
+            static_cast<int32_t>(static_cast<uint32_t>(-packed_zero_point * sum));
       }
     }
   }
 
-  // A rows [first_row, + rows) x depth groups [group_begin, + groups) into panels of MR rows.
+  // A rows [first_row, + rows) x depth groups [group_begin, + groups) into panels of MR rows,
+  // as a + o (zero past the matrix).
   void pack_a(const int8_t* a, size_t first_row, size_t rows, size_t group_begin, size_t groups,
               int8_t* packed) const {
-    const ProductLayout& s = layout_;
+    const ProductShape& s = shape_;
+    const int8_t flip = activation_sign_flip(kernels_);
     for (size_t row0 = 0; row0 < rows; row0 += mr_) {
       int8_t* panel = packed + (row0 / mr_) * groups * mr_ * group_depth_;
       for (size_t r = 0; r < mr_; ++r) {
@@ -126,7 +119,8 @@ class DotProductProduct {
           int8_t* out = panel + (g * mr_ + r) * group_depth_;
           for (size_t d = 0; d < group_depth_; ++d) {
             const size_t depth = (group_begin + g) * group_depth_ + d;
-            out[d] = real_row && depth < s.k ? a[s.a_index(row, depth)] : 0;
+            out[d] = real_row && depth < s.k ? static_cast<int8_t>(a[s.a_index(row, depth)] ^ flip)
+                                             : int8_t{0};
           }
         }
       }
@@ -135,11 +129,11 @@ class DotProductProduct {
 
   void run_block(const int8_t* a, const int32_t* c, int8_t* y, size_t product, size_t first_row,
                  size_t rows, size_t first_column, size_t columns, uint8_t* scratch) const {
-    const ProductLayout& s = layout_;
+    const ProductShape& s = shape_;
     auto* packed_a = reinterpret_cast<int8_t*>(scratch);
     auto* accumulators = reinterpret_cast<int32_t*>(scratch + accumulators_offset_);
-    const int8_t* matrix_a = a + s.batch.a_offsets[product] * s.m * s.k;
-    const size_t b_matrix = s.batch.b_offsets[product];
+    const int8_t* matrix_a = a + batch_.a_offsets[product] * s.m * s.k;
+    const size_t b_matrix = batch_.b_offsets[product];
     const int8_t* matrix_b = packed_b_.data() + b_matrix * packed_b_size_;
     const size_t c_stride = round_up(columns, nr_);
     const size_t panels = divide_round_up(columns, nr_);
@@ -159,7 +153,7 @@ class DotProductProduct {
           tile.rows = std::min(mr_, rows - row);
           tile.a = packed_a + (row / mr_) * groups * mr_ * group_depth_;
           tile.c = accumulators + row * c_stride + q * nr_;
-          kernels_.tile(tile);
+          kernels_.tile_activations_in_a(tile);
         }
       }
     }
@@ -172,9 +166,8 @@ class DotProductProduct {
           kernels_, requantization_, first_column, true, small_multipliers_,
           accumulators + r * c_stride, columns,
           [&](size_t j) {
-            return c ? wrapping_add(
-                           terms[j],
-                           c[row * s.c_row_stride + (first_column + j) * s.c_column_stride])
+            return c ? wrapping_add(terms[j], c[row * c_layout_.row_stride +
+                                                (first_column + j) * c_layout_.column_stride])
                      : terms[j];
           },
           matrix_y + row * s.n + first_column);
@@ -182,7 +175,9 @@ class DotProductProduct {
   }
 
   const DotProductKernels& kernels_;
-  const ProductLayout layout_;
+  const ProductShape shape_;
+  const Batch batch_;
+  const CLayout c_layout_;
   const Int8Requantization requantization_;
   size_t mr_ = 0;
   size_t nr_ = 0;
@@ -200,9 +195,9 @@ class DotProductProduct {
 
 class DotProductGemm final : public GemmInt8 {
  public:
-  DotProductGemm(const DotProductKernels& kernels, ProductLayout layout,
+  DotProductGemm(const DotProductKernels& kernels, const ProductShape& shape, CLayout c_layout,
                  const Int8Requantization& requantization, const int8_t* constant_b)
-      : product_(kernels, std::move(layout), requantization, constant_b) {}
+      : product_(kernels, shape, single_product(), c_layout, requantization, constant_b) {}
   size_t scratch_bytes() const override { return product_.scratch_bytes(); }
   const char* algorithm() const override { return product_.algorithm(); }
   void run(const int8_t* a, const int8_t*, const int32_t* c, int8_t* y,
@@ -216,9 +211,9 @@ class DotProductGemm final : public GemmInt8 {
 
 class DotProductMatMul final : public MatMulInt8 {
  public:
-  DotProductMatMul(const DotProductKernels& kernels, ProductLayout layout,
+  DotProductMatMul(const DotProductKernels& kernels, const ProductShape& shape, Batch batch,
                    const Int8Requantization& requantization, const int8_t* constant_b)
-      : product_(kernels, std::move(layout), requantization, constant_b) {}
+      : product_(kernels, shape, std::move(batch), CLayout{}, requantization, constant_b) {}
   size_t scratch_bytes() const override { return product_.scratch_bytes(); }
   const char* algorithm() const override { return product_.algorithm(); }
   void run(const int8_t* a, const int8_t*, int8_t* y, ThreadPool& pool) const override {
@@ -230,13 +225,14 @@ class DotProductMatMul final : public MatMulInt8 {
 };
 
 // The products apply: constant B, an int8 input zero point, every b - zb within int8.
-bool applies(const ProductLayout& layout, const Int8Requantization& q, const int8_t* b) {
-  if (!b || layout.m == 0 || layout.n == 0 || layout.batch.a_offsets.empty()) return false;
+bool applies(const ProductShape& shape, const Batch& batch, const Int8Requantization& q,
+             const int8_t* b) {
+  if (!b || shape.m == 0 || shape.n == 0 || batch.a_offsets.empty()) return false;
   if (q.input_zero_point < -128 || q.input_zero_point > 127) return false;
-  if (q.weight_zero_points.size() < layout.n || q.multipliers.size() < layout.n) return false;
-  const size_t values = layout.batch.distinct_b * layout.k * layout.n;
+  if (q.weight_zero_points.size() < shape.n || q.multipliers.size() < shape.n) return false;
+  const size_t values = batch.distinct_b * shape.k * shape.n;
   for (size_t i = 0; i < values; ++i) {
-    const size_t column = layout.transpose_b ? i / layout.k % layout.n : i % layout.n;
+    const size_t column = shape.transpose_b ? i / shape.k % shape.n : i % shape.n;
     const int32_t offset = b[i] - q.weight_zero_points[column];
     if (offset < -128 || offset > 127) return false;
   }
@@ -249,29 +245,22 @@ std::unique_ptr<GemmInt8> make_dot_product_gemm_int8(const DotProductKernels& ke
                                                      const reference::GemmParams& params,
                                                      const Int8Requantization& requantization,
                                                      const int8_t* constant_b) {
-  ProductLayout layout;
-  layout.m = static_cast<size_t>(params.m);
-  layout.n = static_cast<size_t>(params.n);
-  layout.k = static_cast<size_t>(params.k);
-  layout.transpose_a = params.transpose_a;
-  layout.transpose_b = params.transpose_b;
-  layout.c_row_stride = static_cast<size_t>(params.c_row_stride);
-  layout.c_column_stride = static_cast<size_t>(params.c_column_stride);
-  if (!applies(layout, requantization, constant_b)) return nullptr;
-  return std::make_unique<DotProductGemm>(kernels, std::move(layout), requantization, constant_b);
+  const ProductShape shape = gemm_shape(params);
+  if (!applies(shape, single_product(), requantization, constant_b)) return nullptr;
+  const CLayout c_layout{static_cast<size_t>(params.c_row_stride),
+                         static_cast<size_t>(params.c_column_stride)};
+  return std::make_unique<DotProductGemm>(kernels, shape, c_layout, requantization, constant_b);
 }
 
 std::unique_ptr<MatMulInt8> make_dot_product_matmul_int8(const DotProductKernels& kernels,
                                                          const reference::MatMulParams& params,
                                                          const Int8Requantization& requantization,
                                                          const int8_t* constant_b) {
-  ProductLayout layout;
-  layout.m = static_cast<size_t>(params.m);
-  layout.n = static_cast<size_t>(params.n);
-  layout.k = static_cast<size_t>(params.k);
-  layout.batch = optimized::matmul_batch(params);
-  if (!applies(layout, requantization, constant_b)) return nullptr;
-  return std::make_unique<DotProductMatMul>(kernels, std::move(layout), requantization, constant_b);
+  const ProductShape shape = matmul_shape(params);
+  Batch batch = matmul_batch(params);
+  if (!applies(shape, batch, requantization, constant_b)) return nullptr;
+  return std::make_unique<DotProductMatMul>(kernels, shape, std::move(batch), requantization,
+                                            constant_b);
 }
 
-}  // namespace orknn::kernels::cpu::arm
+}  // namespace orknn::kernels::cpu::optimized

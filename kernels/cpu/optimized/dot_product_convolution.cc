@@ -1,30 +1,27 @@
-// int8 convolution as GEMM on the SDOT / SMMLA tiles (dot_product_kernels.h): per image and
-// group, output = W x im2col(input) with W packed once (w - zw, int8) and im2col panels of raw
-// input codes packed per task and depth chunk (padding is the input zero point's code, i.e.
-// x - zx = 0). The zero-point term -zx sum_k (w - zw) is one constant per output channel, added
-// with the bias before the requantization; the blocking is the int16-pair driver's
+// int8 convolution as GEMM on the dot-product tiles (dot_product_kernels.h): per image and
+// group, output = W x im2col(input) with W packed once (w - zw, int8) and im2col panels of
+// input codes x + o packed per task and depth chunk (padding is the input zero point's code, i.e.
+// x - zx = 0). The zero-point term -(zx + o) sum_k (w - zw) is one constant per output channel,
+// added with the bias before the requantization; the blocking is the int16-pair driver's
 // (optimized/blocking.h).
 #include <algorithm>
 #include <cstdio>
 #include <vector>
 
-#include "arm/dot_product_epilogue.h"
-#include "arm/dot_product_kernels.h"
 #include "optimized/blocking.h"
+#include "optimized/dot_product_epilogue.h"
+#include "optimized/dot_product_kernels.h"
 
-namespace orknn::kernels::cpu::arm {
+namespace orknn::kernels::cpu::optimized {
 namespace {
 
-using optimized::align_bytes;
-using optimized::divide_round_up;
-using optimized::round_up;
 using reference::Conv2DShape;
 using reference::Int8Requantization;
 
 // Matrix depth per chunk: a task's B chunk (kDepthBlock x column block bytes, 48 KB) stays in
 // L1/L2 while the row panels stream past it.
 constexpr size_t kDepthBlock = 256;
-constexpr optimized::BlockLimits kLimits{kDepthBlock, 144, 192, 288};
+constexpr BlockLimits kLimits{kDepthBlock, 144, 192, 288};
 
 class DotProductConvolution final : public Conv2DInt8 {
  public:
@@ -33,7 +30,7 @@ class DotProductConvolution final : public Conv2DInt8 {
       : kernels_(kernels),
         shape_(shape),
         requantization_(requantization),
-        geometry_(optimized::im2col_geometry(shape)) {
+        geometry_(im2col_geometry(shape)) {
     mr_ = kernels.rows;
     nr_ = kernels.columns;
     group_depth_ = kernels.group_depth;
@@ -50,10 +47,12 @@ class DotProductConvolution final : public Conv2DInt8 {
     const size_t chunk_depth = std::min(chunk_groups_, depth_groups_) * group_depth_;
     rows_offset_ = align_bytes(chunk_depth * column_block);
     accumulators_offset_ = rows_offset_ + align_bytes(group_depth_ * column_block);
-    task_bytes_ = accumulators_offset_ + align_bytes(task_rows * column_block * sizeof(int32_t));
-    small_multipliers_ = optimized::small_multipliers(requantization.multipliers.data(),
-                                                      requantization.multipliers.size(),
-                                                      requantization.output_zero_point);
+    segments_offset_ =
+        accumulators_offset_ + align_bytes(task_rows * column_block * sizeof(int32_t));
+    task_bytes_ = segments_offset_ + align_bytes(max_segments(column_block) * sizeof(Segment));
+    small_multipliers_ =
+        small_multipliers(requantization.multipliers.data(), requantization.multipliers.size(),
+                          requantization.output_zero_point);
     std::snprintf(algorithm_, sizeof(algorithm_), "%s int8 gemm %zux%zu", kernels.name, mr_, nr_);
   }
 
@@ -64,11 +63,11 @@ class DotProductConvolution final : public Conv2DInt8 {
            ThreadPool& pool) const override {
     const size_t images = static_cast<size_t>(shape_.batch);
     const size_t groups = static_cast<size_t>(shape_.groups);
-    const optimized::OutputBlocks blocks = optimized::choose_output_blocks(
-        group_rows_, columns_, images * groups, pool.thread_count(), mr_, nr_, kLimits);
-    const size_t tasks = optimized::block_task_count(images * groups, blocks);
+    const OutputBlocks blocks = choose_output_blocks(group_rows_, columns_, images * groups,
+                                                     pool.thread_count(), mr_, nr_, kLimits);
+    const size_t tasks = block_task_count(images * groups, blocks);
     pool.parallel_for(tasks, [&](size_t task, size_t thread) {
-      const optimized::BlockTask position = optimized::block_task(task, blocks);
+      const BlockTask position = block_task(task, blocks);
       Block block;
       block.image = position.independent / groups;
       block.group = position.independent % groups;
@@ -92,7 +91,7 @@ class DotProductConvolution final : public Conv2DInt8 {
   };
 
   // Weights [M][C/g][kh][kw] -> per group, panels of MR rows of w - zw; and per output channel
-  // the zero-point term -zx sum_k (w - zw), modulo 2^32.
+  // the zero-point term -(zx + o) sum_k (w - zw), modulo 2^32.
   void pack_weights(const int8_t* weights) {
     const size_t groups = static_cast<size_t>(shape_.groups);
     packed_weights_.assign(groups * group_weights_size_, 0);
@@ -111,83 +110,57 @@ class DotProductConvolution final : public Conv2DInt8 {
           panel[((k / group_depth_) * mr_ + row % mr_) * group_depth_ + k % group_depth_] =
               static_cast<int8_t>(offset);
         }
-        zero_point_terms_[channel] = static_cast<int32_t>(
-            static_cast<uint32_t>(-static_cast<int64_t>(requantization_.input_zero_point) * sum));
+        const int64_t packed_zero_point =
+            int64_t{requantization_.input_zero_point} + kernels_.activation_offset;
+        zero_point_terms_[channel] =
+            static_cast<int32_t>(static_cast<uint32_t>(-packed_zero_point * sum));
       }
-    }
-  }
-
-  // Row k of the im2col matrix for output pixels [first_column, + columns) as int8 codes, the
-  // input zero point where the window is in the padding.
-  void gather_row(const int8_t* group_input, size_t k, size_t first_column, size_t columns,
-                  int8_t* out) const {
-    const reference::Window2D& w = geometry_.window;
-    const auto zero_code = static_cast<int8_t>(requantization_.input_zero_point);
-    if (k >= depth_) {
-      std::fill(out, out + columns, int8_t{0});  // A is zero there too
-      return;
-    }
-    const int64_t taps = w.kernel_height * w.kernel_width;
-    const int64_t channel = static_cast<int64_t>(k) / taps;
-    const int64_t kernel_row = static_cast<int64_t>(k) / w.kernel_width % w.kernel_height;
-    const int64_t kernel_column = static_cast<int64_t>(k) % w.kernel_width;
-    const int8_t* plane = group_input + channel * w.input_height * w.input_width;
-    const auto output_width = static_cast<size_t>(w.output_width);
-    size_t pixel = first_column;
-    const size_t end = first_column + columns;
-    while (pixel < end) {
-      const size_t output_row = pixel / output_width;
-      const size_t output_column = pixel % output_width;
-      const size_t run = std::min(output_width - output_column, end - pixel);
-      const int64_t input_row = static_cast<int64_t>(output_row) * w.stride_height - w.pad_top +
-                                kernel_row * w.dilation_height;
-      if (input_row < 0 || input_row >= w.input_height) {
-        std::fill(out, out + run, zero_code);
-      } else {
-        const int8_t* source = plane + input_row * w.input_width;
-        const int64_t first = static_cast<int64_t>(output_column) * w.stride_width - w.pad_left +
-                              kernel_column * w.dilation_width;
-        if (w.stride_width == 1) {
-          // A stretch of the input row between padding: one copy (pointwise: the whole run).
-          const auto length = static_cast<int64_t>(run);
-          const int64_t low = std::clamp<int64_t>(-first, 0, length);
-          const int64_t high = std::clamp<int64_t>(w.input_width - first, low, length);
-          std::fill(out, out + low, zero_code);
-          std::copy(source + (first + low), source + (first + high), out + low);
-          std::fill(out + high, out + length, zero_code);
-        } else {
-          int64_t input_column = first;
-          for (size_t t = 0; t < run; ++t, input_column += w.stride_width) {
-            out[t] = input_column >= 0 && input_column < w.input_width ? source[input_column]
-                                                                       : zero_code;
-          }
-        }
-      }
-      pixel += run;
-      out += run;
     }
   }
 
   // B panels for depth groups [group_begin, + groups): panel q at packed + q * groups * NR * G.
-  void pack_b(const int8_t* group_input, const Block& block, size_t group_begin, size_t groups,
-              int8_t* rows, int8_t* packed) const {
+  // A pointwise convolution's im2col rows are input rows: read in place; others are gathered
+  // into `rows` first along the block's `segments` (gather_im2col_int8_row). Depth past the
+  // matrix reuses a real row (A is zero there).
+  void pack_b(const int8_t* group_input, const Block& block, const Segment* segments,
+              size_t segment_count, size_t group_begin, size_t groups, int8_t* rows,
+              int8_t* packed) const {
+    const auto zero_code = static_cast<int8_t>(requantization_.input_zero_point);
     const size_t g_depth = group_depth_;
-    const size_t panels = divide_round_up(block.columns, nr_);
+    const bool in_place = pointwise_in_place();
+    const size_t plane =
+        static_cast<size_t>(geometry_.window.input_height * geometry_.window.input_width);
+    Int8GroupRows group{};
+    group.columns = block.columns;
+    group.group_depth = g_depth;
+    group.panel_columns = nr_;
+    group.panel_stride = groups * nr_ * g_depth;
+    group.flip = activation_sign_flip(kernels_);
     for (size_t g = 0; g < groups; ++g) {
       for (size_t d = 0; d < g_depth; ++d) {
-        gather_row(group_input, (group_begin + g) * g_depth + d, block.first_column, block.columns,
-                   rows + d * block.columns);
-      }
-      for (size_t q = 0; q < panels; ++q) {
-        int8_t* out = packed + (q * groups + g) * nr_ * g_depth;
-        for (size_t j = 0; j < nr_; ++j) {
-          const size_t column = q * nr_ + j;
-          for (size_t d = 0; d < g_depth; ++d) {
-            out[j * g_depth + d] = column < block.columns ? rows[d * block.columns + column] : 0;
-          }
+        const size_t k = (group_begin + g) * g_depth + d;
+        if (k >= depth_) {
+          group.rows[d] = group.rows[0];
+        } else if (in_place) {
+          group.rows[d] = group_input + k * plane + block.first_column;
+        } else {
+          int8_t* row = rows + d * block.columns;
+          gather_im2col_int8_row(geometry_, group_input, static_cast<int64_t>(k), segments,
+                                 segment_count, zero_code, row);
+          group.rows[d] = row;
         }
       }
+      group.out = packed + g * nr_ * g_depth;
+      kernels_.pack_activation_groups(group);
     }
+  }
+
+  // 1x1, stride 1, no padding: im2col row k is input channel k's plane (any dilation).
+  bool pointwise_in_place() const {
+    const reference::Window2D& w = geometry_.window;
+    return w.kernel_height == 1 && w.kernel_width == 1 && w.stride_height == 1 &&
+           w.stride_width == 1 && w.pad_top == 0 && w.pad_left == 0 &&
+           w.output_height == w.input_height && w.output_width == w.input_width;
   }
 
   void run_block(const int8_t* input, const int32_t* bias, int8_t* output, const Block& block,
@@ -195,6 +168,12 @@ class DotProductConvolution final : public Conv2DInt8 {
     auto* packed_b = reinterpret_cast<int8_t*>(scratch);
     auto* rows = reinterpret_cast<int8_t*>(scratch + rows_offset_);
     auto* accumulators = reinterpret_cast<int32_t*>(scratch + accumulators_offset_);
+    auto* segments = reinterpret_cast<Segment*>(scratch + segments_offset_);
+    // One run per output row of the block (a "panel" as wide as the block).
+    const size_t segment_count =
+        pointwise_in_place()
+            ? 0
+            : build_segments(geometry_, block.first_column, block.columns, block.columns, segments);
     const size_t c_stride = round_up(block.columns, nr_);
     const size_t input_channels = static_cast<size_t>(shape_.input_channels);
     const size_t group_channels = input_channels / static_cast<size_t>(shape_.groups);
@@ -210,7 +189,7 @@ class DotProductConvolution final : public Conv2DInt8 {
     tile.c_stride = c_stride;
     for (size_t group_begin = 0; group_begin < depth_groups_; group_begin += chunk_groups_) {
       const size_t groups = std::min(chunk_groups_, depth_groups_ - group_begin);
-      pack_b(group_input, block, group_begin, groups, rows, packed_b);
+      pack_b(group_input, block, segments, segment_count, group_begin, groups, rows, packed_b);
       tile.depth_groups = groups;
       tile.accumulate = group_begin > 0;
       for (size_t block_row = block.first_row; block_row < end_row;
@@ -224,7 +203,7 @@ class DotProductConvolution final : public Conv2DInt8 {
             tile.a =
                 group_weights + ((row / mr_) * depth_groups_ + group_begin) * mr_ * group_depth_;
             tile.c = accumulators + (row - block.first_row) * c_stride + q * nr_;
-            kernels_.tile(tile);
+            kernels_.tile_activations_in_b(tile);
           }
         }
       }
@@ -247,7 +226,7 @@ class DotProductConvolution final : public Conv2DInt8 {
   const DotProductKernels& kernels_;
   const Conv2DShape shape_;
   const Int8Requantization requantization_;
-  const optimized::Im2colGeometry geometry_;
+  const Im2colGeometry geometry_;
   size_t mr_ = 0;
   size_t nr_ = 0;
   size_t group_depth_ = 0;
@@ -259,6 +238,7 @@ class DotProductConvolution final : public Conv2DInt8 {
   size_t group_weights_size_ = 0;
   size_t rows_offset_ = 0;
   size_t accumulators_offset_ = 0;
+  size_t segments_offset_ = 0;
   size_t task_bytes_ = 0;
   bool small_multipliers_ = false;
   std::vector<int8_t> packed_weights_;
@@ -292,7 +272,7 @@ std::unique_ptr<Conv2DInt8> make_dot_product_conv2d_int8(const DotProductKernels
                                                          const int8_t* constant_weights) {
   // An empty output (a window larger than the padded input) has no blocks to split.
   if (!constant_weights || shape.output_channels <= 0 || shape.batch <= 0 ||
-      optimized::im2col_geometry(shape).columns() <= 0) {
+      im2col_geometry(shape).columns() <= 0) {
     return nullptr;
   }
   if (requantization.input_zero_point < -128 || requantization.input_zero_point > 127) {
@@ -302,4 +282,4 @@ std::unique_ptr<Conv2DInt8> make_dot_product_conv2d_int8(const DotProductKernels
   return std::make_unique<DotProductConvolution>(kernels, shape, requantization, constant_weights);
 }
 
-}  // namespace orknn::kernels::cpu::arm
+}  // namespace orknn::kernels::cpu::optimized

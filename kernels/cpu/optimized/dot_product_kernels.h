@@ -1,0 +1,121 @@
+// The int8 GEMMs (convolution, Gemm, MatMul) on dot-product instructions, which multiply bytes
+// and sum groups of products into int32 lanes: ARM SDOT ("neon-dotprod", four int8 x int8
+// products per lane), ARM SMMLA ("neon-i8mm", a 2x8 by 8x2 int8 product into a 2x2 int32
+// block) and x86 VPDPBUSD ("avx512", AVX-512 VNNI: four uint8 x int8 products per lane). They
+// read bytes, not the int16 pairs of the other int8 kernels, so the zero points are handled
+// outside the products:
+//   sum_k (x - zx)(w - zw) = sum_k (x + o)(w - zw)  -  (zx + o) sum_k (w - zw)
+// The weights are packed once as w - zw (which must fit int8, checked when the kernel is built)
+// and the second term is a per-output-channel constant computed then too. The activations are
+// packed as x + o: o = 0 for the signed x signed instructions (raw codes), o = 128 for VPDPBUSD
+// (unsigned bytes; x + 128 is the code with its sign bit flipped). All sums wrap modulo 2^32
+// (none of these instructions saturates its int32 accumulation, and each group's products are
+// summed exactly first) and the true accumulator fits int32 (docs/quantization.md 4.2), so the
+// result equals the reference's.
+//
+// The drivers (dot_product_convolution.cc, dot_product_matrix.cc) and the plain C++ tiles of
+// the layout (dot_product_portable_tiles.cc) are architecture-neutral and build everywhere; the
+// instruction tiles live in arm/ and x86/.
+//
+// Packed operands, G = group_depth (4 for SDOT and VPDPBUSD, 8 for SMMLA): an A panel of MR
+// rows holds element (r, k) at a[((k / G) * MR + r) * G + k % G]; a B panel of NR columns holds
+// (k, j) at b[((k / G) * NR + j) * G + k % G]. Depth past the matrix, rows and columns past its
+// edge are zero.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+
+#include "dispatch.h"
+#include "optimized/micro_kernels.h"
+
+namespace orknn::kernels::cpu::optimized {
+
+// One MR x NR block of C = A x B over `depth_groups` packed groups of G. Only rows x columns of
+// it are real: c is written for r < rows, j < columns at c[r * c_stride + j], as C (accumulate
+// false) or added to it (accumulate true).
+struct Int8DotTile {
+  size_t rows;
+  size_t columns;
+  size_t depth_groups;
+  const int8_t* a;
+  const int8_t* b;
+  int32_t* c;
+  size_t c_stride;
+  bool accumulate;
+};
+
+// One depth group of activation rows into B panels (the convolution's im2col): G rows of
+// `columns` int8 codes, row d at rows[d]; panel q (columns [q * NR, + NR)) at
+// out + q * panel_stride holds (j, d) at [j * G + d] = rows[d][q * NR + j] ^ flip (x + o), and 0
+// for columns past `columns` up to the last panel's end. Reads nothing past a row's `columns`.
+struct Int8GroupRows {
+  const int8_t* rows[8];
+  size_t columns;
+  size_t group_depth;    // G
+  size_t panel_columns;  // NR
+  size_t panel_stride;   // bytes
+  int8_t flip;
+  int8_t* out;
+};
+// The plain C++ form, any G and NR (the ARM tables and the portable ones use it).
+void portable_pack_activation_groups(const Int8GroupRows& group);
+
+struct DotProductKernels {
+  const char* name;    // "neon-dotprod", "neon-i8mm", "avx512"
+  size_t rows;         // MR
+  size_t columns;      // NR
+  size_t group_depth;  // G
+  // o above: 0 when the tiles multiply int8 by int8, 128 when they read the activations as
+  // unsigned bytes x + 128 (the packing flips their sign bits).
+  int32_t activation_offset;
+  // Convolutions: A is the weights, B the activations (im2col). Gemm/MatMul: A is the
+  // activations, B the weights. The signed x signed instructions use one tile for both.
+  void (*tile_activations_in_b)(const Int8DotTile& tile);
+  void (*tile_activations_in_a)(const Int8DotTile& tile);
+  void (*pack_activation_groups)(const Int8GroupRows& group);
+  // Optional (null: add the constant in a pass, then base's requantize_row): a convolution row's
+  // requantization (one multiplier, small_multipliers, no SiLU) of accumulators[i] + offset,
+  // the sum modulo 2^32, with requantize_row's results.
+  void (*requantize_offset_row)(const RequantizeRow& row, int32_t offset);
+  // The variant's other micro-kernels (the requantization row).
+  const MicroKernels& (*base)();
+};
+
+// Defined only in AArch64 builds (arm/); call them only on a CPU with the instructions.
+const DotProductKernels& sdot_kernels();
+const DotProductKernels& i8mm_kernels();
+// Defined only in x86-64 builds (x86/); call it only on a CPU with AVX-512 F/BW/VL/VNNI.
+const DotProductKernels& avx512_vnni_kernels();
+// Plain C++ tiles of the same packed layout on the portable micro-kernels, in every build, so
+// the drivers below are tested natively, under the sanitizers: group_depth 4 or 8, with the
+// activations signed (offset 0, as SDOT/SMMLA), or unsigned (offset 128, as VPDPBUSD; then
+// always group depth 4).
+const DotProductKernels& portable_dot_product_kernels(size_t group_depth,
+                                                      bool unsigned_activations);
+
+// x ^ activation_sign_flip(kernels) is x + o as the packed byte (o = 0 or 128).
+inline int8_t activation_sign_flip(const DotProductKernels& kernels) {
+  return static_cast<int8_t>(kernels.activation_offset == 0 ? 0 : -128);
+}
+
+// int8 convolution as GEMM on `kernels` (non-depthwise shapes): null when it does not apply,
+// i.e. the weights are not constant, a weight offset w - zw does not fit int8, or the input zero
+// point is not an int8 code (padding is packed as that code). The table's base requantization
+// row finishes each output row.
+std::unique_ptr<Conv2DInt8> make_dot_product_conv2d_int8(
+    const DotProductKernels& kernels, const reference::Conv2DShape& shape,
+    const reference::Int8Requantization& requantization, const int8_t* constant_weights);
+
+// int8 Gemm / MatMul (output channels are B's columns) on `kernels`: null when B is not
+// constant, a weight offset b - zb does not fit int8, or the input zero point is not an int8
+// code.
+std::unique_ptr<GemmInt8> make_dot_product_gemm_int8(
+    const DotProductKernels& kernels, const reference::GemmParams& params,
+    const reference::Int8Requantization& requantization, const int8_t* constant_b);
+std::unique_ptr<MatMulInt8> make_dot_product_matmul_int8(
+    const DotProductKernels& kernels, const reference::MatMulParams& params,
+    const reference::Int8Requantization& requantization, const int8_t* constant_b);
+
+}  // namespace orknn::kernels::cpu::optimized
