@@ -309,4 +309,26 @@ int run_tool(const std::string& arguments, std::string* out_output) {
   return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
+ir::Graph one_convolution_graph(int64_t size, int64_t stride) {
+  const int64_t output_size = (size + 2 - 3) / stride + 1;
+  ir::Graph graph;
+  ir::Tensor& input = graph.tensor_or_new("x");
+  input.shape = {1, 2, size, size};
+  input.shape_known = true;
+  ir::Tensor& output = graph.tensor_or_new("y");
+  output.shape = {1, 3, output_size, output_size};
+  output.shape_known = true;
+  const std::string weights = graph.add_constant_f32("w", {3, 2, 3, 3}, random_values(54, 5, 0.3f));
+  graph.inputs = {"x"};
+  graph.outputs = {"y"};
+  ir::Node node;
+  node.op_type = "Conv";
+  node.inputs = {"x", weights};
+  node.outputs = {"y"};
+  node.attributes["pads"] = ir::make_ints_attribute({1, 1, 1, 1});
+  node.attributes["strides"] = ir::make_ints_attribute({stride, stride});
+  graph.nodes.push_back(node);
+  return graph;
+}
+
 }  // namespace orknn::convert::test

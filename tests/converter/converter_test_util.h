@@ -12,6 +12,7 @@
 
 #include "converter.h"
 #include "export/runtime_model.h"
+#include "ir/graph.h"
 #include "model/orknn_model.pb.h"
 
 namespace orknn::convert::test {
@@ -64,6 +65,10 @@ void set_string(onnx::NodeProto* node, const std::string& name, const std::strin
 
 // Deterministic pseudo-random values in [-scale, scale].
 std::vector<float> random_values(size_t count, uint32_t seed, float scale = 1.0f);
+
+// x [1,2,size,size] -> Conv(3 outputs, 3x3, pads 1, `stride`, seeded weights) -> y: the
+// one-layer graph the weight-rounding and calibration tests collect input rows from.
+ir::Graph one_convolution_graph(int64_t size, int64_t stride);
 
 // Options for a plain float32 conversion of `model` into `output`.
 ConvertOptions float32_options(const std::string& model, const std::string& output);

@@ -67,31 +67,10 @@ void test_mean_output_shift_compares_paired_rows(void**) {
     assert_true(value == 0.0);
 }
 
-// x [1,2,6,6] -> Conv(3 outputs, 3x3, pads 1) -> y
-ir::Graph one_convolution() {
-  ir::Graph graph;
-  ir::Tensor& input = graph.tensor_or_new("x");
-  input.shape = {1, 2, 6, 6};
-  input.shape_known = true;
-  ir::Tensor& output = graph.tensor_or_new("y");
-  output.shape = {1, 3, 6, 6};
-  output.shape_known = true;
-  const std::string weights = graph.add_constant_f32("w", {3, 2, 3, 3}, random_values(54, 5, 0.3f));
-  graph.inputs = {"x"};
-  graph.outputs = {"y"};
-  ir::Node node;
-  node.op_type = "Conv";
-  node.inputs = {"x", weights};
-  node.outputs = {"y"};
-  node.attributes["pads"] = ir::make_ints_attribute({1, 1, 1, 1});
-  graph.nodes.push_back(node);
-  return graph;
-}
-
 // The rows taken for one layer and sample are those calibration took (same positions), so the
 // quantized model's rows pair with the float ones.
 void test_sample_rows_pair_with_calibration_rows(void**) {
-  const ir::Graph graph = one_convolution();
+  const ir::Graph graph = one_convolution_graph(6, 1);
   const int samples = 3;
   LayerInputCollector collector(graph, 30, samples);  // 10 of the 36 positions per sample
   std::vector<std::vector<float>> inputs;

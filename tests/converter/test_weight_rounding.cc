@@ -182,30 +182,8 @@ void test_bias_correction_zeroes_the_mean_error(void**) {
     assert_true(value == 0.0);
 }
 
-// x [1,2,5,5] -> Conv(3 outputs, 3x3, stride 2, pads 1) -> y [1,3,3,3]
-ir::Graph small_convolution() {
-  ir::Graph graph;
-  ir::Tensor& input = graph.tensor_or_new("x");
-  input.shape = {1, 2, 5, 5};
-  input.shape_known = true;
-  ir::Tensor& output = graph.tensor_or_new("y");
-  output.shape = {1, 3, 3, 3};
-  output.shape_known = true;
-  const std::string weights = graph.add_constant_f32("w", {3, 2, 3, 3}, random_values(54, 5, 0.3f));
-  graph.inputs = {"x"};
-  graph.outputs = {"y"};
-  ir::Node node;
-  node.op_type = "Conv";
-  node.inputs = {"x", weights};
-  node.outputs = {"y"};
-  node.attributes["pads"] = ir::make_ints_attribute({1, 1, 1, 1});
-  node.attributes["strides"] = ir::make_ints_attribute({2, 2});
-  graph.nodes.push_back(node);
-  return graph;
-}
-
 void test_collector_takes_im2col_rows(void**) {
-  const ir::Graph graph = small_convolution();
+  const ir::Graph graph = one_convolution_graph(5, 2);
   LayerInputCollector collector(graph, 1000, 2);
   assert_int_equal(collector.input_tensors().size(), 1);
   assert_string_equal(collector.input_tensors()[0].c_str(), "x");
