@@ -34,6 +34,21 @@ OutputBlocks choose_output_blocks(size_t rows, size_t columns, size_t independen
   return blocks;
 }
 
+BlockLimits float_convolution_limits(const CpuCacheSizes& caches, size_t mr, size_t nr) {
+  constexpr size_t kFloat = sizeof(float);
+  // Round down to a multiple of `multiple`, then clamp (the bounds are multiples too).
+  auto fit = [](size_t value, size_t multiple, size_t low, size_t high) {
+    return std::clamp(value / multiple * multiple, low, high);
+  };
+  BlockLimits limits{};
+  limits.depth_block = fit(caches.level1_data / 2 / (nr * kFloat), 8, 64, 512);
+  limits.column_block =
+      fit(caches.level2 / 2 / (limits.depth_block * kFloat), nr, 4 * nr, 256 * nr);
+  limits.row_block = fit(caches.level2 / 4 / (limits.depth_block * kFloat), mr, 4 * mr, 128 * mr);
+  limits.task_rows = SIZE_MAX / 2;
+  return limits;
+}
+
 Im2colGeometry im2col_geometry(const reference::Conv2DShape& shape) {
   const reference::Window2D& window = shape.window;
   Im2colGeometry geometry;

@@ -30,13 +30,15 @@ template <>
 struct ConvolutionTraits<FloatArithmetic> {
   using Interface = Conv2DFloat;
   using Parameters = FusedActivation;
-  static constexpr const BlockLimits& kLimits = kFloatConvolutionLimits;
+  static BlockLimits limits(size_t mr, size_t nr) {
+    return float_convolution_limits(cpu_cache_sizes(), mr, nr);
+  }
 };
 template <>
 struct ConvolutionTraits<Int16PairArithmetic> {
   using Interface = Conv2DInt8;
   using Parameters = Int8Requantization;
-  static constexpr const BlockLimits& kLimits = kInt16ConvolutionLimits;
+  static BlockLimits limits(size_t, size_t) { return kInt16ConvolutionLimits; }
 };
 
 template <typename Arithmetic>
@@ -46,7 +48,6 @@ class GemmConvolution final : public ConvolutionTraits<Arithmetic>::Interface {
   using Bias = typename Arithmetic::Bias;
   using Packed = typename Arithmetic::Packed;
   static constexpr size_t kStep = Arithmetic::kStepDepth;
-  static constexpr const BlockLimits& kLimits = Traits::kLimits;
 
  public:
   GemmConvolution(const MicroKernels& kernels, const Conv2DShape& shape,
@@ -57,18 +58,19 @@ class GemmConvolution final : public ConvolutionTraits<Arithmetic>::Interface {
         geometry_(im2col_geometry(shape)) {
     mr_ = Arithmetic::tile_rows(kernels);
     nr_ = Arithmetic::tile_columns(kernels);
+    limits_ = Traits::limits(mr_, nr_);
     group_rows_ = static_cast<size_t>(shape.output_channels / shape.groups);
     depth_ = static_cast<size_t>(geometry_.depth());
     steps_ = divide_round_up(depth_, kStep);
     columns_ = static_cast<size_t>(geometry_.columns());
     group_weights_size_ = divide_round_up(group_rows_, mr_) * steps_ * mr_ * kStep;
-    const size_t step_block = std::min(kLimits.depth_block, steps_);
-    const size_t column_block = std::min(kLimits.column_block, round_up(columns_, nr_));
+    const size_t step_block = std::min(limits_.depth_block, steps_);
+    const size_t column_block = std::min(limits_.column_block, round_up(columns_, nr_));
     segments_offset_ = align_bytes(step_block * kStep * column_block * sizeof(Packed));
     task_bytes_ = segments_offset_ + align_bytes(max_segments(column_block) * sizeof(Segment));
     if constexpr (kIsInt8<Arithmetic>) {
       // A task's int32 accumulators, and two int8 im2col rows for the pair packing.
-      const size_t task_rows = std::min(kLimits.task_rows, round_up(group_rows_, mr_));
+      const size_t task_rows = std::min(limits_.task_rows, round_up(group_rows_, mr_));
       accumulators_offset_ = task_bytes_;
       rows_offset_ = accumulators_offset_ + align_bytes(task_rows * column_block * sizeof(int32_t));
       task_bytes_ = rows_offset_ + align_bytes(2 * column_block);
@@ -95,6 +97,17 @@ class GemmConvolution final : public ConvolutionTraits<Arithmetic>::Interface {
     // enough that aligned, contiguous loads win. (int8 always packs: B holds x - zx.)
     const bool pointwise = geometry_.single_row_pointwise();
     in_place_b_ = !kIsInt8<Arithmetic> && pointwise && group_rows_ <= 96;
+    // Tile order (TileGrid::panels_inner): float tiles write the output rows themselves, and
+    // walking a row group across every panel writes MR sequential streams the prefetchers
+    // follow, where panels-outer writes one short piece of every row of the block per panel
+    // (up to 252 streams: each output line a demand miss; short-depth 1x1 layers, whose tiles
+    // are mostly stores, ran at 35-50% of peak). B then comes from L2 per row group: fine for a
+    // packed task block (sized for L2), and for an in-place B only when its block, strided over
+    // the input rows, fits in L1 (short depths); deeper in-place B keeps panels outer.
+    if constexpr (!kIsInt8<Arithmetic>) {
+      const size_t b_bytes = step_block * column_block * sizeof(float);
+      panels_inner_ = !in_place_b_ || b_bytes <= cpu_cache_sizes().level1_data / 2;
+    }
     std::snprintf(algorithm_, sizeof(algorithm_), "%s%s gemm %zux%zu%s", kernels.name,
                   kIsInt8<Arithmetic> ? " int8" : "", mr_, nr_,
                   in_place_b_ ? " pointwise in place"
@@ -117,7 +130,7 @@ class GemmConvolution final : public ConvolutionTraits<Arithmetic>::Interface {
     const size_t images = static_cast<size_t>(shape_.batch);
     const size_t groups = static_cast<size_t>(shape_.groups);
     const OutputBlocks blocks = choose_output_blocks(group_rows_, columns_, images * groups,
-                                                     pool.thread_count(), mr_, nr_, kLimits);
+                                                     pool.thread_count(), mr_, nr_, limits_);
     pool.parallel_for(block_task_count(images * groups, blocks), [&](size_t task, size_t thread) {
       const BlockTask block = block_task(task, blocks);
       run_block(input, packed, bias, output, block.independent / groups, block.independent % groups,
@@ -171,9 +184,10 @@ class GemmConvolution final : public ConvolutionTraits<Arithmetic>::Interface {
     grid.first_row = first_row;
     grid.rows = std::min(row_block, group_rows_ - first_row);
     grid.columns = std::min(column_block, columns_ - first_column);
-    grid.row_block = kLimits.row_block;
+    grid.row_block = limits_.row_block;
     grid.mr = mr_;
     grid.nr = nr_;
+    grid.panels_inner = panels_inner_;
     auto* packed_b = reinterpret_cast<Packed*>(scratch);
     auto* segments = reinterpret_cast<Segment*>(scratch + segments_offset_);
     // Float gathers whole im2col rows first (segments cut only at output rows); int8 packs
@@ -214,8 +228,8 @@ class GemmConvolution final : public ConvolutionTraits<Arithmetic>::Interface {
     tile.c_stride = c_stride;
     const size_t full_panels = in_place_b_ ? grid.columns / nr_ : 0;
 
-    for (size_t step_begin = 0; step_begin < steps_; step_begin += kLimits.depth_block) {
-      const size_t steps = std::min(kLimits.depth_block, steps_ - step_begin);
+    for (size_t step_begin = 0; step_begin < steps_; step_begin += limits_.depth_block) {
+      const size_t steps = std::min(limits_.depth_block, steps_ - step_begin);
       pack_b(group_input, first_column, step_begin, steps, segments, segment_count, grid.columns,
              scratch, packed_b);
       Arithmetic::set_steps(tile, steps);
@@ -264,6 +278,8 @@ class GemmConvolution final : public ConvolutionTraits<Arithmetic>::Interface {
   const Conv2DShape shape_;
   const typename Traits::Parameters parameters_;
   const Im2colGeometry geometry_;
+  BlockLimits limits_{};
+  bool panels_inner_ = false;
   FloatActivation activation_{};
   bool has_activation_ = false;
   bool small_multipliers_ = false;
