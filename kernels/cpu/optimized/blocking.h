@@ -224,47 +224,4 @@ inline DepthwisePlane plane_description(const reference::Window2D& window, const
   return description;
 }
 
-// Fills `padded` from one input channel: convert(x) inside the input, 0 elsewhere. Phase p,
-// position t holds padded column t * phases + p. `line` is scratch for one padded row
-// (line_size() floats). Written as simple constant-stride loops the compiler vectorises.
-inline size_t line_size(const PaddedPlane& plane) {
-  return plane.phases * plane.width;
-}
-
-template <typename In, typename Convert>
-void fill_padded_plane(const PaddedPlane& plane, const In* input, size_t input_height,
-                       size_t input_width, Convert convert, float* line, float* padded) {
-  const size_t length = line_size(plane);
-  // Columns [first, end) of a padded row hold input columns [0, end - first).
-  const size_t first = plane.pad_left < length ? plane.pad_left : length;
-  const size_t end = first + input_width < length ? first + input_width : length;
-  for (size_t r = 0; r < plane.height; ++r) {
-    float* out = padded + r * plane.width;
-    const size_t input_row = r - plane.pad_top;  // wraps around when r < pad_top
-    const bool inside = r >= plane.pad_top && input_row < input_height;
-    float* row = plane.phases == 1 ? out : line;
-    if (!inside) {
-      for (size_t c = 0; c < length; ++c) row[c] = 0.0f;
-    } else {
-      const In* source = input + input_row * input_width;
-      for (size_t c = 0; c < first; ++c) row[c] = 0.0f;
-      for (size_t c = first; c < end; ++c) row[c] = convert(source[c - first]);
-      for (size_t c = end; c < length; ++c) row[c] = 0.0f;
-    }
-    if (plane.phases == 2) {
-      float* even = out;
-      float* odd = out + plane.phase_size();
-      for (size_t t = 0; t < plane.width; ++t) {
-        even[t] = line[2 * t];
-        odd[t] = line[2 * t + 1];
-      }
-    } else if (plane.phases > 2) {
-      for (size_t phase = 0; phase < plane.phases; ++phase) {
-        float* phase_row = out + phase * plane.phase_size();
-        for (size_t t = 0; t < plane.width; ++t) phase_row[t] = line[t * plane.phases + phase];
-      }
-    }
-  }
-}
-
 }  // namespace orknn::kernels::cpu::optimized
