@@ -71,10 +71,11 @@ const ConvCase kCases[] = {
     // 512 with 6x16 tiles): both edges crossed, with partial last panels and row groups.
     {"257 output channels 520 pixels (cache blocks)", 1, 4, 20, 26, 257, 3, 3, 1, 1, 1, 1, 1, 1, 1,
      1},
-    // Pointwise with B read in place (at most 96 channels): a short depth walks panels inner
-    // (its block fits L1), over several 512-column blocks and a partial panel.
-    {"pointwise in place depth 20 1100 pixels", 1, 20, 25, 44, 40, 1, 1},
-    {"pointwise packed depth 40 1100 pixels", 1, 40, 25, 44, 130, 1, 1},
+    // Pointwise with B read in place (at most 96 channels, depth 128 or more) and copied (a
+    // short depth, or more channels), over several 512-column blocks and a partial panel.
+    {"pointwise in place depth 130 1100 pixels", 1, 130, 25, 44, 40, 1, 1},
+    {"pointwise copied depth 20 1100 pixels", 1, 20, 25, 44, 40, 1, 1},
+    {"pointwise copied depth 40 1100 pixels 130 channels", 1, 40, 25, 44, 130, 1, 1},
     {"301 output channels (int8 task rows)", 1, 8, 2, 5, 301, 1, 1},
     {"64 channels 28x28", 1, 64, 28, 28, 64, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1},
     {"batch 2", 2, 6, 8, 9, 7, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1},
@@ -385,6 +386,14 @@ void test_algorithm_choice(void**) {
   };
   assert_string_equal(algorithm(depthwise).c_str(), (name + " depthwise 3x3").c_str());
   assert_true(algorithm(pointwise).find("pointwise") != std::string::npos);
+  // Float B read in place only when deep (>= 128) with few (<= 96) output channels.
+  if (variant != KernelVariant::kReference) {
+    const ConvCase deep{"deep pointwise", 1, 130, 5, 5, 40, 1, 1};
+    const ConvCase deep_wide{"deep pointwise, 97 channels", 1, 130, 5, 5, 97, 1, 1};
+    assert_true(algorithm(deep).find("pointwise in place") != std::string::npos);
+    assert_true(algorithm(pointwise).find("in place") == std::string::npos);
+    assert_true(algorithm(deep_wide).find("in place") == std::string::npos);
+  }
   assert_true(algorithm(general).find("im2col") != std::string::npos);
   assert_string_equal(
       kernels::cpu::prepare_conv2d(shape_of(general), none, nullptr, KernelVariant::kReference)

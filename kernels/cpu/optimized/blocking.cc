@@ -168,52 +168,22 @@ void pack_row(const Im2colGeometry& g, const In* input, int64_t k, const Segment
 
 }  // namespace
 
-namespace {
-
-// Row `kk` of every B panel from one contiguous im2col row: full panels are fixed-size copies
-// (kWidth floats; 0: panel_columns, a library call), the last partial one is zero-filled.
-template <size_t kWidth>
-void scatter_row_into_panels(const float* row, size_t columns, size_t panel_columns,
-                             size_t panel_size, float* out) {
-  const size_t width = kWidth ? kWidth : panel_columns;
-  const size_t full_panels = columns / width;
-  for (size_t panel = 0; panel < full_panels; ++panel) {
-    std::memcpy(out + panel * panel_size, row + panel * width, width * sizeof(float));
-  }
-  const size_t tail = columns - full_panels * width;
-  if (tail) {
-    float* last = out + full_panels * panel_size;
-    std::memcpy(last, row + full_panels * width, tail * sizeof(float));
-    std::memset(last + tail, 0, (width - tail) * sizeof(float));
-  }
-}
-
-}  // namespace
-
-void pack_im2col_float(const Im2colGeometry& g, const float* input, size_t depth_begin,
-                       size_t depth, const Segment* row_segments, size_t segment_count,
-                       size_t columns, size_t panel_columns, float* row, float* packed) {
-  const size_t panel_size = depth * panel_columns;
-  // A pointwise convolution's im2col rows are stretches of the input: no gathering.
+void gather_im2col_rows_float(const Im2colGeometry& g, const float* input, size_t depth_begin,
+                              size_t depth, const Segment* segments, size_t segment_count,
+                              size_t columns, size_t row_stride, float* packed) {
   const bool pointwise = g.single_row_pointwise();
   for (size_t kk = 0; kk < depth; ++kk) {
     const int64_t k = static_cast<int64_t>(depth_begin + kk);
-    const float* source = row;
+    float* out = packed + kk * row_stride;
     if (pointwise) {
-      source = input + k * g.window.input_width + row_segments[0].input_column;
+      std::memcpy(out, input + k * g.window.input_width + segments[0].input_column,
+                  columns * sizeof(float));
     } else {
       pack_row<1, float>(
-          g, input, k, row_segments, segment_count, [](float value) { return value; },
-          [row](const Segment& segment) { return row + segment.lane; });
+          g, input, k, segments, segment_count, [](float value) { return value; },
+          [out](const Segment& segment) { return out + segment.lane; });
     }
-    float* out = packed + kk * panel_columns;
-    if (panel_columns == 16) {
-      scatter_row_into_panels<16>(source, columns, panel_columns, panel_size, out);
-    } else if (panel_columns == 8) {
-      scatter_row_into_panels<8>(source, columns, panel_columns, panel_size, out);
-    } else {
-      scatter_row_into_panels<0>(source, columns, panel_columns, panel_size, out);
-    }
+    std::memset(out + columns, 0, (row_stride - columns) * sizeof(float));
   }
 }
 

@@ -78,9 +78,6 @@ class GemmConvolution final : public ConvolutionTraits<Arithmetic>::Interface {
           small_multipliers(parameters.multipliers.data(), parameters.multipliers.size(),
                             parameters.output_zero_point);
     } else {
-      // One contiguous im2col row (pack_im2col_float).
-      rows_offset_ = task_bytes_;
-      task_bytes_ = rows_offset_ + align_bytes(column_block * sizeof(float));
       activation_ = to_float_activation(parameters);
       has_activation_ = parameters.kind != FusedActivation::Kind::kNone;
     }
@@ -92,22 +89,22 @@ class GemmConvolution final : public ConvolutionTraits<Arithmetic>::Interface {
       dynamic_weights_bytes_ = align_bytes(weights_size * sizeof(Packed));
     }
     // A pointwise float convolution's B is the input itself (one row of pixels per channel).
-    // With few output channels packing it costs more than it saves, so full panels are read in
-    // place (only a partial last panel is packed); with many, each packed panel is reused often
-    // enough that aligned, contiguous loads win. (int8 always packs: B holds x - zx.)
+    // With few output channels and a deep input, copying it costs more than it saves, so full
+    // panels are read in place (only a partial last panel is packed): 144->24 and 256->64 layers
+    // ran 5-25% faster so. A short depth is copied even then: each in-place tile reads its depth
+    // rows a whole image row apart (a TLB miss and a separate prefetch stream per row), and
+    // 16->96 @112 and 64->64 @160 ran 1.3-2x faster on copied rows. (int8 always packs: B holds
+    // x - zx.)
     const bool pointwise = geometry_.single_row_pointwise();
-    in_place_b_ = !kIsInt8<Arithmetic> && pointwise && group_rows_ <= 96;
+    in_place_b_ = !kIsInt8<Arithmetic> && pointwise && group_rows_ <= 96 && depth_ >= 128;
     // Tile order (TileGrid::panels_inner): float tiles write the output rows themselves, and
     // walking a row group across every panel writes MR sequential streams the prefetchers
     // follow, where panels-outer writes one short piece of every row of the block per panel
     // (up to 252 streams: each output line a demand miss; short-depth 1x1 layers, whose tiles
-    // are mostly stores, ran at 35-50% of peak). B then comes from L2 per row group: fine for a
-    // packed task block (sized for L2), and for an in-place B only when its block, strided over
-    // the input rows, fits in L1 (short depths); deeper in-place B keeps panels outer.
-    if constexpr (!kIsInt8<Arithmetic>) {
-      const size_t b_bytes = step_block * column_block * sizeof(float);
-      panels_inner_ = !in_place_b_ || b_bytes <= cpu_cache_sizes().level1_data / 2;
-    }
+    // are mostly stores, ran at 35-50% of peak). B then comes from L2 per row group, which the
+    // copied block is sized for; a deep in-place B, strided over the input rows, keeps panels
+    // outer (each panel then stays in L1 across the row block).
+    panels_inner_ = !kIsInt8<Arithmetic> && !in_place_b_;
     std::snprintf(algorithm_, sizeof(algorithm_), "%s%s gemm %zux%zu%s", kernels.name,
                   kIsInt8<Arithmetic> ? " int8" : "", mr_, nr_,
                   in_place_b_ ? " pointwise in place"
@@ -153,8 +150,9 @@ class GemmConvolution final : public ConvolutionTraits<Arithmetic>::Interface {
     }
   }
 
-  // Packs B for depth steps [step_begin, +steps): im2col panels, or for an in-place pointwise
-  // B only the partial last panel (reading it in place would run past the input).
+  // Packs B for depth steps [step_begin, +steps): float im2col rows (read with a row stride) or
+  // int16-pair panels, or for an in-place pointwise B only the partial last panel (reading it
+  // in place would run past the input).
   void pack_b(const Element* group_input, size_t first_column, size_t step_begin, size_t steps,
               const Segment* segments, size_t segment_count, size_t columns, uint8_t* scratch,
               Packed* packed_b) const {
@@ -163,8 +161,8 @@ class GemmConvolution final : public ConvolutionTraits<Arithmetic>::Interface {
                               first_column, step_begin, steps, segments, segment_count, columns,
                               reinterpret_cast<int8_t*>(scratch + rows_offset_), packed_b);
     } else if (!in_place_b_) {
-      pack_im2col_float(geometry_, group_input, step_begin, steps, segments, segment_count, columns,
-                        nr_, reinterpret_cast<float*>(scratch + rows_offset_), packed_b);
+      gather_im2col_rows_float(geometry_, group_input, step_begin, steps, segments, segment_count,
+                               columns, round_up(columns, nr_), packed_b);
     } else if (columns % nr_ != 0) {
       const size_t full_columns = columns / nr_ * nr_;
       const size_t tail = columns - full_columns;
@@ -243,8 +241,11 @@ class GemmConvolution final : public ConvolutionTraits<Arithmetic>::Interface {
           if (panel < full_panels) {
             t.b = group_input + step_begin * columns_ + first_column + panel * nr_;
             t.b_stride = columns_;
+          } else if (!in_place_b_) {
+            t.b = packed_b + panel * nr_;
+            t.b_stride = round_up(grid.columns, nr_);
           } else {
-            t.b = packed_b + (in_place_b_ ? 0 : panel * steps * nr_);
+            t.b = packed_b;  // the partial last panel
             t.b_stride = nr_;
           }
         } else {
