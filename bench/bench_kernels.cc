@@ -397,6 +397,42 @@ void bench_gemms(const Options& options) {
   std::printf("\n");
 }
 
+// The float activations a Conv's fused SiLU (YOLOv5s) or a Sigmoid runs as a pass over its
+// output: one thread, 64K elements (in L2: the arithmetic, not memory), nanoseconds per element.
+void bench_activations(const Options& options) {
+  struct ActivationRow {
+    const char* name;
+    reference::UnaryOperation operation;
+  };
+  const ActivationRow rows[] = {{"activation silu 64K", reference::UnaryOperation::kSwish},
+                                {"activation sigmoid 64K", reference::UnaryOperation::kSigmoid}};
+  constexpr int64_t kCount = 64 * 1024;
+  ThreadPool serial(1);
+  std::printf(
+      "## Activations, float32 (%s), one thread\n\n| op | ns/element (wall) | ns/element "
+      "(thread CPU time) |\n|---|---:|---:|\n",
+      cpu::kernel_variant_name(options.variant));
+  std::vector<float> x = random_floats(static_cast<size_t>(kCount), 8);
+  std::vector<float> y(x.size());
+  for (const ActivationRow& row : rows) {
+    if (!options.filter.empty() && std::strstr(row.name, options.filter.c_str()) == nullptr) {
+      continue;
+    }
+    reference::UnaryParams params;
+    params.operation = row.operation;
+    params.alpha = 1.0f;
+    std::shared_ptr<cpu::UnaryFloat> kernel = cpu::prepare_unary(params, kCount, options.variant);
+    if (!kernel) continue;
+    std::vector<Config> configs;
+    configs.push_back(
+        {"", [&] { kernel->run(x.data(), y.data(), 0.0f, 0.0f, serial); }, options.reps, {}, {}});
+    run_interleaved(configs);
+    std::printf("| %s | %.3f | %.3f |\n", row.name, median(configs[0].seconds) * 1e9 / kCount,
+                median(configs[0].cpu_seconds) * 1e9 / kCount);
+  }
+  std::printf("\n");
+}
+
 std::vector<size_t> parse_list(const char* text) {
   std::vector<size_t> values;
   for (const char* p = text; *p;) {
@@ -454,5 +490,6 @@ int main(int argc, char** argv) {
   bench_convolutions(options, false);
   bench_convolutions(options, true);
   bench_gemms(options);
+  bench_activations(options);
   return 0;
 }
