@@ -403,33 +403,28 @@ void test_algorithm_choice(void**) {
 
 }  // namespace
 
-// The float convolution's blocks follow the caches: a B panel in half of L1, a task's B (and a
-// deep layer's C) in half of L2, an A block in a quarter; multiples of the tile, within bounds
-// for tiny or huge caches.
+// The float convolution's blocks follow the caches: a B panel in half of L1, a task's B in half
+// of L2, an A block in a quarter; multiples of the tile, within bounds for tiny or huge caches.
 void test_float_blocks_from_caches(void**) {
   namespace optimized = kernels::cpu::optimized;
   optimized::BlockLimits limits =
-      optimized::float_convolution_limits({32 * 1024, 512 * 1024}, 6, 16, 64, 256);
+      optimized::float_convolution_limits({32 * 1024, 512 * 1024}, 6, 16);
   assert_int_equal(limits.depth_block, 256);
   assert_int_equal(limits.column_block, 256);
   assert_int_equal(limits.row_block, 126);
-  limits = optimized::float_convolution_limits({32 * 1024, 1024 * 1024}, 6, 16, 64, 256);
+  limits = optimized::float_convolution_limits({32 * 1024, 1024 * 1024}, 6, 16);
   assert_int_equal(limits.depth_block, 256);
   assert_int_equal(limits.column_block, 512);
   assert_int_equal(limits.row_block, 252);
-  // A deep layer (several depth chunks) keeps its C next to B in half of L2.
-  limits = optimized::float_convolution_limits({32 * 1024, 1024 * 1024}, 6, 16, 128, 1152);
-  assert_int_equal(limits.column_block, 336);
-  limits =
-      optimized::float_convolution_limits({64 * 1024, 512 * 1024}, 8, 8, 64, 512);  // Cortex-A76
+  limits = optimized::float_convolution_limits({64 * 1024, 512 * 1024}, 8, 8);  // Cortex-A76
   assert_int_equal(limits.depth_block, 512);
   assert_int_equal(limits.column_block, 128);
   assert_int_equal(limits.row_block, 64);
-  limits = optimized::float_convolution_limits({4 * 1024, 4 * 1024}, 6, 16, 64, 256);  // floors
+  limits = optimized::float_convolution_limits({4 * 1024, 4 * 1024}, 6, 16);  // floors
   assert_int_equal(limits.depth_block, 64);
   assert_int_equal(limits.column_block, 64);
   assert_int_equal(limits.row_block, 24);
-  limits = optimized::float_convolution_limits({1 << 30, 1 << 30}, 6, 16, 64, 256);  // ceilings
+  limits = optimized::float_convolution_limits({1 << 30, 1 << 30}, 6, 16);  // ceilings
   assert_int_equal(limits.depth_block, 512);
   assert_int_equal(limits.column_block, 4096);
   assert_int_equal(limits.row_block, 768);

@@ -34,8 +34,7 @@ OutputBlocks choose_output_blocks(size_t rows, size_t columns, size_t independen
   return blocks;
 }
 
-BlockLimits float_convolution_limits(const CpuCacheSizes& caches, size_t mr, size_t nr, size_t rows,
-                                     size_t depth) {
+BlockLimits float_convolution_limits(const CpuCacheSizes& caches, size_t mr, size_t nr) {
   constexpr size_t kFloat = sizeof(float);
   // Round down to a multiple of `multiple`, then clamp (the bounds are multiples too).
   auto fit = [](size_t value, size_t multiple, size_t low, size_t high) {
@@ -43,12 +42,8 @@ BlockLimits float_convolution_limits(const CpuCacheSizes& caches, size_t mr, siz
   };
   BlockLimits limits{};
   limits.depth_block = fit(caches.level1_data / 2 / (nr * kFloat), 8, 64, 512);
-  // A depth of several chunks re-reads the task's C (rows x column_block) once per chunk: it
-  // shares the budget with B then (3x3 128->128 at 40x40 ran 1.2x slower with B alone in half
-  // of a 1 MiB L2, the three blocks together nearly filling it).
-  const size_t c_rows = depth > limits.depth_block ? rows : 0;
   limits.column_block =
-      fit(caches.level2 / 2 / ((limits.depth_block + c_rows) * kFloat), nr, 4 * nr, 256 * nr);
+      fit(caches.level2 / 2 / (limits.depth_block * kFloat), nr, 4 * nr, 256 * nr);
   limits.row_block = fit(caches.level2 / 4 / (limits.depth_block * kFloat), mr, 4 * mr, 128 * mr);
   limits.task_rows = SIZE_MAX / 2;
   return limits;

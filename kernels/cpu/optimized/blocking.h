@@ -47,16 +47,13 @@ struct BlockLimits {
   size_t column_block;  // multiple of every NR
   size_t task_rows;     // multiple of row_block
 };
-// Float convolutions of `rows` output channels (per group) and im2col `depth`, from the CPU's
-// caches (core/cpu_caches.h) and the tile (MR x NR): a B panel (depth_block x NR floats) in half
-// of L1; a task's B block (depth_block x column_block), and when the depth spans several chunks
-// also its C (rows x column_block, re-read per chunk), in half of L2; the A block of a row block
-// (row_block x depth_block) in a quarter. 6x16 tiles, 32 KiB L1, 1 MiB L2 (Zen4): depth 256,
-// rows 252, columns 512 (336 for a deep 128-channel layer); 512 KiB L2 (Zen3): 256, 126, 256.
-// A is the packed weights, so a task may take every row (half of SIZE_MAX: no limit that
+// Float convolutions, from the CPU's caches (core/cpu_caches.h) and the tile (MR x NR): a B
+// panel (depth_block x NR floats) in half of L1; a task's packed B (depth_block x column_block)
+// in half of L2, the A block of a row block (row_block x depth_block) in a quarter. On 32 KiB
+// L1 and 512 KiB L2 (Zen3) with 6x16 tiles: 256 x 126 x 256; with a 1 MiB L2 (Zen4) 256 x 252 x
+// 512. A is the packed weights, so a task may take every row (half of SIZE_MAX: no limit that
 // overflows divide_round_up, and it fits 32-bit targets too).
-BlockLimits float_convolution_limits(const CpuCacheSizes& caches, size_t mr, size_t nr, size_t rows,
-                                     size_t depth);
+BlockLimits float_convolution_limits(const CpuCacheSizes& caches, size_t mr, size_t nr);
 // int8 convolutions keep a task's int32 accumulators (task_rows x column_block) in scratch.
 constexpr BlockLimits kInt16ConvolutionLimits{256, 144, 192, 288};
 // Gemm/MatMul pack A per task: one row block per task.

@@ -30,15 +30,15 @@ template <>
 struct ConvolutionTraits<FloatArithmetic> {
   using Interface = Conv2DFloat;
   using Parameters = FusedActivation;
-  static BlockLimits limits(size_t mr, size_t nr, size_t rows, size_t depth) {
-    return float_convolution_limits(cpu_cache_sizes(), mr, nr, rows, depth);
+  static BlockLimits limits(size_t mr, size_t nr) {
+    return float_convolution_limits(cpu_cache_sizes(), mr, nr);
   }
 };
 template <>
 struct ConvolutionTraits<Int16PairArithmetic> {
   using Interface = Conv2DInt8;
   using Parameters = Int8Requantization;
-  static BlockLimits limits(size_t, size_t, size_t, size_t) { return kInt16ConvolutionLimits; }
+  static BlockLimits limits(size_t, size_t) { return kInt16ConvolutionLimits; }
 };
 
 template <typename Arithmetic>
@@ -58,9 +58,9 @@ class GemmConvolution final : public ConvolutionTraits<Arithmetic>::Interface {
         geometry_(im2col_geometry(shape)) {
     mr_ = Arithmetic::tile_rows(kernels);
     nr_ = Arithmetic::tile_columns(kernels);
+    limits_ = Traits::limits(mr_, nr_);
     group_rows_ = static_cast<size_t>(shape.output_channels / shape.groups);
     depth_ = static_cast<size_t>(geometry_.depth());
-    limits_ = Traits::limits(mr_, nr_, group_rows_, depth_);
     steps_ = divide_round_up(depth_, kStep);
     columns_ = static_cast<size_t>(geometry_.columns());
     group_weights_size_ = divide_round_up(group_rows_, mr_) * steps_ * mr_ * kStep;
