@@ -183,7 +183,9 @@ void gather_im2col_rows_float(const Im2colGeometry& g, const float* input, size_
           g, input, k, segments, segment_count, [](float value) { return value; },
           [out](const Segment& segment) { return out + segment.lane; });
     }
-    std::memset(out + columns, 0, (row_stride - columns) * sizeof(float));
+    // Fewer than NR floats: a plain loop (a memset call per row was 3% of resnet18 at two
+    // threads, where 7x7-pixel layers re-gather B once per row block).
+    for (size_t column = columns; column < row_stride; ++column) out[column] = 0.0f;
   }
 }
 
