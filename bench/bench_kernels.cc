@@ -267,6 +267,14 @@ const Layer kLayers[] = {
     {"resnet50 3x3 512->512 @7", 512, 7, 512, 3, 1, 1},
     {"resnet50 1x1 2048->512 @7", 2048, 7, 512, 1, 1, 1},
     {"mobilenetv2 3x3/2 3->32 @224", 3, 224, 32, 3, 2, 1},
+    {"yolov5s 3x3/2 32->64 @320", 32, 320, 64, 3, 2, 1},
+    {"yolov5s 3x3 32->32 @160", 32, 160, 32, 3, 1, 1},
+    {"yolov5s 3x3 128->128 @40", 128, 40, 128, 3, 1, 1},
+    {"yolov5s 3x3/2 128->256 @80", 128, 80, 256, 3, 2, 1},
+    {"yolov5s 1x1 64->64 @160", 64, 160, 64, 1, 1, 1},
+    {"yolov5s 1x1 128->128 @80", 128, 80, 128, 1, 1, 1},
+    {"yolov5s 1x1 512->512 @20", 512, 20, 512, 1, 1, 1},
+    {"yolov5s 1x1 1024->512 @20", 1024, 20, 512, 1, 1, 1},
     {"mobilenetv2 dw3x3 32 @112", 32, 112, 32, 3, 1, 32},
     {"mobilenetv2 1x1 16->96 @112", 16, 112, 96, 1, 1, 1},
     {"mobilenetv2 dw3x3/2 96 @112", 96, 112, 96, 3, 2, 96},
@@ -503,6 +511,42 @@ void bench_gemms(const Options& options) {
   std::printf("\n");
 }
 
+// The float activations a Conv's fused SiLU (YOLOv5s) or a Sigmoid runs as a pass over its
+// output: one thread, 64K elements (in L2: the arithmetic, not memory), nanoseconds per element.
+void bench_activations(const Options& options) {
+  struct ActivationRow {
+    const char* name;
+    reference::UnaryOperation operation;
+  };
+  const ActivationRow rows[] = {{"activation silu 64K", reference::UnaryOperation::kSwish},
+                                {"activation sigmoid 64K", reference::UnaryOperation::kSigmoid}};
+  constexpr int64_t kCount = 64 * 1024;
+  ThreadPool serial(1);
+  std::printf(
+      "## Activations, float32 (%s), one thread\n\n| op | ns/element (wall) | ns/element "
+      "(thread CPU time) |\n|---|---:|---:|\n",
+      cpu::kernel_variant_name(options.variant));
+  std::vector<float> x = random_floats(static_cast<size_t>(kCount), 8);
+  std::vector<float> y(x.size());
+  for (const ActivationRow& row : rows) {
+    if (!options.filter.empty() && std::strstr(row.name, options.filter.c_str()) == nullptr) {
+      continue;
+    }
+    reference::UnaryParams params;
+    params.operation = row.operation;
+    params.alpha = 1.0f;
+    std::shared_ptr<cpu::UnaryFloat> kernel = cpu::prepare_unary(params, kCount, options.variant);
+    if (!kernel) continue;
+    std::vector<Config> configs;
+    configs.push_back(
+        {"", [&] { kernel->run(x.data(), y.data(), 0.0f, 0.0f, serial); }, options.reps, {}, {}});
+    run_interleaved(configs);
+    std::printf("| %s | %.3f | %.3f |\n", row.name, median(configs[0].seconds) * 1e9 / kCount,
+                median(configs[0].cpu_seconds) * 1e9 / kCount);
+  }
+  std::printf("\n");
+}
+
 std::vector<size_t> parse_list(const char* text) {
   std::vector<size_t> values;
   for (const char* p = text; *p;) {
@@ -564,5 +608,6 @@ int main(int argc, char** argv) {
   bench_convolutions(options, false);
   bench_convolutions(options, true);
   bench_gemms(options);
+  bench_activations(options);
   return 0;
 }

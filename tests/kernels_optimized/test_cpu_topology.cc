@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "core/cpu_caches.h"
 #include "core/cpu_topology.h"
 
 extern "C" {
@@ -125,14 +126,56 @@ void test_this_machine(void**) {
   }
 }
 
+// core/cpu_caches.h: the L1 data and L2 sizes of one CPU from its cache/index* directories.
+void write_cache(FakeRoot& root, int cpu, int index, const char* level, const char* type,
+                 const char* size) {
+  const std::string directory =
+      "devices/system/cpu/cpu" + std::to_string(cpu) + "/cache/index" + std::to_string(index) + "/";
+  root.write(directory + "level", std::string(level) + "\n");
+  root.write(directory + "type", std::string(type) + "\n");
+  root.write(directory + "size", std::string(size) + "\n");
+}
+
+void test_cache_sizes(void**) {
+  FakeRoot root;
+  // Zen4: L1i and L1d 32K, L2 1024K, L3 32768K.
+  write_cache(root, 0, 0, "1", "Data", "32K");
+  write_cache(root, 0, 1, "1", "Instruction", "32K");
+  write_cache(root, 0, 2, "2", "Unified", "1024K");
+  write_cache(root, 0, 3, "3", "Unified", "32768K");
+  orknn::CpuCacheSizes sizes = orknn::read_cpu_cache_sizes(0, root.path());
+  assert_int_equal(sizes.level1_data, 32 * 1024);
+  assert_int_equal(sizes.level2, 1024 * 1024);
+  // A Cortex-A76 (CPU 4) with sizes in M and a missing L2 size on CPU 1 (the fallback).
+  write_cache(root, 4, 0, "1", "Data", "64K");
+  write_cache(root, 4, 1, "2", "Unified", "1M");
+  sizes = orknn::read_cpu_cache_sizes(4, root.path());
+  assert_int_equal(sizes.level1_data, 64 * 1024);
+  assert_int_equal(sizes.level2, 1024 * 1024);
+  write_cache(root, 1, 0, "1", "Data", "48K");
+  write_cache(root, 1, 1, "2", "Unified", "bogus");
+  sizes = orknn::read_cpu_cache_sizes(1, root.path());
+  assert_int_equal(sizes.level1_data, 48 * 1024);
+  assert_int_equal(sizes.level2, orknn::kFallbackCacheSizes.level2);
+  // Nothing readable at all, and an implausible size.
+  sizes = orknn::read_cpu_cache_sizes(7, root.path());
+  assert_int_equal(sizes.level1_data, orknn::kFallbackCacheSizes.level1_data);
+  assert_int_equal(sizes.level2, orknn::kFallbackCacheSizes.level2);
+  write_cache(root, 2, 0, "1", "Data", "1");
+  assert_int_equal(orknn::read_cpu_cache_sizes(2, root.path()).level1_data,
+                   orknn::kFallbackCacheSizes.level1_data);
+  // This machine: whatever it reports is within the plausible range.
+  const orknn::CpuCacheSizes& here = orknn::cpu_cache_sizes();
+  assert_true(here.level1_data >= 4096 && here.level2 >= 4096);
+}
+
 }  // namespace
 
 int main() {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_rk3588_capacities),
-      cmocka_unit_test(test_uniform_or_unreadable),
-      cmocka_unit_test(test_cpuinfo_parts),
-      cmocka_unit_test(test_this_machine),
+      cmocka_unit_test(test_rk3588_capacities), cmocka_unit_test(test_uniform_or_unreadable),
+      cmocka_unit_test(test_cpuinfo_parts),     cmocka_unit_test(test_this_machine),
+      cmocka_unit_test(test_cache_sizes),
   };
   return cmocka_run_group_tests(tests, nullptr, nullptr);
 }

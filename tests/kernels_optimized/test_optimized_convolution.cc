@@ -1,14 +1,16 @@
 // Optimized 2-D convolution (kernels/cpu/dispatch.h) against the reference kernels, for every
 // optimized variant this CPU runs, on 1, 2 and 3 threads, with packed (constant) and per-run
 // weights: float32 within 1e-5 of the output scale, int8 bit-exact. Shapes sit on the tile and
-// block boundaries (MR 4/6, NR 8/16, depth chunks of 256 floats / 512 int8, column blocks of
-// 192/256, row blocks of 144) and on awkward sizes: 1, tile - 1, tile, tile + 1, primes.
+// block boundaries (MR 4/6, NR 8/16, depth chunks of 256 floats / 512 int8; int8 column blocks
+// of 192 and rows of 144, float blocks from the caches: 256/512 columns, 126/252 rows) and on
+// awkward sizes: 1, tile - 1, tile, tile + 1, primes.
 #include <limits>
 #include <memory>
 
 #include "core/thread_pool.h"
 #include "dispatch.h"
 #include "kernels_optimized/optimized_test_support.h"
+#include "optimized/blocking.h"
 #include "reference/convolution.h"
 
 // cmocka comes last (its macros clash with standard headers) and needs these first.
@@ -65,6 +67,15 @@ const ConvCase kCases[] = {
     {"1x1 on one row right pad", 1, 4, 1, 20, 5, 1, 1, 1, 1, 1, 1, 0, 0, 0, 1},
     {"3x3 on 1x1 input", 1, 6, 1, 1, 7, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1},
     {"150 output channels (row blocks)", 1, 4, 3, 3, 150, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1},
+    // Blocks sized from this CPU's caches (row blocks of 126 or 252, column blocks of 256 or
+    // 512 with 6x16 tiles): both edges crossed, with partial last panels and row groups.
+    {"257 output channels 520 pixels (cache blocks)", 1, 4, 20, 26, 257, 3, 3, 1, 1, 1, 1, 1, 1, 1,
+     1},
+    // Pointwise with B read in place (at most 96 channels, depth 128 or more) and copied (a
+    // short depth, or more channels), over several 512-column blocks and a partial panel.
+    {"pointwise in place depth 130 1100 pixels", 1, 130, 25, 44, 40, 1, 1},
+    {"pointwise copied depth 20 1100 pixels", 1, 20, 25, 44, 40, 1, 1},
+    {"pointwise copied depth 40 1100 pixels 130 channels", 1, 40, 25, 44, 130, 1, 1},
     {"301 output channels (int8 task rows)", 1, 8, 2, 5, 301, 1, 1},
     {"64 channels 28x28", 1, 64, 28, 28, 64, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1},
     {"batch 2", 2, 6, 8, 9, 7, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1},
@@ -375,6 +386,14 @@ void test_algorithm_choice(void**) {
   };
   assert_string_equal(algorithm(depthwise).c_str(), (name + " depthwise 3x3").c_str());
   assert_true(algorithm(pointwise).find("pointwise") != std::string::npos);
+  // Float B read in place only when deep (>= 128) with few (<= 96) output channels.
+  if (variant != KernelVariant::kReference) {
+    const ConvCase deep{"deep pointwise", 1, 130, 5, 5, 40, 1, 1};
+    const ConvCase deep_wide{"deep pointwise, 97 channels", 1, 130, 5, 5, 97, 1, 1};
+    assert_true(algorithm(deep).find("pointwise in place") != std::string::npos);
+    assert_true(algorithm(pointwise).find("in place") == std::string::npos);
+    assert_true(algorithm(deep_wide).find("in place") == std::string::npos);
+  }
   assert_true(algorithm(general).find("im2col") != std::string::npos);
   assert_string_equal(
       kernels::cpu::prepare_conv2d(shape_of(general), none, nullptr, KernelVariant::kReference)
@@ -384,6 +403,33 @@ void test_algorithm_choice(void**) {
 
 }  // namespace
 
+// The float convolution's blocks follow the caches: a B panel in half of L1, a task's B in half
+// of L2, an A block in a quarter; multiples of the tile, within bounds for tiny or huge caches.
+void test_float_blocks_from_caches(void**) {
+  namespace optimized = kernels::cpu::optimized;
+  optimized::BlockLimits limits =
+      optimized::float_convolution_limits({32 * 1024, 512 * 1024}, 6, 16);
+  assert_int_equal(limits.depth_block, 256);
+  assert_int_equal(limits.column_block, 256);
+  assert_int_equal(limits.row_block, 126);
+  limits = optimized::float_convolution_limits({32 * 1024, 1024 * 1024}, 6, 16);
+  assert_int_equal(limits.depth_block, 256);
+  assert_int_equal(limits.column_block, 512);
+  assert_int_equal(limits.row_block, 252);
+  limits = optimized::float_convolution_limits({64 * 1024, 512 * 1024}, 8, 8);  // Cortex-A76
+  assert_int_equal(limits.depth_block, 512);
+  assert_int_equal(limits.column_block, 128);
+  assert_int_equal(limits.row_block, 64);
+  limits = optimized::float_convolution_limits({4 * 1024, 4 * 1024}, 6, 16);  // floors
+  assert_int_equal(limits.depth_block, 64);
+  assert_int_equal(limits.column_block, 64);
+  assert_int_equal(limits.row_block, 24);
+  limits = optimized::float_convolution_limits({1 << 30, 1 << 30}, 6, 16);  // ceilings
+  assert_int_equal(limits.depth_block, 512);
+  assert_int_equal(limits.column_block, 4096);
+  assert_int_equal(limits.row_block, 768);
+}
+
 int main() {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_float_convolution),
@@ -391,6 +437,7 @@ int main() {
       cmocka_unit_test(test_int8_convolution_extremes),
       cmocka_unit_test(test_int8_zero_points_outside_int8),
       cmocka_unit_test(test_algorithm_choice),
+      cmocka_unit_test(test_float_blocks_from_caches),
   };
   return cmocka_run_group_tests(tests, nullptr, nullptr);
 }

@@ -8,6 +8,7 @@
 
 #include "common/op_test_harness.h"
 #include "core/thread_pool.h"
+#include "devices/cpu/ops/concat_copies.h"
 #include "devices/cpu/optimized/optimized_kernels.h"
 #include "dispatch.h"
 #include "kernels_optimized/optimized_test_support.h"
@@ -385,6 +386,66 @@ void test_registry_pooling_variants_agree(void**) {
 
 }  // namespace
 
+// Concat and Split of tensors large enough for the pool (devices/cpu/ops/concat_copies.h),
+// through the registry on 2 threads, against the joined bytes computed here; and the copy plan
+// itself: serial below the size bound or past the piece count, an empty operand skipped.
+void test_concat_and_split_on_the_pool(void**) {
+  Random random(11);
+  const int64_t outer = 2, inner = 40 * 50;
+  const std::vector<int64_t> sizes{17, 30, 5};  // runs of 136000, 240000, 40000 bytes
+  std::vector<std::vector<float>> parts;
+  std::vector<StoredTensor> inputs;
+  for (size_t i = 0; i < sizes.size(); ++i) {
+    parts.push_back(random.floats(static_cast<size_t>(outer * sizes[i] * inner)));
+    inputs.push_back(stored("x" + std::to_string(i), DataType::kFloat32, {outer, sizes[i], 40, 50},
+                            parts.back()));
+  }
+  std::vector<float> joined;
+  for (int64_t o = 0; o < outer; ++o) {
+    for (size_t i = 0; i < sizes.size(); ++i) {
+      const size_t run = static_cast<size_t>(sizes[i] * inner);
+      joined.insert(joined.end(), parts[i].begin() + static_cast<ptrdiff_t>(o * run),
+                    parts[i].begin() + static_cast<ptrdiff_t>((o + 1) * run));
+    }
+  }
+  ThreadPool pool(2);
+  ThreadPool::Scope scope(&pool);
+  const StoredRun concat = run_stored("Concat", inputs, {{"axis", attr_int(1)}}, {{}});
+  assert_true(concat.status.ok());
+  assert_true(from_bytes<float>(concat.outputs[0]) == joined);
+  const StoredRun split =
+      run_stored("Split", {stored("joined", DataType::kFloat32, {outer, 52, 40, 50}, joined)},
+                 {{"axis", attr_int(1)}, {"split", attr_ints(sizes)}}, {{}, {}, {}});
+  assert_true(split.status.ok());
+  for (size_t i = 0; i < sizes.size(); ++i)
+    assert_true(from_bytes<float>(split.outputs[i]) == parts[i]);
+
+  // The plan: pieces of at most 64 KiB per run, none for small or many-run layouts.
+  kernels::reference::ConcatParams params;
+  params.outer = outer;
+  params.inner = inner;
+  params.axis_sizes = {17, 0, 30, 5};
+  devices::cpu::ConcatCopies copies(sizeof(float), params);
+  assert_int_equal(copies.piece_count(), 2 * (3 + 4 + 1));
+  params.axis_sizes = {1, 1};
+  assert_int_equal(devices::cpu::ConcatCopies(sizeof(float), params).piece_count(), 0);
+  params.outer = 5000;
+  params.inner = 8;
+  assert_int_equal(devices::cpu::ConcatCopies(sizeof(float), params).piece_count(), 0);
+  // The empty operand has no buffer; a split round trip on the pool restores the parts.
+  std::vector<float> output(joined.size());
+  const void* sources[] = {parts[0].data(), nullptr, parts[1].data(), parts[2].data()};
+  copies.concat(sources, output.data());
+  assert_true(output == joined);
+  std::vector<std::vector<float>> back{std::vector<float>(parts[0].size()),
+                                       {},
+                                       std::vector<float>(parts[1].size()),
+                                       std::vector<float>(parts[2].size())};
+  void* targets[] = {back[0].data(), nullptr, back[2].data(), back[3].data()};
+  copies.split(joined.data(), targets);
+  assert_true(back[0] == parts[0] && back[2] == parts[1] && back[3] == parts[2]);
+}
+
 int main() {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_conv_hook_float),
@@ -393,6 +454,7 @@ int main() {
       cmocka_unit_test(test_registry_variants_agree),
       cmocka_unit_test(test_registry_binary_variants_agree),
       cmocka_unit_test(test_registry_pooling_variants_agree),
+      cmocka_unit_test(test_concat_and_split_on_the_pool),
   };
   return cmocka_run_group_tests(tests, nullptr, nullptr);
 }

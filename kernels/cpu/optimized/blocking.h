@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "core/cpu_caches.h"
 #include "optimized/micro_kernels.h"
 #include "reference/convolution.h"
 #include "reference/window_geometry.h"
@@ -46,9 +47,13 @@ struct BlockLimits {
   size_t column_block;  // multiple of every NR
   size_t task_rows;     // multiple of row_block
 };
-// Convolutions: A is the packed weights, so a task may take every row (half of SIZE_MAX: no
-// limit that overflows divide_round_up, and it fits 32-bit targets too).
-constexpr BlockLimits kFloatConvolutionLimits{256, 144, 256, SIZE_MAX / 2};
+// Float convolutions, from the CPU's caches (core/cpu_caches.h) and the tile (MR x NR): a B
+// panel (depth_block x NR floats) in half of L1; a task's packed B (depth_block x column_block)
+// in half of L2, the A block of a row block (row_block x depth_block) in a quarter. On 32 KiB
+// L1 and 512 KiB L2 (Zen3) with 6x16 tiles: 256 x 126 x 256; with a 1 MiB L2 (Zen4) 256 x 252 x
+// 512. A is the packed weights, so a task may take every row (half of SIZE_MAX: no limit that
+// overflows divide_round_up, and it fits 32-bit targets too).
+BlockLimits float_convolution_limits(const CpuCacheSizes& caches, size_t mr, size_t nr);
 // int8 convolutions keep a task's int32 accumulators (task_rows x column_block) in scratch.
 constexpr BlockLimits kInt16ConvolutionLimits{256, 144, 192, 288};
 // Gemm/MatMul pack A per task: one row block per task.
@@ -146,16 +151,18 @@ inline size_t max_segments(size_t columns) {
 size_t build_segments(const Im2colGeometry& geometry, size_t first_column, size_t columns,
                       size_t panel_columns, Segment* segments);
 
-// Packs im2col rows [depth_begin, depth_begin + depth) of one image and group (`input` at the
-// group's first channel) into float B panels: panel p at packed + p * depth * NR. Columns past
-// `columns` in the last panel are zeroed. Each im2col row is first gathered whole into `row`
-// (scratch for `columns` floats) along `row_segments`, built with panel_columns >= columns (cut
-// only at output rows: few, long copies), then copied into the panels in NR-float pieces; this
-// is several times cheaper than gathering straight into the panels, one short segment per
-// panel and output row.
-void pack_im2col_float(const Im2colGeometry& geometry, const float* input, size_t depth_begin,
-                       size_t depth, const Segment* row_segments, size_t segment_count,
-                       size_t columns, size_t panel_columns, float* row, float* packed);
+// Im2col rows [depth_begin, depth_begin + depth) of one image and group (`input` at the group's
+// first channel) as a row-major matrix the float tiles read with FloatTile::b_stride =
+// row_stride: row kk at packed + kk * row_stride, gathered along `segments` (built with
+// panel_columns >= columns: cut only at output rows, few long copies), zero from `columns` to
+// row_stride. Panel p is then the 16 (NR) columns at packed + p * NR. The float GEMM used to
+// gather each row into scratch and copy it into NR-wide panels; reading the rows in place skips
+// that second copy (a third of the packing) and runs the tiles as fast or faster (measured on
+// ResNet50 and YOLOv5s layers, docs/cpu-kernels.md).
+void gather_im2col_rows_float(const Im2colGeometry& geometry, const float* input,
+                              size_t depth_begin, size_t depth, const Segment* segments,
+                              size_t segment_count, size_t columns, size_t row_stride,
+                              float* packed);
 
 // The same into int16-pair B panels of x - zero_point (padding is 0, i.e. x == zero_point),
 // for depth pairs [pair_begin, pair_begin + pairs); rows past the matrix depth are zero. The
@@ -223,49 +230,6 @@ inline DepthwisePlane plane_description(const reference::Window2D& window, const
   description.output_width = static_cast<size_t>(window.output_width);
   description.output_stride = static_cast<size_t>(window.output_width);
   return description;
-}
-
-// Fills `padded` from one input channel: convert(x) inside the input, 0 elsewhere. Phase p,
-// position t holds padded column t * phases + p. `line` is scratch for one padded row
-// (line_size() floats). Written as simple constant-stride loops the compiler vectorises.
-inline size_t line_size(const PaddedPlane& plane) {
-  return plane.phases * plane.width;
-}
-
-template <typename In, typename Convert>
-void fill_padded_plane(const PaddedPlane& plane, const In* input, size_t input_height,
-                       size_t input_width, Convert convert, float* line, float* padded) {
-  const size_t length = line_size(plane);
-  // Columns [first, end) of a padded row hold input columns [0, end - first).
-  const size_t first = plane.pad_left < length ? plane.pad_left : length;
-  const size_t end = first + input_width < length ? first + input_width : length;
-  for (size_t r = 0; r < plane.height; ++r) {
-    float* out = padded + r * plane.width;
-    const size_t input_row = r - plane.pad_top;  // wraps around when r < pad_top
-    const bool inside = r >= plane.pad_top && input_row < input_height;
-    float* row = plane.phases == 1 ? out : line;
-    if (!inside) {
-      for (size_t c = 0; c < length; ++c) row[c] = 0.0f;
-    } else {
-      const In* source = input + input_row * input_width;
-      for (size_t c = 0; c < first; ++c) row[c] = 0.0f;
-      for (size_t c = first; c < end; ++c) row[c] = convert(source[c - first]);
-      for (size_t c = end; c < length; ++c) row[c] = 0.0f;
-    }
-    if (plane.phases == 2) {
-      float* even = out;
-      float* odd = out + plane.phase_size();
-      for (size_t t = 0; t < plane.width; ++t) {
-        even[t] = line[2 * t];
-        odd[t] = line[2 * t + 1];
-      }
-    } else if (plane.phases > 2) {
-      for (size_t phase = 0; phase < plane.phases; ++phase) {
-        float* phase_row = out + phase * plane.phase_size();
-        for (size_t t = 0; t < plane.width; ++t) phase_row[t] = line[t * plane.phases + phase];
-      }
-    }
-  }
 }
 
 }  // namespace orknn::kernels::cpu::optimized

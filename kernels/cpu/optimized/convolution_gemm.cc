@@ -30,13 +30,15 @@ template <>
 struct ConvolutionTraits<FloatArithmetic> {
   using Interface = Conv2DFloat;
   using Parameters = FusedActivation;
-  static constexpr const BlockLimits& kLimits = kFloatConvolutionLimits;
+  static BlockLimits limits(size_t mr, size_t nr) {
+    return float_convolution_limits(cpu_cache_sizes(), mr, nr);
+  }
 };
 template <>
 struct ConvolutionTraits<Int16PairArithmetic> {
   using Interface = Conv2DInt8;
   using Parameters = Int8Requantization;
-  static constexpr const BlockLimits& kLimits = kInt16ConvolutionLimits;
+  static BlockLimits limits(size_t, size_t) { return kInt16ConvolutionLimits; }
 };
 
 template <typename Arithmetic>
@@ -46,7 +48,6 @@ class GemmConvolution final : public ConvolutionTraits<Arithmetic>::Interface {
   using Bias = typename Arithmetic::Bias;
   using Packed = typename Arithmetic::Packed;
   static constexpr size_t kStep = Arithmetic::kStepDepth;
-  static constexpr const BlockLimits& kLimits = Traits::kLimits;
 
  public:
   GemmConvolution(const MicroKernels& kernels, const Conv2DShape& shape,
@@ -57,18 +58,19 @@ class GemmConvolution final : public ConvolutionTraits<Arithmetic>::Interface {
         geometry_(im2col_geometry(shape)) {
     mr_ = Arithmetic::tile_rows(kernels);
     nr_ = Arithmetic::tile_columns(kernels);
+    limits_ = Traits::limits(mr_, nr_);
     group_rows_ = static_cast<size_t>(shape.output_channels / shape.groups);
     depth_ = static_cast<size_t>(geometry_.depth());
     steps_ = divide_round_up(depth_, kStep);
     columns_ = static_cast<size_t>(geometry_.columns());
     group_weights_size_ = divide_round_up(group_rows_, mr_) * steps_ * mr_ * kStep;
-    const size_t step_block = std::min(kLimits.depth_block, steps_);
-    const size_t column_block = std::min(kLimits.column_block, round_up(columns_, nr_));
+    const size_t step_block = std::min(limits_.depth_block, steps_);
+    const size_t column_block = std::min(limits_.column_block, round_up(columns_, nr_));
     segments_offset_ = align_bytes(step_block * kStep * column_block * sizeof(Packed));
     task_bytes_ = segments_offset_ + align_bytes(max_segments(column_block) * sizeof(Segment));
     if constexpr (kIsInt8<Arithmetic>) {
       // A task's int32 accumulators, and two int8 im2col rows for the pair packing.
-      const size_t task_rows = std::min(kLimits.task_rows, round_up(group_rows_, mr_));
+      const size_t task_rows = std::min(limits_.task_rows, round_up(group_rows_, mr_));
       accumulators_offset_ = task_bytes_;
       rows_offset_ = accumulators_offset_ + align_bytes(task_rows * column_block * sizeof(int32_t));
       task_bytes_ = rows_offset_ + align_bytes(2 * column_block);
@@ -76,9 +78,6 @@ class GemmConvolution final : public ConvolutionTraits<Arithmetic>::Interface {
           small_multipliers(parameters.multipliers.data(), parameters.multipliers.size(),
                             parameters.output_zero_point);
     } else {
-      // One contiguous im2col row (pack_im2col_float).
-      rows_offset_ = task_bytes_;
-      task_bytes_ = rows_offset_ + align_bytes(column_block * sizeof(float));
       activation_ = to_float_activation(parameters);
       has_activation_ = parameters.kind != FusedActivation::Kind::kNone;
     }
@@ -90,11 +89,22 @@ class GemmConvolution final : public ConvolutionTraits<Arithmetic>::Interface {
       dynamic_weights_bytes_ = align_bytes(weights_size * sizeof(Packed));
     }
     // A pointwise float convolution's B is the input itself (one row of pixels per channel).
-    // With few output channels packing it costs more than it saves, so full panels are read in
-    // place (only a partial last panel is packed); with many, each packed panel is reused often
-    // enough that aligned, contiguous loads win. (int8 always packs: B holds x - zx.)
+    // With few output channels and a deep input, copying it costs more than it saves, so full
+    // panels are read in place (only a partial last panel is packed): 144->24 and 256->64 layers
+    // ran 5-25% faster so. A short depth is copied even then: each in-place tile reads its depth
+    // rows a whole image row apart (a TLB miss and a separate prefetch stream per row), and
+    // 16->96 @112 and 64->64 @160 ran 1.3-2x faster on copied rows. (int8 always packs: B holds
+    // x - zx.)
     const bool pointwise = geometry_.single_row_pointwise();
-    in_place_b_ = !kIsInt8<Arithmetic> && pointwise && group_rows_ <= 96;
+    in_place_b_ = !kIsInt8<Arithmetic> && pointwise && group_rows_ <= 96 && depth_ >= 128;
+    // Tile order (TileGrid::panels_inner): float tiles write the output rows themselves, and
+    // walking a row group across every panel writes MR sequential streams the prefetchers
+    // follow, where panels-outer writes one short piece of every row of the block per panel
+    // (up to 252 streams: each output line a demand miss; short-depth 1x1 layers, whose tiles
+    // are mostly stores, ran at 35-50% of peak). B then comes from L2 per row group, which the
+    // copied block is sized for; a deep in-place B, strided over the input rows, keeps panels
+    // outer (each panel then stays in L1 across the row block).
+    panels_inner_ = !kIsInt8<Arithmetic> && !in_place_b_;
     std::snprintf(algorithm_, sizeof(algorithm_), "%s%s gemm %zux%zu%s", kernels.name,
                   kIsInt8<Arithmetic> ? " int8" : "", mr_, nr_,
                   in_place_b_ ? " pointwise in place"
@@ -117,7 +127,7 @@ class GemmConvolution final : public ConvolutionTraits<Arithmetic>::Interface {
     const size_t images = static_cast<size_t>(shape_.batch);
     const size_t groups = static_cast<size_t>(shape_.groups);
     const OutputBlocks blocks = choose_output_blocks(group_rows_, columns_, images * groups,
-                                                     pool.thread_count(), mr_, nr_, kLimits);
+                                                     pool.thread_count(), mr_, nr_, limits_);
     pool.parallel_for(block_task_count(images * groups, blocks), [&](size_t task, size_t thread) {
       const BlockTask block = block_task(task, blocks);
       run_block(input, packed, bias, output, block.independent / groups, block.independent % groups,
@@ -140,8 +150,9 @@ class GemmConvolution final : public ConvolutionTraits<Arithmetic>::Interface {
     }
   }
 
-  // Packs B for depth steps [step_begin, +steps): im2col panels, or for an in-place pointwise
-  // B only the partial last panel (reading it in place would run past the input).
+  // Packs B for depth steps [step_begin, +steps): float im2col rows (read with a row stride) or
+  // int16-pair panels, or for an in-place pointwise B only the partial last panel (reading it
+  // in place would run past the input).
   void pack_b(const Element* group_input, size_t first_column, size_t step_begin, size_t steps,
               const Segment* segments, size_t segment_count, size_t columns, uint8_t* scratch,
               Packed* packed_b) const {
@@ -150,8 +161,8 @@ class GemmConvolution final : public ConvolutionTraits<Arithmetic>::Interface {
                               first_column, step_begin, steps, segments, segment_count, columns,
                               reinterpret_cast<int8_t*>(scratch + rows_offset_), packed_b);
     } else if (!in_place_b_) {
-      pack_im2col_float(geometry_, group_input, step_begin, steps, segments, segment_count, columns,
-                        nr_, reinterpret_cast<float*>(scratch + rows_offset_), packed_b);
+      gather_im2col_rows_float(geometry_, group_input, step_begin, steps, segments, segment_count,
+                               columns, round_up(columns, nr_), packed_b);
     } else if (columns % nr_ != 0) {
       const size_t full_columns = columns / nr_ * nr_;
       const size_t tail = columns - full_columns;
@@ -171,9 +182,10 @@ class GemmConvolution final : public ConvolutionTraits<Arithmetic>::Interface {
     grid.first_row = first_row;
     grid.rows = std::min(row_block, group_rows_ - first_row);
     grid.columns = std::min(column_block, columns_ - first_column);
-    grid.row_block = kLimits.row_block;
+    grid.row_block = limits_.row_block;
     grid.mr = mr_;
     grid.nr = nr_;
+    grid.panels_inner = panels_inner_;
     auto* packed_b = reinterpret_cast<Packed*>(scratch);
     auto* segments = reinterpret_cast<Segment*>(scratch + segments_offset_);
     // Float gathers whole im2col rows first (segments cut only at output rows); int8 packs
@@ -214,8 +226,8 @@ class GemmConvolution final : public ConvolutionTraits<Arithmetic>::Interface {
     tile.c_stride = c_stride;
     const size_t full_panels = in_place_b_ ? grid.columns / nr_ : 0;
 
-    for (size_t step_begin = 0; step_begin < steps_; step_begin += kLimits.depth_block) {
-      const size_t steps = std::min(kLimits.depth_block, steps_ - step_begin);
+    for (size_t step_begin = 0; step_begin < steps_; step_begin += limits_.depth_block) {
+      const size_t steps = std::min(limits_.depth_block, steps_ - step_begin);
       pack_b(group_input, first_column, step_begin, steps, segments, segment_count, grid.columns,
              scratch, packed_b);
       Arithmetic::set_steps(tile, steps);
@@ -229,8 +241,11 @@ class GemmConvolution final : public ConvolutionTraits<Arithmetic>::Interface {
           if (panel < full_panels) {
             t.b = group_input + step_begin * columns_ + first_column + panel * nr_;
             t.b_stride = columns_;
+          } else if (!in_place_b_) {
+            t.b = packed_b + panel * nr_;
+            t.b_stride = round_up(grid.columns, nr_);
           } else {
-            t.b = packed_b + (in_place_b_ ? 0 : panel * steps * nr_);
+            t.b = packed_b;  // the partial last panel
             t.b_stride = nr_;
           }
         } else {
@@ -264,6 +279,8 @@ class GemmConvolution final : public ConvolutionTraits<Arithmetic>::Interface {
   const Conv2DShape shape_;
   const typename Traits::Parameters parameters_;
   const Im2colGeometry geometry_;
+  BlockLimits limits_{};
+  bool panels_inner_ = false;
   FloatActivation activation_{};
   bool has_activation_ = false;
   bool small_multipliers_ = false;

@@ -23,13 +23,14 @@ int64_t largest_weight_offset(const Int8Requantization& q) {
   return largest;
 }
 
-// fill_padded_plane for int8 input, padded rows [row_begin, row_begin + rows) only (phase p of
-// the band at padded + p * rows * plane.width): each phase row is zeros, the input columns it
-// holds widened to x - zero_point by the micro-kernel in one call (strided by the phase count),
-// then zeros.
-void fill_padded_rows_int8(const MicroKernels& kernels, const PaddedPlane& plane, size_t row_begin,
-                           size_t rows, const int8_t* input, size_t input_height,
-                           size_t input_width, int32_t zero_point, float* padded) {
+// Padded rows [row_begin, row_begin + rows) of `plane` (phase p of the band at padded + p *
+// rows * plane.width): each phase row is zeros, the input columns it holds copied in one call
+// of copy_columns(source, step, out, count) (out[i] = source[i * step] as float; step = the
+// phase count), then zeros. The drivers fill bands whose rows stay in L1 (band_geometry).
+template <typename In, typename CopyColumns>
+void fill_padded_rows(const PaddedPlane& plane, size_t row_begin, size_t rows, const In* input,
+                      size_t input_height, size_t input_width, CopyColumns copy_columns,
+                      float* padded) {
   const int64_t phases = static_cast<int64_t>(plane.phases);
   const int64_t width = static_cast<int64_t>(plane.width);
   const int64_t pad_left = static_cast<int64_t>(plane.pad_left);
@@ -49,12 +50,58 @@ void fill_padded_rows_int8(const MicroKernels& kernels, const PaddedPlane& plane
         continue;
       }
       std::fill(out, out + first, 0.0f);
-      const int8_t* source = input + input_row * input_width + (first * phases + phase - pad_left);
-      kernels.widen_int8_row(
-          {source, plane.phases, zero_point, out + first, static_cast<size_t>(end - first)});
+      const In* source = input + input_row * input_width + (first * phases + phase - pad_left);
+      copy_columns(source, plane.phases, out + first, static_cast<size_t>(end - first));
       std::fill(out + end, out + plane.width, 0.0f);
     }
   }
+}
+
+// Float input columns into a phase row: a plain copy, or a constant-stride gather the compiler
+// vectorizes for stride 2.
+void copy_float_columns(const float* source, size_t step, float* out, size_t count) {
+  if (step == 1) {
+    std::copy_n(source, count, out);
+  } else if (step == 2) {
+    for (size_t i = 0; i < count; ++i) out[i] = source[2 * i];
+  } else {
+    for (size_t i = 0; i < count; ++i) out[i] = source[i * step];
+  }
+}
+
+// A channel is done in bands of output rows whose padded input rows stay in L1 (filled, then
+// read nine times by a 3x3 kernel): a whole padded plane (58 KB for MobileNetV2's 112x112
+// stride-2 layer) went out to L2 and back, and the fill cost twice the arithmetic.
+struct BandGeometry {
+  size_t rows = 1;         // output rows per band (the last band may have fewer)
+  size_t padded_rows = 1;  // padded input rows a full band reads
+};
+// Padded input rows that `rows` consecutive output rows read.
+size_t band_input_rows(const reference::Window2D& w, size_t rows) {
+  return (rows - 1) * static_cast<size_t>(w.stride_height) +
+         static_cast<size_t>((w.kernel_height - 1) * w.dilation_height) + 1;
+}
+BandGeometry band_geometry(const reference::Window2D& w, const PaddedPlane& plane) {
+  constexpr size_t kBandBytes = 16 * 1024;
+  const size_t row_bytes = plane.phases * plane.width * sizeof(float);
+  const size_t window_rows = static_cast<size_t>((w.kernel_height - 1) * w.dilation_height + 1);
+  const size_t fitting_rows = kBandBytes / row_bytes;
+  BandGeometry band;
+  band.rows = fitting_rows > window_rows
+                  ? (fitting_rows - window_rows) / static_cast<size_t>(w.stride_height) + 1
+                  : 1;
+  band.rows = std::min(band.rows, static_cast<size_t>(w.output_height));
+  band.padded_rows = band_input_rows(w, band.rows);
+  return band;
+}
+
+// The depthwise_plane description of one band of output rows over its padded rows.
+DepthwisePlane band_description(const reference::Window2D& w, const PaddedPlane& plane,
+                                const float* padded, size_t rows) {
+  DepthwisePlane description = plane_description(w, plane, padded);
+  description.phase_stride = band_input_rows(w, rows) * plane.width;
+  description.output_height = rows;
+  return description;
 }
 
 // Depthwise: one task per (image, input channel), computing its `multiplier` output channels
@@ -79,7 +126,7 @@ class DepthwiseConvolution final : public Conv2DFloat {
   }
 
   size_t scratch_bytes() const override {
-    return align_bytes(plane_.size() * sizeof(float)) + line_size(plane_) * sizeof(float);
+    return plane_.phases * band_.padded_rows * plane_.width * sizeof(float);
   }
   const char* algorithm() const override { return algorithm_; }
 
@@ -90,27 +137,32 @@ class DepthwiseConvolution final : public Conv2DFloat {
     const size_t channels = static_cast<size_t>(shape_.input_channels);
     const size_t multiplier = static_cast<size_t>(shape_.output_channels) / channels;
     const size_t input_plane = static_cast<size_t>(w.input_height * w.input_width);
-    const size_t output_plane = static_cast<size_t>(w.output_height * w.output_width);
+    const size_t output_width = static_cast<size_t>(w.output_width);
+    const size_t output_height = static_cast<size_t>(w.output_height);
+    const size_t output_plane = output_height * output_width;
     pool.parallel_for(static_cast<size_t>(shape_.batch) * channels, [&](size_t task,
                                                                         size_t thread) {
-      uint8_t* scratch = pool.scratch(thread, scratch_bytes());
-      auto* padded = reinterpret_cast<float*>(scratch);
-      auto* line = reinterpret_cast<float*>(scratch + align_bytes(plane_.size() * sizeof(float)));
-      fill_padded_plane(
-          plane_, input + task * input_plane, static_cast<size_t>(w.input_height),
-          static_cast<size_t>(w.input_width), [](float value) { return value; }, line, padded);
+      auto* padded = reinterpret_cast<float*>(pool.scratch(thread, scratch_bytes()));
       const size_t image = task / channels;
       const size_t channel = task % channels;
-      DepthwisePlane plane = plane_description(w, plane_, padded);
-      plane.activation = has_activation_ ? &activation_ : nullptr;
-      for (size_t m = 0; m < multiplier; ++m) {
-        const size_t output_channel = channel * multiplier + m;
-        plane.weights = weights + output_channel * taps_;
-        plane.bias = bias ? bias[output_channel] : 0.0f;
-        plane.output =
-            output +
-            (image * static_cast<size_t>(shape_.output_channels) + output_channel) * output_plane;
-        kernels_.depthwise_plane(plane);
+      for (size_t first_row = 0; first_row < output_height; first_row += band_.rows) {
+        const size_t rows = std::min(band_.rows, output_height - first_row);
+        fill_padded_rows(plane_, first_row * static_cast<size_t>(w.stride_height),
+                         band_input_rows(w, rows), input + task * input_plane,
+                         static_cast<size_t>(w.input_height), static_cast<size_t>(w.input_width),
+                         copy_float_columns, padded);
+        DepthwisePlane plane = band_description(w, plane_, padded, rows);
+        plane.activation = has_activation_ ? &activation_ : nullptr;
+        for (size_t m = 0; m < multiplier; ++m) {
+          const size_t output_channel = channel * multiplier + m;
+          plane.weights = weights + output_channel * taps_;
+          plane.bias = bias ? bias[output_channel] : 0.0f;
+          plane.output = output +
+                         (image * static_cast<size_t>(shape_.output_channels) + output_channel) *
+                             output_plane +
+                         first_row * output_width;
+          kernels_.depthwise_plane(plane);
+        }
       }
     });
   }
@@ -119,6 +171,7 @@ class DepthwiseConvolution final : public Conv2DFloat {
   const MicroKernels& kernels_;
   const Conv2DShape shape_;
   const PaddedPlane plane_;
+  const BandGeometry band_ = band_geometry(shape_.window, plane_);
   const FloatActivation activation_;
   const bool has_activation_;
   size_t taps_ = 0;
@@ -146,18 +199,9 @@ class DepthwiseConvolutionInt8 final : public Conv2DInt8 {
                                                            q_.weight_zero_points[channel]);
       }
     }
-    // Output rows per band: its padded rows within about 16 KB (at least one row).
-    constexpr size_t kBandBytes = 16 * 1024;
-    const size_t row_bytes = plane_.phases * plane_.width * sizeof(float);
-    const size_t window_rows = static_cast<size_t>((w.kernel_height - 1) * w.dilation_height + 1);
-    const size_t fitting_rows = kBandBytes / row_bytes;
-    band_rows_ = fitting_rows > window_rows
-                     ? (fitting_rows - window_rows) / static_cast<size_t>(w.stride_height) + 1
-                     : 1;
-    band_rows_ = std::min(band_rows_, static_cast<size_t>(w.output_height));
-    band_padded_rows_ = band_input_rows(band_rows_);
-    const size_t band_outputs = band_rows_ * static_cast<size_t>(w.output_width);
-    sums_offset_ = align_bytes(plane_.phases * band_padded_rows_ * plane_.width * sizeof(float));
+    band_ = band_geometry(w, plane_);
+    const size_t band_outputs = band_.rows * static_cast<size_t>(w.output_width);
+    sums_offset_ = align_bytes(plane_.phases * band_.padded_rows * plane_.width * sizeof(float));
     accumulators_offset_ = sums_offset_ + align_bytes(band_outputs * sizeof(float));
     scratch_bytes_ = accumulators_offset_ + align_bytes(band_outputs * sizeof(int32_t));
     std::snprintf(algorithm_, sizeof(algorithm_), "%s int8 depthwise %lldx%lld", kernels.name,
@@ -184,16 +228,17 @@ class DepthwiseConvolutionInt8 final : public Conv2DInt8 {
           auto* accumulators = reinterpret_cast<int32_t*>(scratch + accumulators_offset_);
           const size_t image = task / channels;
           const size_t channel = task % channels;
-          for (size_t first_row = 0; first_row < output_height; first_row += band_rows_) {
-            const size_t rows = std::min(band_rows_, output_height - first_row);
-            const size_t padded_rows = band_input_rows(rows);
-            fill_padded_rows_int8(kernels_, plane_,
-                                  first_row * static_cast<size_t>(w.stride_height), padded_rows,
-                                  input + task * input_plane, static_cast<size_t>(w.input_height),
-                                  static_cast<size_t>(w.input_width), q_.input_zero_point, padded);
-            DepthwisePlane plane = plane_description(w, plane_, padded);
-            plane.phase_stride = padded_rows * plane_.width;
-            plane.output_height = rows;
+          const int32_t zero_point = q_.input_zero_point;
+          auto widen = [&](const int8_t* source, size_t step, float* out, size_t count) {
+            kernels_.widen_int8_row({source, step, zero_point, out, count});
+          };
+          for (size_t first_row = 0; first_row < output_height; first_row += band_.rows) {
+            const size_t rows = std::min(band_.rows, output_height - first_row);
+            fill_padded_rows(plane_, first_row * static_cast<size_t>(w.stride_height),
+                             band_input_rows(w, rows), input + task * input_plane,
+                             static_cast<size_t>(w.input_height),
+                             static_cast<size_t>(w.input_width), widen, padded);
+            DepthwisePlane plane = band_description(w, plane_, padded, rows);
             plane.output = sums;
             const size_t outputs = rows * output_width;
             for (size_t m = 0; m < multiplier; ++m) {
@@ -222,13 +267,6 @@ class DepthwiseConvolutionInt8 final : public Conv2DInt8 {
   }
 
  private:
-  // Padded input rows that `rows` consecutive output rows read.
-  size_t band_input_rows(size_t rows) const {
-    const reference::Window2D& w = shape_.window;
-    return (rows - 1) * static_cast<size_t>(w.stride_height) +
-           static_cast<size_t>((w.kernel_height - 1) * w.dilation_height) + 1;
-  }
-
   const MicroKernels& kernels_;
   const Conv2DShape shape_;
   const Int8Requantization q_;
@@ -237,8 +275,7 @@ class DepthwiseConvolutionInt8 final : public Conv2DInt8 {
   const PaddedPlane plane_;
   size_t taps_ = 0;
   std::vector<float> weights_;
-  size_t band_rows_ = 1;
-  size_t band_padded_rows_ = 1;
+  BandGeometry band_;
   size_t sums_offset_ = 0;
   size_t accumulators_offset_ = 0;
   size_t scratch_bytes_ = 0;

@@ -55,6 +55,10 @@ struct TileGrid {
   size_t row_block = 0;
   size_t mr = 0;
   size_t nr = 0;
+  // false: per row block, per panel, per MR rows (a B panel stays in L1 while the A panels of
+  // the block stream from L2). true: per row block, per MR rows, per panel (an A panel stays in
+  // L1 while the task's B panels stream from L2, and C is written as MR sequential rows).
+  bool panels_inner = false;
 };
 
 // Runs the tiles of one depth chunk: per row block, per B panel, per MR rows. `place(tile, row,
@@ -67,6 +71,17 @@ void for_each_tile(const MicroKernels& kernels, const TileGrid& grid,
   const size_t end_row = grid.first_row + grid.rows;
   for (size_t block_row = grid.first_row; block_row < end_row; block_row += grid.row_block) {
     const size_t block_end = std::min(end_row, block_row + grid.row_block);
+    if (grid.panels_inner) {
+      for (size_t row = block_row; row < block_end; row += grid.mr) {
+        tile.rows = std::min(grid.mr, block_end - row);
+        for (size_t panel = 0; panel < panels; ++panel) {
+          tile.columns = std::min(grid.nr, grid.columns - panel * grid.nr);
+          place(tile, row, panel);
+          Arithmetic::run_tile(kernels, tile);
+        }
+      }
+      continue;
+    }
     for (size_t panel = 0; panel < panels; ++panel) {
       tile.columns = std::min(grid.nr, grid.columns - panel * grid.nr);
       for (size_t row = block_row; row < block_end; row += grid.mr) {

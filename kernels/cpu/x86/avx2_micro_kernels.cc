@@ -791,50 +791,79 @@ __m256 tanh_lanes(__m256 x) {
 }
 
 // Relu, Clip, LeakyRelu and HardSwish use the reference's comparisons and one IEEE operation
-// per step (no fused multiply-add), so they give its bits.
+// per step (no fused multiply-add), so they give its bits. The operation is a template
+// parameter so each row loop has no per-vector dispatch (an indirect jump per 8 elements, with
+// the row's fields reloaded around it, made the SiLU pass about 1.4x slower).
+template <int Operation>
 __m256 unary_lanes(const UnaryRow& row, __m256 x) {
   const __m256 zero = _mm256_setzero_ps();
-  switch (row.operation) {
-    case 0:
-      return select_if_less(x, zero, zero);
-    case 1: {
-      const __m256 low =
-          select_if_less(x, _mm256_set1_ps(row.minimum), _mm256_set1_ps(row.minimum));
-      const __m256 maximum = _mm256_set1_ps(row.maximum);
-      return _mm256_blendv_ps(low, maximum, _mm256_cmp_ps(low, maximum, _CMP_GT_OQ));
-    }
-    case 2:
-      return select_if_less(x, zero, _mm256_mul_ps(_mm256_set1_ps(row.alpha), x));
-    case 3:
-      return sigmoid_lanes(x);
-    case 4: {
-      const __m256 one = _mm256_set1_ps(1.0f);
-      __m256 gate =
-          _mm256_add_ps(_mm256_mul_ps(x, _mm256_set1_ps(1.0f / 6.0f)), _mm256_set1_ps(0.5f));
-      gate = select_if_less(gate, zero, zero);
-      gate = _mm256_blendv_ps(gate, one, _mm256_cmp_ps(gate, one, _CMP_GT_OQ));
-      return _mm256_mul_ps(x, gate);
-    }
-    case 5:
-      return _mm256_mul_ps(x, sigmoid_lanes(_mm256_mul_ps(_mm256_set1_ps(row.alpha), x)));
-    default:
-      return tanh_lanes(x);
+  if constexpr (Operation == 0) {
+    return select_if_less(x, zero, zero);
+  } else if constexpr (Operation == 1) {
+    const __m256 low = select_if_less(x, _mm256_set1_ps(row.minimum), _mm256_set1_ps(row.minimum));
+    const __m256 maximum = _mm256_set1_ps(row.maximum);
+    return _mm256_blendv_ps(low, maximum, _mm256_cmp_ps(low, maximum, _CMP_GT_OQ));
+  } else if constexpr (Operation == 2) {
+    return select_if_less(x, zero, _mm256_mul_ps(_mm256_set1_ps(row.alpha), x));
+  } else if constexpr (Operation == 3) {
+    return sigmoid_lanes(x);
+  } else if constexpr (Operation == 4) {
+    const __m256 one = _mm256_set1_ps(1.0f);
+    __m256 gate =
+        _mm256_add_ps(_mm256_mul_ps(x, _mm256_set1_ps(1.0f / 6.0f)), _mm256_set1_ps(0.5f));
+    gate = select_if_less(gate, zero, zero);
+    gate = _mm256_blendv_ps(gate, one, _mm256_cmp_ps(gate, one, _CMP_GT_OQ));
+    return _mm256_mul_ps(x, gate);
+  } else if constexpr (Operation == 5) {
+    return _mm256_mul_ps(x, sigmoid_lanes(_mm256_mul_ps(_mm256_set1_ps(row.alpha), x)));
+  } else {
+    return tanh_lanes(x);
   }
 }
 
-// The tail runs on a copy padded to eight lanes, so every element takes the same path.
-void unary_row(const UnaryRow& row) {
+// Two vectors per step (independent chains for the out-of-order core); the tail runs on a copy
+// padded to eight lanes, so every element takes the same path.
+template <int Operation>
+void unary_row_of(const UnaryRow& row) {
+  const float* const in = row.in;
+  float* const out = row.out;
+  const size_t count = row.count;
   size_t i = 0;
-  for (; i + 8 <= row.count; i += 8) {
-    _mm256_storeu_ps(row.out + i, unary_lanes(row, _mm256_loadu_ps(row.in + i)));
+  for (; i + 16 <= count; i += 16) {
+    const __m256 first = unary_lanes<Operation>(row, _mm256_loadu_ps(in + i));
+    const __m256 second = unary_lanes<Operation>(row, _mm256_loadu_ps(in + i + 8));
+    _mm256_storeu_ps(out + i, first);
+    _mm256_storeu_ps(out + i + 8, second);
   }
-  const size_t rest = row.count - i;
+  for (; i + 8 <= count; i += 8) {
+    _mm256_storeu_ps(out + i, unary_lanes<Operation>(row, _mm256_loadu_ps(in + i)));
+  }
+  const size_t rest = count - i;
   if (rest == 0) return;
-  float in[8] = {};
-  float out[8];
-  for (size_t j = 0; j < rest; ++j) in[j] = row.in[i + j];
-  _mm256_storeu_ps(out, unary_lanes(row, _mm256_loadu_ps(in)));
-  for (size_t j = 0; j < rest; ++j) row.out[i + j] = out[j];
+  float padded_in[8] = {};
+  float padded_out[8];
+  for (size_t j = 0; j < rest; ++j) padded_in[j] = in[i + j];
+  _mm256_storeu_ps(padded_out, unary_lanes<Operation>(row, _mm256_loadu_ps(padded_in)));
+  for (size_t j = 0; j < rest; ++j) out[i + j] = padded_out[j];
+}
+
+void unary_row(const UnaryRow& row) {
+  switch (row.operation) {
+    case 0:
+      return unary_row_of<0>(row);
+    case 1:
+      return unary_row_of<1>(row);
+    case 2:
+      return unary_row_of<2>(row);
+    case 3:
+      return unary_row_of<3>(row);
+    case 4:
+      return unary_row_of<4>(row);
+    case 5:
+      return unary_row_of<5>(row);
+    default:
+      return unary_row_of<6>(row);
+  }
 }
 
 // ---- the reproducible exp and the int8 SiLU epilogue ----------------------------------------

@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "devices/cpu/cpu_kernel.h"
+#include "devices/cpu/ops/concat_copies.h"
 #include "graph/ops/data_movement_attributes.h"
 #include "graph/tensor_conversion.h"
 #include "reference/data_movement.h"
@@ -77,10 +78,11 @@ KernelResult make_concat(const KernelBuildContext& context) {
   params.outer = product(shape, 0, axis);
   params.inner = product(shape, axis + 1, shape.size());
   for (const Tensor* input : context.inputs) params.axis_sizes.push_back(input->shape[axis]);
-  return function_kernel([bytes, params](const void* const* inputs, void* const* outputs) {
-    reference::concat(bytes, params, inputs, outputs[0]);
-    return ok_status();
-  });
+  return function_kernel(
+      [copies = ConcatCopies(bytes, params)](const void* const* inputs, void* const* outputs) {
+        copies.concat(inputs, outputs[0]);
+        return ok_status();
+      });
 }
 
 KernelResult make_split(const KernelBuildContext& context) {
@@ -94,10 +96,11 @@ KernelResult make_split(const KernelBuildContext& context) {
   params.outer = product(shape, 0, axis);
   params.inner = product(shape, axis + 1, shape.size());
   params.axis_sizes = attributes.sizes;
-  return function_kernel([bytes, params](const void* const* inputs, void* const* outputs) {
-    reference::split(bytes, params, inputs[0], outputs);
-    return ok_status();
-  });
+  return function_kernel(
+      [copies = ConcatCopies(bytes, params)](const void* const* inputs, void* const* outputs) {
+        copies.split(inputs[0], outputs);
+        return ok_status();
+      });
 }
 
 KernelResult strided_copy_kernel(size_t bytes, reference::StridedCopyParams layout) {

@@ -1,0 +1,81 @@
+#include "devices/cpu/ops/concat_copies.h"
+
+#include <algorithm>
+#include <cstring>
+
+#include "core/thread_pool.h"
+
+namespace orknn::devices::cpu {
+namespace {
+
+constexpr size_t kPieceBytes = 64 * 1024;
+// Below this a copy is over before a second thread would have started.
+constexpr size_t kParallelBytes = 2 * kPieceBytes;
+// More runs than this (a concatenation along a late axis of a large tensor) are not planned.
+constexpr size_t kMostPieces = 4096;
+
+}  // namespace
+
+ConcatCopies::ConcatCopies(size_t element_size, const kernels::reference::ConcatParams& params)
+    : element_size_(element_size), params_(params) {
+  size_t total = 0;
+  size_t count = 0;
+  for (int64_t outer = 0; outer < params.outer; ++outer) {
+    for (size_t operand = 0; operand < params.axis_sizes.size(); ++operand) {
+      const size_t run =
+          static_cast<size_t>(params.axis_sizes[operand] * params.inner) * element_size;
+      total += run;
+      count += (run + kPieceBytes - 1) / kPieceBytes;
+      if (count > kMostPieces) return;
+    }
+  }
+  if (total < kParallelBytes) return;
+  pieces_.reserve(count);
+  size_t joined = 0;
+  for (int64_t outer = 0; outer < params.outer; ++outer) {
+    for (size_t operand = 0; operand < params.axis_sizes.size(); ++operand) {
+      const size_t run =
+          static_cast<size_t>(params.axis_sizes[operand] * params.inner) * element_size;
+      // An empty operand may have no buffer at all: no piece reads or writes it.
+      for (size_t begin = 0; begin < run; begin += kPieceBytes) {
+        pieces_.push_back(Piece{static_cast<uint32_t>(operand),
+                                static_cast<size_t>(outer) * run + begin, joined + begin,
+                                std::min(kPieceBytes, run - begin)});
+      }
+      joined += run;
+    }
+  }
+}
+
+template <typename Copy>
+void ConcatCopies::run_pieces(Copy copy) const {
+  ThreadPool::current_or_serial().parallel_for(pieces_.size(),
+                                               [&](size_t index, size_t) { copy(pieces_[index]); });
+}
+
+void ConcatCopies::concat(const void* const* inputs, void* output) const {
+  if (pieces_.empty()) {
+    kernels::reference::concat(element_size_, params_, inputs, output);
+    return;
+  }
+  auto* joined = static_cast<uint8_t*>(output);
+  run_pieces([&](const Piece& piece) {
+    std::memcpy(joined + piece.joined_offset,
+                static_cast<const uint8_t*>(inputs[piece.operand]) + piece.operand_offset,
+                piece.bytes);
+  });
+}
+
+void ConcatCopies::split(const void* input, void* const* outputs) const {
+  if (pieces_.empty()) {
+    kernels::reference::split(element_size_, params_, input, outputs);
+    return;
+  }
+  const auto* joined = static_cast<const uint8_t*>(input);
+  run_pieces([&](const Piece& piece) {
+    std::memcpy(static_cast<uint8_t*>(outputs[piece.operand]) + piece.operand_offset,
+                joined + piece.joined_offset, piece.bytes);
+  });
+}
+
+}  // namespace orknn::devices::cpu
