@@ -93,14 +93,13 @@ ORKNN_TARGET_AVX512 __m512 dequantize_lanes(__m512i accumulators, __m512 float_s
   return _mm512_castpd_ps(_mm512_maskz_insertf64x4(0xFF, halves, _mm256_castps_pd(high), 1));
 }
 
-// reference::requantize_silu on the first `count` (<= 16) accumulators: the sigmoid on
+// reference::requantize_silu on the accumulators of `lanes`: the sigmoid on
 // e = e^-|real| (1 / (1 + e) for real >= 0, e / (1 + e) below), real x sigmoid, then the one
 // quantization rule (vcvtps2dq rounds half to even in the default MXCSR mode; the zero point is
 // clamped to +-2^21, so the int32 sum cannot overflow, and vpmovsdb saturates as the clamp).
-ORKNN_TARGET_AVX512 void requantize_silu16(const int32_t* accumulators, size_t count,
+ORKNN_TARGET_AVX512 void requantize_silu16(const int32_t* accumulators, __mmask16 lanes,
                                            __m512 float_scale, __m512d scale, __m512 output_scale,
                                            __m512i zero_point, int8_t* output) {
-  const __mmask16 lanes = first_lanes(count);
   const __m512 real =
       dequantize_lanes(_mm512_maskz_loadu_epi32(lanes, accumulators), float_scale, scale);
   const __m512 negative_magnitude =
@@ -129,9 +128,19 @@ ORKNN_TARGET_AVX512 void requantize_silu_row(const RequantizeSiluRow& row) {
   const __m512d scale = _mm512_set1_pd(static_cast<double>(row.scale));
   const __m512 output_scale = _mm512_set1_ps(row.output_scale);
   const __m512i zero_points = _mm512_set1_epi32(zero_point);
-  for (size_t i = 0; i < row.count; i += 16) {
-    requantize_silu16(row.accumulators + i, row.count - i, float_scale, scale, output_scale,
-                      zero_points, row.output + i);
+  // The row's fields in locals: the int8 stores could alias `row`, which would make the
+  // compiler reload them every step.
+  const int32_t* accumulators = row.accumulators;
+  int8_t* output = row.output;
+  const size_t count = row.count;
+  size_t i = 0;
+  for (; i + 16 <= count; i += 16) {
+    requantize_silu16(accumulators + i, kAllLanes, float_scale, scale, output_scale, zero_points,
+                      output + i);
+  }
+  if (i < count) {
+    requantize_silu16(accumulators + i, first_lanes(count - i), float_scale, scale, output_scale,
+                      zero_points, output + i);
   }
 }
 
