@@ -4,7 +4,8 @@
 // the scalar steps, the comment says why the result is the same:
 //   * n = round_half_to_even(x * log2 e) with vrndscaleps instead of (t + 1.5 x 2^23) - 1.5 x
 //     2^23: both round |t| < 2^22 to the nearest integer, ties to even (they may differ only in
-//     the sign of a zero n, and x - (+-0) x C is x for every x, the zero included);
+//     the sign of a zero n: then x - n x C1 - n x C2 is x for x != 0, and +0 for x = +-0, with
+//     either sign of n);
 //   * y x 2^n with one vscalefps instead of (y x 2^floor(n/2)) x 2^(n - floor(n/2)): the first
 //     scalar product is exact and the second rounds once, so both are y x 2^n rounded once to
 //     nearest even, subnormal and infinite results included (the default MXCSR, no FTZ/DAZ).
