@@ -139,15 +139,62 @@ void bench_dot_product_tile(const Options& options) {
   }
 }
 
+// The int8 SiLU epilogue row (docs/quantization.md 4.3) of every micro-kernel table this CPU
+// runs, interleaved per repetition, in ns per output by thread CPU time: rows of 80x80 outputs
+// (a YOLOv5s layer's channel at 640x640 input) with accumulators that put the real values in
+// [-10, 10], where SiLU bends.
+void bench_silu_epilogue(const Options& options) {
+  namespace optimized = cpu::optimized;
+  std::vector<const optimized::MicroKernels*> tables{&optimized::portable_micro_kernels()};
+#if defined(__x86_64__)
+  if (cpu::kernel_variant_available(cpu::KernelVariant::kAvx2)) {
+    tables.push_back(&optimized::avx2_micro_kernels());
+  }
+  if (cpu::kernel_variant_available(cpu::KernelVariant::kAvx512)) {
+    tables.push_back(&optimized::avx512_micro_kernels());
+  }
+#endif
+#if defined(__aarch64__)
+  tables.push_back(&optimized::neon_micro_kernels());
+#endif
+  const size_t count = 80 * 80;
+  std::mt19937 generator(7);
+  std::uniform_int_distribution<int32_t> distribution(-41000, 41000);
+  std::vector<int32_t> accumulators(count);
+  for (int32_t& value : accumulators) value = distribution(generator);
+  std::vector<int8_t> output(count);
+  const optimized::RequantizeSiluRow row{accumulators.data(), count, 2.4e-4f, 0.0187f, -97,
+                                         output.data()};
+  const int calls = 400;
+  std::vector<std::vector<double>> nanoseconds(tables.size());
+  for (int rep = 0; rep < options.reps; ++rep) {
+    for (size_t t = 0; t < tables.size(); ++t) {
+      const double start = thread_cpu_seconds();
+      for (int i = 0; i < calls; ++i) tables[t]->requantize_silu_row(row);
+      nanoseconds[t].push_back((thread_cpu_seconds() - start) * 1e9 / (double(calls) * count));
+    }
+  }
+  std::printf(
+      "## int8 SiLU epilogue row (one thread, %zu outputs, interleaved, thread CPU time)\n\n",
+      count);
+  std::printf("| table | median ns per output | min-max | / %s |\n|---|---:|---:|---:|\n",
+              tables.back()->name);
+  const double last = median(nanoseconds.back());
+  for (size_t t = 0; t < tables.size(); ++t) {
+    const auto [low, high] = std::minmax_element(nanoseconds[t].begin(), nanoseconds[t].end());
+    std::printf("| %s | %.3f | %.3f-%.3f | %.2f |\n", tables[t]->name, median(nanoseconds[t]), *low,
+                *high, median(nanoseconds[t]) / last);
+  }
+  std::printf("\n");
+}
+
 void bench_micro_kernels(const Options& options) {
   namespace optimized = cpu::optimized;
   const optimized::MicroKernels* table = &optimized::portable_micro_kernels();
 #if defined(__x86_64__)
-  // avx512 shares avx2's table (it differs in the int8 GEMMs only).
-  if (options.variant == cpu::KernelVariant::kAvx2 ||
-      options.variant == cpu::KernelVariant::kAvx512) {
-    table = &optimized::avx2_micro_kernels();
-  }
+  // avx512's table is avx2's but for the SiLU epilogue (its int8 GEMM tile is timed below).
+  if (options.variant == cpu::KernelVariant::kAvx2) table = &optimized::avx2_micro_kernels();
+  if (options.variant == cpu::KernelVariant::kAvx512) table = &optimized::avx512_micro_kernels();
 #endif
 #if defined(__aarch64__)
   // The dot-product variants share neon's table (they differ in the int8 GEMMs only).
@@ -202,6 +249,7 @@ void bench_micro_kernels(const Options& options) {
       median(int_cpu_rates), 100.0 * median(int_cpu_rates) / options.peak_int8);
   bench_dot_product_tile(options);
   std::printf("\n");
+  bench_silu_epilogue(options);
   if (options.peak_int16_pairs > 0.0 && options.peak_int16_pairs < options.peak_int8) {
     std::printf(
         "The int16-pair tile by CPU time is %.0f%% of its own instructions' peak (%.1f GOPS); "

@@ -112,10 +112,10 @@ KernelVariant from_environment() {
 
 const optimized::MicroKernels& micro_kernels(KernelVariant variant) {
 #if defined(ORKNN_HAVE_X86_KERNELS)
-  // avx512 is avx2 except for the int8 GEMMs (dot_product_kernels below).
-  if (variant == KernelVariant::kAvx2 || variant == KernelVariant::kAvx512) {
-    return optimized::avx2_micro_kernels();
-  }
+  // avx512 is avx2 except for the int8 GEMMs (dot_product_kernels below) and the int8 SiLU
+  // epilogue.
+  if (variant == KernelVariant::kAvx512) return optimized::avx512_micro_kernels();
+  if (variant == KernelVariant::kAvx2) return optimized::avx2_micro_kernels();
 #endif
 #if defined(ORKNN_HAVE_ARM_KERNELS)
   // The dot-product variants are neon with other int8 convolution tiles.

@@ -33,6 +33,10 @@ inline std::vector<const kernels::cpu::optimized::MicroKernels*> optimized_micro
   if (kernels::cpu::kernel_variant_available(kernels::cpu::KernelVariant::kAvx2)) {
     tables.push_back(&optimized::avx2_micro_kernels());
   }
+  // avx2's table with its own SiLU epilogue and exp rows.
+  if (kernels::cpu::kernel_variant_available(kernels::cpu::KernelVariant::kAvx512)) {
+    tables.push_back(&optimized::avx512_micro_kernels());
+  }
 #endif
 #if defined(__aarch64__)
   if (kernels::cpu::kernel_variant_available(kernels::cpu::KernelVariant::kNeon)) {

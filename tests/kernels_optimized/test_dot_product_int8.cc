@@ -92,10 +92,40 @@ Problem make_problem(Random& random, int64_t channels, int64_t output_channels, 
 // What runs the dot-product GEMMs: each dispatch variant this CPU has (through the dispatcher,
 // which takes the int16 pairs where they do not apply), and in every build the portable tiles
 // of both layouts (through the drivers' factories, which return null there).
+bool starts_with(const std::string& text, const std::string& prefix) {
+  return text.compare(0, prefix.size(), prefix) == 0;
+}
+
+// The algorithm name of `tiles`' GEMMs, "<name> int8 gemm <MR>x<NR>": a variant's other
+// kernels carry its name too (avx512's int16-pair fallback is "avx512 int8 gemm 6x16 im2col").
+std::string dot_product_algorithm(const optimized::DotProductKernels& tiles) {
+  return std::string(tiles.name) + " int8 gemm " + std::to_string(tiles.rows) + "x" +
+         std::to_string(tiles.columns);
+}
+
+// The dot-product tiles of an available variant (the dispatcher's choice for it).
+const optimized::DotProductKernels& variant_tiles(KernelVariant variant) {
+#if defined(__aarch64__)
+  if (variant == KernelVariant::kNeonI8mm) return optimized::i8mm_kernels();
+  return optimized::sdot_kernels();
+#elif defined(__x86_64__)
+  static_cast<void>(variant);
+  return optimized::avx512_vnni_kernels();
+#else
+  static_cast<void>(variant);
+  return optimized::portable_dot_product_kernels(4, false);
+#endif
+}
+
 struct Engine {
   std::string name;
   KernelVariant variant = KernelVariant::kReference;
   const optimized::DotProductKernels* table = nullptr;  // null: `variant` through the dispatcher
+  std::string dot_product_prefix;                       // dot_product_algorithm of its tiles
+
+  bool ran_dot_product(const std::string& algorithm) const {
+    return starts_with(algorithm, dot_product_prefix);
+  }
 
   std::unique_ptr<kernels::cpu::Conv2DInt8> conv(const Problem& p, const int8_t* weights) const {
     if (table) return optimized::make_dot_product_conv2d_int8(*table, p.shape, p.q, weights);
@@ -141,7 +171,8 @@ std::vector<Engine> engines() {
   std::vector<Engine> list;
   for (KernelVariant variant : kDotProductVariants) {
     if (kernels::cpu::kernel_variant_available(variant)) {
-      list.push_back({kernels::cpu::kernel_variant_name(variant), variant, nullptr});
+      list.push_back({kernels::cpu::kernel_variant_name(variant), variant, nullptr,
+                      dot_product_algorithm(variant_tiles(variant))});
     } else {
       // Never a silent pass: say which variant was not tested and why.
       std::printf("SKIPPED %s: this CPU does not report %s (detected: '%s')\n",
@@ -150,7 +181,7 @@ std::vector<Engine> engines() {
     }
   }
   for (const optimized::DotProductKernels* table : portable_tables()) {
-    list.push_back({table->name, KernelVariant::kReference, table});
+    list.push_back({table->name, KernelVariant::kReference, table, dot_product_algorithm(*table)});
   }
   return list;
 }
@@ -174,10 +205,6 @@ std::string check(const Problem& p, const Engine& engine, ThreadPool& pool, cons
   const std::string mismatch = compare_exact(output, expected);
   if (!mismatch.empty()) fail_msg("%s (%s): %s", what, kernel->algorithm(), mismatch.c_str());
   return kernel->algorithm();
-}
-
-bool starts_with(const std::string& text, const std::string& prefix) {
-  return text.compare(0, prefix.size(), prefix) == 0;
 }
 
 // Random shapes: depths 1-20 (every remainder of 4 and 8) and around the 256 chunk, 1-19
@@ -210,7 +237,7 @@ void test_random_shapes(void**) {
                     static_cast<long long>(kernel), static_cast<long long>(stride),
                     static_cast<long long>(pad), input_zero_point);
       const std::string algorithm = check(p, engine, pool, what);
-      if (!starts_with(algorithm, name + " int8 gemm")) {
+      if (!engine.ran_dot_product(algorithm)) {
         fail_msg("%s: ran '%s', expected the %s GEMM", what, algorithm.c_str(), name.c_str());
       }
     }
@@ -237,7 +264,7 @@ void test_tile_edges(void**) {
                       static_cast<long long>(rows), static_cast<long long>(pixels),
                       static_cast<long long>(channels), input_zero_point);
         const std::string algorithm = check(p, engine, pool, what);
-        if (!starts_with(algorithm, engine.name + " int8 gemm")) {
+        if (!engine.ran_dot_product(algorithm)) {
           fail_msg("%s: ran '%s', expected the %s GEMM", what, algorithm.c_str(),
                    engine.name.c_str());
         }
@@ -283,7 +310,7 @@ void test_fallbacks(void**) {
         assert_null(kernel.get());
         continue;
       }
-      if (starts_with(kernel->algorithm(), engine.name)) {
+      if (engine.ran_dot_product(kernel->algorithm())) {
         fail_msg("ran '%s', expected the int16-pair GEMM", kernel->algorithm());
       }
       std::vector<int8_t> output(reference_output(*p).size(), 0x55);
@@ -332,7 +359,7 @@ void test_availability(void**) {
     if (kernels::cpu::kernel_variant_available(variant)) continue;
     const std::string name = kernels::cpu::kernel_variant_name(variant);
     const Problem p = make_problem(random, 4, 5, 3, 3, 1, 1, 0, 1, 0, false);
-    const std::string algorithm = check(p, Engine{name, variant, nullptr}, pool, name.c_str());
+    const std::string algorithm = check(p, Engine{name, variant, nullptr, ""}, pool, name.c_str());
     assert_false(starts_with(algorithm, name));
   }
 }
@@ -400,7 +427,7 @@ void test_gemm(void**) {
       std::vector<int8_t> output(expected.size(), 0x55);
       kernel->run(a.data(), nullptr, c_data, output.data(), pool);
       const std::string mismatch = compare_exact(output, expected);
-      if (!mismatch.empty() || !starts_with(kernel->algorithm(), name + " int8 gemm")) {
+      if (!mismatch.empty() || !engine.ran_dot_product(kernel->algorithm())) {
         fail_msg("gemm trial %d: M %lld N %lld K %lld ta %d tb %d C %d (%s): %s", trial,
                  static_cast<long long>(params.m), static_cast<long long>(params.n),
                  static_cast<long long>(params.k), params.transpose_a, params.transpose_b, c_kind,
@@ -445,7 +472,7 @@ void test_matmul(void**) {
       std::vector<int8_t> output(expected.size(), 0x55);
       kernel->run(a.data(), b.data(), output.data(), pool);
       const std::string mismatch = compare_exact(output, expected);
-      const bool dot_product = starts_with(kernel->algorithm(), name + " int8 gemm");
+      const bool dot_product = engine.ran_dot_product(kernel->algorithm());
       if (!mismatch.empty() || dot_product == (fallback || !constant)) {
         fail_msg("matmul trial %d: M %lld N %lld K %lld (%s): %s", trial,
                  static_cast<long long>(params.m), static_cast<long long>(params.n),

@@ -4,8 +4,10 @@
 // copy gives the scalar function's bits, and every variant's SiLU requantization row gives
 // reference::requantize_silu's codes. Also core/dtype.h's round_half_to_even, which the int8
 // encodes use, against nearbyint.
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <limits>
 #include <string>
@@ -203,6 +205,114 @@ void test_silu_row_equals_reference(void**) {
   }
 }
 
+// ORKNN_EXHAUSTIVE_TESTS=1 turns the strided sweeps below into every value (minutes, by hand:
+// docs/cpu-kernels.md says when it was last run); by default they take a stride.
+bool exhaustive() {
+  const char* value = std::getenv("ORKNN_EXHAUSTIVE_TESTS");
+  return value != nullptr && std::string(value) == "1";
+}
+
+// Every variant's exp row against the scalar function over the SiLU epilogue's whole exp domain:
+// the non-positive floats down to the -104 clamp and below (the argument is -|real|), then
+// -inf and NaN; every float with a stride of 61 bit patterns (all of them when exhaustive),
+// in rows of 4093 so the tails run at every offset.
+void test_vector_equals_scalar_on_silu_domain(void**) {
+  const uint64_t stride = exhaustive() ? 1 : 61;
+  const uint32_t first = bits_of(-0.0f), last = bits_of(-110.0f);
+  constexpr size_t kChunk = 1 << 16;
+  std::vector<float> inputs, expected(kChunk), output(kChunk);
+  inputs.reserve(kChunk);
+  uint64_t checked = 0;
+  auto check = [&]() {
+    for (size_t i = 0; i < inputs.size(); ++i) expected[i] = reproducible_exp(inputs[i]);
+    for (const optimized::MicroKernels* table : optimized_micro_kernels()) {
+      for (size_t begin = 0; begin < inputs.size(); begin += 4093) {
+        const size_t count = std::min<size_t>(4093, inputs.size() - begin);
+        table->reproducible_exp_row(inputs.data() + begin, output.data() + begin, count);
+      }
+      for (size_t i = 0; i < inputs.size(); ++i) {
+        const bool both_nan = std::isnan(output[i]) && std::isnan(expected[i]);
+        if (!both_nan && bits_of(output[i]) != bits_of(expected[i])) {
+          fail_msg("%s exp(%.9g) = 0x%08x, scalar 0x%08x", table->name, double{inputs[i]},
+                   bits_of(output[i]), bits_of(expected[i]));
+        }
+      }
+    }
+    checked += inputs.size();
+    inputs.clear();
+  };
+  for (uint64_t bits = first; bits <= last; bits += stride) {
+    inputs.push_back(float_of(static_cast<uint32_t>(bits)));
+    if (inputs.size() == kChunk) check();
+  }
+  inputs.push_back(-std::numeric_limits<float>::infinity());
+  inputs.push_back(-std::numeric_limits<float>::quiet_NaN());
+  check();
+  print_message("exp rows on [-110, -0]: %llu inputs\n", static_cast<unsigned long long>(checked));
+}
+
+// One SiLU row per table over `accumulators` against reference::requantize_silu.
+void expect_silu_rows_equal_reference(const std::vector<int32_t>& accumulators, float scale,
+                                      float output_scale, int32_t zero_point) {
+  std::vector<int8_t> expected(accumulators.size()), output(accumulators.size());
+  for (size_t i = 0; i < accumulators.size(); ++i) {
+    expected[i] =
+        kernels::reference::requantize_silu(accumulators[i], scale, output_scale, zero_point);
+  }
+  for (const optimized::MicroKernels* table : optimized_micro_kernels()) {
+    std::fill(output.begin(), output.end(), int8_t{0x55});
+    table->requantize_silu_row(
+        {accumulators.data(), accumulators.size(), scale, output_scale, zero_point, output.data()});
+    const std::string mismatch = compare_exact(output, expected);
+    if (!mismatch.empty()) {
+      fail_msg("%s SiLU requantization, scale %g, output scale %g, zero point %d: %s", table->name,
+               double{scale}, double{output_scale}, zero_point, mismatch.c_str());
+    }
+  }
+}
+
+// The SiLU rows over the int32 accumulators: every accumulator in [-2^20, 2^20] and the whole
+// int32 range with a stride of 4099 (every one of the 2^32 when exhaustive), including both
+// ends and the 2^24 edge of the float fast path, for dequantization scales of YOLO-like
+// layers and extremes; then every int8 zero point on a spread of accumulators.
+void test_silu_row_over_accumulator_ranges(void**) {
+  const float scales[] = {2.4e-4f, 1.3e-3f, 6.1e-6f, 0.75f};
+  const float output_scales[] = {0.0187f, 0.113f};
+  const int64_t stride = exhaustive() ? 1 : 4099;
+  constexpr size_t kChunk = 1 << 20;
+  for (size_t s = 0; s < 4; ++s) {
+    const float scale = scales[s];
+    const float output_scale = output_scales[s % 2];
+    const int32_t zero_point = s % 2 == 0 ? -128 : -97;
+    std::vector<int32_t> accumulators;
+    accumulators.reserve(kChunk);
+    auto flush = [&]() {
+      expect_silu_rows_equal_reference(accumulators, scale, output_scale, zero_point);
+      accumulators.clear();
+    };
+    for (int64_t a = -(1 << 20); a <= (1 << 20); ++a) {
+      accumulators.push_back(static_cast<int32_t>(a));
+      if (accumulators.size() == kChunk) flush();
+    }
+    for (int64_t a = std::numeric_limits<int32_t>::min(); a <= std::numeric_limits<int32_t>::max();
+         a += stride) {
+      accumulators.push_back(static_cast<int32_t>(a));
+      if (accumulators.size() == kChunk) flush();
+    }
+    for (int32_t edge : {std::numeric_limits<int32_t>::max(), (1 << 24) - 1, 1 << 24, (1 << 24) + 1,
+                         -(1 << 24) - 1, -(1 << 24), -(1 << 24) + 1}) {
+      accumulators.push_back(edge);
+    }
+    flush();
+  }
+  // Every int8 zero point (and some beyond), on accumulators whose codes span the range.
+  std::vector<int32_t> spread;
+  for (int32_t a = -300000; a <= 300000; a += 37) spread.push_back(a);
+  for (int32_t zero_point = -200; zero_point <= 200; ++zero_point) {
+    expect_silu_rows_equal_reference(spread, 1.7e-4f, 0.0213f, zero_point);
+  }
+}
+
 // round_half_to_even (two additions on x86-64 without SSE4.1) equals nearbyint for every float
 // of magnitude below 2^31: halves of both parities, the 2^22 / 2^23 / 2^24 edges, signed zeros,
 // and a stride through all bit patterns.
@@ -238,6 +348,8 @@ int main() {
       cmocka_unit_test(test_scalar_accuracy),
       cmocka_unit_test(test_vector_equals_scalar),
       cmocka_unit_test(test_silu_row_equals_reference),
+      cmocka_unit_test(test_vector_equals_scalar_on_silu_domain),
+      cmocka_unit_test(test_silu_row_over_accumulator_ranges),
       cmocka_unit_test(test_round_half_to_even),
   };
   return cmocka_run_group_tests(tests, nullptr, nullptr);

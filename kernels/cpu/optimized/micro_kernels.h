@@ -247,6 +247,9 @@ struct MicroKernels {
 const MicroKernels& portable_micro_kernels();
 // Defined only in x86-64 builds (kernels/cpu/x86/).
 const MicroKernels& avx2_micro_kernels();
+// avx2's table with the int8 SiLU epilogue and the reproducible exp on AVX-512 F/BW/VL (the
+// avx512 variant's); call it only on a CPU with those.
+const MicroKernels& avx512_micro_kernels();
 // Defined only in AArch64 builds (kernels/cpu/arm/).
 const MicroKernels& neon_micro_kernels();
 

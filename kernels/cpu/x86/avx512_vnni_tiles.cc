@@ -211,7 +211,7 @@ const DotProductKernels& avx512_vnni_kernels() {
                                          vnni_tile<false>,
                                          pack_activation_quads,
                                          requantize_offset_row,
-                                         avx2_micro_kernels};
+                                         avx512_micro_kernels};
   return kernels;
 }
 
