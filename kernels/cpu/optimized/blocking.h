@@ -22,6 +22,24 @@ inline size_t round_up(size_t value, size_t multiple) {
 inline int64_t largest_int8_offset(int64_t zero_point) {
   return 127 - zero_point > zero_point + 128 ? 127 - zero_point : zero_point + 128;
 }
+// A requantization row of `count` accumulators with q's output range: multipliers from
+// q.multipliers[first_multiplier], one for the row or (per_element) one per accumulator.
+inline RequantizeRow requantize_row_of(const reference::Int8Requantization& q,
+                                       size_t first_multiplier, bool per_element,
+                                       bool small_multipliers, const int32_t* accumulators,
+                                       size_t count, int8_t* output) {
+  RequantizeRow row{};
+  row.accumulators = accumulators;
+  row.count = count;
+  row.multipliers = q.multipliers.data() + first_multiplier;
+  row.per_element = per_element;
+  row.output_zero_point = q.output_zero_point;
+  row.output_minimum = q.output_minimum;
+  row.output_maximum = q.output_maximum;
+  row.small_multipliers = small_multipliers;
+  row.output = output;
+  return row;
+}
 // The requantization micro-kernel, or with a fused SiLU the SiLU epilogue's.
 inline void requantize_int8_row(const MicroKernels& kernels, const reference::Int8Requantization& q,
                                 size_t channel, const RequantizeRow& row) {

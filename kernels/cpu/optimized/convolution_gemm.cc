@@ -260,17 +260,11 @@ class GemmConvolution final : public ConvolutionTraits<Arithmetic>::Interface {
     if constexpr (kIsInt8<Arithmetic>) {
       for (size_t r = 0; r < grid.rows; ++r) {
         const size_t channel = first_channel + first_row + r;
-        RequantizeRow row{};
-        row.accumulators = c_base + r * c_stride;
-        row.count = grid.columns;
-        row.multipliers = &parameters_.multipliers[channel];
-        row.per_element = false;
-        row.output_zero_point = parameters_.output_zero_point;
-        row.output_minimum = parameters_.output_minimum;
-        row.output_maximum = parameters_.output_maximum;
-        row.small_multipliers = small_multipliers_;
-        row.output = group_output + (first_row + r) * columns_ + first_column;
-        requantize_int8_row(kernels_, parameters_, channel, row);
+        requantize_int8_row(
+            kernels_, parameters_, channel,
+            requantize_row_of(parameters_, channel, false, small_multipliers_,
+                              c_base + r * c_stride, grid.columns,
+                              group_output + (first_row + r) * columns_ + first_column));
       }
     }
   }

@@ -247,20 +247,14 @@ class DepthwiseConvolutionInt8 final : public Conv2DInt8 {
               kernels_.depthwise_plane(plane);
               kernels_.float_sums_to_accumulators(sums, bias ? bias[output_channel] : 0,
                                                   accumulators, outputs);
-              RequantizeRow requantize{};
-              requantize.accumulators = accumulators;
-              requantize.count = outputs;
-              requantize.multipliers = &q_.multipliers[output_channel];
-              requantize.output_zero_point = q_.output_zero_point;
-              requantize.output_minimum = q_.output_minimum;
-              requantize.output_maximum = q_.output_maximum;
-              requantize.small_multipliers = small_multipliers_;
-              requantize.output =
+              int8_t* const output_row =
                   output +
                   (image * static_cast<size_t>(shape_.output_channels) + output_channel) *
                       output_plane +
                   first_row * output_width;
-              requantize_int8_row(kernels_, q_, output_channel, requantize);
+              requantize_int8_row(kernels_, q_, output_channel,
+                                  requantize_row_of(q_, output_channel, false, small_multipliers_,
+                                                    accumulators, outputs, output_row));
             }
           }
         });

@@ -23,16 +23,8 @@ template <typename Constant>
 void finish_row(const DotProductKernels& kernels, const reference::Int8Requantization& q,
                 size_t channel, bool per_column, bool small_multipliers, int32_t* accumulators,
                 size_t count, Constant&& constant, int8_t* output) {
-  RequantizeRow row{};
-  row.accumulators = accumulators;
-  row.count = count;
-  row.multipliers = q.multipliers.data() + channel;
-  row.per_element = per_column;
-  row.output_zero_point = q.output_zero_point;
-  row.output_minimum = q.output_minimum;
-  row.output_maximum = q.output_maximum;
-  row.small_multipliers = small_multipliers;
-  row.output = output;
+  const RequantizeRow row =
+      requantize_row_of(q, channel, per_column, small_multipliers, accumulators, count, output);
   if (!per_column && !q.silu && small_multipliers && kernels.requantize_offset_row) {
     // One channel's row: its constant is added inside the requantization pass.
     kernels.requantize_offset_row(row, constant(0));

@@ -286,17 +286,9 @@ class Product {
                 c[row * epilogue_.c_row_stride + (first_column + j) * epilogue_.c_column_stride];
           }
         }
-        RequantizeRow requantize{};
-        requantize.accumulators = accumulator_row;
-        requantize.count = columns;
-        requantize.multipliers = q.multipliers.data() + first_column;
-        requantize.per_element = true;
-        requantize.output_zero_point = q.output_zero_point;
-        requantize.output_minimum = q.output_minimum;
-        requantize.output_maximum = q.output_maximum;
-        requantize.small_multipliers = small_multipliers_;
-        requantize.output = matrix_y + row * shape_.n + first_column;
-        kernels_.requantize_row(requantize);
+        kernels_.requantize_row(requantize_row_of(q, first_column, true, small_multipliers_,
+                                                  accumulator_row, columns,
+                                                  matrix_y + row * shape_.n + first_column));
       }
     }
   }
