@@ -228,6 +228,17 @@ class UnaryFloat : public PreparedKernel {
 std::unique_ptr<UnaryFloat> prepare_unary(const reference::UnaryParams& params, int64_t count,
                                           KernelVariant variant = selected_kernel_variant());
 
+// An int8 activation applied as a 256-entry table (output code of each input code, -128 first):
+// output[i] = table[input[i] + 128] over `count` codes, split over the pool's threads for large
+// tensors; input and output may be the same buffer. Null for the reference variant and
+// count <= 0.
+class LookupInt8 : public PreparedKernel {
+ public:
+  virtual void run(const int8_t* input, int8_t* output, ThreadPool& pool) const = 0;
+};
+std::unique_ptr<LookupInt8> prepare_lookup_int8(const int8_t* table, int64_t count,
+                                                KernelVariant variant = selected_kernel_variant());
+
 // Nearest-neighbour Resize on float32 (reference::resize_nearest, the same bits: it only
 // copies), any rank. Null for the reference variant and malformed parameters.
 class ResizeFloat : public PreparedKernel {
