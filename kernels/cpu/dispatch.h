@@ -8,7 +8,7 @@
 //              (any CPU; the fallback where no SIMD variant exists)
 //   avx2       the same drivers with AVX2/FMA micro-kernels (kernels/cpu/x86/)
 //   avx512     avx2, with the int8 convolutions, Gemm and MatMul on AVX-512 VNNI (VPDPBUSD)
-//              tiles
+//              tiles, and the int8 table lookup on AVX-512 VBMI (vpermi2b) when the CPU has it
 //   neon       the same drivers with AArch64 NEON micro-kernels (kernels/cpu/arm/)
 //   neon-dotprod  neon, with the int8 convolutions on SDOT (ARMv8.2 dotprod) tiles
 //   neon-i8mm     neon, with the int8 convolutions on SMMLA (ARMv8.6 i8mm) tiles
