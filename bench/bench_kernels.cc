@@ -595,6 +595,43 @@ void bench_activations(const Options& options) {
   std::printf("\n");
 }
 
+// An int8 activation (the Relu after resnet's residual Adds) as its 256-entry table: the
+// variant's lookup_int8_row against the portable scalar byte loop, interleaved, one thread,
+// 256K codes (in L2), nanoseconds per byte by thread CPU time.
+void bench_lookup_int8(const Options& options) {
+  const char* name = "lookup int8 256K";
+  if (!options.filter.empty() && std::strstr(name, options.filter.c_str()) == nullptr) return;
+  constexpr int64_t kCount = 256 * 1024;
+  ThreadPool serial(1);
+  std::vector<int8_t> table(256);
+  for (int i = 0; i < 256; ++i)
+    table[static_cast<size_t>(i)] = static_cast<int8_t>(i < 128 ? 0 : i - 128);
+  std::vector<int8_t> x(static_cast<size_t>(kCount));
+  for (size_t i = 0; i < x.size(); ++i) x[i] = static_cast<int8_t>((i * 2654435761u) >> 24);
+  std::vector<int8_t> y(x.size());
+  std::shared_ptr<cpu::LookupInt8> scalar =
+      cpu::prepare_lookup_int8(table.data(), kCount, cpu::KernelVariant::kPortable);
+  std::shared_ptr<cpu::LookupInt8> variant =
+      cpu::prepare_lookup_int8(table.data(), kCount, options.variant);
+  if (!scalar || !variant) return;
+  std::vector<Config> configs;
+  configs.push_back(
+      {"portable", [&] { scalar->run(x.data(), y.data(), serial); }, options.reps, {}, {}});
+  configs.push_back({cpu::kernel_variant_name(options.variant),
+                     [&] { variant->run(x.data(), y.data(), serial); },
+                     options.reps,
+                     {},
+                     {}});
+  run_interleaved(configs);
+  const double scalar_ns = median(configs[0].cpu_seconds) * 1e9 / kCount;
+  const double variant_ns = median(configs[1].cpu_seconds) * 1e9 / kCount;
+  std::printf(
+      "## int8 table lookup, one thread (ns/byte, thread CPU time, interleaved)\n\n| op | "
+      "portable | %s | ratio |\n|---|---:|---:|---:|\n| %s | %.4f | %.4f | %.1fx |\n\n",
+      cpu::kernel_variant_name(options.variant), name, scalar_ns, variant_ns,
+      scalar_ns / variant_ns);
+}
+
 std::vector<size_t> parse_list(const char* text) {
   std::vector<size_t> values;
   for (const char* p = text; *p;) {
@@ -657,5 +694,6 @@ int main(int argc, char** argv) {
   bench_convolutions(options, true);
   bench_gemms(options);
   bench_activations(options);
+  bench_lookup_int8(options);
   return 0;
 }

@@ -508,6 +508,13 @@ std::unique_ptr<UnaryFloat> prepare_unary(const reference::UnaryParams& params, 
   return optimized::make_unary(micro_kernels(variant), params, count);
 }
 
+std::unique_ptr<LookupInt8> prepare_lookup_int8(const int8_t* table, int64_t count,
+                                                KernelVariant variant) {
+  variant = usable(variant);
+  if (variant == KernelVariant::kReference) return nullptr;
+  return optimized::make_lookup_int8(micro_kernels(variant), table, count);
+}
+
 std::unique_ptr<ResizeFloat> prepare_resize_nearest(const reference::ResizeParams& params,
                                                     KernelVariant variant) {
   // Plain copies: no micro-kernel, the same code for every optimized variant.

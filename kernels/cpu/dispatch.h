@@ -8,7 +8,7 @@
 //              (any CPU; the fallback where no SIMD variant exists)
 //   avx2       the same drivers with AVX2/FMA micro-kernels (kernels/cpu/x86/)
 //   avx512     avx2, with the int8 convolutions, Gemm and MatMul on AVX-512 VNNI (VPDPBUSD)
-//              tiles
+//              tiles, and the int8 table lookup on AVX-512 VBMI (vpermi2b) when the CPU has it
 //   neon       the same drivers with AArch64 NEON micro-kernels (kernels/cpu/arm/)
 //   neon-dotprod  neon, with the int8 convolutions on SDOT (ARMv8.2 dotprod) tiles
 //   neon-i8mm     neon, with the int8 convolutions on SMMLA (ARMv8.6 i8mm) tiles
@@ -227,6 +227,17 @@ class UnaryFloat : public PreparedKernel {
 };
 std::unique_ptr<UnaryFloat> prepare_unary(const reference::UnaryParams& params, int64_t count,
                                           KernelVariant variant = selected_kernel_variant());
+
+// An int8 activation applied as a 256-entry table (output code of each input code, -128 first):
+// output[i] = table[input[i] + 128] over `count` codes, split over the pool's threads for large
+// tensors; input and output may be the same buffer. Null for the reference variant and
+// count <= 0.
+class LookupInt8 : public PreparedKernel {
+ public:
+  virtual void run(const int8_t* input, int8_t* output, ThreadPool& pool) const = 0;
+};
+std::unique_ptr<LookupInt8> prepare_lookup_int8(const int8_t* table, int64_t count,
+                                                KernelVariant variant = selected_kernel_variant());
 
 // Nearest-neighbour Resize on float32 (reference::resize_nearest, the same bits: it only
 // copies), any rank. Null for the reference variant and malformed parameters.

@@ -626,7 +626,8 @@ const MicroKernels& neon_micro_kernels() {
                                     requantize_silu_row,
                                     reproducible_exp_row,
                                     widen_int8_row,
-                                    float_sums_to_accumulators};
+                                    float_sums_to_accumulators,
+                                    portable_lookup_int8_row};
   return kernels;
 }
 

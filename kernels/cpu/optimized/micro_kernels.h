@@ -215,6 +215,12 @@ struct UnaryRow {
 // The plain C++ row (the reference's formula per element), for variants without their own.
 void portable_unary_row(const UnaryRow& row);
 
+// An int8 activation as a 256-entry table: out[i] = table[in[i] + 128] for i < count (table
+// holds the output code of every input code, -128 first). in and out may be the same pointer.
+using LookupInt8Row = void (*)(const int8_t* table, const int8_t* in, int8_t* out, size_t count);
+// The scalar byte loop, for variants (and CPUs) without a vector table lookup.
+void portable_lookup_int8_row(const int8_t* table, const int8_t* in, int8_t* out, size_t count);
+
 struct MicroKernels {
   const char* name;      // "avx2", "portable"
   size_t float_rows;     // MR of the float tile, at most 8
@@ -242,14 +248,20 @@ struct MicroKernels {
   // out[i] = int32(sums[i]) + bias for i < count: the int8 depthwise kernel's float sums, which
   // are exact integers below 2^24, back to int32 accumulators.
   void (*float_sums_to_accumulators)(const float* sums, int32_t bias, int32_t* out, size_t count);
+  LookupInt8Row lookup_int8_row;
 };
 
 const MicroKernels& portable_micro_kernels();
 // Defined only in x86-64 builds (kernels/cpu/x86/).
 const MicroKernels& avx2_micro_kernels();
 // avx2's table with the int8 SiLU epilogue and the reproducible exp on AVX-512 F/BW/VL (the
-// avx512 variant's); call it only on a CPU with those.
+// avx512 variant's); call it only on a CPU with those. Its lookup_int8_row is the AVX-512 VBMI
+// one below when the CPU also has VBMI, the portable loop otherwise.
 const MicroKernels& avx512_micro_kernels();
+// x86-64 only: whether the CPU (and OS) run AVX-512 F/BW/VBMI, and the VBMI table lookup (64
+// bytes per step with vpermi2b); call the latter only when the former is true.
+bool cpu_has_avx512_vbmi();
+void avx512_vbmi_lookup_int8_row(const int8_t* table, const int8_t* in, int8_t* out, size_t count);
 // Defined only in AArch64 builds (kernels/cpu/arm/).
 const MicroKernels& neon_micro_kernels();
 

@@ -207,6 +207,10 @@ void portable_quantized_binary_row(const QuantizedBinaryRow& row) {
   });
 }
 
+void portable_lookup_int8_row(const int8_t* table, const int8_t* in, int8_t* out, size_t count) {
+  for (size_t i = 0; i < count; ++i) out[i] = table[in[i] + 128];
+}
+
 const MicroKernels& portable_micro_kernels() {
   static const MicroKernels kernels{"portable",
                                     kRows,
@@ -227,7 +231,8 @@ const MicroKernels& portable_micro_kernels() {
                                     requantize_silu_row,
                                     reproducible_exp_row,
                                     widen_int8_row,
-                                    float_sums_to_accumulators};
+                                    float_sums_to_accumulators,
+                                    portable_lookup_int8_row};
   return kernels;
 }
 

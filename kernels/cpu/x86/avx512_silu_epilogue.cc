@@ -150,6 +150,10 @@ MicroKernels make_avx512_micro_kernels() {
   kernels.name = "avx512";
   kernels.requantize_silu_row = requantize_silu_row;
   kernels.reproducible_exp_row = reproducible_exp_row;
+  // VBMI is not part of the avx512 variant's requirement (F/BW/VL/VNNI: Cascade Lake has those
+  // but no VBMI), so the table lookup falls back to the scalar loop where it is missing.
+  kernels.lookup_int8_row =
+      cpu_has_avx512_vbmi() ? avx512_vbmi_lookup_int8_row : portable_lookup_int8_row;
   return kernels;
 }
 

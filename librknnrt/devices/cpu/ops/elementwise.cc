@@ -396,6 +396,9 @@ Result<std::unique_ptr<CpuKernel>> make_unary_int8_kernel(const KernelBuildConte
   graph::encode_from_float(table_output, real_outputs.data(), table.data());
 
   const int64_t count = input->elements();
+  // The optimized variants' table lookup (AVX-512 VBMI where the CPU has it), split over the
+  // pool; the byte loop below for the reference variant and empty tensors.
+  if (auto kernel = optimized::make_lookup_int8_kernel(table.data(), count)) return kernel;
   return make_function_kernel([table, count](const void* const* inputs, void* const* outputs) {
     const auto* source = static_cast<const int8_t*>(inputs[0]);
     auto* destination = static_cast<int8_t*>(outputs[0]);

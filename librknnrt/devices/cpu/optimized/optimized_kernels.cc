@@ -230,6 +230,15 @@ std::unique_ptr<CpuKernel> make_unary_kernel(const KernelBuildContext& context,
   });
 }
 
+std::unique_ptr<CpuKernel> make_lookup_int8_kernel(const int8_t* table, int64_t count) {
+  auto prepared = dispatch::prepare_lookup_int8(table, count);
+  if (!prepared) return nullptr;
+  return wrap(std::move(prepared), [](const dispatch::LookupInt8& kernel, const void* const* inputs,
+                                      void* const* outputs, ThreadPool& pool) {
+    kernel.run(typed<int8_t>(inputs[0]), static_cast<int8_t*>(outputs[0]), pool);
+  });
+}
+
 std::unique_ptr<CpuKernel> make_resize_nearest_kernel(const reference::ResizeParams& params) {
   auto prepared = dispatch::prepare_resize_nearest(params);
   if (!prepared) return nullptr;

@@ -71,6 +71,10 @@ std::unique_ptr<CpuKernel> make_global_average_pool_kernel(int64_t planes, int64
 std::unique_ptr<CpuKernel> make_unary_kernel(const KernelBuildContext& context,
                                              const kernels::reference::UnaryParams& params);
 
+// An int8 activation's 256-entry table (kernels/cpu/dispatch.h prepare_lookup_int8) over `count`
+// codes; null for the reference variant and empty tensors.
+std::unique_ptr<CpuKernel> make_lookup_int8_kernel(const int8_t* table, int64_t count);
+
 // Nearest-neighbour Resize on float32 (the reference's bits); null for the reference variant.
 std::unique_ptr<CpuKernel> make_resize_nearest_kernel(
     const kernels::reference::ResizeParams& params);
