@@ -57,9 +57,6 @@ void test_mean_output_shift_compares_paired_rows(void**) {
       fail_msg("channel %d: expected %g, got %g", static_cast<int>(c), expected,
                shift[static_cast<size_t>(c)]);
   }
-  // The same rows for both: the weights' own mean error (mean_output_error).
-  assert_true(mean_output_shift(weights, codes, outputs, scales, float_rows, float_rows) ==
-              mean_output_error(weights, codes, outputs, scales, float_rows));
   // Rows that do not pair up give no shift rather than a wrong one.
   LayerInputRows fewer = quantized_rows;
   fewer.values.resize(static_cast<size_t>((rows - 1) * columns));

@@ -152,8 +152,8 @@ void test_bias_correction_zeroes_the_mean_error(void**) {
   const RandomLayer layer = random_layer(6, 40, 200, 4);
   const std::vector<int8_t> codes =
       round_weights_to_nearest(layer.weights, layer.outputs, layer.scales);
-  const std::vector<double> shift =
-      mean_output_error(layer.weights, codes, layer.outputs, layer.scales, layer.inputs);
+  const std::vector<double> shift = mean_output_shift(layer.weights, codes, layer.outputs,
+                                                      layer.scales, layer.inputs, layer.inputs);
   assert_int_equal(shift.size(), 6);
   double largest_shift = 0.0;
   for (int64_t c = 0; c < layer.outputs; ++c) {
@@ -178,7 +178,7 @@ void test_bias_correction_zeroes_the_mean_error(void**) {
   // Mismatched sizes give no correction rather than reading out of bounds.
   LayerInputRows wrong = layer.inputs;
   wrong.columns = 20;
-  for (double value : mean_output_error(layer.weights, codes, 6, layer.scales, wrong))
+  for (double value : mean_output_shift(layer.weights, codes, 6, layer.scales, wrong, wrong))
     assert_true(value == 0.0);
 }
 

@@ -239,13 +239,6 @@ std::vector<int8_t> round_weights_with_compensation(const std::vector<float>& we
   return codes;
 }
 
-std::vector<double> mean_output_error(const std::vector<float>& weights,
-                                      const std::vector<int8_t>& codes, int64_t outputs,
-                                      const std::vector<float>& scales,
-                                      const LayerInputRows& inputs) {
-  return mean_output_shift(weights, codes, outputs, scales, inputs, inputs);
-}
-
 std::vector<double> mean_output_shift(const std::vector<float>& weights,
                                       const std::vector<int8_t>& codes, int64_t outputs,
                                       const std::vector<float>& scales,

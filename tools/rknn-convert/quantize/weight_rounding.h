@@ -49,18 +49,12 @@ std::vector<int8_t> round_weights_with_compensation(const std::vector<float>& we
                                                     const LayerInputRows& inputs,
                                                     const CompensatedRoundingSettings& settings);
 
-// Per output: the mean over the input rows of (W_q - W) x, what the quantized weights add to
-// the layer's output on average; the converter subtracts it from the bias.
-std::vector<double> mean_output_error(const std::vector<float>& weights,
-                                      const std::vector<int8_t>& codes, int64_t outputs,
-                                      const std::vector<float>& scales,
-                                      const LayerInputRows& inputs);
-
 // Per output: the mean over the rows of W_q x_q - W x, where x_q are the rows the quantized
 // model feeds the layer and x the float model's rows at the same positions (row r of one pairs
 // with row r of the other): how far the quantized layer's mean output is from the float one,
 // whatever caused it (its weights, or the error its inputs already carry). With the same rows
-// for both this is mean_output_error. Zeros when the sizes do not match.
+// for both it is the mean of (W_q - W) x, what the quantized weights alone add to the output,
+// which bias correction subtracts. Zeros when the sizes do not match.
 std::vector<double> mean_output_shift(const std::vector<float>& weights,
                                       const std::vector<int8_t>& codes, int64_t outputs,
                                       const std::vector<float>& scales,
