@@ -101,6 +101,13 @@ const ConvCase kCases[] = {
     // 16 KB (here 71 and 36 output rows), with a partial last band.
     {"depthwise tall (row bands)", 1, 2, 150, 40, 2, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 2},
     {"depthwise tall stride 2 (row bands)", 1, 2, 301, 30, 4, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 2},
+    // Channels in lanes: several bands of 60-wide rows (the float32 ones on planes, the int8 ones
+    // in lanes), a last band that reads only bottom padding (a 1x3 kernel with 2 pad rows), and
+    // 7-wide planes in one run across rows with 9 channels (a last lane group of one).
+    {"depthwise lanes bands, bottom pad rows only", 1, 9, 70, 60, 9, 1, 3, 1, 1, 1, 1, 0, 1, 2, 1,
+     9},
+    {"depthwise lanes stride 2 bands", 1, 10, 90, 61, 10, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 10},
+    {"depthwise lanes 7x7 plane 9 channels", 1, 9, 7, 7, 9, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 9},
 };
 
 reference::Conv2DShape shape_of(const ConvCase& c) {

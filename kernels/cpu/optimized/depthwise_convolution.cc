@@ -341,8 +341,8 @@ class LaneDepthwise {
   size_t scratch_bytes() const { return scratch_bytes_; }
   size_t tasks() const { return static_cast<size_t>(shape_.batch) * groups_ * geometry_.bands; }
 
-  // The part of a task the element types share. `Source` is float or int8_t; interleave(rows,
-  // count, out) interleaves `count` columns of kDepthwiseLanes rows; lane_weight(channel, tap)
+  // The part of a task the element types share. `Source` is float or int8_t;
+  // interleave(InterleaveRows<Source>) is the table's interleave; lane_weight(channel, tap)
   // gives a weight (as float). Returns what the caller needs to store the band.
   struct Band {
     size_t image;
@@ -391,27 +391,53 @@ class LaneDepthwise {
       }
     }
 
-    // Padded rows of the band: row r is padded input row first_row * stride + r.
+    // Padded rows of the band: row r is padded input row first_row * stride + r, input row
+    // that - pad_top; the rows inside the input are one run [inside_begin, inside_end).
     const size_t row_floats = geometry_.padded_width * kDepthwiseLanes;
     const size_t padded_rows = band_input_rows(w, band.rows);
     const size_t first_padded = band.first_row * static_cast<size_t>(w.stride_height);
     const size_t pad_top = static_cast<size_t>(w.pad_top);
+    const size_t inside_begin = std::min(padded_rows, pad_top - std::min(pad_top, first_padded));
+    const size_t below_input = pad_top + input_height;  // first padded row under the input
+    const size_t inside_end =
+        geometry_.copy_count == 0 || first_padded >= below_input
+            ? inside_begin
+            : std::max(inside_begin, std::min(padded_rows, below_input - first_padded));
+    const size_t copy_end = geometry_.copy_first + geometry_.copy_count;
     for (size_t r = 0; r < padded_rows; ++r) {
       float* out = padded + r * row_floats;
-      const size_t input_row = first_padded + r - pad_top;  // wraps around above the input
-      if (first_padded + r < pad_top || input_row >= input_height || geometry_.copy_count == 0) {
+      if (r < inside_begin || r >= inside_end) {
         std::fill(out, out + row_floats, 0.0f);
         continue;
       }
       std::fill(out, out + geometry_.copy_first * kDepthwiseLanes, 0.0f);
-      const Source* rows[kDepthwiseLanes];
+      std::fill(out + copy_end * kDepthwiseLanes, out + row_floats, 0.0f);
+    }
+    if (inside_end > inside_begin) {
+      const size_t first_input_row = first_padded + inside_begin - pad_top;
       const size_t first_column = geometry_.copy_first - static_cast<size_t>(w.pad_left);
+      const Source* sources[kDepthwiseLanes];
       for (size_t l = 0; l < kDepthwiseLanes; ++l) {
-        rows[l] = planes[l] + input_row * input_width + first_column;
+        sources[l] = planes[l] + first_input_row * input_width + first_column;
       }
-      interleave(rows, geometry_.copy_count, out + geometry_.copy_first * kDepthwiseLanes);
-      std::fill(out + (geometry_.copy_first + geometry_.copy_count) * kDepthwiseLanes,
-                out + row_floats, 0.0f);
+      InterleaveRows<Source> rows{};
+      rows.sources = sources;
+      rows.out_row_stride = row_floats;
+      rows.out = padded + inside_begin * row_floats + geometry_.copy_first * kDepthwiseLanes;
+      if (geometry_.copy_count == input_width) {
+        // Whole input rows are contiguous: one run over all of them.
+        rows.count = (inside_end - inside_begin) * input_width;
+        rows.row_length = input_width;
+        interleave(rows);
+      } else {
+        rows.count = geometry_.copy_count;
+        rows.row_length = geometry_.copy_count;
+        for (size_t r = inside_begin; r < inside_end; ++r) {
+          interleave(rows);
+          for (size_t l = 0; l < kDepthwiseLanes; ++l) sources[l] += input_width;
+          rows.out += row_floats;
+        }
+      }
     }
 
     const size_t output_width = static_cast<size_t>(w.output_width);
@@ -496,8 +522,8 @@ class LaneDepthwiseConvolution final : public Conv2DFloat {
         const size_t channel = first_channel + l;
         lane_bias[l] = bias && channel < output_channels ? bias[channel] : 0.0f;
       }
-      auto interleave = [&](const float* const* rows, size_t count, float* out) {
-        kernels.interleave_float_rows(rows, count, out);
+      auto interleave = [&](const InterleaveRows<float>& rows) {
+        kernels.interleave_float_rows(rows);
       };
       auto lane_weight = [&](size_t channel, size_t tap) { return weights[channel * taps + tap]; };
       const LaneDepthwise::Band band =
@@ -562,8 +588,9 @@ class LaneDepthwiseConvolutionInt8 final : public Conv2DInt8 {
         lane_bias[l] = bias ? bias[channel] : 0;
         lane_multipliers[l] = q_.multipliers[channel];
       }
-      auto interleave = [&](const int8_t* const* rows, size_t count, float* out) {
-        kernels.interleave_int8_rows(rows, count, zero_point, out);
+      auto interleave = [&](InterleaveRows<int8_t> rows) {
+        rows.zero_point = zero_point;
+        kernels.interleave_int8_rows(rows);
       };
       auto lane_weight = [&](size_t channel, size_t tap) { return weights_[channel * taps + tap]; };
       const LaneDepthwise::Band band = lanes_.compute_band(task, thread, pool, input, interleave,

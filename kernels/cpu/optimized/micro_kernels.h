@@ -250,12 +250,22 @@ struct DepthwiseLanes {
   float* output;
 };
 
-// out[c * 8 + l] = rows[l][c] for c < count: kDepthwiseLanes channel rows interleaved into
-// lanes (every row pointer valid; the driver repeats one for missing channels).
-using InterleaveFloatRows = void (*)(const float* const* rows, size_t count, float* out);
-// The same from int8 rows, as exact floats rows[l][c] - zero_point.
-using InterleaveInt8Rows = void (*)(const int8_t* const* rows, size_t count, int32_t zero_point,
-                                    float* out);
+// kDepthwiseLanes channel runs interleaved into lanes: element e < count of lane l's run,
+// sources[l][e], goes to out[(e / row_length) * out_row_stride + (e % row_length) * 8 + l]
+// (int8: as the exact float sources[l][e] - zero_point). A run may span several input rows of
+// row_length elements, which land on consecutive padded rows. Every source pointer is valid
+// (the driver repeats one for missing channels).
+template <typename Source>
+struct InterleaveRows {
+  const Source* const* sources;
+  size_t count;
+  size_t row_length;
+  size_t out_row_stride;
+  int32_t zero_point;  // int8 only
+  float* out;
+};
+using InterleaveFloatRows = void (*)(const InterleaveRows<float>& rows);
+using InterleaveInt8Rows = void (*)(const InterleaveRows<int8_t>& rows);
 // rows[l][c] = in[c * 8 + l] for c < count: back to channel rows (every row pointer writable).
 using DeinterleaveFloatRows = void (*)(const float* in, size_t count, float* const* rows);
 
@@ -276,9 +286,8 @@ struct RequantizeLanes {
 
 // The plain C++ versions, for variants without their own.
 void portable_depthwise_lanes(const DepthwiseLanes& lanes);
-void portable_interleave_float_rows(const float* const* rows, size_t count, float* out);
-void portable_interleave_int8_rows(const int8_t* const* rows, size_t count, int32_t zero_point,
-                                   float* out);
+void portable_interleave_float_rows(const InterleaveRows<float>& rows);
+void portable_interleave_int8_rows(const InterleaveRows<int8_t>& rows);
 void portable_deinterleave_float_rows(const float* in, size_t count, float* const* rows);
 void portable_requantize_lanes(const RequantizeLanes& lanes);
 

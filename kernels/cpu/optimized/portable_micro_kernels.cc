@@ -236,17 +236,20 @@ void portable_depthwise_lanes(const DepthwiseLanes& lanes) {
   }
 }
 
-void portable_interleave_float_rows(const float* const* rows, size_t count, float* out) {
-  for (size_t c = 0; c < count; ++c) {
-    for (size_t l = 0; l < kDepthwiseLanes; ++l) out[c * kDepthwiseLanes + l] = rows[l][c];
+void portable_interleave_float_rows(const InterleaveRows<float>& rows) {
+  for (size_t e = 0; e < rows.count; ++e) {
+    float* out = rows.out + e / rows.row_length * rows.out_row_stride +
+                 e % rows.row_length * kDepthwiseLanes;
+    for (size_t l = 0; l < kDepthwiseLanes; ++l) out[l] = rows.sources[l][e];
   }
 }
 
-void portable_interleave_int8_rows(const int8_t* const* rows, size_t count, int32_t zero_point,
-                                   float* out) {
-  for (size_t c = 0; c < count; ++c) {
+void portable_interleave_int8_rows(const InterleaveRows<int8_t>& rows) {
+  for (size_t e = 0; e < rows.count; ++e) {
+    float* out = rows.out + e / rows.row_length * rows.out_row_stride +
+                 e % rows.row_length * kDepthwiseLanes;
     for (size_t l = 0; l < kDepthwiseLanes; ++l) {
-      out[c * kDepthwiseLanes + l] = static_cast<float>(rows[l][c] - zero_point);
+      out[l] = static_cast<float>(rows.sources[l][e] - rows.zero_point);
     }
   }
 }

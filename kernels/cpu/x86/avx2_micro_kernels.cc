@@ -1176,26 +1176,55 @@ inline void transpose8x8_bytes(const __m128i r[8], __m128i columns[4]) {
   columns[3] = _mm_unpackhi_epi32(u1, u3);
 }
 
-// Rows shorter than 8 go through staging copies.
-void interleave_float_rows(const float* const* rows, size_t count, float* out) {
+// Where element e of an interleaved run goes (InterleaveRows), walked in blocks of 8.
+struct InterleaveCursor {
+  size_t row_length;
+  size_t out_row_stride;
+  size_t row = 0;
+  size_t column = 0;
+  // The destination of element `first`, from scratch (a division: once per run and tail).
+  void seek(size_t first) {
+    row = first / row_length;
+    column = first % row_length;
+  }
+  size_t offset() const { return row * out_row_stride + column * kDepthwiseLanes; }
+  void advance() {
+    if (++column == row_length) {
+      column = 0;
+      ++row;
+    }
+  }
+};
+
+// Runs shorter than 8 go through staging copies; the last block of a longer run ends at its end
+// and may overlap the one before (the same values again).
+void interleave_float_rows(const InterleaveRows<float>& rows) {
   __m256 r[8];
+  InterleaveCursor cursor{rows.row_length, rows.out_row_stride};
+  const size_t count = rows.count;
   if (count < 8) {
     alignas(32) float staging[8][8] = {};
     for (size_t l = 0; l < 8; ++l) {
-      for (size_t c = 0; c < count; ++c) staging[l][c] = rows[l][c];
+      for (size_t e = 0; e < count; ++e) staging[l][e] = rows.sources[l][e];
       r[l] = _mm256_load_ps(staging[l]);
     }
     transpose8x8(r);
-    for (size_t c = 0; c < count; ++c) _mm256_storeu_ps(out + c * 8, r[c]);
+    for (size_t e = 0; e < count; ++e, cursor.advance()) {
+      _mm256_storeu_ps(rows.out + cursor.offset(), r[e]);
+    }
     return;
   }
-  // The last block ends at the row's end and may overlap the one before (same values).
-  for (size_t c = 0;; c += 8) {
-    if (c + 8 > count) c = count - 8;
-    for (size_t l = 0; l < 8; ++l) r[l] = _mm256_loadu_ps(rows[l] + c);
+  for (size_t e = 0;; e += 8) {
+    if (e + 8 > count) {
+      e = count - 8;
+      cursor.seek(e);
+    }
+    for (size_t l = 0; l < 8; ++l) r[l] = _mm256_loadu_ps(rows.sources[l] + e);
     transpose8x8(r);
-    for (size_t k = 0; k < 8; ++k) _mm256_storeu_ps(out + (c + k) * 8, r[k]);
-    if (c + 8 == count) return;
+    for (size_t k = 0; k < 8; ++k, cursor.advance()) {
+      _mm256_storeu_ps(rows.out + cursor.offset(), r[k]);
+    }
+    if (e + 8 == count) return;
   }
 }
 
@@ -1221,39 +1250,51 @@ void deinterleave_float_rows(const float* in, size_t count, float* const* rows) 
   }
 }
 
-// Eight columns of eight int8 rows, transposed, widened to x - zero_point and stored as lanes.
-inline void interleave_int8_block(const __m128i r[8], __m256i zero_point, float* out) {
+// Eight elements of eight int8 runs, transposed and widened to x - zero_point: out[k] is
+// element k's lanes.
+inline void widen_int8_block(const __m128i r[8], __m256i zero_point, __m256 out[8]) {
   __m128i columns[4];
   transpose8x8_bytes(r, columns);
   for (size_t k = 0; k < 4; ++k) {
     const __m256i low = _mm256_sub_epi32(_mm256_cvtepi8_epi32(columns[k]), zero_point);
     const __m256i high = _mm256_sub_epi32(
         _mm256_cvtepi8_epi32(_mm_unpackhi_epi64(columns[k], columns[k])), zero_point);
-    _mm256_storeu_ps(out + (2 * k) * 8, _mm256_cvtepi32_ps(low));
-    _mm256_storeu_ps(out + (2 * k + 1) * 8, _mm256_cvtepi32_ps(high));
+    out[2 * k] = _mm256_cvtepi32_ps(low);
+    out[2 * k + 1] = _mm256_cvtepi32_ps(high);
   }
 }
 
-void interleave_int8_rows(const int8_t* const* rows, size_t count, int32_t zero_point, float* out) {
-  const __m256i zero = _mm256_set1_epi32(zero_point);
+void interleave_int8_rows(const InterleaveRows<int8_t>& rows) {
+  const __m256i zero = _mm256_set1_epi32(rows.zero_point);
   __m128i r[8];
+  __m256 widened[8];
+  InterleaveCursor cursor{rows.row_length, rows.out_row_stride};
+  const size_t count = rows.count;
   if (count < 8) {
     alignas(16) int8_t staging[8][8] = {};
-    alignas(32) float lanes[8 * 8];
     for (size_t l = 0; l < 8; ++l) {
-      for (size_t c = 0; c < count; ++c) staging[l][c] = rows[l][c];
+      for (size_t e = 0; e < count; ++e) staging[l][e] = rows.sources[l][e];
       r[l] = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(staging[l]));
     }
-    interleave_int8_block(r, zero, lanes);
-    for (size_t c = 0; c < count; ++c) _mm256_storeu_ps(out + c * 8, _mm256_load_ps(lanes + c * 8));
+    widen_int8_block(r, zero, widened);
+    for (size_t e = 0; e < count; ++e, cursor.advance()) {
+      _mm256_storeu_ps(rows.out + cursor.offset(), widened[e]);
+    }
     return;
   }
-  for (size_t c = 0;; c += 8) {
-    if (c + 8 > count) c = count - 8;
-    for (size_t l = 0; l < 8; ++l)
-      r[l] = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(rows[l] + c));
-    interleave_int8_block(r, zero, out + c * 8);
-    if (c + 8 == count) return;
+  for (size_t e = 0;; e += 8) {
+    if (e + 8 > count) {
+      e = count - 8;
+      cursor.seek(e);
+    }
+    for (size_t l = 0; l < 8; ++l) {
+      r[l] = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(rows.sources[l] + e));
+    }
+    widen_int8_block(r, zero, widened);
+    for (size_t k = 0; k < 8; ++k, cursor.advance()) {
+      _mm256_storeu_ps(rows.out + cursor.offset(), widened[k]);
+    }
+    if (e + 8 == count) return;
   }
 }
 
