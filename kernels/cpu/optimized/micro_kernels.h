@@ -338,6 +338,9 @@ const MicroKernels& avx512_micro_kernels();
 // bytes per step with vpermi2b); call the latter only when the former is true.
 bool cpu_has_avx512_vbmi();
 void avx512_vbmi_lookup_int8_row(const int8_t* table, const int8_t* in, int8_t* out, size_t count);
+// x86-64 only: the avx512 table's requantize_lanes (AVX-512 F/BW/VL;
+// x86/avx512_depthwise_lanes.cc).
+void avx512_requantize_lanes(const RequantizeLanes& lanes);
 // Defined only in AArch64 builds (kernels/cpu/arm/).
 const MicroKernels& neon_micro_kernels();
 
