@@ -1352,7 +1352,9 @@ void requantize_lanes(const RequantizeLanes& lanes) {
     transpose8x8_bytes(r, columns);
     for (size_t l = 0; l < 8; l += 2) {
       _mm_storel_epi64(reinterpret_cast<__m128i*>(rows[l] + c), columns[l / 2]);
-      _mm_storeh_pd(reinterpret_cast<double*>(rows[l + 1] + c), _mm_castsi128_pd(columns[l / 2]));
+      // The high half through an unaligned 8-byte store (_mm_storeh_pd stores a double*).
+      _mm_storel_epi64(reinterpret_cast<__m128i*>(rows[l + 1] + c),
+                       _mm_unpackhi_epi64(columns[l / 2], columns[l / 2]));
     }
     if (c + 8 == count) return;
   }
