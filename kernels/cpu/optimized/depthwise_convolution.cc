@@ -1,6 +1,7 @@
-// Depthwise convolution drivers (groups == input channels > 1), float32 and int8: per channel a
-// zero-padded copy of the input plane, split into stride column phases, and the depthwise_plane
-// micro-kernel over it (micro_kernels.h DepthwisePlane).
+// Depthwise convolution drivers (groups == input channels > 1), float32 and int8, two ways: per
+// channel a zero-padded copy of the input plane, split into stride column phases, and the
+// depthwise_plane micro-kernel over it (micro_kernels.h DepthwisePlane); or 8 channels in the
+// vector lanes (DepthwiseLanes, "channels in lanes" below), which most layers take.
 #include <algorithm>
 #include <cstdio>
 #include <vector>
@@ -279,8 +280,9 @@ class DepthwiseConvolutionInt8 final : public Conv2DInt8 {
 // ---- channels in lanes -------------------------------------------------------------------
 // A task is one image, one group of kDepthwiseLanes output channels and one band of output
 // rows. The band's padded input rows are interleaved into [row][column][lane] (padding is 0,
-// which for int8 is x == zx), each output row is one depthwise_lanes call, and the band's
-// outputs go back to channel rows in one pass (float: deinterleaved; int8: requantized). Every
+// which for int8 is x == zx), one depthwise_lanes call computes the band (8-pixel blocks that
+// run on across output rows), and the band's outputs go back to channel rows in one pass
+// (float: deinterleaved; int8: requantized). Every
 // tap is then one full vector load and FMA, whatever the plane's width: the plane-per-channel
 // kernel above spends most of its time on partial vectors, zero fills and per-channel set-up
 // when planes are 7 to 28 wide (MobileNetV2), and copies every input once more for stride 2.
@@ -320,7 +322,7 @@ LaneGeometry lane_geometry(const reference::Window2D& w) {
 }
 
 // What the two element types share: the task split, the lane weights, the band fill and the
-// per-row depthwise_lanes calls. Output rows of the group's channels land in `sums`
+// depthwise_lanes call. Output rows of the group's channels land in `sums`
 // ([band row][output column][lane]) for the caller to store.
 class LaneDepthwise {
  public:
