@@ -4,6 +4,9 @@
 // block boundaries (MR 4/6, NR 8/16, depth chunks of 256 floats / 512 int8; int8 column blocks
 // of 192 and rows of 144, float blocks from the caches: 256/512 columns, 126/252 rows) and on
 // awkward sizes: 1, tile - 1, tile, tile + 1, primes.
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
 #include <limits>
 #include <memory>
 
@@ -98,6 +101,13 @@ const ConvCase kCases[] = {
     // 16 KB (here 71 and 36 output rows), with a partial last band.
     {"depthwise tall (row bands)", 1, 2, 150, 40, 2, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 2},
     {"depthwise tall stride 2 (row bands)", 1, 2, 301, 30, 4, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 2},
+    // Channels in lanes: several bands of 60-wide rows (the float32 ones on planes, the int8 ones
+    // in lanes), a last band that reads only bottom padding (a 1x3 kernel with 2 pad rows), and
+    // 7-wide planes in one run across rows with 9 channels (a last lane group of one).
+    {"depthwise lanes bands, bottom pad rows only", 1, 9, 70, 60, 9, 1, 3, 1, 1, 1, 1, 0, 1, 2, 1,
+     9},
+    {"depthwise lanes stride 2 bands", 1, 10, 90, 61, 10, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 10},
+    {"depthwise lanes 7x7 plane 9 channels", 1, 9, 7, 7, 9, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 9},
 };
 
 reference::Conv2DShape shape_of(const ConvCase& c) {
@@ -371,6 +381,117 @@ void test_int8_zero_points_outside_int8(void**) {
   }
 }
 
+// Depthwise convolutions on randomized shapes: channel counts around the 8 lanes (1, 7, 8, 9, 15,
+// 17, ...), multipliers 1 and 2, strides 1-3, pads 0-2 on each side, planes from 1 to 60 wide
+// (the lanes' blocks of 8, 4, 2 and 1 pixels, interleave rows shorter and longer than 8), 3x3
+// and other kernels, batch 1-2; float32 (every activation) within 1e-5, int8 bit-exact with
+// random zero points, on every variant and 1-3 threads.
+void test_depthwise_random_shapes(void**) {
+  Pools pools;
+  Random shapes(4242);
+  const int64_t channel_counts[] = {1, 2, 7, 8, 9, 15, 16, 17, 24, 33};
+  for (int trial = 0; trial < 60; ++trial) {
+    ConvCase c{"random depthwise", 1, 1, 1, 1, 1, 3, 3};
+    c.batch = trial % 7 == 0 ? 2 : 1;
+    c.channels = channel_counts[shapes.integer(0, 9)];
+    c.output_channels = c.channels * (trial % 5 == 4 ? 2 : 1);
+    c.groups = c.channels;
+    const int kernel_kind = trial % 6;  // mostly 3x3; 5x5, 1x3, 3x3 dilated
+    if (kernel_kind == 3) c.kernel_height = c.kernel_width = 5;
+    if (kernel_kind == 4) c.kernel_height = 1;
+    if (kernel_kind == 5) c.dilation_height = c.dilation_width = 2;
+    c.stride_height = c.stride_width = trial % 3 == 2 ? 2 : (trial % 11 == 10 ? 3 : 1);
+    c.pad_top = shapes.integer(0, 2);
+    c.pad_left = shapes.integer(0, 2);
+    c.pad_bottom = shapes.integer(0, 2);
+    c.pad_right = shapes.integer(0, 2);
+    const int64_t reach_h = (c.kernel_height - 1) * c.dilation_height + 1;
+    const int64_t reach_w = (c.kernel_width - 1) * c.dilation_width + 1;
+    c.height = std::max<int64_t>(shapes.integer(1, 30), reach_h - c.pad_top - c.pad_bottom);
+    c.width = std::max<int64_t>(shapes.integer(1, 60), reach_w - c.pad_left - c.pad_right);
+    const reference::Conv2DShape shape = shape_of(c);
+    char name[160];
+    std::snprintf(name, sizeof(name),
+                  "trial %d: N%lld C%lld M%lld %lldx%lld k%lldx%lld s%lld d%lld pads %lld %lld "
+                  "%lld %lld",
+                  trial, static_cast<long long>(c.batch), static_cast<long long>(c.channels),
+                  static_cast<long long>(c.output_channels), static_cast<long long>(c.height),
+                  static_cast<long long>(c.width), static_cast<long long>(c.kernel_height),
+                  static_cast<long long>(c.kernel_width), static_cast<long long>(c.stride_height),
+                  static_cast<long long>(c.dilation_height), static_cast<long long>(c.pad_top),
+                  static_cast<long long>(c.pad_left), static_cast<long long>(c.pad_bottom),
+                  static_cast<long long>(c.pad_right));
+    Random random(static_cast<uint32_t>(5000 + trial));
+
+    // float32
+    const std::vector<float> input = random.floats(input_size(shape));
+    const std::vector<float> weights = random.floats(weight_size(shape));
+    const std::vector<float> bias = random.floats(static_cast<size_t>(shape.output_channels));
+    const reference::FusedActivation activation = activation_number(static_cast<size_t>(trial));
+    const bool with_bias = trial % 4 != 3;
+    std::vector<float> expected(output_size(shape));
+    reference::conv2d(shape, activation, input.data(), weights.data(),
+                      with_bias ? bias.data() : nullptr, expected.data());
+    std::vector<float> sums(output_size(shape));
+    reference::conv2d(shape, reference::FusedActivation{}, input.data(), weights.data(),
+                      with_bias ? bias.data() : nullptr, sums.data());
+    double sum_scale = 1.0, output_scale = 1.0;
+    for (float value : sums) sum_scale = std::max(sum_scale, std::fabs(double{value}));
+    for (float value : expected) output_scale = std::max(output_scale, std::fabs(double{value}));
+    const double tolerance = 1e-5 * sum_scale / output_scale;
+    for (KernelVariant variant : optimized_variants()) {
+      auto kernel = kernels::cpu::prepare_conv2d(shape, activation,
+                                                 trial % 2 ? weights.data() : nullptr, variant);
+      for (ThreadPool* pool : pools.all) {
+        std::vector<float> output(expected.size(), std::numeric_limits<float>::quiet_NaN());
+        kernel->run(input.data(), weights.data(), with_bias ? bias.data() : nullptr, output.data(),
+                    *pool);
+        const std::string mismatch = compare_floats(output, expected, tolerance);
+        if (!mismatch.empty()) {
+          fail_msg("%s (%s, %zu threads): %s", name, kernel->algorithm(), pool->thread_count(),
+                   mismatch.c_str());
+        }
+      }
+    }
+
+    // int8, zero points anywhere in the int8 range (weights' on some channels)
+    reference::Int8Requantization q;
+    q.input_zero_point = random.integer(-128, 127);
+    const double depth = static_cast<double>(c.kernel_height * c.kernel_width);
+    for (int64_t channel = 0; channel < shape.output_channels; ++channel) {
+      q.weight_zero_points.push_back(channel % 3 == 1 ? random.integer(-20, 20) : 0);
+      q.multipliers.push_back(
+          static_cast<float>(random.real(20.0f, 90.0f) / (std::sqrt(depth) * 100.0 * 100.0)));
+    }
+    q.output_zero_point = random.integer(-30, 30);
+    if (trial % 4 == 1) q.output_minimum = std::max(-128, q.output_zero_point);
+    if (trial % 4 == 2) {
+      q.output_minimum = -60;
+      q.output_maximum = 100;
+    }
+    const std::vector<int8_t> codes = random.codes(input_size(shape));
+    const std::vector<int8_t> weight_codes = random.codes(weight_size(shape));
+    const std::vector<int32_t> int_bias =
+        random.ints(static_cast<size_t>(shape.output_channels), -30000, 30000);
+    std::vector<int8_t> expected_codes(output_size(shape));
+    reference::conv2d_int8(shape, q, codes.data(), weight_codes.data(),
+                           with_bias ? int_bias.data() : nullptr, expected_codes.data());
+    for (KernelVariant variant : int8_gemm_variants()) {
+      auto kernel = kernels::cpu::prepare_conv2d_int8(shape, q, weight_codes.data(), variant);
+      for (ThreadPool* pool : pools.all) {
+        std::vector<int8_t> output(expected_codes.size(), 0x55);
+        kernel->run(codes.data(), weight_codes.data(), with_bias ? int_bias.data() : nullptr,
+                    output.data(), *pool);
+        const std::string mismatch = compare_exact(output, expected_codes);
+        if (!mismatch.empty()) {
+          fail_msg("%s int8 (%s, %zu threads): %s", name, kernel->algorithm(), pool->thread_count(),
+                   mismatch.c_str());
+        }
+      }
+    }
+  }
+}
+
 // The dispatcher picks the algorithms the shapes call for.
 void test_algorithm_choice(void**) {
   using kernels::cpu::KernelVariant;
@@ -384,7 +505,14 @@ void test_algorithm_choice(void**) {
     return std::string(
         kernels::cpu::prepare_conv2d(shape_of(c), none, nullptr, variant)->algorithm());
   };
-  assert_string_equal(algorithm(depthwise).c_str(), (name + " depthwise 3x3").c_str());
+  // Depthwise: channels in lanes, except float32 stride-1 planes at least 48 outputs wide.
+  const ConvCase wide_depthwise{"wide depthwise", 1, 4, 5, 60, 4, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 4};
+  if (variant == KernelVariant::kReference) {
+    assert_string_equal(algorithm(depthwise).c_str(), "reference");
+  } else {
+    assert_string_equal(algorithm(depthwise).c_str(), (name + " depthwise 3x3 lanes").c_str());
+    assert_string_equal(algorithm(wide_depthwise).c_str(), (name + " depthwise 3x3").c_str());
+  }
   assert_true(algorithm(pointwise).find("pointwise") != std::string::npos);
   // Float B read in place only when deep (>= 128) with few (<= 96) output channels.
   if (variant != KernelVariant::kReference) {
@@ -436,6 +564,7 @@ int main() {
       cmocka_unit_test(test_int8_convolution),
       cmocka_unit_test(test_int8_convolution_extremes),
       cmocka_unit_test(test_int8_zero_points_outside_int8),
+      cmocka_unit_test(test_depthwise_random_shapes),
       cmocka_unit_test(test_algorithm_choice),
       cmocka_unit_test(test_float_blocks_from_caches),
   };

@@ -627,7 +627,12 @@ const MicroKernels& neon_micro_kernels() {
                                     reproducible_exp_row,
                                     widen_int8_row,
                                     float_sums_to_accumulators,
-                                    portable_lookup_int8_row};
+                                    portable_lookup_int8_row,
+                                    portable_depthwise_lanes,
+                                    portable_interleave_float_rows,
+                                    portable_interleave_int8_rows,
+                                    portable_deinterleave_float_rows,
+                                    portable_requantize_lanes};
   return kernels;
 }
 

@@ -1,6 +1,7 @@
-// Depthwise convolution drivers (groups == input channels > 1), float32 and int8: per channel a
-// zero-padded copy of the input plane, split into stride column phases, and the depthwise_plane
-// micro-kernel over it (micro_kernels.h DepthwisePlane).
+// Depthwise convolution drivers (groups == input channels > 1), float32 and int8, two ways: per
+// channel a zero-padded copy of the input plane, split into stride column phases, and the
+// depthwise_plane micro-kernel over it (micro_kernels.h DepthwisePlane); or 8 channels in the
+// vector lanes (DepthwiseLanes, "channels in lanes" below), which most layers take.
 #include <algorithm>
 #include <cstdio>
 #include <vector>
@@ -276,6 +277,357 @@ class DepthwiseConvolutionInt8 final : public Conv2DInt8 {
   char algorithm_[64];
 };
 
+// ---- channels in lanes -------------------------------------------------------------------
+// A task is one image, one group of kDepthwiseLanes output channels and one band of output
+// rows. The band's padded input rows are interleaved into [row][column][lane] (padding is 0,
+// which for int8 is x == zx), one depthwise_lanes call computes the band (8-pixel blocks that
+// run on across output rows), and the band's outputs go back to channel rows in one pass
+// (float: deinterleaved; int8: requantized). Every
+// tap is then one full vector load and FMA, whatever the plane's width: the plane-per-channel
+// kernel above spends most of its time on partial vectors, zero fills and per-channel set-up
+// when planes are 7 to 28 wide (MobileNetV2), and copies every input once more for stride 2.
+struct LaneGeometry {
+  size_t padded_width = 0;  // columns the outputs read
+  size_t copy_first = 0;    // first padded column that holds an input column
+  size_t copy_count = 0;    // input columns inside the padded width
+  size_t band_rows = 0;     // output rows per band (the last band may have fewer)
+  size_t bands = 0;
+  size_t input_band_floats = 0;
+  size_t output_band_floats = 0;
+};
+
+LaneGeometry lane_geometry(const reference::Window2D& w) {
+  // The padded input band of a task stays within L2 next to the other threads' work; the rows one
+  // output row reads (kernel_height x padded width x 8 floats) stay in L1.
+  constexpr size_t kBandBytes = 48 * 1024;
+  LaneGeometry g;
+  g.padded_width = static_cast<size_t>((w.output_width - 1) * w.stride_width +
+                                       (w.kernel_width - 1) * w.dilation_width + 1);
+  const size_t pad_left = static_cast<size_t>(w.pad_left);
+  const size_t input_width = static_cast<size_t>(w.input_width);
+  g.copy_first = std::min(pad_left, g.padded_width);
+  g.copy_count = std::min(g.padded_width, pad_left + input_width) - g.copy_first;
+  const size_t row_bytes = g.padded_width * kDepthwiseLanes * sizeof(float);
+  const size_t window_rows = static_cast<size_t>((w.kernel_height - 1) * w.dilation_height + 1);
+  const size_t fitting_rows = kBandBytes / row_bytes;
+  g.band_rows = fitting_rows > window_rows
+                    ? (fitting_rows - window_rows) / static_cast<size_t>(w.stride_height) + 1
+                    : 1;
+  const size_t output_height = static_cast<size_t>(w.output_height);
+  g.band_rows = std::min(g.band_rows, output_height);
+  g.bands = divide_round_up(output_height, g.band_rows);
+  g.input_band_floats = band_input_rows(w, g.band_rows) * g.padded_width * kDepthwiseLanes;
+  g.output_band_floats = g.band_rows * static_cast<size_t>(w.output_width) * kDepthwiseLanes;
+  return g;
+}
+
+// What the two element types share: the task split, the lane weights, the band fill and the
+// depthwise_lanes call. Output rows of the group's channels land in `sums`
+// ([band row][output column][lane]) for the caller to store.
+class LaneDepthwise {
+ public:
+  LaneDepthwise(const MicroKernels& kernels, const Conv2DShape& shape)
+      : kernels_(kernels), shape_(shape), geometry_(lane_geometry(shape.window)) {
+    taps_ = static_cast<size_t>(shape.window.kernel_height * shape.window.kernel_width);
+    groups_ = divide_round_up(static_cast<size_t>(shape.output_channels), kDepthwiseLanes);
+    // Scratch: the input band, the output band, the lane weights and bias, and a row that
+    // receives the outputs of lanes past the last channel.
+    input_offset_ = 0;
+    output_offset_ = align_bytes(geometry_.input_band_floats * sizeof(float));
+    weights_offset_ = output_offset_ + align_bytes(geometry_.output_band_floats * sizeof(float));
+    discard_offset_ = weights_offset_ + align_bytes((taps_ + 1) * kDepthwiseLanes * sizeof(float));
+    scratch_bytes_ = discard_offset_ +
+                     align_bytes(geometry_.output_band_floats / kDepthwiseLanes * sizeof(float));
+  }
+
+  size_t scratch_bytes() const { return scratch_bytes_; }
+  size_t tasks() const { return static_cast<size_t>(shape_.batch) * groups_ * geometry_.bands; }
+
+  // The part of a task the element types share. `Source` is float or int8_t;
+  // interleave(InterleaveRows<Source>) is the table's interleave; lane_weight(channel, tap)
+  // gives a weight (as float). Returns what the caller needs to store the band.
+  struct Band {
+    size_t image;
+    size_t first_channel;  // of the group
+    size_t first_row;      // output row
+    size_t rows;
+    uint8_t* scratch;
+    float* sums;  // [rows][output_width][lanes]
+    float* lane_weights;
+    void* discard;
+  };
+  template <typename Source, typename Interleave, typename LaneWeight>
+  Band compute_band(size_t task, size_t thread, ThreadPool& pool, const Source* input,
+                    Interleave interleave, LaneWeight lane_weight, const float* lane_bias,
+                    const FloatActivation* activation) const {
+    const reference::Window2D& w = shape_.window;
+    Band band{};
+    band.scratch = pool.scratch(thread, scratch_bytes_);
+    const size_t band_index = task % geometry_.bands;
+    const size_t group = task / geometry_.bands % groups_;
+    band.image = task / geometry_.bands / groups_;
+    band.first_channel = group * kDepthwiseLanes;
+    band.first_row = band_index * geometry_.band_rows;
+    const size_t output_height = static_cast<size_t>(w.output_height);
+    band.rows = std::min(geometry_.band_rows, output_height - band.first_row);
+    auto* padded = reinterpret_cast<float*>(band.scratch + input_offset_);
+    band.sums = reinterpret_cast<float*>(band.scratch + output_offset_);
+    band.lane_weights = reinterpret_cast<float*>(band.scratch + weights_offset_);
+    band.discard = band.scratch + discard_offset_;
+
+    // Lane l is output channel first_channel + l, which reads input channel (that) / multiplier;
+    // lanes past the last channel repeat its input with zero weights.
+    const size_t output_channels = static_cast<size_t>(shape_.output_channels);
+    const size_t channels = static_cast<size_t>(shape_.input_channels);
+    const size_t multiplier = output_channels / channels;
+    const size_t input_height = static_cast<size_t>(w.input_height);
+    const size_t input_width = static_cast<size_t>(w.input_width);
+    const Source* planes[kDepthwiseLanes];
+    for (size_t l = 0; l < kDepthwiseLanes; ++l) {
+      const size_t channel = std::min(band.first_channel + l, output_channels - 1);
+      const bool real = band.first_channel + l < output_channels;
+      planes[l] =
+          input + (band.image * channels + channel / multiplier) * input_height * input_width;
+      for (size_t t = 0; t < taps_; ++t) {
+        band.lane_weights[t * kDepthwiseLanes + l] = real ? lane_weight(channel, t) : 0.0f;
+      }
+    }
+
+    // Padded rows of the band: row r is padded input row first_row * stride + r, input row
+    // that - pad_top; the rows inside the input are one run [inside_begin, inside_end).
+    const size_t row_floats = geometry_.padded_width * kDepthwiseLanes;
+    const size_t padded_rows = band_input_rows(w, band.rows);
+    const size_t first_padded = band.first_row * static_cast<size_t>(w.stride_height);
+    const size_t pad_top = static_cast<size_t>(w.pad_top);
+    const size_t inside_begin = std::min(padded_rows, pad_top - std::min(pad_top, first_padded));
+    const size_t below_input = pad_top + input_height;  // first padded row under the input
+    const size_t inside_end =
+        geometry_.copy_count == 0 || first_padded >= below_input
+            ? inside_begin
+            : std::max(inside_begin, std::min(padded_rows, below_input - first_padded));
+    const size_t copy_end = geometry_.copy_first + geometry_.copy_count;
+    for (size_t r = 0; r < padded_rows; ++r) {
+      float* out = padded + r * row_floats;
+      if (r < inside_begin || r >= inside_end) {
+        std::fill(out, out + row_floats, 0.0f);
+        continue;
+      }
+      std::fill(out, out + geometry_.copy_first * kDepthwiseLanes, 0.0f);
+      std::fill(out + copy_end * kDepthwiseLanes, out + row_floats, 0.0f);
+    }
+    if (inside_end > inside_begin) {
+      const size_t first_input_row = first_padded + inside_begin - pad_top;
+      const size_t first_column = geometry_.copy_first - static_cast<size_t>(w.pad_left);
+      const Source* sources[kDepthwiseLanes];
+      for (size_t l = 0; l < kDepthwiseLanes; ++l) {
+        sources[l] = planes[l] + first_input_row * input_width + first_column;
+      }
+      InterleaveRows<Source> rows{};
+      rows.sources = sources;
+      rows.out_row_stride = row_floats;
+      rows.out = padded + inside_begin * row_floats + geometry_.copy_first * kDepthwiseLanes;
+      if (geometry_.copy_count == input_width) {
+        // Whole input rows are contiguous: one run over all of them.
+        rows.count = (inside_end - inside_begin) * input_width;
+        rows.row_length = input_width;
+        interleave(rows);
+      } else {
+        rows.count = geometry_.copy_count;
+        rows.row_length = geometry_.copy_count;
+        for (size_t r = inside_begin; r < inside_end; ++r) {
+          interleave(rows);
+          for (size_t l = 0; l < kDepthwiseLanes; ++l) sources[l] += input_width;
+          rows.out += row_floats;
+        }
+      }
+    }
+
+    const size_t output_width = static_cast<size_t>(w.output_width);
+    DepthwiseLanes lanes{};
+    lanes.input_stride = row_floats;
+    lanes.weights = band.lane_weights;
+    lanes.bias = lane_bias;
+    lanes.kernel_height = static_cast<size_t>(w.kernel_height);
+    lanes.kernel_width = static_cast<size_t>(w.kernel_width);
+    lanes.stride_height = static_cast<size_t>(w.stride_height);
+    lanes.stride_width = static_cast<size_t>(w.stride_width);
+    lanes.dilation_height = static_cast<size_t>(w.dilation_height);
+    lanes.dilation_width = static_cast<size_t>(w.dilation_width);
+    lanes.output_height = band.rows;
+    lanes.output_width = output_width;
+    lanes.activation = activation;
+    lanes.input = padded;
+    lanes.output = band.sums;
+    kernels_.depthwise_lanes(lanes);
+    return band;
+  }
+
+  // The output rows of the band's lanes (`discard` for lanes past the last channel).
+  template <typename Output>
+  void band_outputs(const Band& band, Output* output, Output* rows[kDepthwiseLanes]) const {
+    const reference::Window2D& w = shape_.window;
+    const size_t output_channels = static_cast<size_t>(shape_.output_channels);
+    const size_t output_plane = static_cast<size_t>(w.output_height * w.output_width);
+    for (size_t l = 0; l < kDepthwiseLanes; ++l) {
+      const size_t channel = band.first_channel + l;
+      rows[l] = channel < output_channels
+                    ? output + (band.image * output_channels + channel) * output_plane +
+                          band.first_row * static_cast<size_t>(w.output_width)
+                    : static_cast<Output*>(band.discard);
+    }
+  }
+
+  const MicroKernels& kernels_;
+  const Conv2DShape shape_;
+  const LaneGeometry geometry_;
+  size_t taps_ = 0;
+  size_t groups_ = 0;
+  size_t input_offset_ = 0;
+  size_t output_offset_ = 0;
+  size_t weights_offset_ = 0;
+  size_t discard_offset_ = 0;
+  size_t scratch_bytes_ = 0;
+};
+
+class LaneDepthwiseConvolution final : public Conv2DFloat {
+ public:
+  LaneDepthwiseConvolution(const MicroKernels& kernels, const Conv2DShape& shape,
+                           const FusedActivation& activation, const float* constant_weights)
+      : lanes_(kernels, shape),
+        activation_(to_float_activation(activation)),
+        has_activation_(activation.kind != FusedActivation::Kind::kNone) {
+    if (constant_weights) {
+      weights_.assign(constant_weights,
+                      constant_weights + static_cast<size_t>(shape.output_channels) * lanes_.taps_);
+    }
+    std::snprintf(algorithm_, sizeof(algorithm_), "%s depthwise %lldx%lld lanes", kernels.name,
+                  static_cast<long long>(shape.window.kernel_height),
+                  static_cast<long long>(shape.window.kernel_width));
+  }
+
+  size_t scratch_bytes() const override {
+    return lanes_.scratch_bytes() + align_bytes(kDepthwiseLanes * sizeof(float));
+  }
+  const char* algorithm() const override { return algorithm_; }
+
+  void run(const float* input, const float* weights, const float* bias, float* output,
+           ThreadPool& pool) const override {
+    if (!weights_.empty()) weights = weights_.data();
+    const size_t taps = lanes_.taps_;
+    const size_t output_channels = static_cast<size_t>(lanes_.shape_.output_channels);
+    const MicroKernels& kernels = lanes_.kernels_;
+    pool.parallel_for(lanes_.tasks(), [&](size_t task, size_t thread) {
+      auto* lane_bias =
+          reinterpret_cast<float*>(pool.scratch(thread, scratch_bytes()) + lanes_.scratch_bytes());
+      const size_t first_channel = task / lanes_.geometry_.bands % lanes_.groups_ * kDepthwiseLanes;
+      for (size_t l = 0; l < kDepthwiseLanes; ++l) {
+        const size_t channel = first_channel + l;
+        lane_bias[l] = bias && channel < output_channels ? bias[channel] : 0.0f;
+      }
+      auto interleave = [&](const InterleaveRows<float>& rows) {
+        kernels.interleave_float_rows(rows);
+      };
+      auto lane_weight = [&](size_t channel, size_t tap) { return weights[channel * taps + tap]; };
+      const LaneDepthwise::Band band =
+          lanes_.compute_band(task, thread, pool, input, interleave, lane_weight, lane_bias,
+                              has_activation_ ? &activation_ : nullptr);
+      float* rows[kDepthwiseLanes];
+      lanes_.band_outputs(band, output, rows);
+      kernels.deinterleave_float_rows(
+          band.sums, band.rows * static_cast<size_t>(lanes_.shape_.window.output_width), rows);
+    });
+  }
+
+ private:
+  const LaneDepthwise lanes_;
+  const FloatActivation activation_;
+  const bool has_activation_;
+  std::vector<float> weights_;
+  char algorithm_[64];
+};
+
+// int8 on the same lanes: the band holds x - zx and the weights w - zw as floats, whose sums are
+// exact integers (the factory's bound), and requantize_lanes turns them into codes.
+class LaneDepthwiseConvolutionInt8 final : public Conv2DInt8 {
+ public:
+  LaneDepthwiseConvolutionInt8(const MicroKernels& kernels, const Conv2DShape& shape,
+                               const Int8Requantization& requantization,
+                               const int8_t* constant_weights)
+      : lanes_(kernels, shape), q_(requantization) {
+    const size_t output_channels = static_cast<size_t>(shape.output_channels);
+    const size_t taps = lanes_.taps_;
+    weights_.resize(output_channels * taps);
+    for (size_t channel = 0; channel < output_channels; ++channel) {
+      for (size_t t = 0; t < taps; ++t) {
+        weights_[channel * taps + t] = static_cast<float>(constant_weights[channel * taps + t] -
+                                                          q_.weight_zero_points[channel]);
+      }
+    }
+    std::snprintf(algorithm_, sizeof(algorithm_), "%s int8 depthwise %lldx%lld lanes", kernels.name,
+                  static_cast<long long>(shape.window.kernel_height),
+                  static_cast<long long>(shape.window.kernel_width));
+  }
+
+  // After the shared scratch: zero float bias, int32 bias and multipliers of the lanes.
+  size_t scratch_bytes() const override { return lanes_.scratch_bytes() + 3 * 64; }
+  const char* algorithm() const override { return algorithm_; }
+
+  void run(const int8_t* input, const int8_t*, const int32_t* bias, int8_t* output,
+           ThreadPool& pool) const override {
+    const size_t taps = lanes_.taps_;
+    const size_t output_channels = static_cast<size_t>(lanes_.shape_.output_channels);
+    const MicroKernels& kernels = lanes_.kernels_;
+    const int32_t zero_point = q_.input_zero_point;
+    pool.parallel_for(lanes_.tasks(), [&](size_t task, size_t thread) {
+      uint8_t* extra = pool.scratch(thread, scratch_bytes()) + lanes_.scratch_bytes();
+      auto* zero_bias = reinterpret_cast<float*>(extra);
+      auto* lane_bias = reinterpret_cast<int32_t*>(extra + 64);
+      auto* lane_multipliers = reinterpret_cast<float*>(extra + 128);
+      const size_t first_channel = task / lanes_.geometry_.bands % lanes_.groups_ * kDepthwiseLanes;
+      for (size_t l = 0; l < kDepthwiseLanes; ++l) {
+        const size_t channel = std::min(first_channel + l, output_channels - 1);
+        zero_bias[l] = 0.0f;
+        lane_bias[l] = bias ? bias[channel] : 0;
+        lane_multipliers[l] = q_.multipliers[channel];
+      }
+      auto interleave = [&](InterleaveRows<int8_t> rows) {
+        rows.zero_point = zero_point;
+        kernels.interleave_int8_rows(rows);
+      };
+      auto lane_weight = [&](size_t channel, size_t tap) { return weights_[channel * taps + tap]; };
+      const LaneDepthwise::Band band = lanes_.compute_band(task, thread, pool, input, interleave,
+                                                           lane_weight, zero_bias, nullptr);
+      int8_t* rows[kDepthwiseLanes];
+      lanes_.band_outputs(band, output, rows);
+      RequantizeLanes requantize{};
+      requantize.sums = band.sums;
+      requantize.count = band.rows * static_cast<size_t>(lanes_.shape_.window.output_width);
+      requantize.bias = lane_bias;
+      requantize.multipliers = lane_multipliers;
+      requantize.output_zero_point = q_.output_zero_point;
+      requantize.output_minimum = q_.output_minimum;
+      requantize.output_maximum = q_.output_maximum;
+      requantize.rows = rows;
+      kernels.requantize_lanes(requantize);
+    });
+  }
+
+ private:
+  const LaneDepthwise lanes_;
+  const Int8Requantization q_;
+  std::vector<float> weights_;
+  char algorithm_[64];
+};
+
+// Channels in lanes, except float32 stride-1 planes at least 48 outputs wide: there the
+// plane kernel's vectors along a row are full and it reads rows in place of interleaving them
+// (MobileNetV2's 32 @112 layer: 0.20-0.21 ms on planes, 0.29-0.31 in lanes; every narrower or
+// strided layer, and every int8 one, runs faster in lanes: docs/cpu-kernels.md).
+bool prefer_lanes(const Conv2DShape& shape, bool is_float) {
+  const reference::Window2D& w = shape.window;
+  return !(is_float && w.stride_width == 1 && w.output_width >= 48);
+}
+
 }  // namespace
 
 bool is_depthwise(const Conv2DShape& shape) {
@@ -288,6 +640,9 @@ std::unique_ptr<Conv2DFloat> make_depthwise_conv2d(const MicroKernels& kernels,
                                                    const FusedActivation& activation,
                                                    const float* constant_weights) {
   if (!is_depthwise(shape)) return nullptr;
+  if (prefer_lanes(shape, true)) {
+    return std::make_unique<LaneDepthwiseConvolution>(kernels, shape, activation, constant_weights);
+  }
   return std::make_unique<DepthwiseConvolution>(kernels, shape, activation, constant_weights);
 }
 
@@ -300,6 +655,13 @@ std::unique_ptr<Conv2DInt8> make_depthwise_conv2d_int8(const MicroKernels& kerne
   const int64_t bound = taps * largest_int8_offset(requantization.input_zero_point) *
                         largest_weight_offset(requantization);
   if (bound >= (int64_t{1} << 24)) return nullptr;
+  // requantize_lanes has only the small-multiplier path and no SiLU epilogue.
+  if (prefer_lanes(shape, false) && !requantization.silu &&
+      small_multipliers(requantization.multipliers.data(), requantization.multipliers.size(),
+                        requantization.output_zero_point)) {
+    return std::make_unique<LaneDepthwiseConvolutionInt8>(kernels, shape, requantization,
+                                                          constant_weights);
+  }
   return std::make_unique<DepthwiseConvolutionInt8>(kernels, shape, requantization,
                                                     constant_weights);
 }

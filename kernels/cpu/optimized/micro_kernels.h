@@ -221,6 +221,76 @@ using LookupInt8Row = void (*)(const int8_t* table, const int8_t* in, int8_t* ou
 // The scalar byte loop, for variants (and CPUs) without a vector table lookup.
 void portable_lookup_int8_row(const int8_t* table, const int8_t* in, int8_t* out, size_t count);
 
+// ---- depthwise with channels in lanes ----------------------------------------------------
+// The channel-lane depthwise kernels hold kDepthwiseLanes output channels per vector: a padded
+// band of input rows is stored [row][column][lane], so every tap of every output is one vector
+// load whatever the plane's width, stride or padding (depthwise_convolution.cc).
+constexpr size_t kDepthwiseLanes = 8;
+
+// output_height x output_width output pixels of kDepthwiseLanes depthwise channels, row after
+// row: output[(r * output_width + o) * 8 + l] = activation(bias[l] +
+//     sum_{i, j} weights[(i * kernel_width + j) * 8 + l] *
+//     input[(r * stride_height + i * dilation_height) * input_stride +
+//           (o * stride_width + j * dilation_width) * 8 + l])
+// (activation: null for none; int8 sums pass null and a zero bias).
+struct DepthwiseLanes {
+  const float* input;
+  size_t input_stride;  // floats from one padded row to the next
+  const float* weights;
+  const float* bias;
+  size_t kernel_height;
+  size_t kernel_width;
+  size_t stride_height;
+  size_t stride_width;
+  size_t dilation_height;
+  size_t dilation_width;
+  size_t output_height;
+  size_t output_width;
+  const FloatActivation* activation;
+  float* output;
+};
+
+// kDepthwiseLanes channel runs interleaved into lanes: element e < count of lane l's run,
+// sources[l][e], goes to out[(e / row_length) * out_row_stride + (e % row_length) * 8 + l]
+// (int8: as the exact float sources[l][e] - zero_point). A run may span several input rows of
+// row_length elements, which land on consecutive padded rows. Every source pointer is valid
+// (the driver repeats one for missing channels).
+template <typename Source>
+struct InterleaveRows {
+  const Source* const* sources;
+  size_t count;
+  size_t row_length;
+  size_t out_row_stride;
+  int32_t zero_point;  // int8 only
+  float* out;
+};
+using InterleaveFloatRows = void (*)(const InterleaveRows<float>& rows);
+using InterleaveInt8Rows = void (*)(const InterleaveRows<int8_t>& rows);
+// rows[l][c] = in[c * 8 + l] for c < count: back to channel rows (every row pointer writable).
+using DeinterleaveFloatRows = void (*)(const float* in, size_t count, float* const* rows);
+
+// int8 depthwise sums in lanes (exact integers below 2^24) requantized into channel rows:
+//   rows[l][c] = clamp(round_half_to_even(double(int32(sums[c * 8 + l]) + bias[l]) *
+//                double(multipliers[l])) + output_zero_point, output_minimum, output_maximum)
+// on the small-multiplier path of RequantizeRow (the caller checked small_multipliers()).
+struct RequantizeLanes {
+  const float* sums;
+  size_t count;
+  const int32_t* bias;       // [8]
+  const float* multipliers;  // [8]
+  int32_t output_zero_point;
+  int32_t output_minimum;
+  int32_t output_maximum;
+  int8_t* const* rows;  // [8], every one writable
+};
+
+// The plain C++ versions, for variants without their own.
+void portable_depthwise_lanes(const DepthwiseLanes& lanes);
+void portable_interleave_float_rows(const InterleaveRows<float>& rows);
+void portable_interleave_int8_rows(const InterleaveRows<int8_t>& rows);
+void portable_deinterleave_float_rows(const float* in, size_t count, float* const* rows);
+void portable_requantize_lanes(const RequantizeLanes& lanes);
+
 struct MicroKernels {
   const char* name;      // "avx2", "portable"
   size_t float_rows;     // MR of the float tile, at most 8
@@ -249,6 +319,12 @@ struct MicroKernels {
   // are exact integers below 2^24, back to int32 accumulators.
   void (*float_sums_to_accumulators)(const float* sums, int32_t bias, int32_t* out, size_t count);
   LookupInt8Row lookup_int8_row;
+  // Depthwise with channels in lanes (above).
+  void (*depthwise_lanes)(const DepthwiseLanes& lanes);
+  InterleaveFloatRows interleave_float_rows;
+  InterleaveInt8Rows interleave_int8_rows;
+  DeinterleaveFloatRows deinterleave_float_rows;
+  void (*requantize_lanes)(const RequantizeLanes& lanes);
 };
 
 const MicroKernels& portable_micro_kernels();
@@ -262,6 +338,9 @@ const MicroKernels& avx512_micro_kernels();
 // bytes per step with vpermi2b); call the latter only when the former is true.
 bool cpu_has_avx512_vbmi();
 void avx512_vbmi_lookup_int8_row(const int8_t* table, const int8_t* in, int8_t* out, size_t count);
+// x86-64 only: the avx512 table's requantize_lanes (AVX-512 F/BW/VL;
+// x86/avx512_depthwise_lanes.cc).
+void avx512_requantize_lanes(const RequantizeLanes& lanes);
 // Defined only in AArch64 builds (kernels/cpu/arm/).
 const MicroKernels& neon_micro_kernels();
 

@@ -211,6 +211,67 @@ void portable_lookup_int8_row(const int8_t* table, const int8_t* in, int8_t* out
   for (size_t i = 0; i < count; ++i) out[i] = table[in[i] + 128];
 }
 
+void portable_depthwise_lanes(const DepthwiseLanes& lanes) {
+  constexpr size_t L = kDepthwiseLanes;
+  for (size_t r = 0; r < lanes.output_height; ++r) {
+    for (size_t o = 0; o < lanes.output_width; ++o) {
+      float sums[L];
+      for (size_t l = 0; l < L; ++l) sums[l] = lanes.bias[l];
+      for (size_t i = 0; i < lanes.kernel_height; ++i) {
+        const float* row =
+            lanes.input +
+            (r * lanes.stride_height + i * lanes.dilation_height) * lanes.input_stride +
+            o * lanes.stride_width * L;
+        for (size_t j = 0; j < lanes.kernel_width; ++j) {
+          const float* in = row + j * lanes.dilation_width * L;
+          const float* weights = lanes.weights + (i * lanes.kernel_width + j) * L;
+          for (size_t l = 0; l < L; ++l) sums[l] += weights[l] * in[l];
+        }
+      }
+      float* out = lanes.output + (r * lanes.output_width + o) * L;
+      for (size_t l = 0; l < L; ++l) {
+        out[l] = lanes.activation ? activate_float(*lanes.activation, sums[l]) : sums[l];
+      }
+    }
+  }
+}
+
+void portable_interleave_float_rows(const InterleaveRows<float>& rows) {
+  for (size_t e = 0; e < rows.count; ++e) {
+    float* out = rows.out + e / rows.row_length * rows.out_row_stride +
+                 e % rows.row_length * kDepthwiseLanes;
+    for (size_t l = 0; l < kDepthwiseLanes; ++l) out[l] = rows.sources[l][e];
+  }
+}
+
+void portable_interleave_int8_rows(const InterleaveRows<int8_t>& rows) {
+  for (size_t e = 0; e < rows.count; ++e) {
+    float* out = rows.out + e / rows.row_length * rows.out_row_stride +
+                 e % rows.row_length * kDepthwiseLanes;
+    for (size_t l = 0; l < kDepthwiseLanes; ++l) {
+      out[l] = static_cast<float>(rows.sources[l][e] - rows.zero_point);
+    }
+  }
+}
+
+void portable_deinterleave_float_rows(const float* in, size_t count, float* const* rows) {
+  for (size_t c = 0; c < count; ++c) {
+    for (size_t l = 0; l < kDepthwiseLanes; ++l) rows[l][c] = in[c * kDepthwiseLanes + l];
+  }
+}
+
+void portable_requantize_lanes(const RequantizeLanes& lanes) {
+  for (size_t c = 0; c < lanes.count; ++c) {
+    for (size_t l = 0; l < kDepthwiseLanes; ++l) {
+      const int32_t accumulator =
+          static_cast<int32_t>(lanes.sums[c * kDepthwiseLanes + l]) + lanes.bias[l];
+      lanes.rows[l][c] =
+          reference::requantize(accumulator, lanes.multipliers[l], lanes.output_zero_point,
+                                lanes.output_minimum, lanes.output_maximum);
+    }
+  }
+}
+
 const MicroKernels& portable_micro_kernels() {
   static const MicroKernels kernels{"portable",
                                     kRows,
@@ -232,7 +293,12 @@ const MicroKernels& portable_micro_kernels() {
                                     reproducible_exp_row,
                                     widen_int8_row,
                                     float_sums_to_accumulators,
-                                    portable_lookup_int8_row};
+                                    portable_lookup_int8_row,
+                                    portable_depthwise_lanes,
+                                    portable_interleave_float_rows,
+                                    portable_interleave_int8_rows,
+                                    portable_deinterleave_float_rows,
+                                    portable_requantize_lanes};
   return kernels;
 }
 

@@ -1026,6 +1026,340 @@ void float_sums_to_accumulators(const float* sums, int32_t bias, int32_t* out, s
   for (; i < count; ++i) out[i] = static_cast<int32_t>(sums[i]) + bias;
 }
 
+// ---- depthwise with channels in lanes ---------------------------------------------------------
+
+// kPixels output pixels of a depthwise_lanes band, each at its own input position `base##p`
+// (pixels run on across output rows, so a narrow plane still fills the 8-pixel blocks): one
+// accumulator per pixel (named, as in the tiles), each tap's weight vector loaded once. k3x3:
+// a 3x3 kernel with dilation 1, its taps unrolled.
+#define ORKNN_FOR_EACH_PIXEL(MACRO) \
+  MACRO(0) MACRO(1) MACRO(2) MACRO(3) MACRO(4) MACRO(5) MACRO(6) MACRO(7)
+
+template <size_t kPixels, bool k3x3>
+void depthwise_lane_pixels(const DepthwiseLanes& lanes, const float* const* bases, float* out,
+                           const VectorActivation* activation) {
+  const __m256 bias = _mm256_loadu_ps(lanes.bias);
+#define ORKNN_INIT(p)                    \
+  [[maybe_unused]] __m256 sum##p = bias; \
+  [[maybe_unused]] const float* base##p = kPixels > p ? bases[p] : nullptr;
+  ORKNN_FOR_EACH_PIXEL(ORKNN_INIT)
+#undef ORKNN_INIT
+#define ORKNN_TAP(p)         \
+  if constexpr (kPixels > p) \
+    sum##p = _mm256_fmadd_ps(weight, _mm256_loadu_ps(base##p + offset), sum##p);
+  if constexpr (k3x3) {
+    const size_t stride = lanes.input_stride;
+#pragma GCC unroll 3
+    for (size_t i = 0; i < 3; ++i) {
+#pragma GCC unroll 3
+      for (size_t j = 0; j < 3; ++j) {
+        const __m256 weight = _mm256_loadu_ps(lanes.weights + (i * 3 + j) * kDepthwiseLanes);
+        const size_t offset = i * stride + j * kDepthwiseLanes;
+        ORKNN_FOR_EACH_PIXEL(ORKNN_TAP)
+      }
+    }
+  } else {
+    const float* weights = lanes.weights;
+    for (size_t i = 0; i < lanes.kernel_height; ++i) {
+      for (size_t j = 0; j < lanes.kernel_width; ++j, weights += kDepthwiseLanes) {
+        const __m256 weight = _mm256_loadu_ps(weights);
+        const size_t offset = i * lanes.dilation_height * lanes.input_stride +
+                              j * lanes.dilation_width * kDepthwiseLanes;
+        ORKNN_FOR_EACH_PIXEL(ORKNN_TAP)
+      }
+    }
+  }
+#undef ORKNN_TAP
+#define ORKNN_STORE(p)                                      \
+  if constexpr (kPixels > p) {                              \
+    if (activation) sum##p = activate(*activation, sum##p); \
+    _mm256_storeu_ps(out + p * kDepthwiseLanes, sum##p);    \
+  }
+  ORKNN_FOR_EACH_PIXEL(ORKNN_STORE)
+#undef ORKNN_STORE
+}
+#undef ORKNN_FOR_EACH_PIXEL
+
+template <bool k3x3>
+void depthwise_lanes_of(const DepthwiseLanes& lanes) {
+  VectorActivation activation{};
+  if (lanes.activation) activation = broadcast_activation(*lanes.activation);
+  const VectorActivation* active = lanes.activation ? &activation : nullptr;
+  const size_t width = lanes.output_width;
+  const size_t pixels = lanes.output_height * width;
+  const size_t row_step = lanes.stride_height * lanes.input_stride;
+  const size_t pixel_step = lanes.stride_width * kDepthwiseLanes;
+  // The next pixel's input position, walking the band row by row.
+  size_t row = 0, column = 0;
+  auto next_base = [&]() {
+    const float* base = lanes.input + row * row_step + column * pixel_step;
+    if (++column == width) {
+      column = 0;
+      ++row;
+    }
+    return base;
+  };
+  const float* bases[8];
+  float* out = lanes.output;
+  size_t done = 0;
+  // Eight chains of FMAs keep both FMA pipes busy through their latency.
+  for (; done + 8 <= pixels; done += 8, out += 8 * kDepthwiseLanes) {
+    for (size_t p = 0; p < 8; ++p) bases[p] = next_base();
+    depthwise_lane_pixels<8, k3x3>(lanes, bases, out, active);
+  }
+  const size_t rest = pixels - done;
+  for (size_t p = 0; p < rest; ++p) bases[p] = next_base();
+  size_t p = 0;
+  if (rest - p >= 4) {
+    depthwise_lane_pixels<4, k3x3>(lanes, bases + p, out + p * kDepthwiseLanes, active);
+    p += 4;
+  }
+  if (rest - p >= 2) {
+    depthwise_lane_pixels<2, k3x3>(lanes, bases + p, out + p * kDepthwiseLanes, active);
+    p += 2;
+  }
+  if (rest - p >= 1) {
+    depthwise_lane_pixels<1, k3x3>(lanes, bases + p, out + p * kDepthwiseLanes, active);
+  }
+}
+
+void depthwise_lanes(const DepthwiseLanes& lanes) {
+  if (lanes.kernel_height == 3 && lanes.kernel_width == 3 && lanes.dilation_height == 1 &&
+      lanes.dilation_width == 1) {
+    return depthwise_lanes_of<true>(lanes);
+  }
+  depthwise_lanes_of<false>(lanes);
+}
+
+// An 8 x 8 float transpose: r[k][l] -> r[l][k].
+inline void transpose8x8(__m256 r[8]) {
+  const __m256 t0 = _mm256_unpacklo_ps(r[0], r[1]);
+  const __m256 t1 = _mm256_unpackhi_ps(r[0], r[1]);
+  const __m256 t2 = _mm256_unpacklo_ps(r[2], r[3]);
+  const __m256 t3 = _mm256_unpackhi_ps(r[2], r[3]);
+  const __m256 t4 = _mm256_unpacklo_ps(r[4], r[5]);
+  const __m256 t5 = _mm256_unpackhi_ps(r[4], r[5]);
+  const __m256 t6 = _mm256_unpacklo_ps(r[6], r[7]);
+  const __m256 t7 = _mm256_unpackhi_ps(r[6], r[7]);
+  const __m256 u0 = _mm256_shuffle_ps(t0, t2, 0x44);
+  const __m256 u1 = _mm256_shuffle_ps(t0, t2, 0xEE);
+  const __m256 u2 = _mm256_shuffle_ps(t1, t3, 0x44);
+  const __m256 u3 = _mm256_shuffle_ps(t1, t3, 0xEE);
+  const __m256 u4 = _mm256_shuffle_ps(t4, t6, 0x44);
+  const __m256 u5 = _mm256_shuffle_ps(t4, t6, 0xEE);
+  const __m256 u6 = _mm256_shuffle_ps(t5, t7, 0x44);
+  const __m256 u7 = _mm256_shuffle_ps(t5, t7, 0xEE);
+  r[0] = _mm256_permute2f128_ps(u0, u4, 0x20);
+  r[1] = _mm256_permute2f128_ps(u1, u5, 0x20);
+  r[2] = _mm256_permute2f128_ps(u2, u6, 0x20);
+  r[3] = _mm256_permute2f128_ps(u3, u7, 0x20);
+  r[4] = _mm256_permute2f128_ps(u0, u4, 0x31);
+  r[5] = _mm256_permute2f128_ps(u1, u5, 0x31);
+  r[6] = _mm256_permute2f128_ps(u2, u6, 0x31);
+  r[7] = _mm256_permute2f128_ps(u3, u7, 0x31);
+}
+
+// An 8 x 8 byte transpose of the low 8 bytes of r[0..7]: returns four vectors whose low and high
+// halves are columns 0-1, 2-3, 4-5 and 6-7.
+inline void transpose8x8_bytes(const __m128i r[8], __m128i columns[4]) {
+  const __m128i t0 = _mm_unpacklo_epi8(r[0], r[1]);
+  const __m128i t1 = _mm_unpacklo_epi8(r[2], r[3]);
+  const __m128i t2 = _mm_unpacklo_epi8(r[4], r[5]);
+  const __m128i t3 = _mm_unpacklo_epi8(r[6], r[7]);
+  const __m128i u0 = _mm_unpacklo_epi16(t0, t1);
+  const __m128i u1 = _mm_unpackhi_epi16(t0, t1);
+  const __m128i u2 = _mm_unpacklo_epi16(t2, t3);
+  const __m128i u3 = _mm_unpackhi_epi16(t2, t3);
+  columns[0] = _mm_unpacklo_epi32(u0, u2);
+  columns[1] = _mm_unpackhi_epi32(u0, u2);
+  columns[2] = _mm_unpacklo_epi32(u1, u3);
+  columns[3] = _mm_unpackhi_epi32(u1, u3);
+}
+
+// Where element e of an interleaved run goes (InterleaveRows), walked in blocks of 8.
+struct InterleaveCursor {
+  size_t row_length;
+  size_t out_row_stride;
+  size_t row = 0;
+  size_t column = 0;
+  // The destination of element `first`, from scratch (a division: once per run and tail).
+  void seek(size_t first) {
+    row = first / row_length;
+    column = first % row_length;
+  }
+  size_t offset() const { return row * out_row_stride + column * kDepthwiseLanes; }
+  void advance() {
+    if (++column == row_length) {
+      column = 0;
+      ++row;
+    }
+  }
+};
+
+// Runs shorter than 8 go through staging copies; the last block of a longer run ends at its end
+// and may overlap the one before (the same values again).
+void interleave_float_rows(const InterleaveRows<float>& rows) {
+  __m256 r[8];
+  InterleaveCursor cursor{rows.row_length, rows.out_row_stride};
+  const size_t count = rows.count;
+  if (count < 8) {
+    alignas(32) float staging[8][8] = {};
+    for (size_t l = 0; l < 8; ++l) {
+      for (size_t e = 0; e < count; ++e) staging[l][e] = rows.sources[l][e];
+      r[l] = _mm256_load_ps(staging[l]);
+    }
+    transpose8x8(r);
+    for (size_t e = 0; e < count; ++e, cursor.advance()) {
+      _mm256_storeu_ps(rows.out + cursor.offset(), r[e]);
+    }
+    return;
+  }
+  for (size_t e = 0;; e += 8) {
+    if (e + 8 > count) {
+      e = count - 8;
+      cursor.seek(e);
+    }
+    for (size_t l = 0; l < 8; ++l) r[l] = _mm256_loadu_ps(rows.sources[l] + e);
+    transpose8x8(r);
+    for (size_t k = 0; k < 8; ++k, cursor.advance()) {
+      _mm256_storeu_ps(rows.out + cursor.offset(), r[k]);
+    }
+    if (e + 8 == count) return;
+  }
+}
+
+void deinterleave_float_rows(const float* in, size_t count, float* const* rows) {
+  __m256 r[8];
+  if (count < 8) {
+    alignas(32) float staging[8][8] = {};
+    for (size_t c = 0; c < count; ++c) r[c] = _mm256_loadu_ps(in + c * 8);
+    for (size_t c = count; c < 8; ++c) r[c] = _mm256_setzero_ps();
+    transpose8x8(r);
+    for (size_t l = 0; l < 8; ++l) {
+      _mm256_store_ps(staging[l], r[l]);
+      for (size_t c = 0; c < count; ++c) rows[l][c] = staging[l][c];
+    }
+    return;
+  }
+  for (size_t c = 0;; c += 8) {
+    if (c + 8 > count) c = count - 8;
+    for (size_t k = 0; k < 8; ++k) r[k] = _mm256_loadu_ps(in + (c + k) * 8);
+    transpose8x8(r);
+    for (size_t l = 0; l < 8; ++l) _mm256_storeu_ps(rows[l] + c, r[l]);
+    if (c + 8 == count) return;
+  }
+}
+
+// Eight elements of eight int8 runs, transposed and widened to x - zero_point: out[k] is
+// element k's lanes.
+inline void widen_int8_block(const __m128i r[8], __m256i zero_point, __m256 out[8]) {
+  __m128i columns[4];
+  transpose8x8_bytes(r, columns);
+  for (size_t k = 0; k < 4; ++k) {
+    const __m256i low = _mm256_sub_epi32(_mm256_cvtepi8_epi32(columns[k]), zero_point);
+    const __m256i high = _mm256_sub_epi32(
+        _mm256_cvtepi8_epi32(_mm_unpackhi_epi64(columns[k], columns[k])), zero_point);
+    out[2 * k] = _mm256_cvtepi32_ps(low);
+    out[2 * k + 1] = _mm256_cvtepi32_ps(high);
+  }
+}
+
+void interleave_int8_rows(const InterleaveRows<int8_t>& rows) {
+  const __m256i zero = _mm256_set1_epi32(rows.zero_point);
+  __m128i r[8];
+  __m256 widened[8];
+  InterleaveCursor cursor{rows.row_length, rows.out_row_stride};
+  const size_t count = rows.count;
+  if (count < 8) {
+    alignas(16) int8_t staging[8][8] = {};
+    for (size_t l = 0; l < 8; ++l) {
+      for (size_t e = 0; e < count; ++e) staging[l][e] = rows.sources[l][e];
+      r[l] = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(staging[l]));
+    }
+    widen_int8_block(r, zero, widened);
+    for (size_t e = 0; e < count; ++e, cursor.advance()) {
+      _mm256_storeu_ps(rows.out + cursor.offset(), widened[e]);
+    }
+    return;
+  }
+  for (size_t e = 0;; e += 8) {
+    if (e + 8 > count) {
+      e = count - 8;
+      cursor.seek(e);
+    }
+    for (size_t l = 0; l < 8; ++l) {
+      r[l] = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(rows.sources[l] + e));
+    }
+    widen_int8_block(r, zero, widened);
+    for (size_t k = 0; k < 8; ++k, cursor.advance()) {
+      _mm256_storeu_ps(rows.out + cursor.offset(), widened[k]);
+    }
+    if (e + 8 == count) return;
+  }
+}
+
+// One pixel's eight lane sums requantized (the small-multiplier path of requantize8_small) into
+// the low 8 bytes.
+inline __m128i requantize_lane_pixel(const float* sums, __m256i bias, __m256d multipliers_low,
+                                     __m256d multipliers_high, const SmallRequantizeConstants& k) {
+  const __m256i values = _mm256_add_epi32(_mm256_cvttps_epi32(_mm256_loadu_ps(sums)), bias);
+  const __m128i low = _mm256_cvtpd_epi32(
+      _mm256_mul_pd(_mm256_cvtepi32_pd(_mm256_castsi256_si128(values)), multipliers_low));
+  const __m128i high = _mm256_cvtpd_epi32(
+      _mm256_mul_pd(_mm256_cvtepi32_pd(_mm256_extracti128_si256(values, 1)), multipliers_high));
+  __m256i rounded = _mm256_inserti128_si256(_mm256_castsi128_si256(low), high, 1);
+  rounded = _mm256_add_epi32(rounded, k.zero_point);
+  rounded = _mm256_min_epi32(_mm256_max_epi32(rounded, k.minimum), k.maximum);
+  const __m128i words =
+      _mm_packs_epi32(_mm256_castsi256_si128(rounded), _mm256_extracti128_si256(rounded, 1));
+  return _mm_packs_epi16(words, words);
+}
+
+void requantize_lanes(const RequantizeLanes& lanes) {
+  const int32_t minimum =
+      lanes.output_minimum <= lanes.output_maximum ? lanes.output_minimum : lanes.output_maximum;
+  const SmallRequantizeConstants k{_mm256_set1_epi32(lanes.output_zero_point),
+                                   _mm256_set1_epi32(minimum),
+                                   _mm256_set1_epi32(lanes.output_maximum)};
+  const __m256i bias = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(lanes.bias));
+  const __m256d multipliers_low = _mm256_cvtps_pd(_mm_loadu_ps(lanes.multipliers));
+  const __m256d multipliers_high = _mm256_cvtps_pd(_mm_loadu_ps(lanes.multipliers + 4));
+  const size_t count = lanes.count;
+  int8_t* const* rows = lanes.rows;
+  __m128i r[8];
+  __m128i columns[4];
+  if (count < 8) {
+    alignas(16) int8_t staging[16];
+    for (size_t c = 0; c < 8; ++c) {
+      r[c] = c < count ? requantize_lane_pixel(lanes.sums + c * 8, bias, multipliers_low,
+                                               multipliers_high, k)
+                       : _mm_setzero_si128();
+    }
+    transpose8x8_bytes(r, columns);
+    for (size_t l = 0; l < 8; ++l) {
+      _mm_store_si128(reinterpret_cast<__m128i*>(staging), columns[l / 2]);
+      for (size_t c = 0; c < count; ++c) rows[l][c] = staging[(l % 2) * 8 + c];
+    }
+    return;
+  }
+  // The last block ends at the row's end and may overlap the one before (same values).
+  for (size_t c = 0;; c += 8) {
+    if (c + 8 > count) c = count - 8;
+    for (size_t p = 0; p < 8; ++p) {
+      r[p] = requantize_lane_pixel(lanes.sums + (c + p) * 8, bias, multipliers_low,
+                                   multipliers_high, k);
+    }
+    transpose8x8_bytes(r, columns);
+    for (size_t l = 0; l < 8; l += 2) {
+      _mm_storel_epi64(reinterpret_cast<__m128i*>(rows[l] + c), columns[l / 2]);
+      // The high half through an unaligned 8-byte store (_mm_storeh_pd stores a double*).
+      _mm_storel_epi64(reinterpret_cast<__m128i*>(rows[l + 1] + c),
+                       _mm_unpackhi_epi64(columns[l / 2], columns[l / 2]));
+    }
+    if (c + 8 == count) return;
+  }
+}
+
 }  // namespace
 
 const MicroKernels& avx2_micro_kernels() {
@@ -1049,7 +1383,12 @@ const MicroKernels& avx2_micro_kernels() {
                                     reproducible_exp_row,
                                     widen_int8_row,
                                     float_sums_to_accumulators,
-                                    portable_lookup_int8_row};
+                                    portable_lookup_int8_row,
+                                    depthwise_lanes,
+                                    interleave_float_rows,
+                                    interleave_int8_rows,
+                                    deinterleave_float_rows,
+                                    requantize_lanes};
   return kernels;
 }
 

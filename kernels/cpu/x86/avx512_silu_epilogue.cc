@@ -154,6 +154,7 @@ MicroKernels make_avx512_micro_kernels() {
   // but no VBMI), so the table lookup falls back to the scalar loop where it is missing.
   kernels.lookup_int8_row =
       cpu_has_avx512_vbmi() ? avx512_vbmi_lookup_int8_row : portable_lookup_int8_row;
+  kernels.requantize_lanes = avx512_requantize_lanes;
   return kernels;
 }
 

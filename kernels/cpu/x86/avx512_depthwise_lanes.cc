@@ -1,0 +1,97 @@
+// The avx512 table's int8 depthwise requantization (micro_kernels.h RequantizeLanes) on AVX-512
+// F/BW/VL, by function target attributes like the VNNI tiles: a pixel's eight lane sums become
+// eight doubles in one zmm (one conversion, one product, one rounding conversion where avx2
+// needs two of each) and eight codes in one saturating narrowing (vpmovsdb), then the 8 x 8
+// byte transpose of avx2's row puts them back into channel rows. Same bits as avx2's
+// small-multiplier path: int32 to double is exact, vcvtpd2dq rounds half to even in the
+// default MXCSR mode (nearbyint), |product| < 2^30 keeps the zero point and clamp exact in
+// int32, and the narrowing sees values already within int8.
+#include <immintrin.h>
+
+#include "optimized/micro_kernels.h"
+
+#define ORKNN_TARGET_AVX512 __attribute__((target("avx2,fma,avx512f,avx512bw,avx512vl")))
+
+namespace orknn::kernels::cpu::optimized {
+namespace {
+
+struct LaneConstants {
+  __m256i bias;
+  __m512d multipliers;
+  __m256i zero_point;
+  __m256i minimum;
+  __m256i maximum;
+};
+
+// One pixel's lanes as eight codes in the low 8 bytes (the maskz forms with every lane set:
+// GCC 12's plain forms warn about their undefined source).
+ORKNN_TARGET_AVX512 inline __m128i requantize_pixel(const float* sums, const LaneConstants& k) {
+  const __m256i values =
+      _mm256_add_epi32(_mm256_maskz_cvttps_epi32(0xFF, _mm256_loadu_ps(sums)), k.bias);
+  __m256i rounded = _mm512_maskz_cvtpd_epi32(
+      0xFF, _mm512_mul_pd(_mm512_maskz_cvtepi32_pd(0xFF, values), k.multipliers));
+  rounded = _mm256_add_epi32(rounded, k.zero_point);
+  rounded = _mm256_min_epi32(_mm256_max_epi32(rounded, k.minimum), k.maximum);
+  return _mm256_maskz_cvtsepi32_epi8(0xFF, rounded);
+}
+
+// An 8 x 8 byte transpose of the low 8 bytes of r[0..7]: columns[k] holds columns 2k and 2k + 1.
+ORKNN_TARGET_AVX512 inline void transpose8x8_bytes(const __m128i r[8], __m128i columns[4]) {
+  const __m128i t0 = _mm_unpacklo_epi8(r[0], r[1]);
+  const __m128i t1 = _mm_unpacklo_epi8(r[2], r[3]);
+  const __m128i t2 = _mm_unpacklo_epi8(r[4], r[5]);
+  const __m128i t3 = _mm_unpacklo_epi8(r[6], r[7]);
+  const __m128i u0 = _mm_unpacklo_epi16(t0, t1);
+  const __m128i u1 = _mm_unpackhi_epi16(t0, t1);
+  const __m128i u2 = _mm_unpacklo_epi16(t2, t3);
+  const __m128i u3 = _mm_unpackhi_epi16(t2, t3);
+  columns[0] = _mm_unpacklo_epi32(u0, u2);
+  columns[1] = _mm_unpackhi_epi32(u0, u2);
+  columns[2] = _mm_unpacklo_epi32(u1, u3);
+  columns[3] = _mm_unpackhi_epi32(u1, u3);
+}
+
+}  // namespace
+
+ORKNN_TARGET_AVX512 void avx512_requantize_lanes(const RequantizeLanes& lanes) {
+  float multipliers[kDepthwiseLanes];
+  for (size_t l = 0; l < kDepthwiseLanes; ++l) multipliers[l] = lanes.multipliers[l];
+  // min(max(v, low), high) with low > high gives high, as the reference's clamp does.
+  const int32_t minimum =
+      lanes.output_minimum <= lanes.output_maximum ? lanes.output_minimum : lanes.output_maximum;
+  const LaneConstants k{_mm256_loadu_si256(reinterpret_cast<const __m256i*>(lanes.bias)),
+                        _mm512_maskz_cvtps_pd(0xFF, _mm256_loadu_ps(multipliers)),
+                        _mm256_set1_epi32(lanes.output_zero_point), _mm256_set1_epi32(minimum),
+                        _mm256_set1_epi32(lanes.output_maximum)};
+  const size_t count = lanes.count;
+  int8_t* const* rows = lanes.rows;
+  __m128i r[8];
+  __m128i columns[4];
+  if (count < 8) {
+    alignas(16) int8_t staging[16];
+    for (size_t c = 0; c < 8; ++c) {
+      r[c] = c < count ? requantize_pixel(lanes.sums + c * 8, k) : _mm_setzero_si128();
+    }
+    transpose8x8_bytes(r, columns);
+    for (size_t l = 0; l < 8; ++l) {
+      _mm_store_si128(reinterpret_cast<__m128i*>(staging), columns[l / 2]);
+      for (size_t c = 0; c < count; ++c) rows[l][c] = staging[(l % 2) * 8 + c];
+    }
+    return;
+  }
+  // The last block ends at the row's end and may overlap the one before (same values).
+  for (size_t c = 0;; c += 8) {
+    if (c + 8 > count) c = count - 8;
+    for (size_t p = 0; p < 8; ++p) r[p] = requantize_pixel(lanes.sums + (c + p) * 8, k);
+    transpose8x8_bytes(r, columns);
+    for (size_t l = 0; l < 8; l += 2) {
+      _mm_storel_epi64(reinterpret_cast<__m128i*>(rows[l] + c), columns[l / 2]);
+      // The high half through an unaligned 8-byte store (_mm_storeh_pd stores a double*).
+      _mm_storel_epi64(reinterpret_cast<__m128i*>(rows[l + 1] + c),
+                       _mm_unpackhi_epi64(columns[l / 2], columns[l / 2]));
+    }
+    if (c + 8 == count) return;
+  }
+}
+
+}  // namespace orknn::kernels::cpu::optimized
