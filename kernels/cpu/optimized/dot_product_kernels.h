@@ -62,6 +62,38 @@ struct Int8GroupRows {
 // The plain C++ form, any G and NR (the ARM tables and the portable ones use it).
 void portable_pack_activation_groups(const Int8GroupRows& group);
 
+// A stretch of one im2col row inside one B panel, read straight from an input channel plane:
+// lanes [lane_begin, lane_end) of the panel take plane[source + lane * stride]. `source` is
+// the offset of the panel's lane 0, which may lie outside the plane (the lanes outside the
+// stretch are never read). Every channel's row of one kernel tap has the same pieces, so a
+// block builds them once per tap (dot_product_im2col.h).
+struct Int8TapPiece {
+  int32_t source;
+  uint16_t lane_begin;
+  uint16_t lane_end;
+};
+
+// One depth group of im2col rows into B panels, the layout of Int8GroupRows, without gathering
+// the rows first: row d is channel plane planes[d] read along the pieces of its tap, those of
+// panel q being pieces[first_piece[d][q] .. first_piece[d][q + 1]). Lanes no piece covers are
+// padding (`pad`, the input zero point's code), then every real column is flipped (x + o) and
+// columns past `columns` are 0.
+struct Int8TapGroup {
+  const int8_t* planes[8];
+  const uint32_t* first_piece[8];  // panels + 1 entries
+  const Int8TapPiece* pieces;
+  size_t columns;
+  size_t group_depth;    // G
+  size_t panel_columns;  // NR
+  size_t panel_stride;   // bytes
+  size_t stride;         // input columns from one lane to the next (the window's stride)
+  int8_t pad;
+  int8_t flip;
+  int8_t* out;
+};
+// The plain C++ form, any G, NR and stride.
+void portable_pack_activation_taps(const Int8TapGroup& group);
+
 struct DotProductKernels {
   const char* name;    // "neon-dotprod", "neon-i8mm", "avx512"
   size_t rows;         // MR
@@ -75,6 +107,11 @@ struct DotProductKernels {
   void (*tile_activations_in_b)(const Int8DotTile& tile);
   void (*tile_activations_in_a)(const Int8DotTile& tile);
   void (*pack_activation_groups)(const Int8GroupRows& group);
+  // Optional (null: gather each im2col row, then pack_activation_groups): a convolution's
+  // depth groups packed from the input along tap pieces; `largest_tap_stride` is the largest
+  // window stride it reads (Int8TapGroup::stride), larger strides gather rows.
+  void (*pack_activation_taps)(const Int8TapGroup& group);
+  size_t largest_tap_stride;
   // Optional (null: add the constant in a pass, then base's requantize_row): a convolution row's
   // requantization (one multiplier, small_multipliers, no SiLU) of accumulators[i] + offset,
   // the sum modulo 2^32, with requantize_row's results.

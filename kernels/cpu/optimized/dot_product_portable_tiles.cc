@@ -51,6 +51,27 @@ void portable_pack_activation_groups(const Int8GroupRows& group) {
   }
 }
 
+void portable_pack_activation_taps(const Int8TapGroup& group) {
+  const size_t g_depth = group.group_depth;
+  const size_t nr = group.panel_columns;
+  const auto padding = static_cast<int8_t>(group.pad ^ group.flip);
+  for (size_t first = 0, q = 0; first < group.columns; first += nr, ++q) {
+    int8_t* out = group.out + q * group.panel_stride;
+    for (size_t d = 0; d < g_depth; ++d) {
+      for (size_t j = 0; j < nr; ++j)
+        out[j * g_depth + d] = first + j < group.columns ? padding : 0;
+      const int8_t* plane = group.planes[d];
+      for (uint32_t p = group.first_piece[d][q]; p < group.first_piece[d][q + 1]; ++p) {
+        const Int8TapPiece& piece = group.pieces[p];
+        for (size_t lane = piece.lane_begin; lane < piece.lane_end; ++lane) {
+          const int8_t code = plane[piece.source + static_cast<ptrdiff_t>(lane * group.stride)];
+          out[lane * g_depth + d] = static_cast<int8_t>(code ^ group.flip);
+        }
+      }
+    }
+  }
+}
+
 const DotProductKernels& portable_dot_product_kernels(size_t group_depth,
                                                       bool unsigned_activations) {
   static const DotProductKernels quads{"portable-dot4",
@@ -62,6 +83,8 @@ const DotProductKernels& portable_dot_product_kernels(size_t group_depth,
                                        portable_tile<4, false, false>,
                                        portable_pack_activation_groups,
                                        nullptr,
+                                       0,
+                                       nullptr,
                                        portable_micro_kernels};
   static const DotProductKernels octets{"portable-dot8",
                                         kRows,
@@ -72,6 +95,8 @@ const DotProductKernels& portable_dot_product_kernels(size_t group_depth,
                                         portable_tile<8, false, false>,
                                         portable_pack_activation_groups,
                                         nullptr,
+                                        0,
+                                        nullptr,
                                         portable_micro_kernels};
   static const DotProductKernels unsigned_quads{"portable-dot4u",
                                                 kRows,
@@ -81,6 +106,8 @@ const DotProductKernels& portable_dot_product_kernels(size_t group_depth,
                                                 portable_tile<4, false, true>,
                                                 portable_tile<4, true, false>,
                                                 portable_pack_activation_groups,
+                                                portable_pack_activation_taps,
+                                                8,
                                                 nullptr,
                                                 portable_micro_kernels};
   if (unsigned_activations) return unsigned_quads;

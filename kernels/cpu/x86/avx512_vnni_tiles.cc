@@ -128,6 +128,34 @@ ORKNN_TARGET_AVX512_VNNI void vnni_tile(const Int8DotTile& tile) {
   }
 }
 
+// Four rows of one 32-column panel (already flipped) interleaved into the panel's layout.
+ORKNN_TARGET_AVX512_VNNI void store_quads(__m256i r0, __m256i r1, __m256i r2, __m256i r3,
+                                          int8_t* out) {
+  const __m256i pairs01_low = _mm256_unpacklo_epi8(r0, r1);   // columns 0-7 | 16-23
+  const __m256i pairs01_high = _mm256_unpackhi_epi8(r0, r1);  // 8-15 | 24-31
+  const __m256i pairs23_low = _mm256_unpacklo_epi8(r2, r3);
+  const __m256i pairs23_high = _mm256_unpackhi_epi8(r2, r3);
+  const __m256i quads0 = _mm256_unpacklo_epi16(pairs01_low, pairs23_low);    // 0-3 | 16-19
+  const __m256i quads1 = _mm256_unpackhi_epi16(pairs01_low, pairs23_low);    // 4-7 | 20-23
+  const __m256i quads2 = _mm256_unpacklo_epi16(pairs01_high, pairs23_high);  // 8-11 | 24-27
+  const __m256i quads3 = _mm256_unpackhi_epi16(pairs01_high, pairs23_high);  // 12-15 | 28-31
+  _mm256_storeu_si256(reinterpret_cast<__m256i*>(out),
+                      _mm256_permute2x128_si256(quads0, quads1, 0x20));
+  _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + 32),
+                      _mm256_permute2x128_si256(quads2, quads3, 0x20));
+  _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + 64),
+                      _mm256_permute2x128_si256(quads0, quads1, 0x31));
+  _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + 96),
+                      _mm256_permute2x128_si256(quads2, quads3, 0x31));
+}
+
+// The real columns of the panel starting at `first`.
+ORKNN_TARGET_AVX512_VNNI __mmask32 column_mask(size_t columns, size_t first) {
+  const size_t left = columns - first;
+  return left >= 32 ? static_cast<__mmask32>(0xFFFFFFFFu)
+                    : static_cast<__mmask32>((1u << left) - 1u);
+}
+
 // Four activation rows into 32-column panels (Int8GroupRows, G = 4, NR = 32): per panel one
 // (masked) 32-byte load per row, the sign flip, and byte then 16-bit unpacks that put column
 // j's four bytes together; the unpacks work within 128-bit lanes, so the last step reorders
@@ -135,9 +163,7 @@ ORKNN_TARGET_AVX512_VNNI void vnni_tile(const Int8DotTile& tile) {
 ORKNN_TARGET_AVX512_VNNI void pack_activation_quads(const Int8GroupRows& group) {
   const __m256i flip = _mm256_set1_epi8(group.flip);
   for (size_t first = 0, q = 0; first < group.columns; first += kTileColumns, ++q) {
-    const size_t left = group.columns - first;
-    const __mmask32 mask = left >= 32 ? static_cast<__mmask32>(0xFFFFFFFFu)
-                                      : static_cast<__mmask32>((1u << left) - 1u);
+    const __mmask32 mask = column_mask(group.columns, first);
     // Masked-off lanes load as 0 and stay 0 (the flip is masked too).
     const __m256i lane_flip = _mm256_maskz_mov_epi8(mask, flip);
     const __m256i r0 =
@@ -148,23 +174,65 @@ ORKNN_TARGET_AVX512_VNNI void pack_activation_quads(const Int8GroupRows& group) 
         _mm256_xor_si256(_mm256_maskz_loadu_epi8(mask, group.rows[2] + first), lane_flip);
     const __m256i r3 =
         _mm256_xor_si256(_mm256_maskz_loadu_epi8(mask, group.rows[3] + first), lane_flip);
-    const __m256i pairs01_low = _mm256_unpacklo_epi8(r0, r1);   // columns 0-7 | 16-23
-    const __m256i pairs01_high = _mm256_unpackhi_epi8(r0, r1);  // 8-15 | 24-31
-    const __m256i pairs23_low = _mm256_unpacklo_epi8(r2, r3);
-    const __m256i pairs23_high = _mm256_unpackhi_epi8(r2, r3);
-    const __m256i quads0 = _mm256_unpacklo_epi16(pairs01_low, pairs23_low);    // 0-3 | 16-19
-    const __m256i quads1 = _mm256_unpackhi_epi16(pairs01_low, pairs23_low);    // 4-7 | 20-23
-    const __m256i quads2 = _mm256_unpacklo_epi16(pairs01_high, pairs23_high);  // 8-11 | 24-27
-    const __m256i quads3 = _mm256_unpackhi_epi16(pairs01_high, pairs23_high);  // 12-15 | 28-31
-    int8_t* out = group.out + q * group.panel_stride;
-    _mm256_storeu_si256(reinterpret_cast<__m256i*>(out),
-                        _mm256_permute2x128_si256(quads0, quads1, 0x20));
-    _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + 32),
-                        _mm256_permute2x128_si256(quads2, quads3, 0x20));
-    _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + 64),
-                        _mm256_permute2x128_si256(quads0, quads1, 0x31));
-    _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + 96),
-                        _mm256_permute2x128_si256(quads2, quads3, 0x31));
+    store_quads(r0, r1, r2, r3, group.out + q * group.panel_stride);
+  }
+}
+
+// Bits [begin, end) of a 64-bit mask (end <= 64).
+ORKNN_TARGET_AVX512_VNNI uint64_t bit_range(size_t begin, size_t end) {
+  const uint64_t below_end = end >= 64 ? ~uint64_t{0} : (uint64_t{1} << end) - 1;
+  return below_end & ~((uint64_t{1} << begin) - 1);
+}
+
+// Row d of a tap group in panel q: the padding code, then each piece's lanes loaded from the
+// plane (masked loads read only the piece's bytes and never fault on the others). Stride 2
+// loads the 64 bytes the 32 lanes span and keeps the even ones (vpmovwb truncates 16-bit words
+// to their low byte).
+template <size_t kStride>
+ORKNN_TARGET_AVX512_VNNI __m256i tap_row(const Int8TapGroup& group, size_t d, size_t q,
+                                         __m256i padding) {
+  __m256i row = padding;
+  const int8_t* plane = group.planes[d];
+  const uint32_t end = group.first_piece[d][q + 1];
+  for (uint32_t p = group.first_piece[d][q]; p < end; ++p) {
+    const Int8TapPiece piece = group.pieces[p];
+    const auto lanes = static_cast<__mmask32>(bit_range(piece.lane_begin, piece.lane_end));
+    const int8_t* source = plane + piece.source;
+    if constexpr (kStride == 1) {
+      row = _mm256_mask_loadu_epi8(row, lanes, source);
+    } else {
+      constexpr uint64_t kEvenBytes = 0x5555555555555555ull;
+      const auto bytes = static_cast<__mmask64>(
+          bit_range(2 * size_t{piece.lane_begin}, 2 * size_t{piece.lane_end}) & kEvenBytes);
+      row = _mm512_mask_cvtepi16_epi8(row, lanes, _mm512_maskz_loadu_epi8(bytes, source));
+    }
+  }
+  return row;
+}
+
+template <size_t kStride>
+ORKNN_TARGET_AVX512_VNNI void pack_taps_with_stride(const Int8TapGroup& group) {
+  const __m256i flip = _mm256_set1_epi8(group.flip);
+  const __m256i padding = _mm256_set1_epi8(group.pad);
+  for (size_t first = 0, q = 0; first < group.columns; first += kTileColumns, ++q) {
+    // Columns past the block are 0 after the flip.
+    const __mmask32 mask = column_mask(group.columns, first);
+    const __m256i r0 = _mm256_xor_si256(tap_row<kStride>(group, 0, q, padding), flip);
+    const __m256i r1 = _mm256_xor_si256(tap_row<kStride>(group, 1, q, padding), flip);
+    const __m256i r2 = _mm256_xor_si256(tap_row<kStride>(group, 2, q, padding), flip);
+    const __m256i r3 = _mm256_xor_si256(tap_row<kStride>(group, 3, q, padding), flip);
+    store_quads(_mm256_maskz_mov_epi8(mask, r0), _mm256_maskz_mov_epi8(mask, r1),
+                _mm256_maskz_mov_epi8(mask, r2), _mm256_maskz_mov_epi8(mask, r3),
+                group.out + q * group.panel_stride);
+  }
+}
+
+// Int8TapGroup for G = 4, NR = 32, strides 1 and 2.
+ORKNN_TARGET_AVX512_VNNI void pack_activation_taps(const Int8TapGroup& group) {
+  if (group.stride == 1) {
+    pack_taps_with_stride<1>(group);
+  } else {
+    pack_taps_with_stride<2>(group);
   }
 }
 
@@ -210,6 +278,8 @@ const DotProductKernels& avx512_vnni_kernels() {
                                          vnni_tile<true>,
                                          vnni_tile<false>,
                                          pack_activation_quads,
+                                         pack_activation_taps,
+                                         2,
                                          requantize_offset_row,
                                          avx512_micro_kernels};
   return kernels;

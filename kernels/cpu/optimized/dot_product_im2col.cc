@@ -1,0 +1,44 @@
+#include "optimized/dot_product_im2col.h"
+
+#include <algorithm>
+
+namespace orknn::kernels::cpu::optimized {
+
+void build_tap_pieces(const Im2colGeometry& geometry, const Segment* segments, size_t segment_count,
+                      size_t panels, Int8TapPiece* pieces, uint32_t* first_piece) {
+  const reference::Window2D& w = geometry.window;
+  const int64_t stride = w.stride_width;
+  uint32_t count = 0;
+  for (int64_t ky = 0; ky < w.kernel_height; ++ky) {
+    for (int64_t kx = 0; kx < w.kernel_width; ++kx) {
+      const int64_t row_offset = ky * w.dilation_height;
+      const int64_t column_offset = kx * w.dilation_width;
+      size_t s = 0;
+      for (size_t q = 0; q < panels; ++q) {
+        *first_piece++ = count;
+        for (; s < segment_count && segments[s].panel == q; ++s) {
+          const Segment& segment = segments[s];
+          const int64_t input_row = segment.input_row + row_offset;
+          if (input_row < 0 || input_row >= w.input_height) continue;  // all padding
+          // Valid t (lanes from the segment's first): 0 <= first + t * stride < width, as in
+          // the row gather (blocking.cc).
+          const int64_t length = segment.length;
+          const int64_t first = segment.input_column + column_offset;
+          const int64_t low =
+              std::clamp<int64_t>(first < 0 ? (-first + stride - 1) / stride : 0, 0, length);
+          const int64_t past = w.input_width - first;
+          const int64_t high =
+              std::clamp<int64_t>(past > 0 ? (past + stride - 1) / stride : 0, low, length);
+          if (low == high) continue;
+          const int64_t lane = segment.lane;
+          pieces[count++] =
+              Int8TapPiece{static_cast<int32_t>(input_row * w.input_width + first - lane * stride),
+                           static_cast<uint16_t>(lane + low), static_cast<uint16_t>(lane + high)};
+        }
+      }
+      *first_piece++ = count;
+    }
+  }
+}
+
+}  // namespace orknn::kernels::cpu::optimized
