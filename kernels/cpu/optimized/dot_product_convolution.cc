@@ -67,11 +67,14 @@ class DotProductConvolution final : public Conv2DInt8 {
     first_piece_offset_ =
         pieces_offset_ +
         (packs_taps_ ? align_bytes(taps * tap_segments * sizeof(Int8TapPiece)) : 0);
-    task_bytes_ = first_piece_offset_ +
-                  (packs_taps_ ? align_bytes(taps * (panels + 1) * sizeof(uint32_t)) : 0);
+    constants_offset_ = first_piece_offset_ +
+                        (packs_taps_ ? align_bytes(taps * (panels + 1) * sizeof(uint32_t)) : 0);
+    task_bytes_ = constants_offset_ + align_bytes(task_rows * sizeof(int32_t));
     small_multipliers_ =
         small_multipliers(requantization.multipliers.data(), requantization.multipliers.size(),
                           requantization.output_zero_point);
+    requantizes_in_tile_ =
+        kernels.tile_requantized_activations_in_b && small_multipliers_ && !requantization.silu;
     std::snprintf(algorithm_, sizeof(algorithm_), "%s int8 gemm %zux%zu", kernels.name, mr_, nr_);
   }
 
@@ -260,6 +263,22 @@ class DotProductConvolution final : public Conv2DInt8 {
     const int8_t* group_weights = packed_weights_.data() + block.group * group_weights_size_;
     const size_t end_row = block.first_row + block.rows;
 
+    const size_t first_channel = block.group * group_rows_;
+    int8_t* group_output =
+        output +
+        (block.image * static_cast<size_t>(shape_.output_channels) + first_channel) * columns_;
+    // What the last depth chunk's tiles add before they requantize: bias and zero-point term.
+    auto* constants = reinterpret_cast<int32_t*>(scratch + constants_offset_);
+    for (size_t r = 0; r < block.rows; ++r) {
+      const size_t channel = first_channel + block.first_row + r;
+      constants[r] = wrapping_add(bias ? bias[channel] : 0, zero_point_terms_[channel]);
+    }
+    Int8TileRequantization requantization{};
+    requantization.output_zero_point = requantization_.output_zero_point;
+    requantization.output_minimum = requantization_.output_minimum;
+    requantization.output_maximum = requantization_.output_maximum;
+    requantization.output_stride = columns_;
+
     Int8DotTile tile{};
     tile.c_stride = c_stride;
     for (size_t group_begin = 0; group_begin < depth_groups_; group_begin += chunk_groups_) {
@@ -271,6 +290,7 @@ class DotProductConvolution final : public Conv2DInt8 {
       }
       tile.depth_groups = groups;
       tile.accumulate = group_begin > 0;
+      const bool requantize = requantizes_in_tile_ && group_begin + groups == depth_groups_;
       for (size_t block_row = block.first_row; block_row < end_row;
            block_row += kLimits.row_block) {
         const size_t block_end = std::min(end_row, block_row + kLimits.row_block);
@@ -282,19 +302,23 @@ class DotProductConvolution final : public Conv2DInt8 {
             tile.a =
                 group_weights + ((row / mr_) * depth_groups_ + group_begin) * mr_ * group_depth_;
             tile.c = accumulators + (row - block.first_row) * c_stride + q * nr_;
-            kernels_.tile_activations_in_b(tile);
+            if (requantize) {
+              requantization.constants = constants + (row - block.first_row);
+              requantization.multipliers = requantization_.multipliers.data() + first_channel + row;
+              requantization.output = group_output + row * columns_ + block.first_column + q * nr_;
+              kernels_.tile_requantized_activations_in_b(tile, requantization);
+            } else {
+              kernels_.tile_activations_in_b(tile);
+            }
           }
         }
       }
     }
 
-    const size_t first_channel = block.group * group_rows_;
-    int8_t* group_output =
-        output +
-        (block.image * static_cast<size_t>(shape_.output_channels) + first_channel) * columns_;
+    if (requantizes_in_tile_) return;  // the tiles wrote the outputs
     for (size_t r = 0; r < block.rows; ++r) {
       const size_t channel = first_channel + block.first_row + r;
-      const int32_t constant = wrapping_add(bias ? bias[channel] : 0, zero_point_terms_[channel]);
+      const int32_t constant = constants[r];
       finish_row(
           kernels_, requantization_, channel, false, small_multipliers_,
           accumulators + r * c_stride, block.columns, [constant](size_t) { return constant; },
@@ -320,7 +344,9 @@ class DotProductConvolution final : public Conv2DInt8 {
   size_t segments_offset_ = 0;
   size_t pieces_offset_ = 0;
   size_t first_piece_offset_ = 0;
-  bool packs_taps_ = false;  // B packed along tap pieces (pack_activation_taps)
+  size_t constants_offset_ = 0;
+  bool packs_taps_ = false;           // B packed along tap pieces (pack_activation_taps)
+  bool requantizes_in_tile_ = false;  // tile_requantized_activations_in_b
   size_t task_bytes_ = 0;
   bool small_multipliers_ = false;
   std::vector<int8_t> packed_weights_;

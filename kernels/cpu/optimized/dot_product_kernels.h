@@ -46,6 +46,21 @@ struct Int8DotTile {
   bool accumulate;
 };
 
+// The last depth chunk of a convolution tile requantized in the tile (docs/quantization.md 4.3,
+// the small-multiplier path): output row r, column j =
+// clamp(round_half_to_even(double(acc + constants[r]) * double(multipliers[r])) + zero point),
+// with acc the tile's sum (plus c when accumulating) and the addition modulo 2^32, exactly what
+// requantize_offset_row gives. c is not written.
+struct Int8TileRequantization {
+  const int32_t* constants;  // per tile row: the bias plus the zero-point term
+  const float* multipliers;  // per tile row
+  int32_t output_zero_point;
+  int32_t output_minimum;
+  int32_t output_maximum;
+  int8_t* output;
+  size_t output_stride;
+};
+
 // One depth group of activation rows into B panels (the convolution's im2col): G rows of
 // `columns` int8 codes, row d at rows[d]; panel q (columns [q * NR, + NR)) at
 // out + q * panel_stride holds (j, d) at [j * G + d] = rows[d][q * NR + j] ^ flip (x + o), and 0
@@ -116,6 +131,11 @@ struct DotProductKernels {
   // requantization (one multiplier, small_multipliers, no SiLU) of accumulators[i] + offset,
   // the sum modulo 2^32, with requantize_row's results.
   void (*requantize_offset_row)(const RequantizeRow& row, int32_t offset);
+  // Optional (null: store the int32 sums, then requantize them row by row): the convolution
+  // tile whose last depth chunk writes int8 outputs (Int8TileRequantization). Used when every
+  // multiplier is small (small_multipliers) and there is no SiLU epilogue.
+  void (*tile_requantized_activations_in_b)(const Int8DotTile& tile,
+                                            const Int8TileRequantization& requantization);
   // The variant's other micro-kernels (the requantization row).
   const MicroKernels& (*base)();
 };

@@ -34,6 +34,38 @@ void portable_tile(const Int8DotTile& tile) {
   }
 }
 
+// The unsigned-activation tile (VPDPBUSD's) into a local block, then the constants and the
+// portable requantization row.
+void portable_requantized_tile(const Int8DotTile& tile,
+                               const Int8TileRequantization& requantization) {
+  int32_t sums[kRows * kColumns];
+  Int8DotTile local = tile;
+  local.c = sums;
+  local.c_stride = kColumns;
+  for (size_t r = 0; r < tile.rows && tile.accumulate; ++r) {
+    for (size_t j = 0; j < tile.columns; ++j)
+      sums[r * kColumns + j] = tile.c[r * tile.c_stride + j];
+  }
+  portable_tile<4, false, true>(local);
+  for (size_t r = 0; r < tile.rows; ++r) {
+    int32_t* row_sums = sums + r * kColumns;
+    for (size_t j = 0; j < tile.columns; ++j) {
+      row_sums[j] = static_cast<int32_t>(static_cast<uint32_t>(row_sums[j]) +
+                                         static_cast<uint32_t>(requantization.constants[r]));
+    }
+    RequantizeRow row{};
+    row.accumulators = row_sums;
+    row.count = tile.columns;
+    row.multipliers = requantization.multipliers + r;
+    row.output_zero_point = requantization.output_zero_point;
+    row.output_minimum = requantization.output_minimum;
+    row.output_maximum = requantization.output_maximum;
+    row.output = requantization.output + r * requantization.output_stride;
+    row.small_multipliers = true;
+    portable_micro_kernels().requantize_row(row);
+  }
+}
+
 }  // namespace
 
 void portable_pack_activation_groups(const Int8GroupRows& group) {
@@ -85,6 +117,7 @@ const DotProductKernels& portable_dot_product_kernels(size_t group_depth,
                                        nullptr,
                                        0,
                                        nullptr,
+                                       nullptr,
                                        portable_micro_kernels};
   static const DotProductKernels octets{"portable-dot8",
                                         kRows,
@@ -96,6 +129,7 @@ const DotProductKernels& portable_dot_product_kernels(size_t group_depth,
                                         portable_pack_activation_groups,
                                         nullptr,
                                         0,
+                                        nullptr,
                                         nullptr,
                                         portable_micro_kernels};
   static const DotProductKernels unsigned_quads{"portable-dot4u",
@@ -109,6 +143,7 @@ const DotProductKernels& portable_dot_product_kernels(size_t group_depth,
                                                 portable_pack_activation_taps,
                                                 8,
                                                 nullptr,
+                                                portable_requantized_tile,
                                                 portable_micro_kernels};
   if (unsigned_activations) return unsigned_quads;
   return group_depth == 8 ? octets : quads;
