@@ -23,9 +23,9 @@ using reference::Int8Requantization;
 // L1/L2 while the row panels stream past it.
 constexpr size_t kDepthBlock = 256;
 constexpr BlockLimits kLimits{kDepthBlock, 144, 192, 288};
-// The most tap pieces a block may hold in scratch (8 bytes each): kernels with more taps
-// (11 x 11 and up) gather their rows instead.
-constexpr size_t kMaxTapPieces = 8192;
+// The most tap pieces a block may hold in scratch (16 bytes each): kernels with more taps
+// (large kernels over narrow outputs) gather their rows instead.
+constexpr size_t kMaxTapPieces = 4096;
 
 class DotProductConvolution final : public Conv2DInt8 {
  public:
@@ -57,7 +57,8 @@ class DotProductConvolution final : public Conv2DInt8 {
     packs_taps_ =
         kernels.pack_activation_taps && !pointwise_in_place() &&
         static_cast<size_t>(geometry_.window.stride_width) <= kernels.largest_tap_stride &&
-        taps * tap_segments <= kMaxTapPieces;
+        taps * tap_segments <= kMaxTapPieces &&
+        nr_ * static_cast<size_t>(geometry_.window.stride_width) <= 64;
     rows_offset_ = align_bytes(chunk_depth * column_block);
     accumulators_offset_ = rows_offset_ + align_bytes(group_depth_ * column_block);
     segments_offset_ =

@@ -15,6 +15,7 @@ void build_tap_pieces(const Im2colGeometry& geometry, const Segment* segments, s
       const int64_t column_offset = kx * w.dilation_width;
       size_t s = 0;
       for (size_t q = 0; q < panels; ++q) {
+        const uint32_t panel_begin = count;
         *first_piece++ = count;
         for (; s < segment_count && segments[s].panel == q; ++s) {
           const Segment& segment = segments[s];
@@ -31,9 +32,21 @@ void build_tap_pieces(const Im2colGeometry& geometry, const Segment* segments, s
               std::clamp<int64_t>(past > 0 ? (past + stride - 1) / stride : 0, low, length);
           if (low == high) continue;
           const int64_t lane = segment.lane;
-          pieces[count++] =
-              Int8TapPiece{static_cast<int32_t>(input_row * w.input_width + first - lane * stride),
-                           static_cast<uint16_t>(lane + low), static_cast<uint16_t>(lane + high)};
+          const auto source =
+              static_cast<int32_t>(input_row * w.input_width + first - lane * stride);
+          uint32_t lanes = 0;
+          uint64_t bytes = 0;
+          for (int64_t j = lane + low; j < lane + high; ++j) {
+            lanes |= uint32_t{1} << j;
+            bytes |= uint64_t{1} << (j * stride);
+          }
+          // The panel's previous piece reads from the same lane-0 offset: one piece.
+          if (count > panel_begin && pieces[count - 1].source == source) {
+            pieces[count - 1].lanes |= lanes;
+            pieces[count - 1].bytes |= bytes;
+          } else {
+            pieces[count++] = Int8TapPiece{source, lanes, bytes};
+          }
         }
       }
       *first_piece++ = count;

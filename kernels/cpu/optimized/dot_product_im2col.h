@@ -20,7 +20,8 @@ inline size_t max_panel_segments(size_t columns, size_t panel_columns, size_t ou
   return divide_round_up(columns, panel_columns) + divide_round_up(columns, output_width) + 1;
 }
 
-// The pieces of every tap (kernel row, kernel column) of `geometry` for a block whose
+// The pieces of every tap (kernel row, kernel column) of `geometry` (panel_columns x stride <=
+// 64) for a block whose
 // `segment_count` segments were built with build_segments(..., panel_columns = NR, ...) over
 // `panels` panels: tap t's pieces of panel q are pieces[first_piece[t * (panels + 1) + q] ..
 // first_piece[t * (panels + 1) + q + 1]). `pieces` holds taps x segment_count entries,

@@ -77,15 +77,18 @@ struct Int8GroupRows {
 // The plain C++ form, any G and NR (the ARM tables and the portable ones use it).
 void portable_pack_activation_groups(const Int8GroupRows& group);
 
-// A stretch of one im2col row inside one B panel, read straight from an input channel plane:
-// lanes [lane_begin, lane_end) of the panel take plane[source + lane * stride]. `source` is
-// the offset of the panel's lane 0, which may lie outside the plane (the lanes outside the
-// stretch are never read). Every channel's row of one kernel tap has the same pieces, so a
-// block builds them once per tap (dot_product_im2col.h).
+// Lanes of one im2col row inside one B panel read straight from an input channel plane: lane
+// j (bit j of `lanes`) takes plane[source + j * stride]. `source` is the offset of the panel's
+// lane 0, which may lie outside the plane (only the lanes in the mask are read). `bytes` is the
+// same set as input bytes from `source`: bit j * stride for every lane j (so NR x stride <= 64).
+// Every channel's row of one kernel tap has the same pieces, so a block builds them once per tap
+// (dot_product_im2col.h); output rows whose pixels lie at the same distance in the plane share
+// one piece (3x3 stride 1 "same" windows: one piece per panel, with the padding columns left
+// out of the mask).
 struct Int8TapPiece {
   int32_t source;
-  uint16_t lane_begin;
-  uint16_t lane_end;
+  uint32_t lanes;
+  uint64_t bytes;
 };
 
 // One depth group of im2col rows into B panels, the layout of Int8GroupRows, without gathering

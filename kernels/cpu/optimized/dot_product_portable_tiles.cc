@@ -95,7 +95,8 @@ void portable_pack_activation_taps(const Int8TapGroup& group) {
       const int8_t* plane = group.planes[d];
       for (uint32_t p = group.first_piece[d][q]; p < group.first_piece[d][q + 1]; ++p) {
         const Int8TapPiece& piece = group.pieces[p];
-        for (size_t lane = piece.lane_begin; lane < piece.lane_end; ++lane) {
+        for (size_t lane = 0; lane < nr; ++lane) {
+          if (!(piece.lanes >> lane & 1)) continue;
           const int8_t code = plane[piece.source + static_cast<ptrdiff_t>(lane * group.stride)];
           out[lane * g_depth + d] = static_cast<int8_t>(code ^ group.flip);
         }

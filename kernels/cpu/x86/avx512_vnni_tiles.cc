@@ -264,16 +264,10 @@ ORKNN_TARGET_AVX512_VNNI void pack_activation_quads(const Int8GroupRows& group) 
   }
 }
 
-// Bits [begin, end) of a 64-bit mask (end <= 64).
-ORKNN_TARGET_AVX512_VNNI uint64_t bit_range(size_t begin, size_t end) {
-  const uint64_t below_end = end >= 64 ? ~uint64_t{0} : (uint64_t{1} << end) - 1;
-  return below_end & ~((uint64_t{1} << begin) - 1);
-}
-
 // Row d of a tap group in panel q: the padding code, then each piece's lanes loaded from the
 // plane (masked loads read only the piece's bytes and never fault on the others). Stride 2
-// loads the 64 bytes the 32 lanes span and keeps the even ones (vpmovwb truncates 16-bit words
-// to their low byte).
+// loads the piece's bytes of the 64 the 32 lanes span and keeps the even ones (vpmovwb
+// truncates 16-bit words to their low byte).
 template <size_t kStride>
 ORKNN_TARGET_AVX512_VNNI __m256i tap_row(const Int8TapGroup& group, size_t d, size_t q,
                                          __m256i padding) {
@@ -281,15 +275,13 @@ ORKNN_TARGET_AVX512_VNNI __m256i tap_row(const Int8TapGroup& group, size_t d, si
   const int8_t* plane = group.planes[d];
   const uint32_t end = group.first_piece[d][q + 1];
   for (uint32_t p = group.first_piece[d][q]; p < end; ++p) {
-    const Int8TapPiece piece = group.pieces[p];
-    const auto lanes = static_cast<__mmask32>(bit_range(piece.lane_begin, piece.lane_end));
+    const Int8TapPiece& piece = group.pieces[p];
+    const auto lanes = static_cast<__mmask32>(piece.lanes);
     const int8_t* source = plane + piece.source;
     if constexpr (kStride == 1) {
       row = _mm256_mask_loadu_epi8(row, lanes, source);
     } else {
-      constexpr uint64_t kEvenBytes = 0x5555555555555555ull;
-      const auto bytes = static_cast<__mmask64>(
-          bit_range(2 * size_t{piece.lane_begin}, 2 * size_t{piece.lane_end}) & kEvenBytes);
+      const auto bytes = static_cast<__mmask64>(piece.bytes);
       row = _mm512_mask_cvtepi16_epi8(row, lanes, _mm512_maskz_loadu_epi8(bytes, source));
     }
   }
