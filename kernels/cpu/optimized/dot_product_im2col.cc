@@ -3,6 +3,20 @@
 #include <algorithm>
 
 namespace orknn::kernels::cpu::optimized {
+namespace {
+
+// Bits j * stride for j in [begin, end) (end * stride <= 64 or the bits stop at 63): a range,
+// every other bit of a range for stride 2, else one by one.
+uint64_t strided_bits(size_t begin, size_t end, size_t stride) {
+  auto below = [](size_t bit) { return bit >= 64 ? ~uint64_t{0} : (uint64_t{1} << bit) - 1; };
+  if (stride == 1) return below(end) & ~below(begin);
+  if (stride == 2) return below(2 * end) & ~below(2 * begin) & 0x5555555555555555ull;
+  uint64_t bits = 0;
+  for (size_t j = begin; j < end && j * stride < 64; ++j) bits |= uint64_t{1} << (j * stride);
+  return bits;
+}
+
+}  // namespace
 
 void build_tap_pieces(const Im2colGeometry& geometry, const Segment* segments, size_t segment_count,
                       size_t panels, Int8TapPiece* pieces, uint32_t* first_piece) {
@@ -34,12 +48,11 @@ void build_tap_pieces(const Im2colGeometry& geometry, const Segment* segments, s
           const int64_t lane = segment.lane;
           const auto source =
               static_cast<int32_t>(input_row * w.input_width + first - lane * stride);
-          uint32_t lanes = 0;
-          uint64_t bytes = 0;
-          for (int64_t j = lane + low; j < lane + high; ++j) {
-            lanes |= uint32_t{1} << j;
-            bytes |= uint64_t{1} << (j * stride);
-          }
+          const auto lanes = static_cast<uint32_t>(
+              strided_bits(static_cast<size_t>(lane + low), static_cast<size_t>(lane + high), 1));
+          const uint64_t bytes =
+              strided_bits(static_cast<size_t>(lane + low), static_cast<size_t>(lane + high),
+                           static_cast<size_t>(stride));
           // The panel's previous piece reads from the same lane-0 offset: one piece.
           if (count > panel_begin && pieces[count - 1].source == source) {
             pieces[count - 1].lanes |= lanes;
