@@ -47,11 +47,12 @@ struct Problem {
   std::vector<int32_t> bias;
 };
 
-// A convolution of `channels` -> `output_channels` with a k x k window (stride, pad) on an
-// h x w input; weights drawn so that w - zw fits int8 unless `wide_weight_offsets`.
-Problem make_problem(Random& random, int64_t channels, int64_t output_channels, int64_t height,
-                     int64_t width, int64_t kernel, int64_t stride, int64_t pad, int64_t groups,
-                     int32_t input_zero_point, bool wide_weight_offsets) {
+// A convolution of `channels` -> `output_channels` over `window` (input size, kernel, strides,
+// dilations and pads set; the output size is computed here); weights drawn so that w - zw fits
+// int8 unless `wide_weight_offsets`.
+Problem make_window_problem(Random& random, int64_t channels, int64_t output_channels,
+                            const reference::Window2D& window, int64_t groups,
+                            int32_t input_zero_point, bool wide_weight_offsets) {
   Problem p;
   reference::Conv2DShape& s = p.shape;
   s.batch = 1;
@@ -59,16 +60,14 @@ Problem make_problem(Random& random, int64_t channels, int64_t output_channels, 
   s.output_channels = output_channels;
   s.groups = groups;
   reference::Window2D& w = s.window;
-  w.input_height = height;
-  w.input_width = width;
-  w.kernel_height = kernel;
-  w.kernel_width = kernel;
-  w.stride_height = stride;
-  w.stride_width = stride;
-  w.pad_top = w.pad_left = w.pad_bottom = w.pad_right = pad;
-  w.output_height = conv_output_size(height, kernel, stride, 1, pad, pad);
-  w.output_width = conv_output_size(width, kernel, stride, 1, pad, pad);
-  const int64_t depth = channels / groups * kernel * kernel;
+  w = window;
+  w.output_height = conv_output_size(w.input_height, w.kernel_height, w.stride_height,
+                                     w.dilation_height, w.pad_top, w.pad_bottom);
+  w.output_width = conv_output_size(w.input_width, w.kernel_width, w.stride_width, w.dilation_width,
+                                    w.pad_left, w.pad_right);
+  const int64_t height = w.input_height;
+  const int64_t width = w.input_width;
+  const int64_t depth = channels / groups * w.kernel_height * w.kernel_width;
   p.q.input_zero_point = input_zero_point;
   p.q.output_zero_point = random.integer(-20, 20);
   p.weights.resize(static_cast<size_t>(output_channels * depth));
@@ -87,6 +86,22 @@ Problem make_problem(Random& random, int64_t channels, int64_t output_channels, 
   p.input = random.codes(static_cast<size_t>(channels * height * width));
   p.bias = random.ints(static_cast<size_t>(output_channels), -5000, 5000);
   return p;
+}
+
+// A k x k window (stride, pad on every side) on an h x w input.
+Problem make_problem(Random& random, int64_t channels, int64_t output_channels, int64_t height,
+                     int64_t width, int64_t kernel, int64_t stride, int64_t pad, int64_t groups,
+                     int32_t input_zero_point, bool wide_weight_offsets) {
+  reference::Window2D w;
+  w.input_height = height;
+  w.input_width = width;
+  w.kernel_height = kernel;
+  w.kernel_width = kernel;
+  w.stride_height = stride;
+  w.stride_width = stride;
+  w.pad_top = w.pad_left = w.pad_bottom = w.pad_right = pad;
+  return make_window_problem(random, channels, output_channels, w, groups, input_zero_point,
+                             wide_weight_offsets);
 }
 
 // What runs the dot-product GEMMs: each dispatch variant this CPU has (through the dispatcher,
@@ -268,6 +283,73 @@ void test_tile_edges(void**) {
           fail_msg("%s: ran '%s', expected the %s GEMM", what, algorithm.c_str(),
                    engine.name.c_str());
         }
+      }
+    }
+  }
+}
+
+// The im2col packed straight from the input along tap pieces (avx512, portable-dot4u) and the
+// row gather (the other tables): windows of 1x1 stride 2, 3x3 stride 1 and 2 with pad 1, 7x7
+// stride 2 pad 3, 6x6 stride 2 pad 2, 5x5 dilated, 3x1 and 1x3, asymmetric pads, pads wider
+// than a tap's reach, and stride 3 (gathered rows on avx512), on output widths around the
+// 32-column panels (1, 7, 14-17, 31-33, 56, 65 pixels per row) and the 192-column block, with
+// every input zero point sign and 1-3 threads (blocks that start inside an output row).
+void test_tap_pieces(void**) {
+  Random random(1234);
+  struct Window {
+    int64_t kernel_height, kernel_width, stride, dilation, pad_top, pad_left, pad_bottom, pad_right;
+  };
+  const Window windows[] = {
+      {1, 1, 2, 1, 0, 0, 0, 0}, {3, 3, 1, 1, 1, 1, 1, 1}, {3, 3, 2, 1, 1, 1, 1, 1},
+      {7, 7, 2, 1, 3, 3, 3, 3}, {6, 6, 2, 1, 2, 2, 2, 2}, {5, 5, 1, 2, 4, 4, 4, 4},
+      {3, 1, 1, 1, 1, 0, 1, 0}, {1, 3, 2, 1, 0, 1, 0, 1}, {3, 3, 1, 1, 0, 2, 1, 0},
+      {3, 3, 2, 1, 4, 4, 0, 3}, {3, 3, 3, 1, 1, 1, 1, 1}, {2, 2, 2, 1, 0, 0, 1, 1}};
+  const int64_t widths[] = {1, 7, 14, 15, 16, 17, 31, 32, 33, 56, 65};
+  for (const Engine& engine : engines()) {
+    for (size_t trial = 0; trial < 3 * std::size(windows); ++trial) {
+      const Window& window = windows[trial % std::size(windows)];
+      reference::Window2D w;
+      w.kernel_height = window.kernel_height;
+      w.kernel_width = window.kernel_width;
+      w.stride_height = w.stride_width = window.stride;
+      w.dilation_height = w.dilation_width = window.dilation;
+      w.pad_top = window.pad_top;
+      w.pad_left = window.pad_left;
+      w.pad_bottom = window.pad_bottom;
+      w.pad_right = window.pad_right;
+      // An output width from the list (the input as wide as that takes), 1-9 output rows.
+      const int64_t output_width = widths[random.integer(0, std::size(widths) - 1)];
+      const int64_t reach_width = (w.kernel_width - 1) * w.dilation_width + 1;
+      const int64_t reach_height = (w.kernel_height - 1) * w.dilation_height + 1;
+      w.input_width = std::max<int64_t>(
+          1, (output_width - 1) * w.stride_width + reach_width - w.pad_left - w.pad_right);
+      w.input_height = std::max<int64_t>(1, (random.integer(1, 9) - 1) * w.stride_height +
+                                                reach_height - w.pad_top - w.pad_bottom);
+      const int64_t channels = random.integer(1, 12);
+      const int64_t output_channels = random.integer(1, 20);
+      const int32_t input_zero_point = random.integer(-128, 127);
+      const Problem p =
+          make_window_problem(random, channels, output_channels, w, 1, input_zero_point, false);
+      if (p.shape.window.output_height <= 0 || p.shape.window.output_width <= 0) continue;
+      ThreadPool pool(1 + trial % 3);
+      char what[192];
+      std::snprintf(what, sizeof(what),
+                    "taps trial %zu: C %lld M %lld in %lldx%lld out %lldx%lld k %lldx%lld s %lld "
+                    "d %lld pads %lld %lld %lld %lld zx %d",
+                    trial, static_cast<long long>(channels),
+                    static_cast<long long>(output_channels), static_cast<long long>(w.input_height),
+                    static_cast<long long>(w.input_width),
+                    static_cast<long long>(p.shape.window.output_height),
+                    static_cast<long long>(p.shape.window.output_width),
+                    static_cast<long long>(w.kernel_height), static_cast<long long>(w.kernel_width),
+                    static_cast<long long>(window.stride), static_cast<long long>(window.dilation),
+                    static_cast<long long>(w.pad_top), static_cast<long long>(w.pad_left),
+                    static_cast<long long>(w.pad_bottom), static_cast<long long>(w.pad_right),
+                    input_zero_point);
+      const std::string algorithm = check(p, engine, pool, what);
+      if (!engine.ran_dot_product(algorithm)) {
+        fail_msg("%s: ran '%s', expected the %s GEMM", what, algorithm.c_str(),
+                 engine.name.c_str());
       }
     }
   }
@@ -486,13 +568,10 @@ void test_matmul(void**) {
 
 int main() {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_random_shapes),
-      cmocka_unit_test(test_tile_edges),
-      cmocka_unit_test(test_extremes_and_groups),
-      cmocka_unit_test(test_fallbacks),
-      cmocka_unit_test(test_empty_outputs),
-      cmocka_unit_test(test_gemm),
-      cmocka_unit_test(test_matmul),
+      cmocka_unit_test(test_random_shapes), cmocka_unit_test(test_tile_edges),
+      cmocka_unit_test(test_tap_pieces),    cmocka_unit_test(test_extremes_and_groups),
+      cmocka_unit_test(test_fallbacks),     cmocka_unit_test(test_empty_outputs),
+      cmocka_unit_test(test_gemm),          cmocka_unit_test(test_matmul),
       cmocka_unit_test(test_availability),
   };
   return cmocka_run_group_tests(tests, nullptr, nullptr);

@@ -132,16 +132,27 @@ const DotProductKernels& sdot_kernels() {
                                          sdot_tile,
                                          portable_pack_activation_groups,
                                          nullptr,
+                                         0,
+                                         nullptr,
+                                         nullptr,
                                          neon_micro_kernels};
   return kernels;
 }
 
 const DotProductKernels& i8mm_kernels() {
-  static const DotProductKernels kernels{"neon-i8mm", kRows,
-                                         kColumns,    8,
-                                         0,           i8mm_tile,
-                                         i8mm_tile,   portable_pack_activation_groups,
-                                         nullptr,     neon_micro_kernels};
+  static const DotProductKernels kernels{"neon-i8mm",
+                                         kRows,
+                                         kColumns,
+                                         8,
+                                         0,
+                                         i8mm_tile,
+                                         i8mm_tile,
+                                         portable_pack_activation_groups,
+                                         nullptr,
+                                         0,
+                                         nullptr,
+                                         nullptr,
+                                         neon_micro_kernels};
   return kernels;
 }
 

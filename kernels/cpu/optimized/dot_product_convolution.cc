@@ -10,6 +10,7 @@
 
 #include "optimized/blocking.h"
 #include "optimized/dot_product_epilogue.h"
+#include "optimized/dot_product_im2col.h"
 #include "optimized/dot_product_kernels.h"
 
 namespace orknn::kernels::cpu::optimized {
@@ -22,6 +23,9 @@ using reference::Int8Requantization;
 // L1/L2 while the row panels stream past it.
 constexpr size_t kDepthBlock = 256;
 constexpr BlockLimits kLimits{kDepthBlock, 144, 192, 288};
+// The most tap pieces a block may hold in scratch (16 bytes each): kernels with more taps
+// (large kernels over narrow outputs) gather their rows instead.
+constexpr size_t kMaxTapPieces = 4096;
 
 class DotProductConvolution final : public Conv2DInt8 {
  public:
@@ -45,14 +49,33 @@ class DotProductConvolution final : public Conv2DInt8 {
     const size_t column_block = std::min(kLimits.column_block, round_up(columns_, nr_));
     const size_t task_rows = std::min(kLimits.task_rows, round_up(group_rows_, mr_));
     const size_t chunk_depth = std::min(chunk_groups_, depth_groups_) * group_depth_;
+    const size_t taps =
+        static_cast<size_t>(geometry_.window.kernel_height * geometry_.window.kernel_width);
+    const size_t panels = divide_round_up(column_block, nr_);
+    const size_t tap_segments =
+        max_panel_segments(column_block, nr_, static_cast<size_t>(geometry_.window.output_width));
+    packs_taps_ =
+        kernels.pack_activation_taps && !pointwise_in_place() &&
+        static_cast<size_t>(geometry_.window.stride_width) <= kernels.largest_tap_stride &&
+        taps * tap_segments <= kMaxTapPieces &&
+        nr_ * static_cast<size_t>(geometry_.window.stride_width) <= 64;
     rows_offset_ = align_bytes(chunk_depth * column_block);
     accumulators_offset_ = rows_offset_ + align_bytes(group_depth_ * column_block);
     segments_offset_ =
         accumulators_offset_ + align_bytes(task_rows * column_block * sizeof(int32_t));
-    task_bytes_ = segments_offset_ + align_bytes(max_segments(column_block) * sizeof(Segment));
+    const size_t segment_capacity = packs_taps_ ? tap_segments : max_segments(column_block);
+    pieces_offset_ = segments_offset_ + align_bytes(segment_capacity * sizeof(Segment));
+    first_piece_offset_ =
+        pieces_offset_ +
+        (packs_taps_ ? align_bytes(taps * tap_segments * sizeof(Int8TapPiece)) : 0);
+    constants_offset_ = first_piece_offset_ +
+                        (packs_taps_ ? align_bytes(taps * (panels + 1) * sizeof(uint32_t)) : 0);
+    task_bytes_ = constants_offset_ + align_bytes(task_rows * sizeof(int32_t));
     small_multipliers_ =
         small_multipliers(requantization.multipliers.data(), requantization.multipliers.size(),
                           requantization.output_zero_point);
+    requantizes_in_tile_ =
+        kernels.tile_requantized_activations_in_b && small_multipliers_ && !requantization.silu;
     std::snprintf(algorithm_, sizeof(algorithm_), "%s int8 gemm %zux%zu", kernels.name, mr_, nr_);
   }
 
@@ -118,6 +141,53 @@ class DotProductConvolution final : public Conv2DInt8 {
     }
   }
 
+  // The tap pieces of a block (packs_taps_): where every depth row's panels read the input.
+  struct TapPlan {
+    const Int8TapPiece* pieces = nullptr;
+    const uint32_t* first_piece = nullptr;  // per tap, panels + 1 entries
+    size_t panels = 0;
+  };
+
+  // B panels for depth groups [group_begin, + groups) read straight from the input along the
+  // block's tap pieces: row k is channel k / taps read through tap k % taps's pieces.
+  void pack_b_from_taps(const int8_t* group_input, const Block& block, const TapPlan& plan,
+                        size_t group_begin, size_t groups, int8_t* packed) const {
+    const reference::Window2D& w = geometry_.window;
+    const size_t taps = static_cast<size_t>(w.kernel_height * w.kernel_width);
+    const size_t plane = static_cast<size_t>(w.input_height * w.input_width);
+    Int8TapGroup group{};
+    group.pieces = plan.pieces;
+    group.columns = block.columns;
+    group.group_depth = group_depth_;
+    group.panel_columns = nr_;
+    group.panel_stride = groups * nr_ * group_depth_;
+    group.stride = static_cast<size_t>(w.stride_width);
+    group.pad = static_cast<int8_t>(requantization_.input_zero_point);
+    group.flip = activation_sign_flip(kernels_);
+    // Channel and tap of the chunk's first row, then counted up (no division per row).
+    size_t k = group_begin * group_depth_;
+    size_t channel = k / taps;
+    size_t tap = k % taps;
+    for (size_t g = 0; g < groups; ++g) {
+      for (size_t d = 0; d < group_depth_; ++d, ++k) {
+        if (k >= depth_) {
+          // Past the matrix depth: any real row (A is zero there).
+          group.planes[d] = group.planes[0];
+          group.first_piece[d] = group.first_piece[0];
+          continue;
+        }
+        group.planes[d] = group_input + channel * plane;
+        group.first_piece[d] = plan.first_piece + tap * (plan.panels + 1);
+        if (++tap == taps) {
+          tap = 0;
+          ++channel;
+        }
+      }
+      group.out = packed + g * nr_ * group_depth_;
+      kernels_.pack_activation_taps(group);
+    }
+  }
+
   // B panels for depth groups [group_begin, + groups): panel q at packed + q * groups * NR * G.
   // A pointwise convolution's im2col rows are input rows: read in place; others are gathered
   // into `rows` first along the block's `segments` (gather_im2col_int8_row). Depth past the
@@ -169,11 +239,21 @@ class DotProductConvolution final : public Conv2DInt8 {
     auto* rows = reinterpret_cast<int8_t*>(scratch + rows_offset_);
     auto* accumulators = reinterpret_cast<int32_t*>(scratch + accumulators_offset_);
     auto* segments = reinterpret_cast<Segment*>(scratch + segments_offset_);
-    // One run per output row of the block (a "panel" as wide as the block).
-    const size_t segment_count =
-        pointwise_in_place()
-            ? 0
-            : build_segments(geometry_, block.first_column, block.columns, block.columns, segments);
+    const size_t panels = divide_round_up(block.columns, nr_);
+    size_t segment_count = 0;
+    TapPlan plan;
+    if (packs_taps_) {
+      // Segments cut at output rows and panels, then each tap's pieces of them.
+      segment_count = build_segments(geometry_, block.first_column, block.columns, nr_, segments);
+      auto* pieces = reinterpret_cast<Int8TapPiece*>(scratch + pieces_offset_);
+      auto* first_piece = reinterpret_cast<uint32_t*>(scratch + first_piece_offset_);
+      build_tap_pieces(geometry_, segments, segment_count, panels, pieces, first_piece);
+      plan = TapPlan{pieces, first_piece, panels};
+    } else if (!pointwise_in_place()) {
+      // One run per output row of the block (a "panel" as wide as the block).
+      segment_count =
+          build_segments(geometry_, block.first_column, block.columns, block.columns, segments);
+    }
     const size_t c_stride = round_up(block.columns, nr_);
     const size_t input_channels = static_cast<size_t>(shape_.input_channels);
     const size_t group_channels = input_channels / static_cast<size_t>(shape_.groups);
@@ -182,16 +262,36 @@ class DotProductConvolution final : public Conv2DInt8 {
     const int8_t* group_input =
         input + (block.image * input_channels + block.group * group_channels) * plane;
     const int8_t* group_weights = packed_weights_.data() + block.group * group_weights_size_;
-    const size_t panels = divide_round_up(block.columns, nr_);
     const size_t end_row = block.first_row + block.rows;
+
+    const size_t first_channel = block.group * group_rows_;
+    int8_t* group_output =
+        output +
+        (block.image * static_cast<size_t>(shape_.output_channels) + first_channel) * columns_;
+    // What the last depth chunk's tiles add before they requantize: bias and zero-point term.
+    auto* constants = reinterpret_cast<int32_t*>(scratch + constants_offset_);
+    for (size_t r = 0; r < block.rows; ++r) {
+      const size_t channel = first_channel + block.first_row + r;
+      constants[r] = wrapping_add(bias ? bias[channel] : 0, zero_point_terms_[channel]);
+    }
+    Int8TileRequantization requantization{};
+    requantization.output_zero_point = requantization_.output_zero_point;
+    requantization.output_minimum = requantization_.output_minimum;
+    requantization.output_maximum = requantization_.output_maximum;
+    requantization.output_stride = columns_;
 
     Int8DotTile tile{};
     tile.c_stride = c_stride;
     for (size_t group_begin = 0; group_begin < depth_groups_; group_begin += chunk_groups_) {
       const size_t groups = std::min(chunk_groups_, depth_groups_ - group_begin);
-      pack_b(group_input, block, segments, segment_count, group_begin, groups, rows, packed_b);
+      if (packs_taps_) {
+        pack_b_from_taps(group_input, block, plan, group_begin, groups, packed_b);
+      } else {
+        pack_b(group_input, block, segments, segment_count, group_begin, groups, rows, packed_b);
+      }
       tile.depth_groups = groups;
       tile.accumulate = group_begin > 0;
+      const bool requantize = requantizes_in_tile_ && group_begin + groups == depth_groups_;
       for (size_t block_row = block.first_row; block_row < end_row;
            block_row += kLimits.row_block) {
         const size_t block_end = std::min(end_row, block_row + kLimits.row_block);
@@ -203,19 +303,23 @@ class DotProductConvolution final : public Conv2DInt8 {
             tile.a =
                 group_weights + ((row / mr_) * depth_groups_ + group_begin) * mr_ * group_depth_;
             tile.c = accumulators + (row - block.first_row) * c_stride + q * nr_;
-            kernels_.tile_activations_in_b(tile);
+            if (requantize) {
+              requantization.constants = constants + (row - block.first_row);
+              requantization.multipliers = requantization_.multipliers.data() + first_channel + row;
+              requantization.output = group_output + row * columns_ + block.first_column + q * nr_;
+              kernels_.tile_requantized_activations_in_b(tile, requantization);
+            } else {
+              kernels_.tile_activations_in_b(tile);
+            }
           }
         }
       }
     }
 
-    const size_t first_channel = block.group * group_rows_;
-    int8_t* group_output =
-        output +
-        (block.image * static_cast<size_t>(shape_.output_channels) + first_channel) * columns_;
+    if (requantizes_in_tile_) return;  // the tiles wrote the outputs
     for (size_t r = 0; r < block.rows; ++r) {
       const size_t channel = first_channel + block.first_row + r;
-      const int32_t constant = wrapping_add(bias ? bias[channel] : 0, zero_point_terms_[channel]);
+      const int32_t constant = constants[r];
       finish_row(
           kernels_, requantization_, channel, false, small_multipliers_,
           accumulators + r * c_stride, block.columns, [constant](size_t) { return constant; },
@@ -239,6 +343,11 @@ class DotProductConvolution final : public Conv2DInt8 {
   size_t rows_offset_ = 0;
   size_t accumulators_offset_ = 0;
   size_t segments_offset_ = 0;
+  size_t pieces_offset_ = 0;
+  size_t first_piece_offset_ = 0;
+  size_t constants_offset_ = 0;
+  bool packs_taps_ = false;           // B packed along tap pieces (pack_activation_taps)
+  bool requantizes_in_tile_ = false;  // tile_requantized_activations_in_b
   size_t task_bytes_ = 0;
   bool small_multipliers_ = false;
   std::vector<int8_t> packed_weights_;

@@ -46,6 +46,21 @@ struct Int8DotTile {
   bool accumulate;
 };
 
+// The last depth chunk of a convolution tile requantized in the tile (docs/quantization.md 4.3,
+// the small-multiplier path): output row r, column j =
+// clamp(round_half_to_even(double(acc + constants[r]) * double(multipliers[r])) + zero point),
+// with acc the tile's sum (plus c when accumulating) and the addition modulo 2^32, exactly what
+// requantize_offset_row gives. c is not written.
+struct Int8TileRequantization {
+  const int32_t* constants;  // per tile row: the bias plus the zero-point term
+  const float* multipliers;  // per tile row
+  int32_t output_zero_point;
+  int32_t output_minimum;
+  int32_t output_maximum;
+  int8_t* output;
+  size_t output_stride;
+};
+
 // One depth group of activation rows into B panels (the convolution's im2col): G rows of
 // `columns` int8 codes, row d at rows[d]; panel q (columns [q * NR, + NR)) at
 // out + q * panel_stride holds (j, d) at [j * G + d] = rows[d][q * NR + j] ^ flip (x + o), and 0
@@ -62,6 +77,41 @@ struct Int8GroupRows {
 // The plain C++ form, any G and NR (the ARM tables and the portable ones use it).
 void portable_pack_activation_groups(const Int8GroupRows& group);
 
+// Lanes of one im2col row inside one B panel read straight from an input channel plane: lane
+// j (bit j of `lanes`) takes plane[source + j * stride]. `source` is the offset of the panel's
+// lane 0, which may lie outside the plane (only the lanes in the mask are read). `bytes` is the
+// same set as input bytes from `source`: bit j * stride for every lane j (so NR x stride <= 64).
+// Every channel's row of one kernel tap has the same pieces, so a block builds them once per tap
+// (dot_product_im2col.h); output rows whose pixels lie at the same distance in the plane share
+// one piece (3x3 stride 1 "same" windows: one piece per panel, with the padding columns left
+// out of the mask).
+struct Int8TapPiece {
+  int32_t source;
+  uint32_t lanes;
+  uint64_t bytes;
+};
+
+// One depth group of im2col rows into B panels, the layout of Int8GroupRows, without gathering
+// the rows first: row d is channel plane planes[d] read along the pieces of its tap, those of
+// panel q being pieces[first_piece[d][q] .. first_piece[d][q + 1]). Lanes no piece covers are
+// padding (`pad`, the input zero point's code), then every real column is flipped (x + o) and
+// columns past `columns` are 0.
+struct Int8TapGroup {
+  const int8_t* planes[8];
+  const uint32_t* first_piece[8];  // panels + 1 entries
+  const Int8TapPiece* pieces;
+  size_t columns;
+  size_t group_depth;    // G
+  size_t panel_columns;  // NR
+  size_t panel_stride;   // bytes
+  size_t stride;         // input columns from one lane to the next (the window's stride)
+  int8_t pad;
+  int8_t flip;
+  int8_t* out;
+};
+// The plain C++ form, any G, NR and stride.
+void portable_pack_activation_taps(const Int8TapGroup& group);
+
 struct DotProductKernels {
   const char* name;    // "neon-dotprod", "neon-i8mm", "avx512"
   size_t rows;         // MR
@@ -75,10 +125,20 @@ struct DotProductKernels {
   void (*tile_activations_in_b)(const Int8DotTile& tile);
   void (*tile_activations_in_a)(const Int8DotTile& tile);
   void (*pack_activation_groups)(const Int8GroupRows& group);
+  // Optional (null: gather each im2col row, then pack_activation_groups): a convolution's
+  // depth groups packed from the input along tap pieces; `largest_tap_stride` is the largest
+  // window stride it reads (Int8TapGroup::stride), larger strides gather rows.
+  void (*pack_activation_taps)(const Int8TapGroup& group);
+  size_t largest_tap_stride;
   // Optional (null: add the constant in a pass, then base's requantize_row): a convolution row's
   // requantization (one multiplier, small_multipliers, no SiLU) of accumulators[i] + offset,
   // the sum modulo 2^32, with requantize_row's results.
   void (*requantize_offset_row)(const RequantizeRow& row, int32_t offset);
+  // Optional (null: store the int32 sums, then requantize them row by row): the convolution
+  // tile whose last depth chunk writes int8 outputs (Int8TileRequantization). Used when every
+  // multiplier is small (small_multipliers) and there is no SiLU epilogue.
+  void (*tile_requantized_activations_in_b)(const Int8DotTile& tile,
+                                            const Int8TileRequantization& requantization);
   // The variant's other micro-kernels (the requantization row).
   const MicroKernels& (*base)();
 };

@@ -34,6 +34,38 @@ void portable_tile(const Int8DotTile& tile) {
   }
 }
 
+// The unsigned-activation tile (VPDPBUSD's) into a local block, then the constants and the
+// portable requantization row.
+void portable_requantized_tile(const Int8DotTile& tile,
+                               const Int8TileRequantization& requantization) {
+  int32_t sums[kRows * kColumns];
+  Int8DotTile local = tile;
+  local.c = sums;
+  local.c_stride = kColumns;
+  for (size_t r = 0; r < tile.rows && tile.accumulate; ++r) {
+    for (size_t j = 0; j < tile.columns; ++j)
+      sums[r * kColumns + j] = tile.c[r * tile.c_stride + j];
+  }
+  portable_tile<4, false, true>(local);
+  for (size_t r = 0; r < tile.rows; ++r) {
+    int32_t* row_sums = sums + r * kColumns;
+    for (size_t j = 0; j < tile.columns; ++j) {
+      row_sums[j] = static_cast<int32_t>(static_cast<uint32_t>(row_sums[j]) +
+                                         static_cast<uint32_t>(requantization.constants[r]));
+    }
+    RequantizeRow row{};
+    row.accumulators = row_sums;
+    row.count = tile.columns;
+    row.multipliers = requantization.multipliers + r;
+    row.output_zero_point = requantization.output_zero_point;
+    row.output_minimum = requantization.output_minimum;
+    row.output_maximum = requantization.output_maximum;
+    row.output = requantization.output + r * requantization.output_stride;
+    row.small_multipliers = true;
+    portable_micro_kernels().requantize_row(row);
+  }
+}
+
 }  // namespace
 
 void portable_pack_activation_groups(const Int8GroupRows& group) {
@@ -51,6 +83,28 @@ void portable_pack_activation_groups(const Int8GroupRows& group) {
   }
 }
 
+void portable_pack_activation_taps(const Int8TapGroup& group) {
+  const size_t g_depth = group.group_depth;
+  const size_t nr = group.panel_columns;
+  const auto padding = static_cast<int8_t>(group.pad ^ group.flip);
+  for (size_t first = 0, q = 0; first < group.columns; first += nr, ++q) {
+    int8_t* out = group.out + q * group.panel_stride;
+    for (size_t d = 0; d < g_depth; ++d) {
+      for (size_t j = 0; j < nr; ++j)
+        out[j * g_depth + d] = first + j < group.columns ? padding : 0;
+      const int8_t* plane = group.planes[d];
+      for (uint32_t p = group.first_piece[d][q]; p < group.first_piece[d][q + 1]; ++p) {
+        const Int8TapPiece& piece = group.pieces[p];
+        for (size_t lane = 0; lane < nr; ++lane) {
+          if (!(piece.lanes >> lane & 1)) continue;
+          const int8_t code = plane[piece.source + static_cast<ptrdiff_t>(lane * group.stride)];
+          out[lane * g_depth + d] = static_cast<int8_t>(code ^ group.flip);
+        }
+      }
+    }
+  }
+}
+
 const DotProductKernels& portable_dot_product_kernels(size_t group_depth,
                                                       bool unsigned_activations) {
   static const DotProductKernels quads{"portable-dot4",
@@ -62,6 +116,9 @@ const DotProductKernels& portable_dot_product_kernels(size_t group_depth,
                                        portable_tile<4, false, false>,
                                        portable_pack_activation_groups,
                                        nullptr,
+                                       0,
+                                       nullptr,
+                                       nullptr,
                                        portable_micro_kernels};
   static const DotProductKernels octets{"portable-dot8",
                                         kRows,
@@ -72,6 +129,9 @@ const DotProductKernels& portable_dot_product_kernels(size_t group_depth,
                                         portable_tile<8, false, false>,
                                         portable_pack_activation_groups,
                                         nullptr,
+                                        0,
+                                        nullptr,
+                                        nullptr,
                                         portable_micro_kernels};
   static const DotProductKernels unsigned_quads{"portable-dot4u",
                                                 kRows,
@@ -81,7 +141,10 @@ const DotProductKernels& portable_dot_product_kernels(size_t group_depth,
                                                 portable_tile<4, false, true>,
                                                 portable_tile<4, true, false>,
                                                 portable_pack_activation_groups,
+                                                portable_pack_activation_taps,
+                                                8,
                                                 nullptr,
+                                                portable_requantized_tile,
                                                 portable_micro_kernels};
   if (unsigned_activations) return unsigned_quads;
   return group_depth == 8 ? octets : quads;

@@ -47,11 +47,60 @@ ORKNN_TARGET_AVX512_VNNI int32_t load_group(const int8_t* bytes) {
   return value;
 }
 
+// The output range and zero point of a requantized tile, as vectors.
+struct RequantizationVectors {
+  __m256i zero_point;
+  __m256i minimum;
+  __m256i maximum;
+};
+
+ORKNN_TARGET_AVX512_VNNI RequantizationVectors
+requantization_vectors(const Int8TileRequantization& requantization) {
+  RequantizationVectors vectors;
+  vectors.zero_point = _mm256_set1_epi32(requantization.output_zero_point);
+  // min(max(v, low), high) with low > high gives high, as the reference's clamp does.
+  vectors.minimum = _mm256_set1_epi32(requantization.output_minimum <= requantization.output_maximum
+                                          ? requantization.output_minimum
+                                          : requantization.output_maximum);
+  vectors.maximum = _mm256_set1_epi32(requantization.output_maximum);
+  return vectors;
+}
+
+// Eight sums (with the row's constant added) requantized as requantize_offset_row does (below)
+// and stored to the lanes of `mask`.
+ORKNN_TARGET_AVX512_VNNI void requantize_eight(__m256i sums, __m512d factor,
+                                               const RequantizationVectors& vectors, __mmask8 mask,
+                                               int8_t* output) {
+  __m256i rounded =
+      _mm512_maskz_cvtpd_epi32(0xFF, _mm512_mul_pd(_mm512_maskz_cvtepi32_pd(0xFF, sums), factor));
+  rounded = _mm256_add_epi32(rounded, vectors.zero_point);
+  rounded = _mm256_min_epi32(_mm256_max_epi32(rounded, vectors.minimum), vectors.maximum);
+  _mm256_mask_cvtsepi32_storeu_epi8(output, mask, rounded);
+}
+
+// 16 sums of one row plus the row's constant (modulo 2^32), requantized and stored to the
+// lanes of `mask`. (The halves are taken with the maskz extracts: GCC 12's plain forms warn
+// about their undefined source, see the top.)
+ORKNN_TARGET_AVX512_VNNI void requantize_store(__m512i sums, int32_t constant, float multiplier,
+                                               const RequantizationVectors& vectors, __mmask16 mask,
+                                               int8_t* output) {
+  sums = _mm512_add_epi32(sums, _mm512_set1_epi32(constant));
+  const __m512d factor = _mm512_set1_pd(static_cast<double>(multiplier));
+  requantize_eight(_mm512_maskz_extracti64x4_epi64(0xFF, sums, 0), factor, vectors,
+                   static_cast<__mmask8>(mask), output);
+  if (mask > 0xFF) {
+    requantize_eight(_mm512_maskz_extracti64x4_epi64(0xFF, sums, 1), factor, vectors,
+                     static_cast<__mmask8>(mask >> 8), output + 8);
+  }
+}
+
 // kRows real rows (1..kTileRows) and kVectors column vectors (1: at most 16 real columns).
 // kActivationsInB: B holds the activations (convolutions) and is VPDPBUSD's unsigned operand;
-// otherwise A does (Gemm/MatMul).
-template <size_t kRows, size_t kVectors, bool kActivationsInB>
-ORKNN_TARGET_AVX512_VNNI void vnni_tile_rows(const Int8DotTile& tile) {
+// otherwise A does (Gemm/MatMul). With kRequantize the sums (plus c when accumulating) are
+// requantized into requantization's int8 output instead of stored to c.
+template <size_t kRows, size_t kVectors, bool kActivationsInB, bool kRequantize = false>
+ORKNN_TARGET_AVX512_VNNI void vnni_tile_rows(const Int8DotTile& tile,
+                                             const Int8TileRequantization* requantization) {
 #define ORKNN_DECLARE(r)                   \
   __m512i low##r = _mm512_setzero_si512(); \
   __m512i high##r = _mm512_setzero_si512();
@@ -92,40 +141,105 @@ ORKNN_TARGET_AVX512_VNNI void vnni_tile_rows(const Int8DotTile& tile) {
     _mm512_mask_storeu_epi32(c, mask_low, low##r);                                        \
     if constexpr (kVectors > 1) _mm512_mask_storeu_epi32(c + 16, mask_high, high##r);     \
   }
-  ORKNN_FOR_EACH_ROW(ORKNN_STORE)
+#define ORKNN_REQUANTIZE(r)                                                               \
+  if constexpr (kRows > r) {                                                              \
+    const int32_t* c = tile.c + r * tile.c_stride;                                        \
+    if (tile.accumulate) {                                                                \
+      low##r = _mm512_add_epi32(low##r, _mm512_maskz_loadu_epi32(mask_low, c));           \
+      if constexpr (kVectors > 1) {                                                       \
+        high##r = _mm512_add_epi32(high##r, _mm512_maskz_loadu_epi32(mask_high, c + 16)); \
+      }                                                                                   \
+    }                                                                                     \
+    int8_t* out = requantization->output + r * requantization->output_stride;             \
+    const int32_t constant = requantization->constants[r];                                \
+    const float multiplier = requantization->multipliers[r];                              \
+    requantize_store(low##r, constant, multiplier, vectors, mask_low, out);               \
+    if constexpr (kVectors > 1) {                                                         \
+      requantize_store(high##r, constant, multiplier, vectors, mask_high, out + 16);      \
+    }                                                                                     \
+  }
+  if constexpr (kRequantize) {
+    const RequantizationVectors vectors = requantization_vectors(*requantization);
+    ORKNN_FOR_EACH_ROW(ORKNN_REQUANTIZE)
+  } else {
+    ORKNN_FOR_EACH_ROW(ORKNN_STORE)
+  }
+#undef ORKNN_REQUANTIZE
 #undef ORKNN_STORE
 }
 
-template <size_t kVectors, bool kActivationsInB>
-ORKNN_TARGET_AVX512_VNNI void vnni_tile_vectors(const Int8DotTile& tile) {
+template <size_t kVectors, bool kActivationsInB, bool kRequantize>
+ORKNN_TARGET_AVX512_VNNI void vnni_tile_vectors(const Int8DotTile& tile,
+                                                const Int8TileRequantization* requantization) {
   switch (tile.rows) {
     case 1:
-      return vnni_tile_rows<1, kVectors, kActivationsInB>(tile);
+      return vnni_tile_rows<1, kVectors, kActivationsInB, kRequantize>(tile, requantization);
     case 2:
-      return vnni_tile_rows<2, kVectors, kActivationsInB>(tile);
+      return vnni_tile_rows<2, kVectors, kActivationsInB, kRequantize>(tile, requantization);
     case 3:
-      return vnni_tile_rows<3, kVectors, kActivationsInB>(tile);
+      return vnni_tile_rows<3, kVectors, kActivationsInB, kRequantize>(tile, requantization);
     case 4:
-      return vnni_tile_rows<4, kVectors, kActivationsInB>(tile);
+      return vnni_tile_rows<4, kVectors, kActivationsInB, kRequantize>(tile, requantization);
     case 5:
-      return vnni_tile_rows<5, kVectors, kActivationsInB>(tile);
+      return vnni_tile_rows<5, kVectors, kActivationsInB, kRequantize>(tile, requantization);
     case 6:
-      return vnni_tile_rows<6, kVectors, kActivationsInB>(tile);
+      return vnni_tile_rows<6, kVectors, kActivationsInB, kRequantize>(tile, requantization);
     case 7:
-      return vnni_tile_rows<7, kVectors, kActivationsInB>(tile);
+      return vnni_tile_rows<7, kVectors, kActivationsInB, kRequantize>(tile, requantization);
     default:
-      return vnni_tile_rows<kTileRows, kVectors, kActivationsInB>(tile);
+      return vnni_tile_rows<kTileRows, kVectors, kActivationsInB, kRequantize>(tile,
+                                                                               requantization);
   }
 }
 
 // A last panel of at most 16 real columns runs on one vector per row.
+template <bool kActivationsInB, bool kRequantize = false>
+ORKNN_TARGET_AVX512_VNNI void vnni_tile_with(const Int8DotTile& tile,
+                                             const Int8TileRequantization* requantization) {
+  if (tile.columns <= 16) {
+    vnni_tile_vectors<1, kActivationsInB, kRequantize>(tile, requantization);
+  } else {
+    vnni_tile_vectors<2, kActivationsInB, kRequantize>(tile, requantization);
+  }
+}
+
 template <bool kActivationsInB>
 ORKNN_TARGET_AVX512_VNNI void vnni_tile(const Int8DotTile& tile) {
-  if (tile.columns <= 16) {
-    vnni_tile_vectors<1, kActivationsInB>(tile);
-  } else {
-    vnni_tile_vectors<2, kActivationsInB>(tile);
-  }
+  vnni_tile_with<kActivationsInB>(tile, nullptr);
+}
+
+// The convolution tile of a last depth chunk, requantized in registers (Int8TileRequantization).
+ORKNN_TARGET_AVX512_VNNI void vnni_requantized_tile(const Int8DotTile& tile,
+                                                    const Int8TileRequantization& requantization) {
+  vnni_tile_with<true, true>(tile, &requantization);
+}
+
+// Four rows of one 32-column panel (already flipped) interleaved into the panel's layout.
+ORKNN_TARGET_AVX512_VNNI void store_quads(__m256i r0, __m256i r1, __m256i r2, __m256i r3,
+                                          int8_t* out) {
+  const __m256i pairs01_low = _mm256_unpacklo_epi8(r0, r1);   // columns 0-7 | 16-23
+  const __m256i pairs01_high = _mm256_unpackhi_epi8(r0, r1);  // 8-15 | 24-31
+  const __m256i pairs23_low = _mm256_unpacklo_epi8(r2, r3);
+  const __m256i pairs23_high = _mm256_unpackhi_epi8(r2, r3);
+  const __m256i quads0 = _mm256_unpacklo_epi16(pairs01_low, pairs23_low);    // 0-3 | 16-19
+  const __m256i quads1 = _mm256_unpackhi_epi16(pairs01_low, pairs23_low);    // 4-7 | 20-23
+  const __m256i quads2 = _mm256_unpacklo_epi16(pairs01_high, pairs23_high);  // 8-11 | 24-27
+  const __m256i quads3 = _mm256_unpackhi_epi16(pairs01_high, pairs23_high);  // 12-15 | 28-31
+  _mm256_storeu_si256(reinterpret_cast<__m256i*>(out),
+                      _mm256_permute2x128_si256(quads0, quads1, 0x20));
+  _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + 32),
+                      _mm256_permute2x128_si256(quads2, quads3, 0x20));
+  _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + 64),
+                      _mm256_permute2x128_si256(quads0, quads1, 0x31));
+  _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + 96),
+                      _mm256_permute2x128_si256(quads2, quads3, 0x31));
+}
+
+// The real columns of the panel starting at `first`.
+ORKNN_TARGET_AVX512_VNNI __mmask32 column_mask(size_t columns, size_t first) {
+  const size_t left = columns - first;
+  return left >= 32 ? static_cast<__mmask32>(0xFFFFFFFFu)
+                    : static_cast<__mmask32>((1u << left) - 1u);
 }
 
 // Four activation rows into 32-column panels (Int8GroupRows, G = 4, NR = 32): per panel one
@@ -135,9 +249,7 @@ ORKNN_TARGET_AVX512_VNNI void vnni_tile(const Int8DotTile& tile) {
 ORKNN_TARGET_AVX512_VNNI void pack_activation_quads(const Int8GroupRows& group) {
   const __m256i flip = _mm256_set1_epi8(group.flip);
   for (size_t first = 0, q = 0; first < group.columns; first += kTileColumns, ++q) {
-    const size_t left = group.columns - first;
-    const __mmask32 mask = left >= 32 ? static_cast<__mmask32>(0xFFFFFFFFu)
-                                      : static_cast<__mmask32>((1u << left) - 1u);
+    const __mmask32 mask = column_mask(group.columns, first);
     // Masked-off lanes load as 0 and stay 0 (the flip is masked too).
     const __m256i lane_flip = _mm256_maskz_mov_epi8(mask, flip);
     const __m256i r0 =
@@ -148,23 +260,57 @@ ORKNN_TARGET_AVX512_VNNI void pack_activation_quads(const Int8GroupRows& group) 
         _mm256_xor_si256(_mm256_maskz_loadu_epi8(mask, group.rows[2] + first), lane_flip);
     const __m256i r3 =
         _mm256_xor_si256(_mm256_maskz_loadu_epi8(mask, group.rows[3] + first), lane_flip);
-    const __m256i pairs01_low = _mm256_unpacklo_epi8(r0, r1);   // columns 0-7 | 16-23
-    const __m256i pairs01_high = _mm256_unpackhi_epi8(r0, r1);  // 8-15 | 24-31
-    const __m256i pairs23_low = _mm256_unpacklo_epi8(r2, r3);
-    const __m256i pairs23_high = _mm256_unpackhi_epi8(r2, r3);
-    const __m256i quads0 = _mm256_unpacklo_epi16(pairs01_low, pairs23_low);    // 0-3 | 16-19
-    const __m256i quads1 = _mm256_unpackhi_epi16(pairs01_low, pairs23_low);    // 4-7 | 20-23
-    const __m256i quads2 = _mm256_unpacklo_epi16(pairs01_high, pairs23_high);  // 8-11 | 24-27
-    const __m256i quads3 = _mm256_unpackhi_epi16(pairs01_high, pairs23_high);  // 12-15 | 28-31
-    int8_t* out = group.out + q * group.panel_stride;
-    _mm256_storeu_si256(reinterpret_cast<__m256i*>(out),
-                        _mm256_permute2x128_si256(quads0, quads1, 0x20));
-    _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + 32),
-                        _mm256_permute2x128_si256(quads2, quads3, 0x20));
-    _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + 64),
-                        _mm256_permute2x128_si256(quads0, quads1, 0x31));
-    _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + 96),
-                        _mm256_permute2x128_si256(quads2, quads3, 0x31));
+    store_quads(r0, r1, r2, r3, group.out + q * group.panel_stride);
+  }
+}
+
+// Row d of a tap group in panel q: the padding code, then each piece's lanes loaded from the
+// plane (masked loads read only the piece's bytes and never fault on the others). Stride 2
+// loads the piece's bytes of the 64 the 32 lanes span and keeps the even ones (vpmovwb
+// truncates 16-bit words to their low byte).
+template <size_t kStride>
+ORKNN_TARGET_AVX512_VNNI __m256i tap_row(const Int8TapGroup& group, size_t d, size_t q,
+                                         __m256i padding) {
+  __m256i row = padding;
+  const int8_t* plane = group.planes[d];
+  const uint32_t end = group.first_piece[d][q + 1];
+  for (uint32_t p = group.first_piece[d][q]; p < end; ++p) {
+    const Int8TapPiece& piece = group.pieces[p];
+    const auto lanes = static_cast<__mmask32>(piece.lanes);
+    const int8_t* source = plane + piece.source;
+    if constexpr (kStride == 1) {
+      row = _mm256_mask_loadu_epi8(row, lanes, source);
+    } else {
+      const auto bytes = static_cast<__mmask64>(piece.bytes);
+      row = _mm512_mask_cvtepi16_epi8(row, lanes, _mm512_maskz_loadu_epi8(bytes, source));
+    }
+  }
+  return row;
+}
+
+template <size_t kStride>
+ORKNN_TARGET_AVX512_VNNI void pack_taps_with_stride(const Int8TapGroup& group) {
+  const __m256i flip = _mm256_set1_epi8(group.flip);
+  const __m256i padding = _mm256_set1_epi8(group.pad);
+  for (size_t first = 0, q = 0; first < group.columns; first += kTileColumns, ++q) {
+    // Columns past the block are 0 after the flip.
+    const __mmask32 mask = column_mask(group.columns, first);
+    const __m256i r0 = _mm256_xor_si256(tap_row<kStride>(group, 0, q, padding), flip);
+    const __m256i r1 = _mm256_xor_si256(tap_row<kStride>(group, 1, q, padding), flip);
+    const __m256i r2 = _mm256_xor_si256(tap_row<kStride>(group, 2, q, padding), flip);
+    const __m256i r3 = _mm256_xor_si256(tap_row<kStride>(group, 3, q, padding), flip);
+    store_quads(_mm256_maskz_mov_epi8(mask, r0), _mm256_maskz_mov_epi8(mask, r1),
+                _mm256_maskz_mov_epi8(mask, r2), _mm256_maskz_mov_epi8(mask, r3),
+                group.out + q * group.panel_stride);
+  }
+}
+
+// Int8TapGroup for G = 4, NR = 32, strides 1 and 2.
+ORKNN_TARGET_AVX512_VNNI void pack_activation_taps(const Int8TapGroup& group) {
+  if (group.stride == 1) {
+    pack_taps_with_stride<1>(group);
+  } else {
+    pack_taps_with_stride<2>(group);
   }
 }
 
@@ -210,7 +356,10 @@ const DotProductKernels& avx512_vnni_kernels() {
                                          vnni_tile<true>,
                                          vnni_tile<false>,
                                          pack_activation_quads,
+                                         pack_activation_taps,
+                                         2,
                                          requantize_offset_row,
+                                         vnni_requantized_tile,
                                          avx512_micro_kernels};
   return kernels;
 }
