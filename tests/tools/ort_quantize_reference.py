@@ -11,7 +11,9 @@ float32 model on ONNX Runtime, on the same held-out inputs. Prints the cosine pe
 --silu-float leaves Sigmoid and Mul unquantized and Conv outputs in float, so a Conv+SiLU
 rounds once, at the SiLU's output, as rknn-convert's fused SiLU does (docs/quantization.md 4.3);
 without it ONNX Runtime rounds the Conv's output, the Sigmoid's and the Mul's.
-This is a measurement tool (docs/testing-converter.md), not a test.
+A measurement tool (docs/testing-converter.md, "A standard quantizer on the same models");
+ctest runs it once on MobileNetV2 with --min-cosine, so it keeps working with new onnxruntime
+releases. Exit 1 when an output's cosine is below --min-cosine.
 """
 
 from __future__ import annotations
@@ -81,6 +83,8 @@ def main(argv=None):
     parser.add_argument("--samples", type=int, default=3, help="held-out inputs compared")
     parser.add_argument("--seed", type=int, default=2024)
     parser.add_argument("--work", help="keep the quantized models here")
+    parser.add_argument("--min-cosine", type=float, default=None,
+                        help="exit 1 when any output's worst cosine is below this")
     args = parser.parse_args(argv)
 
     import onnx
@@ -118,6 +122,7 @@ def main(argv=None):
     prepared = work / f"{args.model}_prepared.onnx"
     quant_pre_process(str(onnx_path), str(prepared), skip_symbolic_shape=True)  # static shapes
     onnx_path = prepared
+    lowest = 1.0
     for calibrator in args.calibrate:
         tag = f"{calibrator}_{'tensor' if args.per_tensor else 'channel'}"
         tag += "_silufloat" if args.silu_float else ""
@@ -133,6 +138,10 @@ def main(argv=None):
         cells = " ".join(f"{name}:{value:.4f}" for name, value in zip(output_names, worst))
         print(f"{args.model} ORT quantize_static {tag}: worst {min(worst):.4f} ({cells})",
               flush=True)
+        lowest = min(lowest, min(worst))
+    if args.min_cosine is not None and lowest < args.min_cosine:
+        print(f"FAIL: cosine {lowest:.4f} < {args.min_cosine}")
+        return 1
     return 0
 
 
