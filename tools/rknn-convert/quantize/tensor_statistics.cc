@@ -25,9 +25,9 @@ Grid grid_for(double lo, double hi) {
 // The expected squared error of quantizing a value near `value` on `grid`: clipping to the
 // grid's ends outside them, and step^2 / 12 inside, the mean rounding error of values spread
 // over a step. The rounding error of the bin centre itself would be an artefact of where the
-// centres fall on the grid: the bins are often wider than half a step (a range of +-16 over
-// 2048 bins against a step of 0.04 for [-0.3, 10]), so the centres' errors alias and favour
-// scales that happen to put grid points on them.
+// centres fall on the grid: a bin is a good fraction of a step wide (1/64 over a range of +-16
+// against a step of 0.04 for [-0.3, 10]), so the centres sample the rounding error at a few
+// phases only, which alias and favour scales that happen to put grid points near them.
 double expected_quantization_error(double value, const Grid& grid) {
   const double low = (-128.0 - grid.zero_point) * grid.scale;
   const double high = (127.0 - grid.zero_point) * grid.scale;
