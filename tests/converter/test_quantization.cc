@@ -188,6 +188,38 @@ void test_range_algorithms_clip_outliers(void**) {
   }
 }
 
+void test_mmse_keeps_a_uniform_range_and_ignores_exact_zeros(void**) {
+  // Uniform values: clipping any of them costs more than the finer step saves, so MMSE keeps
+  // the observed range. Judging the rounding error at the histogram's bin centres (bins here
+  // are 1/1024 wide against a step of 1/255) would favour whichever scale happens to put grid
+  // points on them.
+  std::vector<float> uniform = random_values(100000, 620, 0.5f);
+  for (float& value : uniform) value += 0.5f;
+  TensorStatistics statistics(true);
+  statistics.add(uniform.data(), uniform.size());
+  const TensorRange observed = statistics.select_range(QuantizedAlgorithm::kNormal);
+  const TensorRange mmse = statistics.select_range(QuantizedAlgorithm::kMmse);
+  if (mmse.max != observed.max) fail_msg("mmse max %f, observed %f", mmse.max, observed.max);
+
+  // Exact zeros (a Relu's output) cost nothing on any grid: adding them changes nothing.
+  std::vector<float> laplace = random_values(50000, 621, 1.0f);
+  for (float& value : laplace) value = -std::log(std::max(1e-7f, std::fabs(value)));
+  std::vector<float> tail_and_zeros = laplace;
+  tail_and_zeros.insert(tail_and_zeros.end(), 150000, 0.0f);
+  TensorStatistics a(true);
+  TensorStatistics b(true);
+  a.add(laplace.data(), laplace.size());
+  b.add(tail_and_zeros.data(), tail_and_zeros.size());
+  const TensorRange without = a.select_range(QuantizedAlgorithm::kMmse);
+  const TensorRange with = b.select_range(QuantizedAlgorithm::kMmse);
+  if (without.max != with.max || without.min != with.min) {
+    fail_msg("mmse [%f, %f] without zeros, [%f, %f] with", without.min, without.max, with.min,
+             with.max);
+  }
+  // The Laplace tail is still clipped (the test above checks the same for signed values).
+  assert_true(with.max < 0.99f * a.select_range(QuantizedAlgorithm::kNormal).max);
+}
+
 void test_histogram_grows_exactly(void**) {
   // Values arriving in growing ranges give the same choice as all at once.
   std::vector<float> small = random_values(5000, 601, 0.01f);
@@ -490,6 +522,7 @@ int main() {
       cmocka_unit_test(test_int8_layer_method),
       cmocka_unit_test(test_kl_divergence_and_mmse_convert_accurately),
       cmocka_unit_test(test_range_algorithms_clip_outliers),
+      cmocka_unit_test(test_mmse_keeps_a_uniform_range_and_ignores_exact_zeros),
       cmocka_unit_test(test_histogram_grows_exactly),
       cmocka_unit_test(test_calibration_is_deterministic_across_threads),
       cmocka_unit_test(test_float16_conversion),

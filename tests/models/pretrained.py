@@ -7,6 +7,12 @@ docs/testing-converter.md for what each contains.
     pretrained.py --out DIR [NAME ...]     # copies with static input shapes, for
                                            # compare_with_ort.py --onnx DIR/NAME.onnx
 
+`*_heads` entries are cut at the raw detection heads (the form RKNN deployments keep, decoding
+boxes on the CPU) and take the test models' `image` inputs (a normalised smooth random field,
+tests/models/graph_builder.py), mapped to the [0, 1] pixels the network was trained on by a
+Mul and an Add in front of it; their metadata records that, so compare_with_ort.py and
+ort_quantize_reference.py feed them such images.
+
     .venv/bin/pip install rapidocr-onnxruntime==1.4.4     # 15 MB wheel, pulls opencv etc.
 """
 
@@ -27,6 +33,14 @@ PRETRAINED = {
                           [1, 3, 224, 224], "document orientation classifier, opset 15"),
     "nudenet_320n": ("nudenet", "320n.onnx", [1, 3, 320, 320],
                      "YOLOv8n detector with box decoding, opset 17"),
+    "nudenet_320n_heads": ("nudenet", "320n.onnx", [1, 3, 320, 320],
+                           "the same YOLOv8n cut at its six raw head Convs, image inputs"),
+}
+
+# Output tensors of the `*_heads` cuts: YOLOv8's box (cv2) and class (cv3) Convs per scale.
+HEADS = {
+    "nudenet_320n_heads": [f"/model.22/{branch}.{scale}/{branch}.{scale}.2/Conv_output_0"
+                           for scale in range(3) for branch in ("cv2", "cv3")],
 }
 
 
@@ -55,6 +69,42 @@ def with_static_shape(source, shape, destination):
     return destination
 
 
+def cut_at_heads(path, heads):
+    """Keeps what the head tensors need and feeds the network pixels = 0.5 + 0.25 x, x the
+    test models' image recipe (about zero mean, unit variance), recorded in the metadata."""
+    import json
+
+    import numpy as np
+    import onnx
+    from onnx import helper, numpy_helper
+
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from graph_builder import META_INPUTS, META_PRECISIONS, InputSpec
+
+    image = onnx.load(str(path)).graph.input[0].name
+    onnx.utils.extract_model(str(path), str(path), [image], heads)
+    model = onnx.load(str(path))
+    graph = model.graph
+    for node in graph.node:
+        for position, name in enumerate(node.input):
+            if name == image:
+                node.input[position] = "pixels"
+    graph.initializer.extend([numpy_helper.from_array(np.array(0.25, np.float32), "pixel_scale"),
+                              numpy_helper.from_array(np.array(0.5, np.float32), "pixel_shift")])
+    nodes = [helper.make_node("Mul", [image, "pixel_scale"], ["pixels_scaled"]),
+             helper.make_node("Add", ["pixels_scaled", "pixel_shift"], ["pixels"])]
+    nodes += list(graph.node)
+    del graph.node[:]
+    graph.node.extend(nodes)
+    dims = [d.dim_value for d in graph.input[0].type.tensor_type.shape.dim]
+    spec = InputSpec(image, dims, np.float32, "image")
+    helper.set_model_props(model, {META_INPUTS: json.dumps([spec.to_json()]),
+                                   META_PRECISIONS: "fp32,fp16,int8"})
+    onnx.checker.check_model(model)
+    onnx.save(model, str(path))
+    return path
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -78,6 +128,8 @@ def main(argv=None):
             missing += 1
             continue
         written = with_static_shape(path, PRETRAINED[name][2], out / f"{name}.onnx")
+        if name in HEADS:
+            cut_at_heads(written, HEADS[name])
         print(f"{name}: wrote {written}")
     return 0
 

@@ -3,7 +3,8 @@
 //   normal         the observed [min, max]
 //   kl_divergence  the clipping range whose 256-level quantization keeps the value distribution
 //                  closest (smallest Kullback-Leibler divergence) to the observed one
-//   mmse           the clipping range with the smallest mean squared quantization error
+//   mmse           the clipping range with the smallest expected mean squared quantization
+//                  error (clipping, plus step^2 / 12 for the values inside the range)
 // The last two need the distribution, kept as a histogram whose symmetric range [-R, R] doubles
 // (merging bin pairs, which is exact) whenever a value falls outside, so one pass over the data
 // suffices and results do not depend on sample order beyond the order itself.
@@ -41,6 +42,7 @@ class TensorStatistics {
 
   bool keep_histogram_;
   uint64_t count_ = 0;
+  uint64_t zeros_ = 0;  // values exactly 0, in the histogram's bin [0, width)
   float min_ = 0.0f;
   float max_ = 0.0f;
   double half_range_ = 0.0;  // R: bins cover [-R, R)
