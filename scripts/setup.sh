@@ -105,4 +105,10 @@ if ! "$venv/bin/python" -c "import onnx, onnxruntime, numpy, pytest, wheel, grpc
   [ -x "$venv/bin/python" ] || python3 -m venv "$venv"
   "$venv/bin/pip" install -q --disable-pip-version-check "${python_packages[@]}"
 fi
+# A trained network for the converter's int8 checks (tests/models/pretrained.py): nudenet's
+# wheel carries a YOLOv8n as ONNX. Only that file is used, so not its dependencies (opencv).
+if ! "$venv/bin/python" -c "import importlib.util as u; assert u.find_spec('nudenet')" \
+    2>/dev/null; then
+  "$venv/bin/pip" install -q --disable-pip-version-check --no-deps "nudenet==3.4.2"
+fi
 echo "setup: python venv ready ($venv)"

@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Real pretrained networks that PyPI packages ship inside their wheels (nothing is downloaded
-at run time: the package must already be installed in the venv). Not part of CI; see
+at run time: the package must already be installed in the venv). scripts/setup.sh installs
+nudenet (ctest converter_trained_yolov8n_int8 runs its YOLOv8n); the others are opt-in. See
 docs/testing-converter.md for what each contains.
 
     pretrained.py --list
