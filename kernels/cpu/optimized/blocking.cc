@@ -37,17 +37,21 @@ OutputBlocks choose_split(size_t rows, size_t columns, size_t independent, size_
   size_t best_time =
       modelled_split_time(rows, columns, independent, threads, mr, nr, limits, largest);
   // Row splits outermost and ascending: among splits within 1% of each other the first found,
-  // the one that packs least, is kept.
-  for (size_t asked_rows = largest.row_blocks; asked_rows <= divide_round_up(rows, mr);
+  // the one that packs least, is kept. Rounding to whole tiles may give fewer blocks than asked
+  // for (the same blocks as a smaller count: skipped), never more, so the task bound also
+  // bounds the counts asked for.
+  for (size_t asked_rows = largest.row_blocks;
+       asked_rows <= divide_round_up(rows, mr) &&
+       independent * asked_rows * largest.column_blocks <= most_tasks;
        ++asked_rows) {
     const size_t row_blocks = blocks_of(rows, columns, asked_rows, 1, mr, nr).row_blocks;
-    if (row_blocks != asked_rows) continue;  // the same blocks as a smaller count
-    if (independent * row_blocks * largest.column_blocks > most_tasks) break;
+    if (row_blocks != asked_rows) continue;
     for (size_t asked_columns = largest.column_blocks;
-         asked_columns <= divide_round_up(columns, nr); ++asked_columns) {
+         asked_columns <= divide_round_up(columns, nr) &&
+         independent * row_blocks * asked_columns <= most_tasks;
+         ++asked_columns) {
       const OutputBlocks blocks = blocks_of(rows, columns, row_blocks, asked_columns, mr, nr);
       if (blocks.column_blocks != asked_columns) continue;
-      if (block_task_count(independent, blocks) > most_tasks) break;
       const size_t time =
           modelled_split_time(rows, columns, independent, threads, mr, nr, limits, blocks);
       if (time * 100 < best_time * 99) {
