@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
-"""Whole-model latency of two OpenRKNN builds and ONNX Runtime, interleaved, float32.
+"""Whole-model latency of two OpenRKNN builds and ONNX Runtime, interleaved, float32 or int8.
 
     compare_builds.py --before BUILD --after BUILD [--work DIR] [--models ...] [--threads 1,2]
-                      [--rounds 3] [--runs 10]
+                      [--rounds 3] [--runs 10] [--precision fp32|int8]
 
 For measuring a change: per round and per (model, threads) it runs one fresh process per
 engine (bench_model of each build, bench/ort_runner.py) in an order that rotates every round,
@@ -30,12 +30,16 @@ ENGINES = ("before", "after", "ort")
 def measure(args, engine: str, model: str, threads: int) -> dict:
     work = Path(args.work)
     if engine == "ort":
-        command = [sys.executable, str(ROOT / "bench/ort_runner.py"),
-                   str(work / "onnx" / f"{model}.onnx"), "--threads", str(threads)]
+        # int8: the QDQ model bench_models.py quantized from the same calibration samples.
+        onnx_path = (work / "onnx" / f"{model}.onnx" if args.precision == "fp32"
+                     else work / f"{model}_qdq.onnx")
+        command = [sys.executable, str(ROOT / "bench/ort_runner.py"), str(onnx_path),
+                   "--threads", str(threads)]
         environment = dict(os.environ)
     else:
         build = args.before if engine == "before" else args.after
-        command = [str(Path(build) / "bench/bench_model"), str(work / f"{model}_fp32.rknn")]
+        command = [str(Path(build) / "bench/bench_model"),
+                   str(work / f"{model}_{args.precision}.rknn")]
         environment = dict(os.environ, ORKNN_CPU_THREADS=str(threads))
     command += ["--runs", str(args.runs), "--warmup", "3"]
     output = subprocess.run(command, env=environment, capture_output=True, text=True, check=True)
@@ -55,6 +59,7 @@ def main() -> int:
     parser.add_argument("--threads", default="1,2")
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--runs", type=int, default=10)
+    parser.add_argument("--precision", choices=("fp32", "int8"), default="fp32")
     args = parser.parse_args()
     args.work = args.work or str(Path(args.after) / "bench-work")
     models = args.models.split(",")
@@ -75,7 +80,7 @@ def main() -> int:
                       file=sys.stderr, flush=True)
 
     for title, table in (("wall time", wall), ("process CPU time", cpu)):
-        print(f"\nMedian {title} per run, ms: median over {args.rounds} interleaved rounds "
+        print(f"\n{args.precision}: median {title} per run, ms: median over {args.rounds} interleaved rounds "
               f"(min-max), each a process's median of {args.runs} runs after 3 warm-up runs.\n")
         print("| model | threads | before | after | ONNX Runtime | before/ORT | after/ORT "
               "| after/before |")

@@ -73,6 +73,12 @@ constexpr uint64_t kClosed = 0xffffffffu;
 // tens of microseconds.
 constexpr auto kWorkerSpin = std::chrono::microseconds(100);
 
+// Claims per thread's share of a job's remaining tasks (ThreadPool::claim_chunk): on two
+// threads a chunk is 1/16 of what is left, so the chunks still running at the end are single
+// tasks, and a depthwise layer of 960 channels takes 88 claims instead of 960 (each a
+// compare-exchange on a line the other thread also writes).
+constexpr size_t kClaimsPerShare = 8;
+
 }  // namespace
 
 ThreadPool::ThreadPool(size_t thread_count)
@@ -177,6 +183,13 @@ void ThreadPool::run(size_t count, Invoke invoke, void* context) {
   }
 }
 
+size_t ThreadPool::claim_chunk(size_t remaining) const {
+  // Guided scheduling: an eighth of each thread's fair share of what is left, so the chunks
+  // still in flight when the job runs out are small and the threads finish together.
+  const size_t chunk = remaining / (kClaimsPerShare * thread_count_);
+  return chunk > 0 ? chunk : 1;
+}
+
 void ThreadPool::work(uint32_t generation, size_t thread) {
   const RunningTask outer = running_task;
   running_task = RunningTask{this, thread};
@@ -187,10 +200,14 @@ void ThreadPool::work(uint32_t generation, size_t thread) {
     // old claim word before it stored the new count).
     const size_t count = job_count_.load();
     if (index >= count) break;
-    if (!claim_.compare_exchange_weak(claim, claim + 1)) continue;  // `claim` is reloaded
-    // Task `index` of this job is ours, so the job (and its fields) outlives this call.
-    job_invoke_.load()(job_context_.load(), index, thread);
-    finished_.fetch_add(1, std::memory_order_release);
+    const size_t chunk = claim_chunk(count - index);
+    if (!claim_.compare_exchange_weak(claim, claim + chunk)) continue;  // `claim` is reloaded
+    // Tasks [index, index + chunk) of this job are ours, so the job (and its fields) outlives
+    // this call.
+    const Invoke invoke = job_invoke_.load();
+    void* const context = job_context_.load();
+    for (size_t task = index; task < index + chunk; ++task) invoke(context, task, thread);
+    finished_.fetch_add(chunk, std::memory_order_release);
     claim = claim_.load();
   }
   running_task = outer;

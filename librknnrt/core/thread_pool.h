@@ -39,7 +39,10 @@ class ThreadPool {
 
   // Runs task(index, thread) for every index in [0, count) and returns when all have finished.
   // `thread` < thread_count() identifies the executing thread (0 is the caller), so tasks can
-  // use scratch(thread). Indices are handed out dynamically, in increasing order.
+  // use scratch(thread). Indices are handed out dynamically, in increasing order, in chunks of
+  // consecutive indices that shrink as the job runs out (claim_chunk): one per claim while few
+  // are left, so a short task list (a convolution's blocks) is shared task by task, and a long
+  // one (a depthwise layer's channels) costs a few claims instead of one per index.
   template <typename Task>
   void parallel_for(size_t count, Task&& task) {
     if (count == 0) return;
@@ -83,6 +86,8 @@ class ThreadPool {
   using Invoke = void (*)(void* context, size_t index, size_t thread);
 
   void run(size_t count, Invoke invoke, void* context);
+  // How many of a job's `remaining` unclaimed tasks one claim takes.
+  size_t claim_chunk(size_t remaining) const;
   // Claims and runs tasks of job `generation` until none is left.
   void work(uint32_t generation, size_t thread);
   void worker_main(size_t thread);
@@ -91,14 +96,17 @@ class ThreadPool {
   std::vector<std::thread> workers_;
   std::vector<AlignedBuffer> scratch_;
 
-  // The current job. `claim_` packs (generation << 32 | next index); a thread may run task i of
-  // generation g only after moving claim_ from (g, i) to (g, i + 1), so a worker that wakes
-  // late can never run a task of a finished job. Between jobs the word is (g, closed).
-  std::atomic<uint64_t> claim_{0};
-  std::atomic<size_t> job_count_{0};
+  // The current job. `claim_` packs (generation << 32 | next index); a thread may run tasks
+  // [i, i + n) of generation g only after moving claim_ from (g, i) to (g, i + n), so a worker
+  // that wakes late can never run a task of a finished job. Between jobs the word is (g, closed).
+  // The claim word, the finished count and the job fields each have a cache line: every claim
+  // and every finished chunk writes its line, and the other thread's next claim must not
+  // have to fetch the line it just wrote for a different reason (false sharing).
+  alignas(64) std::atomic<uint64_t> claim_{0};
+  alignas(64) std::atomic<size_t> finished_{0};
+  alignas(64) std::atomic<size_t> job_count_{0};
   std::atomic<Invoke> job_invoke_{nullptr};
   std::atomic<void*> job_context_{nullptr};
-  std::atomic<size_t> finished_{0};
 
   std::mutex submit_mutex_;  // one job at a time
   std::mutex sleep_mutex_;

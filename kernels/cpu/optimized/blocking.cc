@@ -6,32 +6,128 @@
 
 namespace orknn::kernels::cpu::optimized {
 
-OutputBlocks choose_output_blocks(size_t rows, size_t columns, size_t independent, size_t threads,
-                                  size_t mr, size_t nr, const BlockLimits& limits) {
-  size_t row_blocks = divide_round_up(rows, limits.task_rows);
-  size_t column_blocks = divide_round_up(columns, limits.column_block);
-  if (threads > 1) {
-    // Tasks are handed out dynamically, so a few per thread even out uneven blocks and a
-    // thread that the OS preempts.
-    const size_t wanted = 4 * threads;
-    while (independent * row_blocks * column_blocks < wanted) {
-      // Split columns while blocks keep 4 panels (B is packed per task, so column splits cost
-      // nothing extra), then rows while they keep 2 panels (each row block re-packs B).
-      if (columns / (column_blocks + 1) >= 4 * nr) {
-        ++column_blocks;
-      } else if (rows / (row_blocks + 1) >= 2 * mr) {
-        ++row_blocks;
-      } else {
-        break;
-      }
-    }
-  }
+namespace {
+
+// Blocks of about rows / row_blocks x columns / column_blocks, rounded up to whole tiles (so
+// there may be fewer blocks than asked for, and the last ones smaller).
+OutputBlocks blocks_of(size_t rows, size_t columns, size_t row_blocks, size_t column_blocks,
+                       size_t mr, size_t nr) {
   OutputBlocks blocks;
   blocks.row_block = round_up(divide_round_up(rows, row_blocks), mr);
   blocks.column_block = round_up(divide_round_up(columns, column_blocks), nr);
   blocks.row_blocks = divide_round_up(rows, blocks.row_block);
   blocks.column_blocks = divide_round_up(columns, blocks.column_block);
   return blocks;
+}
+
+// Tasks per thread a split may have at most: a few let threads that start late or are preempted
+// hand their share to the others; more only add packing and claiming.
+constexpr size_t kTasksPerThread = 4;
+// Threads the model follows (pools have at most 64).
+constexpr size_t kModelledThreads = 64;
+
+OutputBlocks choose_split(size_t rows, size_t columns, size_t independent, size_t threads,
+                          size_t mr, size_t nr, const BlockLimits& limits) {
+  const OutputBlocks largest = blocks_of(rows, columns, divide_round_up(rows, limits.task_rows),
+                                         divide_round_up(columns, limits.column_block), mr, nr);
+  if (threads <= 1) return largest;
+  const size_t most_tasks =
+      std::max(kTasksPerThread * threads, block_task_count(independent, largest) + threads - 1);
+  OutputBlocks best = largest;
+  size_t best_time =
+      modelled_split_time(rows, columns, independent, threads, mr, nr, limits, largest);
+  // Row splits outermost and ascending: among splits within 1% of each other the first found,
+  // the one that packs least, is kept. Rounding to whole tiles may give fewer blocks than asked
+  // for (the same blocks as a smaller count: skipped), never more, so the task bound also
+  // bounds the counts asked for.
+  for (size_t asked_rows = largest.row_blocks;
+       asked_rows <= divide_round_up(rows, mr) &&
+       independent * asked_rows * largest.column_blocks <= most_tasks;
+       ++asked_rows) {
+    const size_t row_blocks = blocks_of(rows, columns, asked_rows, 1, mr, nr).row_blocks;
+    if (row_blocks != asked_rows) continue;
+    for (size_t asked_columns = largest.column_blocks;
+         asked_columns <= divide_round_up(columns, nr) &&
+         independent * row_blocks * asked_columns <= most_tasks;
+         ++asked_columns) {
+      const OutputBlocks blocks = blocks_of(rows, columns, row_blocks, asked_columns, mr, nr);
+      if (blocks.column_blocks != asked_columns) continue;
+      const size_t time =
+          modelled_split_time(rows, columns, independent, threads, mr, nr, limits, blocks);
+      if (time * 100 < best_time * 99) {
+        best = blocks;
+        best_time = time;
+      }
+    }
+  }
+  return best;
+}
+
+// Kernels choose their split on every run; the search above takes microseconds with many
+// threads, so the last few answers are kept per thread (plain values: nothing allocates).
+struct SplitQuestion {
+  size_t rows, columns, independent, threads, mr, nr;
+  BlockLimits limits;
+  bool operator==(const SplitQuestion& other) const {
+    return rows == other.rows && columns == other.columns && independent == other.independent &&
+           threads == other.threads && mr == other.mr && nr == other.nr &&
+           limits.column_block == other.limits.column_block &&
+           limits.task_rows == other.limits.task_rows &&
+           limits.column_cost == other.limits.column_cost &&
+           limits.row_cost == other.limits.row_cost;
+  }
+};
+struct RememberedSplit {
+  SplitQuestion question;
+  OutputBlocks blocks;
+  bool valid;
+};
+constexpr size_t kRememberedSplits = 64;  // a model's distinct layer shapes, roughly
+thread_local RememberedSplit remembered_splits[kRememberedSplits];
+
+size_t slot_of(const SplitQuestion& q) {
+  size_t hash = q.rows;
+  for (size_t value : {q.columns, q.independent, q.threads, q.mr, q.nr, q.limits.column_block,
+                       q.limits.task_rows, q.limits.column_cost, q.limits.row_cost}) {
+    hash = hash * 1000003u ^ value;
+  }
+  return (hash ^ hash >> 17) % kRememberedSplits;
+}
+
+}  // namespace
+
+size_t modelled_split_time(size_t rows, size_t columns, size_t independent, size_t threads,
+                           size_t mr, size_t nr, const BlockLimits& limits,
+                           const OutputBlocks& blocks) {
+  threads = std::clamp<size_t>(threads, 1, kModelledThreads);
+  size_t busy_until[kModelledThreads] = {};
+  auto cost = [&](size_t task_rows, size_t task_columns) {
+    return round_up(task_rows, mr) * round_up(task_columns, nr) +
+           task_columns * limits.column_cost + task_rows * limits.row_cost;
+  };
+  // ThreadPool hands the tasks out in order, columns fastest, each to the first free thread.
+  for (size_t task = 0; task < block_task_count(independent, blocks); ++task) {
+    const BlockTask block = block_task(task, blocks);
+    size_t* first_free = std::min_element(busy_until, busy_until + threads);
+    *first_free += cost(std::min(blocks.row_block, rows - block.first_row),
+                        std::min(blocks.column_block, columns - block.first_column));
+  }
+  return *std::max_element(busy_until, busy_until + threads);
+}
+
+OutputBlocks choose_output_blocks(size_t rows, size_t columns, size_t independent, size_t threads,
+                                  size_t mr, size_t nr, const BlockLimits& limits) {
+  if (rows == 0 || columns == 0) return OutputBlocks{mr, nr, 0, 0};  // no tasks
+  if (threads <= 1 || independent == 0) {
+    return blocks_of(rows, columns, divide_round_up(rows, limits.task_rows),
+                     divide_round_up(columns, limits.column_block), mr, nr);
+  }
+  const SplitQuestion question{rows, columns, independent, threads, mr, nr, limits};
+  RememberedSplit& slot = remembered_splits[slot_of(question)];
+  if (!slot.valid || !(slot.question == question)) {
+    slot = {question, choose_split(rows, columns, independent, threads, mr, nr, limits), true};
+  }
+  return slot.blocks;
 }
 
 BlockLimits float_convolution_limits(const CpuCacheSizes& caches, size_t mr, size_t nr) {

@@ -64,6 +64,13 @@ struct BlockLimits {
   size_t row_block;     // multiple of every MR
   size_t column_block;  // multiple of every NR
   size_t task_rows;     // multiple of row_block
+  // What a task costs besides its multiply-adds, per unit of depth and counted in
+  // multiply-adds, for splitting an output over threads (choose_output_blocks): per column of
+  // B it covers (a convolution gathers its im2col block per task: measured at about 25
+  // multiply-adds per element for float32, more for int8) and per row of A (a convolution
+  // streams its packed weights; Gemm and MatMul pack A per task).
+  size_t column_cost = 24;
+  size_t row_cost = 2;
 };
 // Float convolutions, from the CPU's caches (core/cpu_caches.h) and the tile (MR x NR): a B
 // panel (depth_block x NR floats) in half of L1; a task's packed B (depth_block x column_block)
@@ -75,8 +82,8 @@ BlockLimits float_convolution_limits(const CpuCacheSizes& caches, size_t mr, siz
 // int8 convolutions keep a task's int32 accumulators (task_rows x column_block) in scratch.
 constexpr BlockLimits kInt16ConvolutionLimits{256, 144, 192, 288};
 // Gemm/MatMul pack A per task: one row block per task.
-constexpr BlockLimits kFloatMatrixLimits{256, 144, 256, 144};
-constexpr BlockLimits kInt16MatrixLimits{256, 144, 192, 144};
+constexpr BlockLimits kFloatMatrixLimits{256, 144, 256, 144, 2, 24};
+constexpr BlockLimits kInt16MatrixLimits{256, 144, 192, 144, 2, 24};
 
 struct OutputBlocks {
   size_t row_block = 0;  // rows per task, a multiple of MR (not of BlockLimits::row_block)
@@ -85,10 +92,20 @@ struct OutputBlocks {
   size_t column_blocks = 0;
 };
 
-// Splits rows x columns into blocks within `limits`, with enough of them (times `independent`,
-// the images x groups that also become separate tasks) to keep `threads` busy.
+// Splits rows x columns into blocks within `limits` (times `independent`, the images x groups
+// that also become separate tasks). With one thread: the largest blocks the limits allow. With
+// more: of the splits into at most 4 tasks per thread, the one whose tasks, handed out in order
+// to the first free thread, finish first by the cost model of BlockLimits (multiply-adds of the
+// padded tiles plus column_cost and row_cost): so a split re-packs B per row block only when
+// that pays, and its tasks share out evenly (9 equal tasks keep one of 2 threads busy a task
+// longer than the other).
 OutputBlocks choose_output_blocks(size_t rows, size_t columns, size_t independent, size_t threads,
                                   size_t mr, size_t nr, const BlockLimits& limits);
+// The time the split's tasks take on `threads` threads by the model above, in multiply-adds per
+// unit of depth (for tests and choose_output_blocks).
+size_t modelled_split_time(size_t rows, size_t columns, size_t independent, size_t threads,
+                           size_t mr, size_t nr, const BlockLimits& limits,
+                           const OutputBlocks& blocks);
 
 // Task `task` of the parallel_for over independent x row_blocks x column_blocks tasks that
 // every blocked driver runs (columns fastest, so neighbouring tasks share their rows of A).

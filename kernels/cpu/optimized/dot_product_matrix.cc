@@ -19,7 +19,8 @@ namespace {
 using reference::Int8Requantization;
 
 constexpr size_t kDepthBlock = 256;  // matrix depth per chunk
-constexpr BlockLimits kLimits{kDepthBlock, 144, 192, 144};
+// A is packed per task (its rows cost), B is the packed weights (streamed).
+constexpr BlockLimits kLimits{kDepthBlock, 144, 192, 144, 2, 24};
 
 // Where Gemm's C is: element (row, column) at c[row * c_row_stride + column * c_column_stride].
 struct CLayout {
