@@ -711,6 +711,12 @@ void max_row_float(float* accumulator, const float* row, size_t count) {
     _mm256_storeu_ps(accumulator + i,
                      _mm256_max_ps(_mm256_loadu_ps(row + i), _mm256_loadu_ps(accumulator + i)));
   }
+  // Short rows (a 20-wide plane) are mostly tail: one 4-lane step before the scalar rest.
+  if (i + 4 <= count) {
+    _mm_storeu_ps(accumulator + i,
+                  _mm_max_ps(_mm_loadu_ps(row + i), _mm_loadu_ps(accumulator + i)));
+    i += 4;
+  }
   for (; i < count; ++i) accumulator[i] = row[i] > accumulator[i] ? row[i] : accumulator[i];
 }
 
@@ -721,6 +727,20 @@ void max_row_int8(int8_t* accumulator, const int8_t* row, size_t count) {
     _mm256_storeu_si256(
         target, _mm256_max_epi8(_mm256_loadu_si256(target),
                                 _mm256_loadu_si256(reinterpret_cast<const __m256i*>(row + i))));
+  }
+  if (i + 16 <= count) {
+    auto* target = reinterpret_cast<__m128i*>(accumulator + i);
+    _mm_storeu_si128(target,
+                     _mm_max_epi8(_mm_loadu_si128(target),
+                                  _mm_loadu_si128(reinterpret_cast<const __m128i*>(row + i))));
+    i += 16;
+  }
+  if (i + 8 <= count) {
+    auto* target = reinterpret_cast<__m128i*>(accumulator + i);
+    _mm_storel_epi64(target,
+                     _mm_max_epi8(_mm_loadl_epi64(target),
+                                  _mm_loadl_epi64(reinterpret_cast<const __m128i*>(row + i))));
+    i += 8;
   }
   for (; i < count; ++i) accumulator[i] = row[i] > accumulator[i] ? row[i] : accumulator[i];
 }
