@@ -173,6 +173,47 @@ void test_int8_matches_float_domain(void** /*state*/) {
   }
 }
 
+// Every pair of codes through the int8 kernel against the float domain, for random
+// quantizations (an output code depends only on its two input codes).
+void test_int8_every_code_pair(void** /*state*/) {
+  Random random(79);
+  ThreadPool one(1);
+  std::vector<int8_t> a(65536);
+  std::vector<int8_t> b(65536);
+  for (size_t i = 0; i < a.size(); ++i) {
+    a[i] = static_cast<int8_t>(static_cast<int>(i >> 8) - 128);
+    b[i] = static_cast<int8_t>(static_cast<int>(i & 255) - 128);
+  }
+  const Shape shape{65536};
+  const reference::BroadcastParams params = reference::make_broadcast_params(shape, shape);
+  for (int trial = 0; trial < 24; ++trial) {
+    kernels::cpu::BinaryInt8Quantization quantization{random.floats(1, 0.001f, 0.5f)[0],
+                                                      random.integer(-128, 127),
+                                                      random.floats(1, 0.001f, 0.5f)[0],
+                                                      random.integer(-128, 127),
+                                                      random.floats(1, 0.001f, 0.5f)[0],
+                                                      random.integer(-128, 127),
+                                                      {}};
+    if (trial % 4 == 0) quantization.output_scale = 0.125f;  // many exact halves
+    if (trial % 4 == 1) quantization.b_scale = quantization.a_scale;
+    for (reference::BinaryOperation operation : kOperations) {
+      const std::vector<int8_t> expected = float_domain_int8(operation, params, a, b, quantization);
+      for (KernelVariant variant : optimized_variants()) {
+        auto kernel =
+            kernels::cpu::prepare_binary_int8(operation, shape, shape, quantization, variant);
+        if (!kernel) fail_msg("no %s kernel", kernel_variant_name(variant));
+        std::vector<int8_t> output(expected.size(), 0);
+        kernel->run(a.data(), b.data(), output.data(), one);
+        const std::string mismatch = compare_exact(output, expected);
+        if (!mismatch.empty()) {
+          fail_msg("trial %d (op %d), %s: %s", trial, static_cast<int>(operation),
+                   kernel->algorithm(), mismatch.c_str());
+        }
+      }
+    }
+  }
+}
+
 // A binary operation with its activation fused (a residual Add and its Relu): the same bits
 // as reference::binary followed by reference::unary, for the activations unary_row computes
 // exactly; the others (Sigmoid, ...) are not fused.
@@ -294,6 +335,7 @@ int main() {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_supported_broadcasts_match_reference),
       cmocka_unit_test(test_int8_matches_float_domain),
+      cmocka_unit_test(test_int8_every_code_pair),
       cmocka_unit_test(test_binary_activation_matches_two_kernels),
       cmocka_unit_test(test_int8_with_output_table),
       cmocka_unit_test(test_other_broadcasts_are_left_to_the_reference),
