@@ -229,6 +229,35 @@ void gather_normalized(const graph::Shape& shape, const UserTensorFormat& format
   }
 }
 
+// float -> per-tensor int8 exactly as graph::encode_from_float gives it (value / scale, NaN to
+// the zero point, round half to even, plus the zero point, saturated), one plain loop with the
+// constants in registers: graph's encode (a per-element callback choosing the channel's scale,
+// std::isnan, a +-1e9 clamp) took 20 ns per element, 24 ms for a 640x640x3 float input.
+// Clamping to +-1024 instead of +-1e9 gives the same codes, since with |zero_point| <= 128 both
+// saturate; inside +-1024 the two additions of 1.5 x 2^23 round half to even exactly. (GCC does
+// not vectorize it: with -ftrapping-math it keeps the float comparisons as branches.)
+int8_t quantize_one(float value, float scale, int32_t zero_point) {
+  constexpr float kShift = 12582912.0f;  // 1.5 x 2^23: the float spacing is 1 around it
+  const float scaled = value / scale;
+  const float bounded = scaled < -1024.0f ? -1024.0f : (scaled > 1024.0f ? 1024.0f : scaled);
+  const float rounded = (bounded + kShift) - kShift;
+  // A NaN fails the comparison: converting it to an integer would be undefined.
+  const int32_t code = static_cast<int32_t>(scaled == scaled ? rounded : 0.0f) + zero_point;
+  return static_cast<int8_t>(code < -128 ? -128 : (code > 127 ? 127 : code));
+}
+
+// Whether quantize_per_tensor_int8 gives this tensor's encoding.
+bool fast_int8_encoding(const graph::Tensor& tensor) {
+  const graph::Quantization& q = tensor.quantization;
+  return tensor.data_type == DataType::kInt8 && q.is_quantized() && !q.is_per_channel() &&
+         q.zero_points[0] >= -128 && q.zero_points[0] <= 127 && q.scales[0] > 0.0f;
+}
+
+void quantize_per_tensor_int8(const float* values, size_t count, float scale, int32_t zero_point,
+                              int8_t* codes) {
+  for (size_t i = 0; i < count; ++i) codes[i] = quantize_one(values[i], scale, zero_point);
+}
+
 // Strides come straight from the application's attr: bound them before any size is computed
 // from them, so no product can overflow.
 Status check_padding(bool is_input, size_t index, const graph::Tensor& tensor,
@@ -358,6 +387,12 @@ Status convert_input(size_t index, const graph::Tensor& tensor, const graph::Gra
     default:
       gather_normalized<float>(shape, format, input, source, scratch->data());
       break;
+  }
+  if (fast_int8_encoding(tensor)) {
+    quantize_per_tensor_int8(scratch->data(), static_cast<size_t>(elements),
+                             tensor.quantization.scales[0], tensor.quantization.zero_points[0],
+                             reinterpret_cast<int8_t*>(destination));
+    return ok_status();
   }
   graph::encode_from_float(tensor, scratch->data(), destination);
   return ok_status();
