@@ -462,6 +462,17 @@ std::unique_ptr<BinaryFloat> prepare_binary(reference::BinaryOperation operation
   return optimized::make_binary(micro_kernels(variant), operation, a_shape, b_shape);
 }
 
+std::unique_ptr<BinaryFloat> prepare_binary_activation(reference::BinaryOperation operation,
+                                                       const std::vector<int64_t>& a_shape,
+                                                       const std::vector<int64_t>& b_shape,
+                                                       const reference::UnaryParams& activation,
+                                                       KernelVariant variant) {
+  variant = usable(variant);
+  if (variant == KernelVariant::kReference) return nullptr;
+  return optimized::make_binary_activation(micro_kernels(variant), operation, a_shape, b_shape,
+                                           activation);
+}
+
 std::unique_ptr<BinaryInt8> prepare_binary_int8(reference::BinaryOperation operation,
                                                 const std::vector<int64_t>& a_shape,
                                                 const std::vector<int64_t>& b_shape,

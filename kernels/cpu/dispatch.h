@@ -33,6 +33,7 @@
 #include <memory>
 #include <optional>
 #include <string_view>
+#include <vector>
 
 #include "core/thread_pool.h"
 #include "reference/convolution.h"
@@ -168,6 +169,14 @@ std::unique_ptr<BinaryFloat> prepare_binary(reference::BinaryOperation operation
                                             const std::vector<int64_t>& a_shape,
                                             const std::vector<int64_t>& b_shape,
                                             KernelVariant variant = selected_kernel_variant());
+// The same followed by the activation that consumes its output (a residual Add and its Relu):
+// output = activation(a op b), each chunk activated while it is in cache, the same bits as the
+// two kernels one after the other. Activations whose unary_row gives the reference's bits:
+// Relu, Clip (params' bounds), LeakyRelu, HardSwish; null for others, as above.
+std::unique_ptr<BinaryFloat> prepare_binary_activation(
+    reference::BinaryOperation operation, const std::vector<int64_t>& a_shape,
+    const std::vector<int64_t>& b_shape, const reference::UnaryParams& activation,
+    KernelVariant variant = selected_kernel_variant());
 
 // The same on per-tensor int8 tensors, bit-exact with the CPU device's float domain: decode
 // both operands (float(code - zero_point) x scale), the float operation, encode the result
@@ -179,6 +188,9 @@ struct BinaryInt8Quantization {
   int32_t b_zero_point = 0;
   float output_scale = 1.0f;
   int32_t output_zero_point = 0;
+  // A following int8 activation as a 256-entry table (output code of every code, -128 first),
+  // applied to each chunk of results while it is in cache; empty: none.
+  std::vector<int8_t> output_table;
 };
 class BinaryInt8 : public PreparedKernel {
  public:

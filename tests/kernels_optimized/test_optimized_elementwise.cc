@@ -138,9 +138,9 @@ void test_int8_matches_float_domain(void** /*state*/) {
   Random random(77);
   ThreadPool one(1), three(3);
   const kernels::cpu::BinaryInt8Quantization quantizations[] = {
-      {0.05f, 3, 0.02f, -5, 0.1f, -2},
-      {0.5f, 0, 0.5f, 0, 0.25f, 0},  // many exact halves: ties to even
-      {0.01f, -128, 0.2f, 127, 0.003f, 100},
+      {0.05f, 3, 0.02f, -5, 0.1f, -2, {}},
+      {0.5f, 0, 0.5f, 0, 0.25f, 0, {}},  // many exact halves: ties to even
+      {0.01f, -128, 0.2f, 127, 0.003f, 100, {}},
   };
   size_t index = 0;
   for (const BroadcastCase& shapes : supported_cases()) {
@@ -165,6 +165,139 @@ void test_int8_matches_float_domain(void** /*state*/) {
                        describe(shapes.b).c_str(), kernel->algorithm(), pool->thread_count(),
                        mismatch.c_str());
             }
+          }
+        }
+      }
+    }
+    ++index;
+  }
+}
+
+// Every pair of codes through the int8 kernel against the float domain, for random
+// quantizations (an output code depends only on its two input codes).
+void test_int8_every_code_pair(void** /*state*/) {
+  Random random(79);
+  ThreadPool one(1);
+  std::vector<int8_t> a(65536);
+  std::vector<int8_t> b(65536);
+  for (size_t i = 0; i < a.size(); ++i) {
+    a[i] = static_cast<int8_t>(static_cast<int>(i >> 8) - 128);
+    b[i] = static_cast<int8_t>(static_cast<int>(i & 255) - 128);
+  }
+  const Shape shape{65536};
+  const reference::BroadcastParams params = reference::make_broadcast_params(shape, shape);
+  for (int trial = 0; trial < 24; ++trial) {
+    kernels::cpu::BinaryInt8Quantization quantization{random.floats(1, 0.001f, 0.5f)[0],
+                                                      random.integer(-128, 127),
+                                                      random.floats(1, 0.001f, 0.5f)[0],
+                                                      random.integer(-128, 127),
+                                                      random.floats(1, 0.001f, 0.5f)[0],
+                                                      random.integer(-128, 127),
+                                                      {}};
+    if (trial % 4 == 0) quantization.output_scale = 0.125f;  // many exact halves
+    if (trial % 4 == 1) quantization.b_scale = quantization.a_scale;
+    for (reference::BinaryOperation operation : kOperations) {
+      const std::vector<int8_t> expected = float_domain_int8(operation, params, a, b, quantization);
+      for (KernelVariant variant : optimized_variants()) {
+        auto kernel =
+            kernels::cpu::prepare_binary_int8(operation, shape, shape, quantization, variant);
+        if (!kernel) fail_msg("no %s kernel", kernel_variant_name(variant));
+        std::vector<int8_t> output(expected.size(), 0);
+        kernel->run(a.data(), b.data(), output.data(), one);
+        const std::string mismatch = compare_exact(output, expected);
+        if (!mismatch.empty()) {
+          fail_msg("trial %d (op %d), %s: %s", trial, static_cast<int>(operation),
+                   kernel->algorithm(), mismatch.c_str());
+        }
+      }
+    }
+  }
+}
+
+// A binary operation with its activation fused (a residual Add and its Relu): the same bits
+// as reference::binary followed by reference::unary, for the activations unary_row computes
+// exactly; the others (Sigmoid, ...) are not fused.
+void test_binary_activation_matches_two_kernels(void** /*state*/) {
+  Random random(99);
+  ThreadPool one(1), three(3);
+  std::vector<reference::UnaryParams> activations(4);
+  activations[1].operation = reference::UnaryOperation::kClip;
+  activations[1].minimum = -0.5f;
+  activations[1].maximum = 0.75f;
+  activations[2].operation = reference::UnaryOperation::kLeakyRelu;
+  activations[2].alpha = 0.1f;
+  activations[3].operation = reference::UnaryOperation::kHardSwish;
+  size_t index = 0;
+  for (const BroadcastCase& shapes : supported_cases()) {
+    const std::vector<float> a = operand_values(random, static_cast<size_t>(elements(shapes.a)));
+    const std::vector<float> b = operand_values(random, static_cast<size_t>(elements(shapes.b)));
+    const reference::BroadcastParams params = reference::make_broadcast_params(shapes.a, shapes.b);
+    const auto count = static_cast<size_t>(elements(params.output_shape));
+    for (reference::BinaryOperation operation : kOperations) {
+      std::vector<float> sums(count);
+      reference::binary(operation, params, a.data(), b.data(), sums.data());
+      for (const reference::UnaryParams& activation : activations) {
+        std::vector<float> expected(count);
+        reference::unary(activation, sums.data(), expected.data(), static_cast<int64_t>(count));
+        for (KernelVariant variant : optimized_variants()) {
+          auto kernel = kernels::cpu::prepare_binary_activation(operation, shapes.a, shapes.b,
+                                                                activation, variant);
+          if (!kernel) fail_msg("case %zu: no %s kernel", index, kernel_variant_name(variant));
+          for (ThreadPool* pool : {&one, &three}) {
+            std::vector<float> output(count, std::numeric_limits<float>::quiet_NaN());
+            kernel->run(a.data(), b.data(), output.data(), *pool);
+            const std::string mismatch = compare_floats(output, expected, 0.0);
+            if (!mismatch.empty()) {
+              fail_msg("case %zu %s (op %d) %s, activation %d, %s, %zu threads: %s", index,
+                       describe(shapes.a).c_str(), static_cast<int>(operation),
+                       describe(shapes.b).c_str(), static_cast<int>(activation.operation),
+                       kernel->algorithm(), pool->thread_count(), mismatch.c_str());
+            }
+          }
+        }
+      }
+    }
+    ++index;
+  }
+  reference::UnaryParams sigmoid;
+  sigmoid.operation = reference::UnaryOperation::kSigmoid;
+  for (KernelVariant variant : optimized_variants()) {
+    assert_null(kernels::cpu::prepare_binary_activation(reference::BinaryOperation::kAdd, {8}, {8},
+                                                        sigmoid, variant)
+                    .get());
+  }
+}
+
+// The int8 operation with a following activation's table applied to every result code: the
+// float domain's codes looked up in the table (a random one, so every entry matters).
+void test_int8_with_output_table(void** /*state*/) {
+  Random random(78);
+  ThreadPool one(1), three(3);
+  kernels::cpu::BinaryInt8Quantization quantization{0.05f, 3, 0.02f, -5, 0.1f, -2, {}};
+  quantization.output_table = random.codes(256);
+  size_t index = 0;
+  for (const BroadcastCase& shapes : supported_cases()) {
+    const std::vector<int8_t> a = random.codes(static_cast<size_t>(elements(shapes.a)));
+    const std::vector<int8_t> b = random.codes(static_cast<size_t>(elements(shapes.b)));
+    const reference::BroadcastParams params = reference::make_broadcast_params(shapes.a, shapes.b);
+    for (reference::BinaryOperation operation : kOperations) {
+      std::vector<int8_t> expected = float_domain_int8(operation, params, a, b, quantization);
+      for (int8_t& code : expected) {
+        code = quantization.output_table[static_cast<size_t>(code + 128)];
+      }
+      for (KernelVariant variant : optimized_variants()) {
+        auto kernel =
+            kernels::cpu::prepare_binary_int8(operation, shapes.a, shapes.b, quantization, variant);
+        if (!kernel) fail_msg("int8 case %zu: no %s kernel", index, kernel_variant_name(variant));
+        for (ThreadPool* pool : {&one, &three}) {
+          std::vector<int8_t> output(expected.size(), 0);
+          kernel->run(a.data(), b.data(), output.data(), *pool);
+          const std::string mismatch = compare_exact(output, expected);
+          if (!mismatch.empty()) {
+            fail_msg("int8 table case %zu %s (op %d) %s, %s, %zu threads: %s", index,
+                     describe(shapes.a).c_str(), static_cast<int>(operation),
+                     describe(shapes.b).c_str(), kernel->algorithm(), pool->thread_count(),
+                     mismatch.c_str());
           }
         }
       }
@@ -202,6 +335,9 @@ int main() {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_supported_broadcasts_match_reference),
       cmocka_unit_test(test_int8_matches_float_domain),
+      cmocka_unit_test(test_int8_every_code_pair),
+      cmocka_unit_test(test_binary_activation_matches_two_kernels),
+      cmocka_unit_test(test_int8_with_output_table),
       cmocka_unit_test(test_other_broadcasts_are_left_to_the_reference),
   };
   return cmocka_run_group_tests(tests, nullptr, nullptr);

@@ -105,6 +105,24 @@ std::vector<reference::Pool2DShape> pool_shapes() {
   padded.planes = 2;
   padded.window = {1, 3, 3, 3, 3, 1, 1, 1, 1, 1, 2, 0, 0, 0};
   shapes.push_back(padded);
+  // Stride-1 "same" windows, whose interior outputs run across the rows of a band: YOLOv5s's
+  // SPPF (5x5 on 20x20), dilated, several bands (250 columns) and a band of one row (wider
+  // than a band); strided rows through the column phases, also dilated and in one-row bands.
+  const int64_t windows[][14] = {
+      {20, 20, 20, 20, 5, 5, 1, 1, 1, 1, 2, 2, 2, 2},
+      {9, 33, 9, 33, 3, 3, 1, 1, 2, 2, 2, 2, 2, 2},
+      {70, 250, 70, 250, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1},
+      {5, 9000, 5, 9000, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1},
+      {23, 47, 11, 15, 3, 5, 2, 3, 1, 2, 1, 3, 1, 3},
+      {7, 9001, 3, 4500, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1},
+  };
+  for (const auto& window : windows) {
+    reference::Pool2DShape same;
+    same.planes = 3;
+    same.window = {window[0], window[1], window[2], window[3],  window[4],  window[5],  window[6],
+                   window[7], window[8], window[9], window[10], window[11], window[12], window[13]};
+    shapes.push_back(same);
+  }
   return shapes;
 }
 

@@ -112,27 +112,48 @@ void for_each_row_part(const BinaryPlan& plan, ThreadPool& pool, RowTask&& row_t
   pool.parallel_for(tasks, task);
 }
 
+// A following activation (unary_row's operation code and parameters), applied in place to each
+// row part just written, while it is in cache.
+struct RowActivation {
+  int operation = -1;  // -1: none
+  float alpha = 0.0f;
+  float minimum = 0.0f;
+  float maximum = 0.0f;
+};
+
 class OptimizedBinary final : public BinaryFloat {
  public:
-  OptimizedBinary(const MicroKernels& kernels, int operation, const BinaryPlan& plan)
-      : kernels_(kernels), operation_(operation), plan_(plan) {}
+  OptimizedBinary(const MicroKernels& kernels, int operation, const BinaryPlan& plan,
+                  const RowActivation& activation)
+      : kernels_(kernels), operation_(operation), plan_(plan), activation_(activation) {}
 
   size_t scratch_bytes() const override { return 0; }
   const char* algorithm() const override { return kernels_.name; }
 
   void run(const float* a, const float* b, float* output, ThreadPool& pool) const override {
-    for_each_row_part(
-        plan_, pool, [&](size_t output_offset, size_t count, size_t a_offset, size_t b_offset) {
-          BinaryRow row{operation_,   a + a_offset,           plan_.a.step, b + b_offset,
-                        plan_.b.step, output + output_offset, count};
-          kernels_.binary_row(row);
-        });
+    for_each_row_part(plan_, pool,
+                      [&](size_t output_offset, size_t count, size_t a_offset, size_t b_offset) {
+                        float* out = output + output_offset;
+                        BinaryRow row{operation_,   a + a_offset, plan_.a.step, b + b_offset,
+                                      plan_.b.step, out,          count};
+                        kernels_.binary_row(row);
+                        if (activation_.operation < 0) return;
+                        const UnaryRow activate{activation_.operation,
+                                                activation_.alpha,
+                                                activation_.minimum,
+                                                activation_.maximum,
+                                                out,
+                                                out,
+                                                count};
+                        kernels_.unary_row(activate);
+                      });
   }
 
  private:
   const MicroKernels& kernels_;
   int operation_;
   BinaryPlan plan_;
+  RowActivation activation_;
 };
 
 class OptimizedBinaryInt8 final : public BinaryInt8 {
@@ -156,6 +177,9 @@ class OptimizedBinaryInt8 final : public BinaryInt8 {
           row.out_zero_point = quantization_.output_zero_point;
           row.count = count;
           kernels_.quantized_binary_row(row);
+          if (!quantization_.output_table.empty()) {
+            kernels_.lookup_int8_row(quantization_.output_table.data(), row.out, row.out, count);
+          }
         });
   }
 
@@ -234,7 +258,36 @@ std::unique_ptr<BinaryFloat> make_binary(const MicroKernels& kernels,
   const int code = operation_code(operation);
   const std::optional<BinaryPlan> plan = plan_binary(a_shape, b_shape);
   if (code < 0 || !plan) return nullptr;
-  return std::make_unique<OptimizedBinary>(kernels, code, *plan);
+  return std::make_unique<OptimizedBinary>(kernels, code, *plan, RowActivation{});
+}
+
+std::unique_ptr<BinaryFloat> make_binary_activation(const MicroKernels& kernels,
+                                                    reference::BinaryOperation operation,
+                                                    const std::vector<int64_t>& a_shape,
+                                                    const std::vector<int64_t>& b_shape,
+                                                    const reference::UnaryParams& activation) {
+  const int code = operation_code(operation);
+  const std::optional<BinaryPlan> plan = plan_binary(a_shape, b_shape);
+  if (code < 0 || !plan) return nullptr;
+  // unary_row's codes of the activations it computes with the reference's bits.
+  RowActivation row_activation{-1, activation.alpha, activation.minimum, activation.maximum};
+  switch (activation.operation) {
+    case reference::UnaryOperation::kRelu:
+      row_activation.operation = 0;
+      break;
+    case reference::UnaryOperation::kClip:
+      row_activation.operation = 1;
+      break;
+    case reference::UnaryOperation::kLeakyRelu:
+      row_activation.operation = 2;
+      break;
+    case reference::UnaryOperation::kHardSwish:
+      row_activation.operation = 4;
+      break;
+    default:
+      return nullptr;
+  }
+  return std::make_unique<OptimizedBinary>(kernels, code, *plan, row_activation);
 }
 
 std::unique_ptr<BinaryInt8> make_binary_int8(const MicroKernels& kernels,

@@ -60,6 +60,13 @@ std::unique_ptr<BinaryFloat> make_binary(const MicroKernels& kernels,
                                          const std::vector<int64_t>& a_shape,
                                          const std::vector<int64_t>& b_shape);
 
+// Null also for an activation unary_row does not give bit-exactly (see dispatch.h).
+std::unique_ptr<BinaryFloat> make_binary_activation(const MicroKernels& kernels,
+                                                    reference::BinaryOperation operation,
+                                                    const std::vector<int64_t>& a_shape,
+                                                    const std::vector<int64_t>& b_shape,
+                                                    const reference::UnaryParams& activation);
+
 std::unique_ptr<BinaryInt8> make_binary_int8(const MicroKernels& kernels,
                                              reference::BinaryOperation operation,
                                              const std::vector<int64_t>& a_shape,

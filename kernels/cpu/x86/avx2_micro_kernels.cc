@@ -633,26 +633,34 @@ void binary_row(const BinaryRow& row) {
                         [&](auto operation) { binary_row_of<decltype(operation)::value>(row); });
 }
 
-// Eight codes of an operand decoded to float, or its broadcast first value (step 0).
-__m256 decode_codes(const QuantizedOperand& operand, size_t index, __m256 broadcast) {
-  if (operand.step == 0) return broadcast;
-  const __m128i raw = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(operand.codes + index));
-  const __m256i offsets =
-      _mm256_sub_epi32(_mm256_cvtepi8_epi32(raw), _mm256_set1_epi32(operand.zero_point));
-  return _mm256_mul_ps(_mm256_cvtepi32_ps(offsets), _mm256_set1_ps(operand.scale));
+// The per-row constants of the quantized binary row, held in registers: the row's fields would
+// otherwise be reloaded after every int8 store (a char store may alias them).
+struct QuantizedConstants {
+  __m256i a_zero_point, b_zero_point, out_zero_point;
+  __m256 a_scale, b_scale, a_broadcast, b_broadcast, out_scale;
+  __m256 lowest, highest;
+};
+
+// Eight codes decoded: float(code - zero_point) x scale.
+inline __m256 decode8(const int8_t* codes, __m256i zero_point, __m256 scale) {
+  const __m128i raw = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(codes));
+  const __m256i offsets = _mm256_sub_epi32(_mm256_cvtepi8_epi32(raw), zero_point);
+  return _mm256_mul_ps(_mm256_cvtepi32_ps(offsets), scale);
 }
 
 // Encodes eight results as graph/tensor_conversion.cc does: vcvtps2dq rounds half to even in
-// the default MXCSR mode, as nearbyint; the packs saturate to int8 after the int32 clamp.
-void encode_codes(__m256 value, float scale, int32_t zero_point, int8_t* out) {
-  const __m256 scaled = _mm256_div_ps(value, _mm256_set1_ps(scale));
-  const __m256 is_nan = _mm256_cmp_ps(scaled, scaled, _CMP_UNORD_Q);
-  const __m256 bounded =
-      _mm256_min_ps(_mm256_max_ps(scaled, _mm256_set1_ps(-1e9f)), _mm256_set1_ps(1e9f));
-  const __m256i zero = _mm256_set1_epi32(zero_point);
-  __m256i code = _mm256_add_epi32(_mm256_cvtps_epi32(bounded), zero);
-  code = _mm256_castps_si256(
-      _mm256_blendv_ps(_mm256_castsi256_ps(code), _mm256_castsi256_ps(zero), is_nan));
+// the default MXCSR mode, as nearbyint; the packs saturate to int8 after the int32 clamp. A NaN
+// (only a division can give one) encodes as the zero point.
+template <bool NonFinite>
+inline void encode8(__m256 value, const QuantizedConstants& k, int8_t* out) {
+  const __m256 scaled = _mm256_div_ps(value, k.out_scale);
+  const __m256 bounded = _mm256_min_ps(_mm256_max_ps(scaled, k.lowest), k.highest);
+  __m256i code = _mm256_add_epi32(_mm256_cvtps_epi32(bounded), k.out_zero_point);
+  if constexpr (NonFinite) {
+    const __m256 is_nan = _mm256_cmp_ps(scaled, scaled, _CMP_UNORD_Q);
+    code = _mm256_castps_si256(
+        _mm256_blendv_ps(_mm256_castsi256_ps(code), _mm256_castsi256_ps(k.out_zero_point), is_nan));
+  }
   const __m128i words =
       _mm_packs_epi32(_mm256_castsi256_si128(code), _mm256_extracti128_si256(code, 1));
   _mm_storel_epi64(reinterpret_cast<__m128i*>(out), _mm_packs_epi16(words, words));
@@ -663,38 +671,67 @@ float decode_one(const QuantizedOperand& operand) {
          operand.scale;
 }
 
-template <int Operation>
-void quantized_binary_block(const QuantizedBinaryRow& row, size_t index, __m256 a_broadcast,
-                            __m256 b_broadcast, int8_t* out) {
-  const __m256 a = decode_codes(row.a, index, a_broadcast);
-  const __m256 b = decode_codes(row.b, index, b_broadcast);
-  encode_codes(binary_vector<Operation>(a, b), row.out_scale, row.out_zero_point, out);
+// Eight outputs from a (full or its broadcast value) and b at `index`.
+template <int Operation, bool AFull, bool BFull>
+inline void quantized_binary8(const int8_t* a, const int8_t* b, const QuantizedConstants& k,
+                              int8_t* out) {
+  const __m256 a_values = AFull ? decode8(a, k.a_zero_point, k.a_scale) : k.a_broadcast;
+  const __m256 b_values = BFull ? decode8(b, k.b_zero_point, k.b_scale) : k.b_broadcast;
+  // Decoded codes are finite, and so are their sums, differences and products (|value| <=
+  // 255 x 255 x scale^2): only a division can give an infinity or a NaN to encode.
+  encode8<Operation == 3>(binary_vector<Operation>(a_values, b_values), k, out);
 }
 
 // The last count % 8 elements go through the same vector code on copies padded to eight, so
 // the tail rounds exactly as the rest (and no libm inline is needed here).
-template <int Operation>
-void quantized_binary_row_of(const QuantizedBinaryRow& row) {
-  const __m256 a_broadcast = _mm256_set1_ps(decode_one(row.a));
-  const __m256 b_broadcast = _mm256_set1_ps(decode_one(row.b));
+template <int Operation, bool AFull, bool BFull>
+void quantized_binary_loop(const QuantizedBinaryRow& row, const QuantizedConstants& k) {
+  const int8_t* a = row.a.codes;
+  const int8_t* b = row.b.codes;
+  int8_t* out = row.out;
+  const size_t count = row.count;
   size_t i = 0;
-  for (; i + 8 <= row.count; i += 8) {
-    quantized_binary_block<Operation>(row, i, a_broadcast, b_broadcast, row.out + i);
+  for (; i + 8 <= count; i += 8) {
+    quantized_binary8<Operation, AFull, BFull>(a + (AFull ? i : 0), b + (BFull ? i : 0), k,
+                                               out + i);
   }
-  const size_t rest = row.count - i;
+  const size_t rest = count - i;
   if (rest == 0) return;
   int8_t a_codes[8] = {};
   int8_t b_codes[8] = {};
-  int8_t out[8];
+  int8_t tail[8];
   for (size_t j = 0; j < rest; ++j) {
-    a_codes[j] = row.a.codes[(i + j) * row.a.step];
-    b_codes[j] = row.b.codes[(i + j) * row.b.step];
+    a_codes[j] = a[AFull ? i + j : 0];
+    b_codes[j] = b[BFull ? i + j : 0];
   }
-  QuantizedBinaryRow tail = row;
-  tail.a.codes = a_codes;
-  tail.b.codes = b_codes;
-  quantized_binary_block<Operation>(tail, 0, a_broadcast, b_broadcast, out);
-  for (size_t j = 0; j < rest; ++j) row.out[i + j] = out[j];
+  quantized_binary8<Operation, AFull, BFull>(a_codes, b_codes, k, tail);
+  for (size_t j = 0; j < rest; ++j) out[i + j] = tail[j];
+}
+
+template <int Operation>
+void quantized_binary_row_of(const QuantizedBinaryRow& row) {
+  QuantizedConstants k;
+  k.a_zero_point = _mm256_set1_epi32(row.a.zero_point);
+  k.b_zero_point = _mm256_set1_epi32(row.b.zero_point);
+  k.out_zero_point = _mm256_set1_epi32(row.out_zero_point);
+  k.a_scale = _mm256_set1_ps(row.a.scale);
+  k.b_scale = _mm256_set1_ps(row.b.scale);
+  k.a_broadcast = _mm256_set1_ps(decode_one(row.a));
+  k.b_broadcast = _mm256_set1_ps(decode_one(row.b));
+  k.out_scale = _mm256_set1_ps(row.out_scale);
+  k.lowest = _mm256_set1_ps(-1e9f);
+  k.highest = _mm256_set1_ps(1e9f);
+  const bool a_full = row.a.step != 0;
+  const bool b_full = row.b.step != 0;
+  if (a_full && b_full) {
+    quantized_binary_loop<Operation, true, true>(row, k);
+  } else if (a_full) {
+    quantized_binary_loop<Operation, true, false>(row, k);
+  } else if (b_full) {
+    quantized_binary_loop<Operation, false, true>(row, k);
+  } else {
+    quantized_binary_loop<Operation, false, false>(row, k);
+  }
 }
 
 void quantized_binary_row(const QuantizedBinaryRow& row) {
@@ -711,6 +748,12 @@ void max_row_float(float* accumulator, const float* row, size_t count) {
     _mm256_storeu_ps(accumulator + i,
                      _mm256_max_ps(_mm256_loadu_ps(row + i), _mm256_loadu_ps(accumulator + i)));
   }
+  // Short rows (a 20-wide plane) are mostly tail: one 4-lane step before the scalar rest.
+  if (i + 4 <= count) {
+    _mm_storeu_ps(accumulator + i,
+                  _mm_max_ps(_mm_loadu_ps(row + i), _mm_loadu_ps(accumulator + i)));
+    i += 4;
+  }
   for (; i < count; ++i) accumulator[i] = row[i] > accumulator[i] ? row[i] : accumulator[i];
 }
 
@@ -721,6 +764,20 @@ void max_row_int8(int8_t* accumulator, const int8_t* row, size_t count) {
     _mm256_storeu_si256(
         target, _mm256_max_epi8(_mm256_loadu_si256(target),
                                 _mm256_loadu_si256(reinterpret_cast<const __m256i*>(row + i))));
+  }
+  if (i + 16 <= count) {
+    auto* target = reinterpret_cast<__m128i*>(accumulator + i);
+    _mm_storeu_si128(target,
+                     _mm_max_epi8(_mm_loadu_si128(target),
+                                  _mm_loadu_si128(reinterpret_cast<const __m128i*>(row + i))));
+    i += 16;
+  }
+  if (i + 8 <= count) {
+    auto* target = reinterpret_cast<__m128i*>(accumulator + i);
+    _mm_storel_epi64(target,
+                     _mm_max_epi8(_mm_loadl_epi64(target),
+                                  _mm_loadl_epi64(reinterpret_cast<const __m128i*>(row + i))));
+    i += 8;
   }
   for (; i < count; ++i) accumulator[i] = row[i] > accumulator[i] ? row[i] : accumulator[i];
 }

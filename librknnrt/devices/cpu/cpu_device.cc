@@ -45,6 +45,24 @@ class CpuExecutable final : public Executable {
   std::vector<Step> steps_;
 };
 
+// Whether `next` reads `node`'s single output as its first input and nothing else does: no
+// other node, no graph output. Then the tensor between them is never observed and the two
+// nodes may run as one kernel.
+bool feeds_only(const graph::Graph& graph, const graph::Node& node, const graph::Node& next) {
+  if (node.outputs.size() != 1 || next.inputs.empty() || next.inputs[0] != node.outputs[0]) {
+    return false;
+  }
+  const int32_t tensor = node.outputs[0];
+  for (int32_t output : graph.outputs) {
+    if (output == tensor) return false;
+  }
+  size_t readers = 0;
+  for (const graph::Node& other : graph.nodes) {
+    for (int32_t input : other.inputs) readers += input == tensor ? 1 : 0;
+  }
+  return readers == 1;
+}
+
 class CpuDevice final : public Device {
  public:
   const char* name() const override { return "CPU"; }
@@ -58,17 +76,33 @@ class CpuDevice final : public Device {
                                               const std::vector<graph::Shape>& shapes) override {
     std::vector<CpuExecutable::Step> steps;
     steps.reserve(node_indices.size());
-    for (size_t index : node_indices) {
+    for (size_t position = 0; position < node_indices.size(); ++position) {
+      const size_t index = node_indices[position];
       const graph::Node& node = graph.nodes[index];
-      ORKNN_ASSIGN_OR_RETURN(std::unique_ptr<cpu::CpuKernel> kernel,
-                             cpu::build_cpu_kernel(graph, node, shapes));
       CpuExecutable::Step step;
       step.node_index = index;
-      step.kernel = std::move(kernel);
       step.inputs = node.inputs;
       step.outputs = node.outputs;
-      step.input_addresses.resize(node.inputs.size());
-      step.output_addresses.resize(node.outputs.size());
+      // A binary node and the activation right after it that alone reads its result run as one
+      // step (the activation's time is then profiled under the binary node).
+      if (position + 1 < node_indices.size() &&
+          feeds_only(graph, node, graph.nodes[node_indices[position + 1]])) {
+        const graph::Node& activation = graph.nodes[node_indices[position + 1]];
+        auto fused = cpu::build_fused_activation_kernel(graph, node, activation, shapes);
+        if (!fused.ok() && fused.status().code() != StatusCode::kUnimplemented) {
+          return fused.status();
+        }
+        if (fused.ok()) {
+          step.kernel = std::move(fused).value();
+          step.outputs = activation.outputs;
+          ++position;
+        }
+      }
+      if (!step.kernel) {
+        ORKNN_ASSIGN_OR_RETURN(step.kernel, cpu::build_cpu_kernel(graph, node, shapes));
+      }
+      step.input_addresses.resize(step.inputs.size());
+      step.output_addresses.resize(step.outputs.size());
       steps.push_back(std::move(step));
     }
     return std::unique_ptr<Executable>(std::make_unique<CpuExecutable>(std::move(steps)));

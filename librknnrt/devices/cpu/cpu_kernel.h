@@ -72,6 +72,14 @@ std::vector<CpuOpDefinition> resize_cpu_ops();
 
 const CpuOpDefinition* find_cpu_op(std::string_view op_type);
 
+// Add, Sub, Mul or Div and the activation node that alone consumes its result (a residual Add
+// and its Relu), as one kernel that reads the binary node's inputs and writes the activation's
+// output (ops/elementwise.cc): int8 applies the activation's 256-entry table to each chunk of
+// result codes, float32 the activation's row (Relu, Clip, LeakyRelu, HardSwish) to each chunk,
+// the same bits as the two kernels. kUnimplemented when the pair is not covered.
+Result<std::unique_ptr<CpuKernel>> make_binary_activation_kernel(
+    const KernelBuildContext& binary, const KernelBuildContext& activation);
+
 // A kernel that runs a function object, usually a lambda capturing the parameters parsed at
 // build time; saves a class per simple op.
 template <typename Function>

@@ -214,6 +214,15 @@ bool activations_are_int8(const NodeTensors& tensors) {
 
 }  // namespace
 
+Result<std::unique_ptr<CpuKernel>> build_fused_activation_kernel(
+    const graph::Graph& graph, const graph::Node& node, const graph::Node& activation,
+    const std::vector<graph::Shape>& shapes) {
+  const NodeTensors tensors = collect_tensors(graph, node, shapes);
+  const NodeTensors activation_tensors = collect_tensors(graph, activation, shapes);
+  return make_binary_activation_kernel(make_context(node, tensors),
+                                       make_context(activation, activation_tensors));
+}
+
 Result<std::unique_ptr<CpuKernel>> build_cpu_kernel(const graph::Graph& graph,
                                                     const graph::Node& node,
                                                     const std::vector<graph::Shape>& shapes) {

@@ -16,4 +16,11 @@ Result<std::unique_ptr<CpuKernel>> build_cpu_kernel(const graph::Graph& graph,
                                                     const graph::Node& node,
                                                     const std::vector<graph::Shape>& shapes);
 
+// One kernel for `node` and `activation`, the node that alone consumes node's only output
+// (make_binary_activation_kernel): it reads node's inputs and writes activation's outputs.
+// kUnimplemented when the pair is not fused.
+Result<std::unique_ptr<CpuKernel>> build_fused_activation_kernel(
+    const graph::Graph& graph, const graph::Node& node, const graph::Node& activation,
+    const std::vector<graph::Shape>& shapes);
+
 }  // namespace orknn::devices::cpu

@@ -238,6 +238,9 @@ Result<std::unique_ptr<CpuKernel>> make_binary_int8_kernel(const KernelBuildCont
   return unimplemented(context.node.describe(), ": no fused int8 kernel; float domain");
 }
 
+// The 256 output codes of an int8 unary node, one per input code (-128 first).
+using CodeTable = std::array<int8_t, 256>;
+
 // --- unary -----------------------------------------------------------------------------------
 
 struct UnaryType {
@@ -366,7 +369,9 @@ Result<float> constant_bound(const KernelBuildContext& context, size_t position)
   return value;
 }
 
-Result<std::unique_ptr<CpuKernel>> make_unary_int8_kernel(const KernelBuildContext& context) {
+// The output code of every input code of an int8 unary node (-128 first), by the float
+// domain's own decode -> reference function -> encode, so bit-exact with it by construction.
+Result<CodeTable> unary_int8_table(const KernelBuildContext& context) {
   const Tensor* input = context.input(0);
   const Tensor* output = context.outputs[0];
   if (!is_per_tensor_int8(input) || !is_per_tensor_int8(output)) {
@@ -394,8 +399,12 @@ Result<std::unique_ptr<CpuKernel>> make_unary_int8_kernel(const KernelBuildConte
   reference::unary(params, real_inputs.data(), real_outputs.data(), 256);
   std::array<int8_t, 256> table;
   graph::encode_from_float(table_output, real_outputs.data(), table.data());
+  return table;
+}
 
-  const int64_t count = input->elements();
+Result<std::unique_ptr<CpuKernel>> make_unary_int8_kernel(const KernelBuildContext& context) {
+  ORKNN_ASSIGN_OR_RETURN(const CodeTable table, unary_int8_table(context));
+  const int64_t count = context.input(0)->elements();
   // The optimized variants' table lookup (AVX-512 VBMI where the CPU has it), split over the
   // pool; the byte loop below for the reference variant and empty tensors.
   if (auto kernel = optimized::make_lookup_int8_kernel(table.data(), count)) return kernel;
@@ -407,7 +416,56 @@ Result<std::unique_ptr<CpuKernel>> make_unary_int8_kernel(const KernelBuildConte
   });
 }
 
+bool is_float32(const Tensor* tensor) {
+  return tensor && tensor->data_type == DataType::kFloat32;
+}
+
 }  // namespace
+
+Result<std::unique_ptr<CpuKernel>> make_binary_activation_kernel(
+    const KernelBuildContext& binary, const KernelBuildContext& activation) {
+  const std::string& type = binary.node.op_type;
+  const bool fusable_binary = type == "Add" || type == "Sub" || type == "Mul" || type == "Div";
+  bool unary = false;
+  for (const UnaryType& unary_type : kUnaryTypes)
+    unary |= activation.node.op_type == unary_type.op_type;
+  if (!fusable_binary || !unary || binary.inputs.size() != 2 || binary.outputs.size() != 1 ||
+      activation.outputs.size() != 1) {
+    return unimplemented(binary.node.describe(), ": not fused with ", activation.node.describe());
+  }
+  const reference::BinaryOperation operation = binary_operation(type);
+  const Tensor* a = binary.input(0);
+  const Tensor* b = binary.input(1);
+  const Tensor* result = binary.outputs[0];
+  if (is_per_tensor_int8(a) && is_per_tensor_int8(b) && is_per_tensor_int8(result) &&
+      is_per_tensor_int8(activation.outputs[0])) {
+    // Every int8 activation is a table of the result's codes (as its own kernel would apply).
+    ORKNN_ASSIGN_OR_RETURN(const CodeTable table, unary_int8_table(activation));
+    if (auto fast = optimized::make_binary_int8_kernel(
+            binary, operation, std::vector<int8_t>(table.begin(), table.end()))) {
+      return fast;
+    }
+  } else if (is_float32(a) && is_float32(b) && is_float32(result) &&
+             is_float32(activation.outputs[0])) {
+    ORKNN_ASSIGN_OR_RETURN(reference::UnaryParams params, unary_params(activation.node));
+    // Clip bounds given as inputs must be constants to be fixed now.
+    bool constant_bounds = true;
+    for (size_t position = 1; position < 3; ++position) {
+      const Tensor* bound = activation.input(position);
+      if (!bound) continue;
+      constant_bounds = constant_bounds && bound->is_constant() && is_float32(bound);
+      if (!constant_bounds) break;
+      float& value = position == 1 ? params.minimum : params.maximum;
+      std::memcpy(&value, bound->constant_data, sizeof(float));
+    }
+    if (constant_bounds) {
+      if (auto fast = optimized::make_binary_activation_kernel(binary, operation, params)) {
+        return fast;
+      }
+    }
+  }
+  return unimplemented(binary.node.describe(), ": not fused with ", activation.node.describe());
+}
 
 std::vector<CpuOpDefinition> elementwise_cpu_ops() {
   std::vector<CpuOpDefinition> ops;

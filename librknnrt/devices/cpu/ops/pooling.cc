@@ -107,23 +107,21 @@ bool has_window_without_input(const reference::Window2D& w) {
 }
 
 // The max pool of the codes, then each code re-encoded into the output's quantization through
-// a table (decode, encode: the float domain's path, so bit-exact by construction).
+// a table (decode, encode: the float domain's path, so bit-exact by construction), applied in
+// place by the optimized table lookup (on the pool; VBMI where the CPU has it).
 class ReencodedMaxPool final : public CpuKernel {
  public:
-  ReencodedMaxPool(std::unique_ptr<CpuKernel> codes_pool, const std::array<int8_t, 256>& table,
-                   int64_t count)
-      : codes_pool_(std::move(codes_pool)), table_(table), count_(count) {}
+  ReencodedMaxPool(std::unique_ptr<CpuKernel> codes_pool, std::unique_ptr<CpuKernel> reencode)
+      : codes_pool_(std::move(codes_pool)), reencode_(std::move(reencode)) {}
   Status run(const void* const* inputs, void* const* outputs) override {
     ORKNN_RETURN_IF_ERROR(codes_pool_->run(inputs, outputs));
-    auto* codes = static_cast<int8_t*>(outputs[0]);
-    for (int64_t i = 0; i < count_; ++i) codes[i] = table_[static_cast<uint8_t>(codes[i] + 128)];
-    return ok_status();
+    const void* codes = outputs[0];
+    return reencode_->run(&codes, outputs);
   }
 
  private:
   std::unique_ptr<CpuKernel> codes_pool_;
-  std::array<int8_t, 256> table_;
-  int64_t count_;
+  std::unique_ptr<CpuKernel> reencode_;
 };
 
 // MaxPool on per-tensor int8: decoding and encoding are non-decreasing, so the float domain's
@@ -156,8 +154,11 @@ Result<std::unique_ptr<CpuKernel>> make_max_pool_int8_kernel(const KernelBuildCo
   std::array<int8_t, 256> table;
   graph::decode_to_float(table_input, codes.data(), reals.data());
   graph::encode_from_float(table_output, reals.data(), table.data());
+  std::unique_ptr<CpuKernel> reencode =
+      optimized::make_lookup_int8_kernel(table.data(), output->elements());
+  if (!reencode) return unimplemented(context.node.describe(), ": no int8 max pool; float domain");
   return std::unique_ptr<CpuKernel>(
-      std::make_unique<ReencodedMaxPool>(std::move(codes_pool), table, output->elements()));
+      std::make_unique<ReencodedMaxPool>(std::move(codes_pool), std::move(reencode)));
 }
 
 // MaxPool on plain integer data (ONNX allows int8 and uint8): the maximum of integers is exact

@@ -146,8 +146,23 @@ std::unique_ptr<CpuKernel> make_binary_kernel(const KernelBuildContext& context,
               });
 }
 
+std::unique_ptr<CpuKernel> make_binary_activation_kernel(
+    const KernelBuildContext& context, kernels::reference::BinaryOperation operation,
+    const kernels::reference::UnaryParams& activation) {
+  auto prepared = dispatch::prepare_binary_activation(operation, context.input(0)->shape,
+                                                      context.input(1)->shape, activation);
+  if (!prepared) return nullptr;
+  return wrap(std::move(prepared),
+              [](const dispatch::BinaryFloat& kernel, const void* const* inputs,
+                 void* const* outputs, ThreadPool& pool) {
+                kernel.run(typed<float>(inputs[0]), typed<float>(inputs[1]),
+                           static_cast<float*>(outputs[0]), pool);
+              });
+}
+
 std::unique_ptr<CpuKernel> make_binary_int8_kernel(const KernelBuildContext& context,
-                                                   kernels::reference::BinaryOperation operation) {
+                                                   kernels::reference::BinaryOperation operation,
+                                                   const std::vector<int8_t>& output_table) {
   auto per_tensor_int8 = [](const graph::Tensor* tensor) {
     return tensor && tensor->data_type == DataType::kInt8 && tensor->quantization.is_quantized() &&
            !tensor->quantization.is_per_channel();
@@ -163,6 +178,7 @@ std::unique_ptr<CpuKernel> make_binary_int8_kernel(const KernelBuildContext& con
   quantization.b_zero_point = b->quantization.zero_points[0];
   quantization.output_scale = output->quantization.scales[0];
   quantization.output_zero_point = output->quantization.zero_points[0];
+  quantization.output_table = output_table;
   auto prepared = dispatch::prepare_binary_int8(operation, a->shape, b->shape, quantization);
   if (!prepared) return nullptr;
   return wrap(std::move(prepared), [](const dispatch::BinaryInt8& kernel, const void* const* inputs,

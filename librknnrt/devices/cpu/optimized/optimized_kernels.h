@@ -51,10 +51,19 @@ std::unique_ptr<CpuKernel> make_matmul_int8_kernel(
 std::unique_ptr<CpuKernel> make_binary_kernel(const KernelBuildContext& context,
                                               kernels::reference::BinaryOperation operation);
 
+// The same followed by the activation that consumes the result (dispatch.h
+// prepare_binary_activation): writes activation(a op b); null also for other activations.
+std::unique_ptr<CpuKernel> make_binary_activation_kernel(
+    const KernelBuildContext& context, kernels::reference::BinaryOperation operation,
+    const kernels::reference::UnaryParams& activation);
+
 // The same on per-tensor int8 operands and output, bit-exact with the float domain; null for
-// other tensors, broadcasts and the reference variant.
+// other tensors, broadcasts and the reference variant. A non-empty `output_table` (256 codes)
+// is a following int8 activation applied to every result code (context.outputs[0] is then the
+// binary operation's own result, whose quantization the codes are encoded in).
 std::unique_ptr<CpuKernel> make_binary_int8_kernel(const KernelBuildContext& context,
-                                                   kernels::reference::BinaryOperation operation);
+                                                   kernels::reference::BinaryOperation operation,
+                                                   const std::vector<int8_t>& output_table = {});
 
 // MaxPool (2-D, without Indices) on float32 or on int8 codes (the caller checks that input and
 // output share one per-tensor quantization, so the codes' maximum is the float domain's
