@@ -223,8 +223,8 @@ void portable_lookup_int8_row(const int8_t* table, const int8_t* in, int8_t* out
 
 struct MicroKernels {
   const char* name;      // "avx2", "portable"
-  size_t float_rows;     // MR of the float tile, at most 8
-  size_t float_columns;  // NR, at most 32
+  size_t float_rows;     // MR of the float tile
+  size_t float_columns;  // NR
   void (*float_tile)(const FloatTile& tile);
   size_t int16_rows;
   size_t int16_columns;
@@ -262,6 +262,11 @@ const MicroKernels& avx512_micro_kernels();
 // bytes per step with vpermi2b); call the latter only when the former is true.
 bool cpu_has_avx512_vbmi();
 void avx512_vbmi_lookup_int8_row(const int8_t* table, const int8_t* in, int8_t* out, size_t count);
+// x86-64 only: the avx512 table's float tile (AVX-512 F, 12 x 32) and its shape.
+void avx512_float_tile(const FloatTile& tile);
+void avx512_float_tile8(const FloatTile& tile);
+size_t avx512_float_tile_rows();
+size_t avx512_float_tile_columns();
 // Defined only in AArch64 builds (kernels/cpu/arm/).
 const MicroKernels& neon_micro_kernels();
 
