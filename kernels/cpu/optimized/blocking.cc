@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cstring>
-#include <cstdlib>
 #include <type_traits>
 
 namespace orknn::kernels::cpu::optimized {
@@ -43,7 +42,6 @@ BlockLimits float_convolution_limits(const CpuCacheSizes& caches, size_t mr, siz
   };
   BlockLimits limits{};
   limits.depth_block = fit(caches.level1_data / 2 / (nr * kFloat), 8, 64, 512);
-  if (getenv("ORKNN_EXP_DEPTH")) limits.depth_block = atoi(getenv("ORKNN_EXP_DEPTH"));
   limits.column_block =
       fit(caches.level2 / 2 / (limits.depth_block * kFloat), nr, 4 * nr, 256 * nr);
   limits.row_block = fit(caches.level2 / 4 / (limits.depth_block * kFloat), mr, 4 * mr, 128 * mr);

@@ -6,7 +6,6 @@
 // turns into the output, bit-exact with the reference.
 #include <algorithm>
 #include <cstdio>
-#include <cstdlib>
 #include <type_traits>
 #include <vector>
 
@@ -67,7 +66,7 @@ class GemmConvolution final : public ConvolutionTraits<Arithmetic>::Interface {
     group_weights_size_ = divide_round_up(group_rows_, mr_) * steps_ * mr_ * kStep;
     const size_t step_block = std::min(limits_.depth_block, steps_);
     const size_t column_block = std::min(limits_.column_block, round_up(columns_, nr_));
-    segments_offset_ = align_bytes(step_block * kStep * (column_block + 16) * sizeof(Packed));
+    segments_offset_ = align_bytes(step_block * kStep * column_block * sizeof(Packed));
     task_bytes_ = segments_offset_ + align_bytes(max_segments(column_block) * sizeof(Segment));
     if constexpr (kIsInt8<Arithmetic>) {
       // A task's int32 accumulators, and two int8 im2col rows for the pair packing.
@@ -138,12 +137,6 @@ class GemmConvolution final : public ConvolutionTraits<Arithmetic>::Interface {
   }
 
  private:
-  size_t b_row_stride(size_t columns) const {
-    size_t stride = round_up(columns, nr_);
-    static const bool pad = getenv("ORKNN_EXP_PAD") != nullptr;
-    if (pad && stride / 16 % 2 == 0) stride += 16;
-    return stride;
-  }
   // Weights [M][C/g][kh][kw] -> per group, panels of MR output channels (tile_arithmetic.h).
   void pack_weights(const Element* weights, Packed* packed) const {
     for (size_t group = 0; group < static_cast<size_t>(shape_.groups); ++group) {
@@ -169,7 +162,7 @@ class GemmConvolution final : public ConvolutionTraits<Arithmetic>::Interface {
                               reinterpret_cast<int8_t*>(scratch + rows_offset_), packed_b);
     } else if (!in_place_b_) {
       gather_im2col_rows_float(geometry_, group_input, step_begin, steps, segments, segment_count,
-                               columns, b_row_stride(columns), packed_b);
+                               columns, round_up(columns, nr_), packed_b);
     } else if (columns % nr_ != 0) {
       const size_t full_columns = columns / nr_ * nr_;
       const size_t tail = columns - full_columns;
@@ -250,7 +243,7 @@ class GemmConvolution final : public ConvolutionTraits<Arithmetic>::Interface {
             t.b_stride = columns_;
           } else if (!in_place_b_) {
             t.b = packed_b + panel * nr_;
-            t.b_stride = b_row_stride(grid.columns);
+            t.b_stride = round_up(grid.columns, nr_);
           } else {
             t.b = packed_b;  // the partial last panel
             t.b_stride = nr_;

@@ -264,7 +264,6 @@ bool cpu_has_avx512_vbmi();
 void avx512_vbmi_lookup_int8_row(const int8_t* table, const int8_t* in, int8_t* out, size_t count);
 // x86-64 only: the avx512 table's float tile (AVX-512 F, 12 x 32) and its shape.
 void avx512_float_tile(const FloatTile& tile);
-void avx512_float_tile8(const FloatTile& tile);
 size_t avx512_float_tile_rows();
 size_t avx512_float_tile_columns();
 // Defined only in AArch64 builds (kernels/cpu/arm/).

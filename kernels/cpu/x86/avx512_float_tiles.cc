@@ -14,7 +14,6 @@
 // avx512_vnni_tiles.cc). GCC 12's unmasked max/min/mul intrinsics start from an "undefined"
 // vector and trip -Wmaybe-uninitialized, so this file uses their maskz forms with every lane set.
 #include <immintrin.h>
-#include <stdlib.h>
 
 #include "optimized/micro_kernels.h"
 
@@ -23,14 +22,17 @@
 namespace orknn::kernels::cpu::optimized {
 namespace {
 
+constexpr size_t kTileRows = 12;
 constexpr size_t kTileColumns = 32;
 constexpr __mmask16 kAllLanes = 0xFFFF;
 
 // The accumulators are named variables (GCC keeps arrays of vectors in memory); rows past kRows
 // are compiled out with `if constexpr`.
-#define ORKNN_FOR_EACH_ROW(MACRO)                                                         \
+// clang-format off
+#define ORKNN_FOR_EACH_ROW(MACRO) \
   MACRO(0) MACRO(1) MACRO(2) MACRO(3) MACRO(4) MACRO(5) MACRO(6) MACRO(7) MACRO(8) MACRO(9) \
   MACRO(10) MACRO(11)
+// clang-format on
 
 // Lanes of one column vector that hold real columns: `columns` from its first.
 ORKNN_TARGET_AVX512 __mmask16 lane_mask(size_t columns) {
@@ -54,8 +56,7 @@ ORKNN_TARGET_AVX512 VectorActivation broadcast_activation(const FloatActivation&
 // min(maximum, value) with the value second, which keeps a NaN value as std::max/std::min do.
 ORKNN_TARGET_AVX512 __m512 activate(const VectorActivation& activation, __m512 value) {
   if (activation.leaky) {
-    const __mmask16 negative =
-        _mm512_cmp_ps_mask(value, _mm512_setzero_ps(), _CMP_LT_OQ);
+    const __mmask16 negative = _mm512_cmp_ps_mask(value, _mm512_setzero_ps(), _CMP_LT_OQ);
     value = _mm512_mask_mul_ps(value, negative, value, activation.leaky_alpha);
   }
   value = _mm512_maskz_max_ps(kAllLanes, activation.minimum, value);
@@ -65,7 +66,7 @@ ORKNN_TARGET_AVX512 __m512 activate(const VectorActivation& activation, __m512 v
 // kRows real rows (1..kTileRows) and kVectors column vectors (1: at most 16 real columns).
 // Masked loads and stores touch exactly the real columns of C and of the column bias, so
 // partial tiles need no staging copy.
-template <size_t kTileRows, size_t kRows, size_t kVectors>
+template <size_t kRows, size_t kVectors>
 ORKNN_TARGET_AVX512 void float_tile_rows(const FloatTile& tile) {
   const __mmask16 mask_low = lane_mask(tile.columns);
   const __mmask16 mask_high = lane_mask(tile.columns > 16 ? tile.columns - 16 : 0);
@@ -78,12 +79,12 @@ ORKNN_TARGET_AVX512 void float_tile_rows(const FloatTile& tile) {
   ORKNN_FOR_EACH_ROW(ORKNN_DECLARE)
 #undef ORKNN_DECLARE
   if (tile.accumulate) {
-#define ORKNN_LOAD(r)                                                          \
-  if constexpr (kRows > r) {                                                   \
-    low##r = _mm512_maskz_loadu_ps(mask_low, c + r * c_stride);                \
-    if constexpr (kVectors == 2) {                                             \
-      high##r = _mm512_maskz_loadu_ps(mask_high, c + r * c_stride + 16);       \
-    }                                                                          \
+#define ORKNN_LOAD(r)                                                    \
+  if constexpr (kRows > r) {                                             \
+    low##r = _mm512_maskz_loadu_ps(mask_low, c + r * c_stride);          \
+    if constexpr (kVectors == 2) {                                       \
+      high##r = _mm512_maskz_loadu_ps(mask_high, c + r * c_stride + 16); \
+    }                                                                    \
   }
     ORKNN_FOR_EACH_ROW(ORKNN_LOAD)
 #undef ORKNN_LOAD
@@ -133,42 +134,42 @@ ORKNN_TARGET_AVX512 void float_tile_rows(const FloatTile& tile) {
     ORKNN_FOR_EACH_ROW(ORKNN_ACTIVATE)
 #undef ORKNN_ACTIVATE
   }
-#define ORKNN_STORE(r)                                                                  \
-  if constexpr (kRows > r) {                                                            \
-    _mm512_mask_storeu_ps(c + r * c_stride, mask_low, low##r);                          \
+#define ORKNN_STORE(r)                                                                             \
+  if constexpr (kRows > r) {                                                                       \
+    _mm512_mask_storeu_ps(c + r * c_stride, mask_low, low##r);                                     \
     if constexpr (kVectors == 2) _mm512_mask_storeu_ps(c + r * c_stride + 16, mask_high, high##r); \
   }
   ORKNN_FOR_EACH_ROW(ORKNN_STORE)
 #undef ORKNN_STORE
 }
 
-template <size_t kTileRows, size_t kVectors>
+template <size_t kVectors>
 ORKNN_TARGET_AVX512 void float_tile_vectors(const FloatTile& tile) {
   switch (tile.rows) {
     case 1:
-      return float_tile_rows<kTileRows, 1, kVectors>(tile);
+      return float_tile_rows<1, kVectors>(tile);
     case 2:
-      return float_tile_rows<kTileRows, 2, kVectors>(tile);
+      return float_tile_rows<2, kVectors>(tile);
     case 3:
-      return float_tile_rows<kTileRows, 3, kVectors>(tile);
+      return float_tile_rows<3, kVectors>(tile);
     case 4:
-      return float_tile_rows<kTileRows, 4, kVectors>(tile);
+      return float_tile_rows<4, kVectors>(tile);
     case 5:
-      return float_tile_rows<kTileRows, 5, kVectors>(tile);
+      return float_tile_rows<5, kVectors>(tile);
     case 6:
-      return float_tile_rows<kTileRows, 6, kVectors>(tile);
+      return float_tile_rows<6, kVectors>(tile);
     case 7:
-      return float_tile_rows<kTileRows, 7, kVectors>(tile);
+      return float_tile_rows<7, kVectors>(tile);
     case 8:
-      return float_tile_rows<kTileRows, 8, kVectors>(tile);
+      return float_tile_rows<8, kVectors>(tile);
     case 9:
-      return float_tile_rows<kTileRows, 9, kVectors>(tile);
+      return float_tile_rows<9, kVectors>(tile);
     case 10:
-      return float_tile_rows<kTileRows, 10, kVectors>(tile);
+      return float_tile_rows<10, kVectors>(tile);
     case 11:
-      return float_tile_rows<kTileRows, 11, kVectors>(tile);
+      return float_tile_rows<11, kVectors>(tile);
     default:
-      return float_tile_rows<kTileRows, kTileRows, kVectors>(tile);
+      return float_tile_rows<kTileRows, kVectors>(tile);
   }
 }
 
@@ -176,21 +177,14 @@ ORKNN_TARGET_AVX512 void float_tile_vectors(const FloatTile& tile) {
 
 ORKNN_TARGET_AVX512 void avx512_float_tile(const FloatTile& tile) {
   if (tile.columns <= 16) {
-    float_tile_vectors<12, 1>(tile);
+    float_tile_vectors<1>(tile);
   } else {
-    float_tile_vectors<12, 2>(tile);
-  }
-}
-ORKNN_TARGET_AVX512 void avx512_float_tile8(const FloatTile& tile) {
-  if (tile.columns <= 16) {
-    float_tile_vectors<8, 1>(tile);
-  } else {
-    float_tile_vectors<8, 2>(tile);
+    float_tile_vectors<2>(tile);
   }
 }
 
 size_t avx512_float_tile_rows() {
-  return getenv("ORKNN_EXP_MR8") ? 8 : 12;
+  return kTileRows;
 }
 size_t avx512_float_tile_columns() {
   return kTileColumns;

@@ -18,7 +18,6 @@
 // avx512_vnni_tiles.cc). GCC 12's unmasked AVX-512 intrinsics start from an "undefined" vector
 // and trip -Wmaybe-uninitialized, so this file uses their maskz forms with every lane set.
 #include <immintrin.h>
-#include <stdlib.h>
 
 #include "core/reproducible_exp.h"
 #include "optimized/micro_kernels.h"
@@ -151,11 +150,10 @@ MicroKernels make_avx512_micro_kernels() {
   kernels.name = "avx512";
   kernels.requantize_silu_row = requantize_silu_row;
   kernels.reproducible_exp_row = reproducible_exp_row;
-  if (!getenv("ORKNN_EXPERIMENT_AVX2_TILE")) {
-    kernels.float_rows = avx512_float_tile_rows();
-    kernels.float_columns = avx512_float_tile_columns();
-    kernels.float_tile = getenv("ORKNN_EXP_MR8") ? avx512_float_tile8 : avx512_float_tile;
-  }
+  // The float GEMM tile: 12 x 32 on zmm registers (avx512_float_tiles.cc).
+  kernels.float_rows = avx512_float_tile_rows();
+  kernels.float_columns = avx512_float_tile_columns();
+  kernels.float_tile = avx512_float_tile;
   // VBMI is not part of the avx512 variant's requirement (F/BW/VL/VNNI: Cascade Lake has those
   // but no VBMI), so the table lookup falls back to the scalar loop where it is missing.
   kernels.lookup_int8_row =
