@@ -434,6 +434,13 @@ void test_float_blocks_from_caches(void**) {
   assert_int_equal(limits.depth_block, 128);
   assert_int_equal(limits.column_block, 1024);
   assert_int_equal(limits.row_block, 504);
+  // Two threads on a 14x14-pixel layer split its 196 columns (3 blocks of 96 or fewer) before
+  // its rows, which would each gather B again.
+  assert_int_equal(limits.smallest_split_columns, 64);
+  const optimized::OutputBlocks blocks =
+      optimized::choose_output_blocks(256, 196, 1, 2, 12, 32, limits);
+  assert_int_equal(blocks.column_blocks, 3);
+  assert_int_equal(blocks.column_block, 96);
   limits = optimized::float_convolution_limits({4 * 1024, 4 * 1024}, 6, 16);  // floors
   assert_int_equal(limits.depth_block, 64);
   assert_int_equal(limits.column_block, 64);

@@ -64,13 +64,17 @@ struct BlockLimits {
   size_t row_block;     // multiple of every MR
   size_t column_block;  // multiple of every NR
   size_t task_rows;     // multiple of row_block
+  // With several threads, columns are split into blocks of at least this many (0: 4 x NR)
+  // before rows are (a row split re-packs B in every row block).
+  size_t smallest_split_columns = 0;
 };
 // Float convolutions, from the CPU's caches (core/cpu_caches.h) and the tile (MR x NR): a B
 // panel (depth_block x NR floats) in half of L1; a task's packed B (depth_block x column_block)
 // in half of L2, the A block of a row block (row_block x depth_block) in a quarter. On 32 KiB
 // L1 and 512 KiB L2 (Zen3) with 6x16 tiles: 256 x 126 x 256; with a 1 MiB L2 (Zen4) 256 x 252 x
 // 512. A is the packed weights, so a task may take every row (half of SIZE_MAX: no limit that
-// overflows divide_round_up, and it fits 32-bit targets too).
+// overflows divide_round_up, and it fits 32-bit targets too). Column splits for threads stop at
+// 64 columns.
 BlockLimits float_convolution_limits(const CpuCacheSizes& caches, size_t mr, size_t nr);
 // int8 convolutions keep a task's int32 accumulators (task_rows x column_block) in scratch.
 constexpr BlockLimits kInt16ConvolutionLimits{256, 144, 192, 288};
