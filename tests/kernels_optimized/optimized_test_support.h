@@ -60,6 +60,21 @@ inline std::vector<kernels::cpu::KernelVariant> int8_gemm_variants() {
   return variants;
 }
 
+// optimized_variants() plus avx512 where the CPU runs it, for the float convolution and Gemm
+// tests: the avx512 table has its own float tile (12 x 32, x86/avx512_float_tiles.cc).
+inline std::vector<kernels::cpu::KernelVariant> float_gemm_variants() {
+  using kernels::cpu::KernelVariant;
+  std::vector<KernelVariant> variants = optimized_variants();
+#if defined(__x86_64__)
+  if (kernels::cpu::kernel_variant_available(KernelVariant::kAvx512)) {
+    variants.push_back(KernelVariant::kAvx512);
+  } else {
+    std::printf("avx512 float tile: SKIPPED (this CPU has no AVX-512 F/BW/VL/VNNI)\n");
+  }
+#endif
+  return variants;
+}
+
 class Random {
  public:
   explicit Random(uint32_t seed) : generator_(seed) {}

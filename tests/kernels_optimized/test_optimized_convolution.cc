@@ -1,9 +1,10 @@
 // Optimized 2-D convolution (kernels/cpu/dispatch.h) against the reference kernels, for every
-// optimized variant this CPU runs, on 1, 2 and 3 threads, with packed (constant) and per-run
-// weights: float32 within 1e-5 of the output scale, int8 bit-exact. Shapes sit on the tile and
-// block boundaries (MR 4/6, NR 8/16, depth chunks of 256 floats / 512 int8; int8 column blocks
-// of 192 and rows of 144, float blocks from the caches: 256/512 columns, 126/252 rows) and on
-// awkward sizes: 1, tile - 1, tile, tile + 1, primes.
+// optimized variant this CPU runs (float32 also on avx512, which has its own float tile), on 1,
+// 2 and 3 threads, with packed (constant) and per-run weights: float32 within 1e-5 of the output
+// scale, int8 bit-exact. Shapes sit on the tile and block boundaries (MR 4/6/12, NR 8/16/32,
+// depth chunks of 128/256 floats / 512 int8; int8 column blocks of 192 and rows of 144, float
+// blocks from the caches: 256/512/1024 columns, 126/252/504 rows) and on awkward sizes: 1,
+// tile - 1, tile, tile + 1, primes.
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -80,6 +81,15 @@ const ConvCase kCases[] = {
     {"pointwise copied depth 20 1100 pixels", 1, 20, 25, 44, 40, 1, 1},
     {"pointwise copied depth 40 1100 pixels 130 channels", 1, 40, 25, 44, 130, 1, 1},
     {"301 output channels (int8 task rows)", 1, 8, 2, 5, 301, 1, 1},
+    // The avx512 float tile (12 x 32): rows and columns at 12 and 32 - 1, + 1 and twice, a
+    // last panel of 17 columns (7x7 pixels: the second vector with one real lane), deep B read
+    // in place with a partial panel, and row blocks of 504 (its blocks from a 1 MiB L2).
+    {"pointwise 33 pixels 13 channels", 1, 5, 3, 11, 13, 1, 1},
+    {"pointwise 32 pixels 24 channels", 1, 7, 4, 8, 24, 1, 1},
+    {"3x3 pad 1 31 pixels 25 channels", 1, 6, 1, 31, 25, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1},
+    {"3x3 pad 1 7x7 11 channels", 1, 16, 7, 7, 11, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1},
+    {"pointwise in place depth 200 1100 pixels 36 channels", 1, 200, 25, 44, 36, 1, 1},
+    {"520 output channels (12-row blocks)", 1, 3, 4, 5, 520, 1, 1},
     {"64 channels 28x28", 1, 64, 28, 28, 64, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1},
     {"batch 2", 2, 6, 8, 9, 7, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1},
     {"groups 3", 1, 12, 9, 10, 9, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 3},
@@ -205,7 +215,7 @@ void test_float_convolution(void**) {
       for (float value : sums) sum_scale = std::max(sum_scale, std::fabs(double{value}));
       for (float value : expected) output_scale = std::max(output_scale, std::fabs(double{value}));
       const double tolerance = 1e-5 * sum_scale / output_scale;
-      for (KernelVariant variant : optimized_variants()) {
+      for (KernelVariant variant : float_gemm_variants()) {
         for (bool constant : {true, false}) {
           auto kernel = kernels::cpu::prepare_conv2d(shape, activation,
                                                      constant ? weights.data() : nullptr, variant);
@@ -548,6 +558,10 @@ void test_float_blocks_from_caches(void**) {
   assert_int_equal(limits.depth_block, 512);
   assert_int_equal(limits.column_block, 128);
   assert_int_equal(limits.row_block, 64);
+  limits = optimized::float_convolution_limits({32 * 1024, 1024 * 1024}, 12, 32);  // avx512
+  assert_int_equal(limits.depth_block, 128);
+  assert_int_equal(limits.column_block, 1024);
+  assert_int_equal(limits.row_block, 504);
   limits = optimized::float_convolution_limits({4 * 1024, 4 * 1024}, 6, 16);  // floors
   assert_int_equal(limits.depth_block, 64);
   assert_int_equal(limits.column_block, 64);

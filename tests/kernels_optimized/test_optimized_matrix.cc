@@ -50,6 +50,11 @@ const GemmCase kGemmCases[] = {
     {3, 8, 5, false, false, -1.5f, 0.25f, Addend::kScalar},
     {150, 20, 11, true, false, 1.0f, 1.0f, Addend::kMatrix},
     {4, 600, 3, false, false, 1.0f, 0.0f, Addend::kRow},
+    // The avx512 float tile's edges (12 x 32): whole tiles, one row and column past, a column
+    // bias over a partial panel.
+    {24, 32, 16},
+    {25, 65, 130, false, true, 1.0f, 1.0f, Addend::kColumn},
+    {11, 47, 9, true, false, 1.0f, 1.0f, Addend::kRow},
 };
 
 reference::GemmParams params_of(const GemmCase& c, size_t* c_size) {
@@ -102,7 +107,7 @@ void test_float_gemm(void**) {
     }
     std::vector<float> expected(static_cast<size_t>(c.m * c.n));
     reference::gemm(params, activation, a.data(), b.data(), c_data, expected.data());
-    for (KernelVariant variant : optimized_variants()) {
+    for (KernelVariant variant : float_gemm_variants()) {
       for (bool constant : {true, false}) {
         auto kernel =
             kernels::cpu::prepare_gemm(params, activation, constant ? b.data() : nullptr, variant);

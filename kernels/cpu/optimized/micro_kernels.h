@@ -293,8 +293,8 @@ void portable_requantize_lanes(const RequantizeLanes& lanes);
 
 struct MicroKernels {
   const char* name;      // "avx2", "portable"
-  size_t float_rows;     // MR of the float tile, at most 8
-  size_t float_columns;  // NR, at most 32
+  size_t float_rows;     // MR of the float tile
+  size_t float_columns;  // NR
   void (*float_tile)(const FloatTile& tile);
   size_t int16_rows;
   size_t int16_columns;
@@ -341,6 +341,10 @@ void avx512_vbmi_lookup_int8_row(const int8_t* table, const int8_t* in, int8_t* 
 // x86-64 only: the avx512 table's requantize_lanes (AVX-512 F/BW/VL;
 // x86/avx512_depthwise_lanes.cc).
 void avx512_requantize_lanes(const RequantizeLanes& lanes);
+// x86-64 only: the avx512 table's float tile (AVX-512 F, 12 x 32) and its shape.
+void avx512_float_tile(const FloatTile& tile);
+size_t avx512_float_tile_rows();
+size_t avx512_float_tile_columns();
 // Defined only in AArch64 builds (kernels/cpu/arm/).
 const MicroKernels& neon_micro_kernels();
 

@@ -150,6 +150,10 @@ MicroKernels make_avx512_micro_kernels() {
   kernels.name = "avx512";
   kernels.requantize_silu_row = requantize_silu_row;
   kernels.reproducible_exp_row = reproducible_exp_row;
+  // The float GEMM tile: 12 x 32 on zmm registers (avx512_float_tiles.cc).
+  kernels.float_rows = avx512_float_tile_rows();
+  kernels.float_columns = avx512_float_tile_columns();
+  kernels.float_tile = avx512_float_tile;
   // VBMI is not part of the avx512 variant's requirement (F/BW/VL/VNNI: Cascade Lake has those
   // but no VBMI), so the table lookup falls back to the scalar loop where it is missing.
   kernels.lookup_int8_row =
