@@ -10,6 +10,7 @@
 #include "core/reproducible_exp.h"
 #include "optimized/binary_operation.h"
 #include "optimized/micro_kernels.h"
+#include "x86/byte_transpose.h"
 
 namespace orknn::kernels::cpu::optimized {
 namespace {
@@ -1214,23 +1215,6 @@ inline void transpose8x8(__m256 r[8]) {
   r[5] = _mm256_permute2f128_ps(u1, u5, 0x31);
   r[6] = _mm256_permute2f128_ps(u2, u6, 0x31);
   r[7] = _mm256_permute2f128_ps(u3, u7, 0x31);
-}
-
-// An 8 x 8 byte transpose of the low 8 bytes of r[0..7]: returns four vectors whose low and high
-// halves are columns 0-1, 2-3, 4-5 and 6-7.
-inline void transpose8x8_bytes(const __m128i r[8], __m128i columns[4]) {
-  const __m128i t0 = _mm_unpacklo_epi8(r[0], r[1]);
-  const __m128i t1 = _mm_unpacklo_epi8(r[2], r[3]);
-  const __m128i t2 = _mm_unpacklo_epi8(r[4], r[5]);
-  const __m128i t3 = _mm_unpacklo_epi8(r[6], r[7]);
-  const __m128i u0 = _mm_unpacklo_epi16(t0, t1);
-  const __m128i u1 = _mm_unpackhi_epi16(t0, t1);
-  const __m128i u2 = _mm_unpacklo_epi16(t2, t3);
-  const __m128i u3 = _mm_unpackhi_epi16(t2, t3);
-  columns[0] = _mm_unpacklo_epi32(u0, u2);
-  columns[1] = _mm_unpackhi_epi32(u0, u2);
-  columns[2] = _mm_unpacklo_epi32(u1, u3);
-  columns[3] = _mm_unpackhi_epi32(u1, u3);
 }
 
 // Where element e of an interleaved run goes (InterleaveRows), walked in blocks of 8.

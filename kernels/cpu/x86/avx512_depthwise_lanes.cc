@@ -9,6 +9,7 @@
 #include <immintrin.h>
 
 #include "optimized/micro_kernels.h"
+#include "x86/byte_transpose.h"
 
 #define ORKNN_TARGET_AVX512 __attribute__((target("avx2,fma,avx512f,avx512bw,avx512vl")))
 
@@ -33,22 +34,6 @@ ORKNN_TARGET_AVX512 inline __m128i requantize_pixel(const float* sums, const Lan
   rounded = _mm256_add_epi32(rounded, k.zero_point);
   rounded = _mm256_min_epi32(_mm256_max_epi32(rounded, k.minimum), k.maximum);
   return _mm256_maskz_cvtsepi32_epi8(0xFF, rounded);
-}
-
-// An 8 x 8 byte transpose of the low 8 bytes of r[0..7]: columns[k] holds columns 2k and 2k + 1.
-ORKNN_TARGET_AVX512 inline void transpose8x8_bytes(const __m128i r[8], __m128i columns[4]) {
-  const __m128i t0 = _mm_unpacklo_epi8(r[0], r[1]);
-  const __m128i t1 = _mm_unpacklo_epi8(r[2], r[3]);
-  const __m128i t2 = _mm_unpacklo_epi8(r[4], r[5]);
-  const __m128i t3 = _mm_unpacklo_epi8(r[6], r[7]);
-  const __m128i u0 = _mm_unpacklo_epi16(t0, t1);
-  const __m128i u1 = _mm_unpackhi_epi16(t0, t1);
-  const __m128i u2 = _mm_unpacklo_epi16(t2, t3);
-  const __m128i u3 = _mm_unpackhi_epi16(t2, t3);
-  columns[0] = _mm_unpacklo_epi32(u0, u2);
-  columns[1] = _mm_unpackhi_epi32(u0, u2);
-  columns[2] = _mm_unpacklo_epi32(u1, u3);
-  columns[3] = _mm_unpackhi_epi32(u1, u3);
 }
 
 }  // namespace
