@@ -97,11 +97,14 @@ cross_runtime() {
   pattern="^($(IFS='|'; echo "${tests[*]}"))\$"
   # test_api_mem_cycles measures the process's RSS over 2000 init/destroy cycles, and qemu-user
   # 7.2 keeps about 280 KB per guest thread that exits (one thread: no growth; the same cycles
-  # natively: none either), so it runs with one CPU thread: its RSS is then the runtime's.
+  # natively: none either), so it runs with one CPU thread. Even then qemu's translation caches
+  # keep growing (250 KiB over 2,000 cycles, 530 over 8,000; natively a flat 180-190 KiB), so
+  # the RSS bound is 1 MiB here: the native suite's 256 KiB bound and its valgrind run are the
+  # leak checks.
   # And the same library on an ARMv8.0 core (no dotprod, no i8mm): it must choose plain NEON
   # and never execute the SDOT/SMMLA tiles it contains.
   (cd "$dir" && ctest --output-on-failure -j "$jobs" -R "$pattern" -E '^test_api_mem_cycles$' &&
-    ORKNN_CPU_THREADS=1 ctest --output-on-failure -R '^test_api_mem_cycles$' &&
+    ORKNN_CPU_THREADS=1 ORKNN_RSS_SLACK_KIB=1024 ctest --output-on-failure -R '^test_api_mem_cycles$' &&
     QEMU_CPU=cortex-a53 ctest --output-on-failure -j "$jobs" \
       -R '^(test_api_io|test_api_zero_copy|test_optimized_cpu_kernels)$')
 }

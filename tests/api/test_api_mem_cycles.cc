@@ -82,8 +82,14 @@ void test_cycles_leave_nothing_behind(void**) {
               rss_before, rss_after);
   assert_int_equal(fds_after, fds_before);
   // Any per-cycle leak (a context, a mapping, a model copy: hundreds of bytes at least) over
-  // ~1500 cycles exceeds this; allocator noise does not.
-  if (!kUnderAddressSanitizer && cycles >= 1000) assert_true(rss_after - rss_before < 256);
+  // ~1500 cycles exceeds 256 KiB; allocator noise does not (natively a one-time 180-190 KiB
+  // after the warm-up, the same at 2,000 and 20,000 cycles). Under qemu-user the process's RSS
+  // is the emulator's too, whose translation caches keep growing slowly (250 KiB at 2,000
+  // cycles, 530 at 8,000 with one CPU thread): scripts/cross_test.sh allows more there with
+  // ORKNN_RSS_SLACK_KIB; the native run and the valgrind run of this test are the leak checks.
+  const char* slack_text = std::getenv("ORKNN_RSS_SLACK_KIB");
+  const long slack_kib = slack_text ? std::atol(slack_text) : 256;
+  if (!kUnderAddressSanitizer && cycles >= 1000) assert_true(rss_after - rss_before < slack_kib);
 }
 
 }  // namespace
