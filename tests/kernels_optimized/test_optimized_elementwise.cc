@@ -132,6 +132,32 @@ std::vector<int8_t> float_domain_int8(reference::BinaryOperation operation,
   return codes;
 }
 
+// Every optimized variant's int8 kernel for one case, on one and three threads, against the
+// expected codes, bit for bit; `label` names the test in the failure message.
+void expect_int8_kernels_match(const char* label, size_t index,
+                               reference::BinaryOperation operation, const BroadcastCase& shapes,
+                               const kernels::cpu::BinaryInt8Quantization& quantization,
+                               const std::vector<int8_t>& a, const std::vector<int8_t>& b,
+                               const std::vector<int8_t>& expected, ThreadPool& one,
+                               ThreadPool& three) {
+  for (KernelVariant variant : optimized_variants()) {
+    auto kernel =
+        kernels::cpu::prepare_binary_int8(operation, shapes.a, shapes.b, quantization, variant);
+    if (!kernel) fail_msg("%s %zu: no %s kernel", label, index, kernel_variant_name(variant));
+    for (ThreadPool* pool : {&one, &three}) {
+      std::vector<int8_t> output(expected.size(), 0);
+      kernel->run(a.data(), b.data(), output.data(), *pool);
+      const std::string mismatch = compare_exact(output, expected);
+      if (!mismatch.empty()) {
+        fail_msg("%s %zu %s (op %d) %s, %s, %zu threads: %s", label, index,
+                 describe(shapes.a).c_str(), static_cast<int>(operation),
+                 describe(shapes.b).c_str(), kernel->algorithm(), pool->thread_count(),
+                 mismatch.c_str());
+      }
+    }
+  }
+}
+
 // Every code on both sides (Div by a zero offset gives +-inf or NaN, which encode to the
 // saturated code or the zero point), outputs that saturate, and ties of the rounding.
 void test_int8_matches_float_domain(void** /*state*/) {
@@ -151,22 +177,8 @@ void test_int8_matches_float_domain(void** /*state*/) {
       for (reference::BinaryOperation operation : kOperations) {
         const std::vector<int8_t> expected =
             float_domain_int8(operation, params, a, b, quantization);
-        for (KernelVariant variant : optimized_variants()) {
-          auto kernel = kernels::cpu::prepare_binary_int8(operation, shapes.a, shapes.b,
-                                                          quantization, variant);
-          if (!kernel) fail_msg("int8 case %zu: no %s kernel", index, kernel_variant_name(variant));
-          for (ThreadPool* pool : {&one, &three}) {
-            std::vector<int8_t> output(expected.size(), 0);
-            kernel->run(a.data(), b.data(), output.data(), *pool);
-            const std::string mismatch = compare_exact(output, expected);
-            if (!mismatch.empty()) {
-              fail_msg("int8 case %zu %s (op %d) %s, %s, %zu threads: %s", index,
-                       describe(shapes.a).c_str(), static_cast<int>(operation),
-                       describe(shapes.b).c_str(), kernel->algorithm(), pool->thread_count(),
-                       mismatch.c_str());
-            }
-          }
-        }
+        expect_int8_kernels_match("int8 case", index, operation, shapes, quantization, a, b,
+                                  expected, one, three);
       }
     }
     ++index;
@@ -285,22 +297,8 @@ void test_int8_with_output_table(void** /*state*/) {
       for (int8_t& code : expected) {
         code = quantization.output_table[static_cast<size_t>(code + 128)];
       }
-      for (KernelVariant variant : optimized_variants()) {
-        auto kernel =
-            kernels::cpu::prepare_binary_int8(operation, shapes.a, shapes.b, quantization, variant);
-        if (!kernel) fail_msg("int8 case %zu: no %s kernel", index, kernel_variant_name(variant));
-        for (ThreadPool* pool : {&one, &three}) {
-          std::vector<int8_t> output(expected.size(), 0);
-          kernel->run(a.data(), b.data(), output.data(), *pool);
-          const std::string mismatch = compare_exact(output, expected);
-          if (!mismatch.empty()) {
-            fail_msg("int8 table case %zu %s (op %d) %s, %s, %zu threads: %s", index,
-                     describe(shapes.a).c_str(), static_cast<int>(operation),
-                     describe(shapes.b).c_str(), kernel->algorithm(), pool->thread_count(),
-                     mismatch.c_str());
-          }
-        }
-      }
+      expect_int8_kernels_match("int8 table case", index, operation, shapes, quantization, a, b,
+                                expected, one, three);
     }
     ++index;
   }
