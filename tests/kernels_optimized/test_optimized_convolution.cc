@@ -180,6 +180,33 @@ reference::FusedActivation activation_number(size_t index) {
   return activation;
 }
 
+// The reference's float32 output of one convolution and the tolerance to compare with:
+// rounding scales with the sums before the activation (a Clip to [-0.5, 0.7] leaves an output
+// scale of 1 however large they are), so it is 1e-5 of the larger of the two scales.
+struct FloatExpectation {
+  std::vector<float> output;
+  double tolerance;
+};
+
+FloatExpectation float_expectation(const reference::Conv2DShape& shape,
+                                   const reference::FusedActivation& activation,
+                                   const std::vector<float>& input,
+                                   const std::vector<float>& weights, const float* bias) {
+  FloatExpectation expectation{std::vector<float>(output_size(shape)), 0.0};
+  reference::conv2d(shape, activation, input.data(), weights.data(), bias,
+                    expectation.output.data());
+  std::vector<float> sums(output_size(shape));
+  reference::conv2d(shape, reference::FusedActivation{}, input.data(), weights.data(), bias,
+                    sums.data());
+  double sum_scale = 1.0, output_scale = 1.0;
+  for (float value : sums) sum_scale = std::max(sum_scale, std::fabs(double{value}));
+  for (float value : expectation.output) {
+    output_scale = std::max(output_scale, std::fabs(double{value}));
+  }
+  expectation.tolerance = 1e-5 * sum_scale / output_scale;
+  return expectation;
+}
+
 struct Pools {
   ThreadPool one{1};
   ThreadPool two{2};
@@ -203,18 +230,8 @@ void test_float_convolution(void**) {
           output_size(shape) * weight_size(shape) > 4000000 ? case_index : a;
       const reference::FusedActivation activation = activation_number(activation_index);
       const bool with_bias = (case_index + a) % 3 != 2;
-      std::vector<float> expected(output_size(shape));
-      reference::conv2d(shape, activation, input.data(), weights.data(),
-                        with_bias ? bias.data() : nullptr, expected.data());
-      // Rounding scales with the sums before the activation: a Clip to [-0.5, 0.7] leaves an
-      // output scale of 1 however large they are. The tolerance is 1e-5 of the larger scale.
-      std::vector<float> sums(output_size(shape));
-      reference::conv2d(shape, reference::FusedActivation{}, input.data(), weights.data(),
-                        with_bias ? bias.data() : nullptr, sums.data());
-      double sum_scale = 1.0, output_scale = 1.0;
-      for (float value : sums) sum_scale = std::max(sum_scale, std::fabs(double{value}));
-      for (float value : expected) output_scale = std::max(output_scale, std::fabs(double{value}));
-      const double tolerance = 1e-5 * sum_scale / output_scale;
+      const auto [expected, tolerance] =
+          float_expectation(shape, activation, input, weights, with_bias ? bias.data() : nullptr);
       for (KernelVariant variant : float_gemm_variants()) {
         for (bool constant : {true, false}) {
           auto kernel = kernels::cpu::prepare_conv2d(shape, activation,
@@ -439,16 +456,8 @@ void test_depthwise_random_shapes(void**) {
     const std::vector<float> bias = random.floats(static_cast<size_t>(shape.output_channels));
     const reference::FusedActivation activation = activation_number(static_cast<size_t>(trial));
     const bool with_bias = trial % 4 != 3;
-    std::vector<float> expected(output_size(shape));
-    reference::conv2d(shape, activation, input.data(), weights.data(),
-                      with_bias ? bias.data() : nullptr, expected.data());
-    std::vector<float> sums(output_size(shape));
-    reference::conv2d(shape, reference::FusedActivation{}, input.data(), weights.data(),
-                      with_bias ? bias.data() : nullptr, sums.data());
-    double sum_scale = 1.0, output_scale = 1.0;
-    for (float value : sums) sum_scale = std::max(sum_scale, std::fabs(double{value}));
-    for (float value : expected) output_scale = std::max(output_scale, std::fabs(double{value}));
-    const double tolerance = 1e-5 * sum_scale / output_scale;
+    const auto [expected, tolerance] =
+        float_expectation(shape, activation, input, weights, with_bias ? bias.data() : nullptr);
     for (KernelVariant variant : optimized_variants()) {
       auto kernel = kernels::cpu::prepare_conv2d(shape, activation,
                                                  trial % 2 ? weights.data() : nullptr, variant);
