@@ -519,6 +519,13 @@ std::unique_ptr<UnaryFloat> prepare_unary(const reference::UnaryParams& params, 
   return optimized::make_unary(micro_kernels(variant), params, count);
 }
 
+std::unique_ptr<SoftmaxFloat> prepare_softmax(const reference::ChannelLayout& layout,
+                                              KernelVariant variant) {
+  variant = usable(variant);
+  if (variant == KernelVariant::kReference) return nullptr;
+  return optimized::make_softmax(micro_kernels(variant), layout);
+}
+
 std::unique_ptr<LookupInt8> prepare_lookup_int8(const int8_t* table, int64_t count,
                                                 KernelVariant variant) {
   variant = usable(variant);

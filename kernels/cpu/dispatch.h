@@ -39,6 +39,7 @@
 #include "reference/convolution.h"
 #include "reference/elementwise.h"
 #include "reference/gemm.h"
+#include "reference/normalization.h"
 #include "reference/pooling.h"
 #include "reference/resize.h"
 
@@ -239,6 +240,17 @@ class UnaryFloat : public PreparedKernel {
 };
 std::unique_ptr<UnaryFloat> prepare_unary(const reference::UnaryParams& params, int64_t count,
                                           KernelVariant variant = selected_kernel_variant());
+
+// Softmax over [outer, channels, inner] (reference::softmax): the micro-kernels' vectorized exp
+// and sums in double, within 1e-6 relative of the reference's double computation for
+// differences from the maximum below 16 (docs/cpu-kernels.md). Rows or column blocks are split
+// over the pool. Null for empty layouts and the reference variant.
+class SoftmaxFloat : public PreparedKernel {
+ public:
+  virtual void run(const float* input, float* output, ThreadPool& pool) const = 0;
+};
+std::unique_ptr<SoftmaxFloat> prepare_softmax(const reference::ChannelLayout& layout,
+                                              KernelVariant variant = selected_kernel_variant());
 
 // An int8 activation applied as a 256-entry table (output code of each input code, -128 first):
 // output[i] = table[input[i] + 128] over `count` codes, split over the pool's threads for large

@@ -88,6 +88,10 @@ std::unique_ptr<GlobalPoolFloat> make_global_average_pool(const MicroKernels& ke
 std::unique_ptr<UnaryFloat> make_unary(const MicroKernels& kernels,
                                        const reference::UnaryParams& params, int64_t count);
 
+// Null for empty layouts.
+std::unique_ptr<SoftmaxFloat> make_softmax(const MicroKernels& kernels,
+                                           const reference::ChannelLayout& layout);
+
 // Null for empty tensors. Copies the 256-entry table.
 std::unique_ptr<LookupInt8> make_lookup_int8(const MicroKernels& kernels, const int8_t* table,
                                              int64_t count);

@@ -2,6 +2,7 @@
 #include <string>
 
 #include "devices/cpu/cpu_kernel.h"
+#include "devices/cpu/optimized/optimized_kernels.h"
 #include "graph/ops/normalization_attributes.h"
 #include "reference/elementwise.h"
 #include "reference/normalization.h"
@@ -136,6 +137,7 @@ Result<std::unique_ptr<CpuKernel>> make_softmax(const KernelBuildContext& contex
     layout.channels = shape[axis];
     layout.inner = product(shape, axis + 1, shape.size());
   }
+  if (auto fast = optimized::make_softmax_kernel(layout)) return fast;
   return make_function_kernel([layout](const void* const* inputs, void* const* outputs) {
     reference::softmax(layout, static_cast<const float*>(inputs[0]),
                        static_cast<float*>(outputs[0]));

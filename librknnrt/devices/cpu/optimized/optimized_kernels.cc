@@ -246,6 +246,16 @@ std::unique_ptr<CpuKernel> make_unary_kernel(const KernelBuildContext& context,
   });
 }
 
+std::unique_ptr<CpuKernel> make_softmax_kernel(const reference::ChannelLayout& layout) {
+  auto prepared = dispatch::prepare_softmax(layout);
+  if (!prepared) return nullptr;
+  return wrap(std::move(prepared),
+              [](const dispatch::SoftmaxFloat& kernel, const void* const* inputs,
+                 void* const* outputs, ThreadPool& pool) {
+                kernel.run(typed<float>(inputs[0]), static_cast<float*>(outputs[0]), pool);
+              });
+}
+
 std::unique_ptr<CpuKernel> make_lookup_int8_kernel(const int8_t* table, int64_t count) {
   auto prepared = dispatch::prepare_lookup_int8(table, count);
   if (!prepared) return nullptr;

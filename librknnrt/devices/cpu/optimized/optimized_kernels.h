@@ -17,6 +17,7 @@
 #include "reference/convolution.h"
 #include "reference/elementwise.h"
 #include "reference/gemm.h"
+#include "reference/normalization.h"
 #include "reference/pooling.h"
 #include "reference/resize.h"
 
@@ -79,6 +80,9 @@ std::unique_ptr<CpuKernel> make_global_average_pool_kernel(int64_t planes, int64
 // when present, read per run); null otherwise.
 std::unique_ptr<CpuKernel> make_unary_kernel(const KernelBuildContext& context,
                                              const kernels::reference::UnaryParams& params);
+
+// Float32 Softmax of kernels/cpu/dispatch.h prepare_softmax; null for the reference variant.
+std::unique_ptr<CpuKernel> make_softmax_kernel(const kernels::reference::ChannelLayout& layout);
 
 // An int8 activation's 256-entry table (kernels/cpu/dispatch.h prepare_lookup_int8) over `count`
 // codes; null for the reference variant and empty tensors.
