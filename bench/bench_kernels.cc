@@ -728,6 +728,44 @@ void bench_softmax(const Options& options) {
   if (header) std::printf("\n");
 }
 
+// Bilinear Resize (kernels/cpu/dispatch.h prepare_resize_bilinear) against
+// reference::resize_bilinear, one thread, interleaved, microseconds per run by thread CPU time: a
+// segmentation head's 2x upsampling (64 planes of 80x80 to 160x160, half_pixel).
+void bench_resize_bilinear(const Options& options) {
+  const char* name = "resize bilinear 64x80x80 -> 160x160";
+  if (!options.filter.empty() && std::strstr(name, options.filter.c_str()) == nullptr) return;
+  reference::ResizeParams params;
+  params.input_shape = {1, 64, 80, 80};
+  params.output_shape = {1, 64, 160, 160};
+  params.scales = {1.0f, 1.0f, 2.0f, 2.0f};
+  params.transform = reference::CoordinateTransform::kHalfPixel;
+  std::shared_ptr<cpu::ResizeFloat> kernel = cpu::prepare_resize_bilinear(params, options.variant);
+  if (!kernel) return;
+  ThreadPool serial(1);
+  std::vector<float> x = random_floats(64 * 80 * 80, 10);
+  std::vector<float> y(64 * 160 * 160);
+  std::vector<Config> configs;
+  configs.push_back({"reference",
+                     [&] { reference::resize_bilinear(params, x.data(), y.data()); },
+                     options.reps,
+                     {},
+                     {}});
+  configs.push_back({cpu::kernel_variant_name(options.variant),
+                     [&] { kernel->run(x.data(), y.data(), serial); },
+                     options.reps,
+                     {},
+                     {}});
+  run_interleaved(configs);
+  const double reference_us = median(configs[0].cpu_seconds) * 1e6;
+  const double variant_us = median(configs[1].cpu_seconds) * 1e6;
+  std::printf(
+      "## Bilinear Resize, float32, one thread (us per run, thread CPU time, interleaved)\n\n| "
+      "shape | reference | %s | speed-up |\n|---|---:|---:|---:|\n| %s | %.1f | %.1f | "
+      "%.1fx |\n\n",
+      cpu::kernel_variant_name(options.variant), name, reference_us, variant_us,
+      reference_us / variant_us);
+}
+
 std::vector<size_t> parse_list(const char* text) {
   std::vector<size_t> values;
   for (const char* p = text; *p;) {
@@ -793,5 +831,6 @@ int main(int argc, char** argv) {
   bench_lookup_int8(options);
   bench_binary_int8(options);
   bench_softmax(options);
+  bench_resize_bilinear(options);
   return 0;
 }

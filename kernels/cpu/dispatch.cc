@@ -533,6 +533,13 @@ std::unique_ptr<LookupInt8> prepare_lookup_int8(const int8_t* table, int64_t cou
   return optimized::make_lookup_int8(micro_kernels(variant), table, count);
 }
 
+std::unique_ptr<ResizeFloat> prepare_resize_bilinear(const reference::ResizeParams& params,
+                                                     KernelVariant variant) {
+  // Plain C++ loops, the same for every optimized variant (the compiler vectorizes the blend).
+  if (usable(variant) == KernelVariant::kReference) return nullptr;
+  return optimized::make_resize_bilinear(params);
+}
+
 std::unique_ptr<ResizeFloat> prepare_resize_nearest(const reference::ResizeParams& params,
                                                     KernelVariant variant) {
   // Plain copies: no micro-kernel, the same code for every optimized variant.

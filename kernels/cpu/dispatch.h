@@ -269,6 +269,11 @@ class ResizeFloat : public PreparedKernel {
  public:
   virtual void run(const float* input, float* output, ThreadPool& pool) const = 0;
 };
+// Bilinear Resize on float32 over the last two dimensions (reference::resize_bilinear, the same
+// bits on x86-64: the same taps and the same products and sums in the same order). Null for the
+// reference variant and malformed parameters.
+std::unique_ptr<ResizeFloat> prepare_resize_bilinear(
+    const reference::ResizeParams& params, KernelVariant variant = selected_kernel_variant());
 std::unique_ptr<ResizeFloat> prepare_resize_nearest(
     const reference::ResizeParams& params, KernelVariant variant = selected_kernel_variant());
 

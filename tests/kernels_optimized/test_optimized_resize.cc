@@ -1,7 +1,9 @@
-// Optimized nearest-neighbour Resize (kernels/cpu/dispatch.h prepare_resize_nearest) against
-// reference::resize_nearest: the same bits for every coordinate transform and rounding mode,
-// over random ranks 1-4, up- and down-sampling by integer and fractional scales, on 1 and 3
-// threads; malformed parameters are refused.
+// Optimized nearest-neighbour and bilinear Resize (kernels/cpu/dispatch.h
+// prepare_resize_nearest, prepare_resize_bilinear) against reference::resize_nearest and
+// reference::resize_bilinear: the same bits for every coordinate transform and rounding mode
+// (bilinear: within a float rounding on AArch64, where the compiler may fuse the reference's
+// multiply-adds differently), over random ranks, up- and down-sampling by integer and
+// fractional scales, on 1 and 3 threads; malformed parameters are refused.
 #include <limits>
 #include <memory>
 #include <string>
@@ -69,18 +71,34 @@ reference::ResizeParams random_resize(Random& random, size_t rank) {
   return p;
 }
 
-void check_matches_reference(const reference::ResizeParams& params, Random& random) {
+enum class Mode { kNearest, kBilinear };
+
+#if defined(__aarch64__)
+constexpr double kBilinearTolerance = 1e-6;
+#else
+constexpr double kBilinearTolerance = 0.0;
+#endif
+
+void check_matches_reference(const reference::ResizeParams& params, Random& random,
+                             Mode mode = Mode::kNearest) {
   ThreadPool one(1), three(3);
   const std::vector<float> input = random.floats(element_count(params.input_shape));
   std::vector<float> expected(element_count(params.output_shape));
-  reference::resize_nearest(params, input.data(), expected.data());
+  const bool bilinear = mode == Mode::kBilinear;
+  if (bilinear) {
+    reference::resize_bilinear(params, input.data(), expected.data());
+  } else {
+    reference::resize_nearest(params, input.data(), expected.data());
+  }
   for (KernelVariant variant : optimized_variants()) {
-    auto kernel = kernels::cpu::prepare_resize_nearest(params, variant);
+    auto kernel = bilinear ? kernels::cpu::prepare_resize_bilinear(params, variant)
+                           : kernels::cpu::prepare_resize_nearest(params, variant);
     assert_non_null(kernel.get());
     for (ThreadPool* pool : {&one, &three}) {
       std::vector<float> output(expected.size(), std::numeric_limits<float>::quiet_NaN());
       kernel->run(input.data(), output.data(), *pool);
-      const std::string mismatch = compare_floats(output, expected, 0.0);
+      const std::string mismatch =
+          compare_floats(output, expected, bilinear ? kBilinearTolerance : 0.0);
       if (!mismatch.empty()) {
         fail_msg("resize %s, %s, %zu threads: %s", describe(params).c_str(), kernel->algorithm(),
                  pool->thread_count(), mismatch.c_str());
@@ -96,6 +114,32 @@ void test_random_resizes_match_reference(void** /*state*/) {
       check_matches_reference(random_resize(random, rank), random);
     }
   }
+}
+
+// Bilinear over the last two dimensions (ranks 2-4, the leading dimensions keep their sizes),
+// wide rows too, so tasks split planes into row blocks.
+void test_random_bilinear_resizes_match_reference(void** /*state*/) {
+  Random random(19);
+  for (size_t rank = 2; rank <= 4; ++rank) {
+    for (int repeat = 0; repeat < 40; ++repeat) {
+      reference::ResizeParams p = random_resize(random, rank);
+      for (size_t d = 0; d + 2 < rank; ++d) {
+        p.output_shape[d] = p.input_shape[d];
+        p.scales[d] = 1.0f;
+      }
+      check_matches_reference(p, random, Mode::kBilinear);
+    }
+  }
+  reference::ResizeParams p;
+  p.input_shape = {2, 3, 37, 300};
+  p.output_shape = {2, 3, 74, 600};
+  p.scales = {1.0f, 1.0f, 2.0f, 2.0f};
+  p.transform = reference::CoordinateTransform::kHalfPixel;
+  check_matches_reference(p, random, Mode::kBilinear);
+  // Leading dimensions that change size are left to the reference.
+  p.output_shape[1] = 6;
+  assert_null(kernels::cpu::prepare_resize_bilinear(p, KernelVariant::kPortable).get());
+  assert_null(kernels::cpu::prepare_resize_bilinear({}, KernelVariant::kPortable).get());
 }
 
 // yolov5s's upsampling (2x nearest, asymmetric, floor) on enough planes to be split over threads.
@@ -144,6 +188,7 @@ void test_malformed_parameters_are_refused(void** /*state*/) {
 int main() {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_random_resizes_match_reference),
+      cmocka_unit_test(test_random_bilinear_resizes_match_reference),
       cmocka_unit_test(test_yolo_upsample_matches_reference),
       cmocka_unit_test(test_malformed_parameters_are_refused),
   };

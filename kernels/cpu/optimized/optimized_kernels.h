@@ -98,5 +98,7 @@ std::unique_ptr<LookupInt8> make_lookup_int8(const MicroKernels& kernels, const 
 
 // Null when the parameters are malformed (rank, shapes).
 std::unique_ptr<ResizeFloat> make_resize_nearest(const reference::ResizeParams& params);
+// Null when the parameters are malformed or the leading dimensions change size.
+std::unique_ptr<ResizeFloat> make_resize_bilinear(const reference::ResizeParams& params);
 
 }  // namespace orknn::kernels::cpu::optimized

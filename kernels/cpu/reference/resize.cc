@@ -66,15 +66,6 @@ void resize_nearest(const ResizeParams& p, const float* input, float* output) {
   }
 }
 
-namespace {
-
-// The two neighbours and the weight of the upper one for one output index.
-struct LinearTap {
-  int64_t low;
-  int64_t high;
-  float weight;
-};
-
 LinearTap linear_tap(const ResizeParams& p, size_t dimension, int64_t output_index) {
   const int64_t input_length = p.input_shape[dimension];
   float coordinate = original_coordinate(p.transform, output_index, p.scales[dimension],
@@ -84,8 +75,6 @@ LinearTap linear_tap(const ResizeParams& p, size_t dimension, int64_t output_ind
   const int64_t high = std::min(low + 1, input_length - 1);
   return {low, high, coordinate - static_cast<float>(low)};
 }
-
-}  // namespace
 
 void resize_bilinear(const ResizeParams& p, const float* input, float* output) {
   const size_t rank = p.input_shape.size();

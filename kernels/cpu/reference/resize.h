@@ -42,6 +42,16 @@ float original_coordinate(CoordinateTransform transform, int64_t output_index, f
 int64_t nearest_index(const ResizeParams& params, size_t dimension, int64_t output_index);
 
 void resize_nearest(const ResizeParams& params, const float* input, float* output);
+
+// The two input neighbours of output index `output_index` along `dimension` and the weight of
+// the upper one (the coordinate clamped into the input), as resize_bilinear uses them.
+struct LinearTap {
+  int64_t low;
+  int64_t high;
+  float weight;
+};
+LinearTap linear_tap(const ResizeParams& params, size_t dimension, int64_t output_index);
+
 // Precondition: every dimension but the last two keeps its size. Coordinates are clamped into
 // the input, so borders repeat the edge values.
 void resize_bilinear(const ResizeParams& params, const float* input, float* output);

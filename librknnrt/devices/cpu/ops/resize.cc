@@ -121,6 +121,9 @@ Result<std::unique_ptr<CpuKernel>> make_resize_kernel(const KernelBuildContext& 
     params.output_shape.insert(params.output_shape.begin(), 1);
     params.scales.insert(params.scales.begin(), 1.0f);
   }
+  if (linear) {
+    if (auto fast = optimized::make_resize_bilinear_kernel(params)) return fast;
+  }
   return make_function_kernel([params, linear](const void* const* inputs, void* const* outputs) {
     const auto* input = static_cast<const float*>(inputs[0]);
     auto* output = static_cast<float*>(outputs[0]);

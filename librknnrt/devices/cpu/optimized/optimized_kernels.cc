@@ -265,14 +265,22 @@ std::unique_ptr<CpuKernel> make_lookup_int8_kernel(const int8_t* table, int64_t 
   });
 }
 
-std::unique_ptr<CpuKernel> make_resize_nearest_kernel(const reference::ResizeParams& params) {
-  auto prepared = dispatch::prepare_resize_nearest(params);
+// A float32 Resize on its input and output; null when there is none.
+std::unique_ptr<CpuKernel> wrap_resize(std::unique_ptr<dispatch::ResizeFloat> prepared) {
   if (!prepared) return nullptr;
   return wrap(std::move(prepared),
               [](const dispatch::ResizeFloat& kernel, const void* const* inputs,
                  void* const* outputs, ThreadPool& pool) {
                 kernel.run(typed<float>(inputs[0]), static_cast<float*>(outputs[0]), pool);
               });
+}
+
+std::unique_ptr<CpuKernel> make_resize_bilinear_kernel(const reference::ResizeParams& params) {
+  return wrap_resize(dispatch::prepare_resize_bilinear(params));
+}
+
+std::unique_ptr<CpuKernel> make_resize_nearest_kernel(const reference::ResizeParams& params) {
+  return wrap_resize(dispatch::prepare_resize_nearest(params));
 }
 
 }  // namespace orknn::devices::cpu::optimized

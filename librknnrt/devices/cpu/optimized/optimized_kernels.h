@@ -89,6 +89,9 @@ std::unique_ptr<CpuKernel> make_softmax_kernel(const kernels::reference::Channel
 std::unique_ptr<CpuKernel> make_lookup_int8_kernel(const int8_t* table, int64_t count);
 
 // Nearest-neighbour Resize on float32 (the reference's bits); null for the reference variant.
+// Bilinear Resize on float32 (the reference's bits); null for the reference variant.
+std::unique_ptr<CpuKernel> make_resize_bilinear_kernel(
+    const kernels::reference::ResizeParams& params);
 std::unique_ptr<CpuKernel> make_resize_nearest_kernel(
     const kernels::reference::ResizeParams& params);
 
