@@ -5,6 +5,7 @@
 
 #include "devices/cpu/cpu_kernel.h"
 #include "devices/cpu/ops/concat_copies.h"
+#include "devices/cpu/ops/strided_copies.h"
 #include "graph/ops/data_movement_attributes.h"
 #include "graph/tensor_conversion.h"
 #include "reference/data_movement.h"
@@ -103,11 +104,12 @@ KernelResult make_split(const KernelBuildContext& context) {
       });
 }
 
-KernelResult strided_copy_kernel(size_t bytes, reference::StridedCopyParams layout) {
-  return function_kernel([bytes, layout](const void* const* inputs, void* const* outputs) {
-    reference::strided_copy(bytes, layout, inputs[0], outputs[0]);
-    return ok_status();
-  });
+KernelResult strided_copy_kernel(size_t bytes, const reference::StridedCopyParams& layout) {
+  return function_kernel(
+      [copies = StridedCopies(bytes, layout)](const void* const* inputs, void* const* outputs) {
+        copies.copy(inputs[0], outputs[0]);
+        return ok_status();
+      });
 }
 
 KernelResult make_slice(const KernelBuildContext& context) {
