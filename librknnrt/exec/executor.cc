@@ -56,7 +56,17 @@ Status Executor::partition(const std::vector<std::shared_ptr<devices::Device>>& 
 
 Status Executor::allocate_and_bind() {
   const graph::Graph& graph = *graph_;
-  const MemoryPlan plan = plan_memory(graph, shapes_);
+  // Concat inputs written in place (memory_planner.h) need the CPU device's plain pointers, and
+  // an arena of the planner's own layout: not one the application supplies, whose size was
+  // reported (RKNN_QUERY_MEM_SIZE) for the plan without them.
+  std::vector<bool> host_nodes;
+  if (!options_.internal_memory_outside) {
+    host_nodes.resize(graph.nodes.size());
+    for (size_t i = 0; i < graph.nodes.size(); ++i) {
+      host_nodes[i] = std::strcmp(node_targets_[i], "CPU") == 0;
+    }
+  }
+  const MemoryPlan plan = plan_memory(graph, shapes_, host_nodes);
   arena_bytes_ = plan.arena_bytes;
   arena_offsets_ = plan.offsets;
   if (!options_.internal_memory_outside) {

@@ -47,12 +47,94 @@ std::vector<Interval> intermediate_lifetimes(const graph::Graph& graph,
   return intervals;
 }
 
+// A Concat whose inputs live inside its output (plan_memory's comment says when).
+struct InPlaceConcat {
+  int32_t output;
+  std::vector<std::pair<int32_t, size_t>> inputs;  // tensor, byte offset in the output
+};
+
+std::vector<InPlaceConcat> in_place_concats(const graph::Graph& graph,
+                                            const std::vector<graph::Shape>& shapes,
+                                            const std::vector<bool>& host_nodes,
+                                            const std::vector<Interval>& intervals) {
+  std::vector<InPlaceConcat> concats;
+  if (host_nodes.size() != graph.nodes.size()) return concats;
+  const size_t tensor_count = graph.tensors.size();
+  // Intermediate tensors (those with an interval) and the node producing each.
+  std::vector<bool> intermediate(tensor_count, false);
+  for (const Interval& interval : intervals) intermediate[interval.tensor] = true;
+  std::vector<int> producer(tensor_count, -1);
+  for (size_t step = 0; step < graph.nodes.size(); ++step) {
+    for (int32_t index : graph.nodes[step].outputs) producer[index] = static_cast<int>(step);
+  }
+  std::vector<bool> taken(tensor_count, false);  // in a concat already, as input or output
+  for (size_t step = 0; step < graph.nodes.size(); ++step) {
+    const graph::Node& node = graph.nodes[step];
+    if (node.op_type != "Concat" || !host_nodes[step] || node.outputs.size() != 1) continue;
+    const int32_t output = node.outputs[0];
+    if (!intermediate[output] || taken[output]) continue;
+    const graph::Shape& shape = shapes[output];
+    Result<int64_t> attribute = node.int_attribute("axis", 0);
+    if (!attribute.ok()) continue;
+    const int64_t rank = static_cast<int64_t>(shape.size());
+    const int64_t axis = *attribute < 0 ? *attribute + rank : *attribute;
+    if (axis < 0 || axis >= rank) continue;
+    bool leading_ones = true;
+    for (int64_t d = 0; d < axis; ++d) leading_ones = leading_ones && shape[d] == 1;
+    const graph::Tensor& joined = graph.tensor(output);
+    InPlaceConcat concat{output, {}};
+    size_t offset = 0;
+    bool usable = leading_ones && !node.inputs.empty();
+    for (int32_t input : node.inputs) {
+      if (!usable) break;
+      const graph::Tensor& piece = graph.tensor(input);
+      usable = input >= 0 && intermediate[input] && !taken[input] && producer[input] >= 0 &&
+               host_nodes[static_cast<size_t>(producer[input])] &&
+               piece.data_type == joined.data_type && piece.quantization == joined.quantization &&
+               offset % kTensorAlignment == 0;
+      for (const auto& [earlier, unused] : concat.inputs) usable = usable && earlier != input;
+      if (!usable) break;
+      concat.inputs.emplace_back(input, offset);
+      offset +=
+          static_cast<size_t>(graph::element_count(shapes[input])) * element_size(piece.data_type);
+    }
+    if (!usable) continue;
+    taken[output] = true;
+    for (const auto& [input, unused] : concat.inputs) taken[input] = true;
+    concats.push_back(std::move(concat));
+  }
+  return concats;
+}
+
 }  // namespace
 
-MemoryPlan plan_memory(const graph::Graph& graph, const std::vector<graph::Shape>& shapes) {
+MemoryPlan plan_memory(const graph::Graph& graph, const std::vector<graph::Shape>& shapes,
+                       const std::vector<bool>& host_nodes) {
   MemoryPlan plan;
   plan.offsets.assign(graph.tensors.size(), MemoryPlan::kNotInArena);
   std::vector<Interval> intervals = intermediate_lifetimes(graph, shapes, kTensorAlignment);
+  const std::vector<InPlaceConcat> concats = in_place_concats(graph, shapes, host_nodes, intervals);
+  if (!concats.empty()) {
+    // An in-place input takes no space of its own; its concat's output holds it, and is live
+    // for as long as any of them.
+    std::vector<int> interval_of(graph.tensors.size(), -1);
+    for (size_t i = 0; i < intervals.size(); ++i) {
+      interval_of[intervals[i].tensor] = static_cast<int>(i);
+    }
+    std::vector<bool> inside(graph.tensors.size(), false);
+    for (const InPlaceConcat& concat : concats) {
+      Interval& joined = intervals[static_cast<size_t>(interval_of[concat.output])];
+      for (const auto& [input, unused] : concat.inputs) {
+        const Interval& piece = intervals[static_cast<size_t>(interval_of[input])];
+        joined.first_step = std::min(joined.first_step, piece.first_step);
+        joined.last_step = std::max(joined.last_step, piece.last_step);
+        inside[input] = true;
+      }
+    }
+    intervals.erase(std::remove_if(intervals.begin(), intervals.end(),
+                                   [&](const Interval& i) { return inside[i.tensor]; }),
+                    intervals.end());
+  }
   // Largest first, then best fit into the gaps left by tensors already placed that are alive
   // at the same time: a simple heuristic that is close to optimal for chain-like CNNs.
   std::stable_sort(intervals.begin(), intervals.end(),
@@ -79,6 +161,11 @@ MemoryPlan plan_memory(const graph::Graph& graph, const std::vector<graph::Shape
     plan.offsets[interval.tensor] = static_cast<int64_t>(best_offset);
     plan.arena_bytes = std::max(plan.arena_bytes, best_offset + interval.bytes);
     placed.push_back(&interval);
+  }
+  for (const InPlaceConcat& concat : concats) {
+    for (const auto& [input, offset] : concat.inputs) {
+      plan.offsets[input] = plan.offsets[concat.output] + static_cast<int64_t>(offset);
+    }
   }
   return plan;
 }

@@ -19,7 +19,18 @@ struct MemoryPlan {
 };
 
 // `shapes` gives the current shape of every tensor.
-MemoryPlan plan_memory(const graph::Graph& graph, const std::vector<graph::Shape>& shapes);
+//
+// `host_nodes` (by node index; empty: none) marks the nodes that read and write their tensors
+// through plain host pointers (the CPU device's). A Concat among them whose inputs are all
+// produced by such nodes gets its inputs placed inside its output, each where the Concat would
+// copy it, so the producers write there and the Concat has nothing left to copy (its kernel
+// skips inputs already in place). Only when that is a plain byte move of contiguous pieces: the
+// dims before the axis are all 1, every tensor has the output's type and quantization, each
+// input is an intermediate tensor of its own (no graph input, output, constant or repeated
+// input, in no other such Concat) and starts at a multiple of kTensorAlignment within the
+// output. The output's memory is then reserved from the first input's producer on.
+MemoryPlan plan_memory(const graph::Graph& graph, const std::vector<graph::Shape>& shapes,
+                       const std::vector<bool>& host_nodes = {});
 
 // The largest sum of the (unaligned) sizes of intermediate tensors alive at the same step: no
 // arena can be smaller, so plan.arena_bytes / this is how far the planner is from optimal.

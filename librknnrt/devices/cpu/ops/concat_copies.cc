@@ -54,15 +54,31 @@ void ConcatCopies::run_pieces(Copy copy) const {
 }
 
 void ConcatCopies::concat(const void* const* inputs, void* output) const {
+  auto* joined = static_cast<uint8_t*>(output);
+  // An input the memory planner placed inside the output (exec/memory_planner.h) was written
+  // there by its producer: its copy would be onto itself.
   if (pieces_.empty()) {
-    kernels::reference::concat(element_size_, params_, inputs, output);
+    if (params_.outer != 1) {
+      kernels::reference::concat(element_size_, params_, inputs, output);
+      return;
+    }
+    size_t offset = 0;
+    for (size_t operand = 0; operand < params_.axis_sizes.size(); ++operand) {
+      const size_t bytes =
+          static_cast<size_t>(params_.axis_sizes[operand] * params_.inner) * element_size_;
+      if (bytes > 0 && inputs[operand] != joined + offset) {
+        std::memcpy(joined + offset, inputs[operand], bytes);
+      }
+      offset += bytes;
+    }
     return;
   }
-  auto* joined = static_cast<uint8_t*>(output);
   run_pieces([&](const Piece& piece) {
-    std::memcpy(joined + piece.joined_offset,
-                static_cast<const uint8_t*>(inputs[piece.operand]) + piece.operand_offset,
-                piece.bytes);
+    const uint8_t* source =
+        static_cast<const uint8_t*>(inputs[piece.operand]) + piece.operand_offset;
+    if (source != joined + piece.joined_offset) {
+      std::memcpy(joined + piece.joined_offset, source, piece.bytes);
+    }
   });
 }
 

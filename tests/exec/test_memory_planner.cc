@@ -1,0 +1,172 @@
+// The memory planner (exec/memory_planner.h): tensors alive at the same time never overlap, and
+// a Concat on host nodes gets its inputs placed inside its output - only under the conditions
+// the header lists, each of which is broken once here.
+#include <string>
+#include <vector>
+
+#include "exec/memory_planner.h"
+#include "graph/graph.h"
+
+// cmocka comes last (its macros clash with standard headers) and needs these first.
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+extern "C" {
+#include <cmocka.h>
+}
+
+namespace {
+
+using namespace orknn;
+using graph::Graph;
+using graph::Shape;
+
+int32_t add_tensor(Graph& g, const std::string& name, Shape shape,
+                   DataType type = DataType::kFloat32) {
+  graph::Tensor tensor;
+  tensor.name = name;
+  tensor.shape = std::move(shape);
+  tensor.data_type = type;
+  g.tensors.push_back(tensor);
+  return static_cast<int32_t>(g.tensors.size() - 1);
+}
+
+void add_node(Graph& g, const std::string& op, std::vector<int32_t> inputs,
+              std::vector<int32_t> outputs, int64_t axis = 1) {
+  graph::Node node;
+  node.name = op + std::to_string(g.nodes.size());
+  node.op_type = op;
+  node.inputs = std::move(inputs);
+  node.outputs = std::move(outputs);
+  if (op == "Concat") {
+    graph::Attribute attribute;
+    attribute.int_value = axis;
+    node.attributes["axis"] = attribute;
+  }
+  g.nodes.push_back(std::move(node));
+}
+
+std::vector<Shape> shapes_of(const Graph& g) {
+  std::vector<Shape> shapes;
+  for (const graph::Tensor& tensor : g.tensors) shapes.push_back(tensor.shape);
+  return shapes;
+}
+
+// x -> a, x -> b, concat(a, b) -> c, c -> y: YOLO's C3 join, 16 channels each of 4x4 floats.
+struct JoinModel {
+  Graph g;
+  int32_t x, a, b, c, y;
+};
+JoinModel join_model(Shape piece = {1, 16, 4, 4}, int64_t axis = 1) {
+  JoinModel m;
+  Shape joined = piece;
+  joined[static_cast<size_t>(axis)] *= 2;
+  m.x = add_tensor(m.g, "x", piece);
+  m.a = add_tensor(m.g, "a", piece);
+  m.b = add_tensor(m.g, "b", piece);
+  m.c = add_tensor(m.g, "c", joined);
+  m.y = add_tensor(m.g, "y", joined);
+  add_node(m.g, "Relu", {m.x}, {m.a});
+  add_node(m.g, "Sigmoid", {m.x}, {m.b});
+  add_node(m.g, "Concat", {m.a, m.b}, {m.c}, axis);
+  add_node(m.g, "Relu", {m.c}, {m.y});
+  m.g.inputs.push_back(graph::GraphInput{m.x, {}, {}, false, false});
+  m.g.outputs.push_back(m.y);
+  return m;
+}
+
+const std::vector<bool> kAllHost(4, true);
+
+bool in_place(const JoinModel& m, const exec::MemoryPlan& plan) {
+  return plan.offsets[m.a] == plan.offsets[m.c] &&
+         plan.offsets[m.b] == plan.offsets[m.c] + 16 * 4 * 4 * 4;
+}
+
+void test_concat_inputs_placed_in_the_output(void**) {
+  const JoinModel m = join_model();
+  const exec::MemoryPlan plain = exec::plan_memory(m.g, shapes_of(m.g));
+  assert_false(in_place(m, plain));
+  const exec::MemoryPlan plan = exec::plan_memory(m.g, shapes_of(m.g), kAllHost);
+  assert_true(in_place(m, plan));
+  // a, b and c together take c's 2 KB instead of 4 KB.
+  assert_true(plan.arena_bytes < plain.arena_bytes);
+  assert_int_equal(plan.arena_bytes, 2048);
+}
+
+void test_concat_left_alone_when_it_must_copy(void**) {
+  {  // not a host node
+    const JoinModel m = join_model();
+    assert_false(in_place(m, exec::plan_memory(m.g, shapes_of(m.g), {true, true, false, true})));
+    assert_false(in_place(m, exec::plan_memory(m.g, shapes_of(m.g), {false, true, true, true})));
+  }
+  {  // a dimension before the axis is not 1: the pieces interleave
+    const JoinModel m = join_model({1, 16, 4, 4}, 2);
+    assert_false(in_place(m, exec::plan_memory(m.g, shapes_of(m.g), kAllHost)));
+  }
+  {  // an input of another quantization: the Concat converts
+    JoinModel m = join_model();
+    m.g.tensors[static_cast<size_t>(m.a)].quantization.scales = {0.5f};
+    m.g.tensors[static_cast<size_t>(m.a)].quantization.zero_points = {0};
+    assert_false(in_place(m, exec::plan_memory(m.g, shapes_of(m.g), kAllHost)));
+  }
+  {  // the second input would start off the 64-byte alignment (3 floats in)
+    JoinModel m = join_model({1, 1, 1, 3}, 3);
+    const exec::MemoryPlan plan = exec::plan_memory(m.g, shapes_of(m.g), kAllHost);
+    assert_true(plan.offsets[m.a] != plan.offsets[m.c]);
+  }
+  {  // an input that is a graph output
+    JoinModel m = join_model();
+    m.g.outputs.push_back(m.b);
+    assert_false(in_place(m, exec::plan_memory(m.g, shapes_of(m.g), kAllHost)));
+  }
+  {  // the same tensor twice
+    JoinModel m = join_model();
+    m.g.nodes[2].inputs = {m.a, m.a};
+    const exec::MemoryPlan plan = exec::plan_memory(m.g, shapes_of(m.g), kAllHost);
+    assert_true(plan.offsets[m.a] != plan.offsets[m.c]);
+  }
+}
+
+// Every pair of tensors alive at the same step occupies disjoint bytes, with in-place inputs
+// counted as parts of their concat's output: a chain with a concat of three, one input read
+// again after the concat.
+void test_live_tensors_never_overlap(void**) {
+  Graph g;
+  const Shape piece{1, 8, 4, 4};
+  const int32_t x = add_tensor(g, "x", piece);
+  std::vector<int32_t> t;
+  for (int i = 0; i < 3; ++i) t.push_back(add_tensor(g, "t" + std::to_string(i), piece));
+  const int32_t joined = add_tensor(g, "joined", {1, 24, 4, 4});
+  const int32_t after = add_tensor(g, "after", piece);
+  const int32_t y = add_tensor(g, "y", piece);
+  add_node(g, "Relu", {x}, {t[0]});
+  add_node(g, "Relu", {t[0]}, {t[1]});
+  add_node(g, "Relu", {t[1]}, {t[2]});
+  add_node(g, "Concat", {t[0], t[1], t[2]}, {joined});
+  add_node(g, "Relu", {joined}, {after});  // stands for a reduction back to 8 channels
+  add_node(g, "Add", {after, t[1]}, {y});
+  g.inputs.push_back(graph::GraphInput{x, {}, {}, false, false});
+  g.outputs.push_back(y);
+  g.tensors[static_cast<size_t>(after)].shape = piece;
+  const exec::MemoryPlan plan = exec::plan_memory(g, shapes_of(g), std::vector<bool>(6, true));
+  const int64_t piece_bytes = 8 * 4 * 4 * 4;
+  for (int i = 0; i < 3; ++i) {
+    assert_int_equal(plan.offsets[t[static_cast<size_t>(i)]],
+                     plan.offsets[joined] + i * piece_bytes);
+  }
+  // `after` is written while t[1] (inside `joined`) is still to be read by the Add.
+  const int64_t begin = plan.offsets[after], end = begin + piece_bytes;
+  const int64_t joined_begin = plan.offsets[joined], joined_end = joined_begin + 3 * piece_bytes;
+  assert_true(end <= joined_begin || joined_end <= begin);
+}
+
+}  // namespace
+
+int main() {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_concat_inputs_placed_in_the_output),
+      cmocka_unit_test(test_concat_left_alone_when_it_must_copy),
+      cmocka_unit_test(test_live_tensors_never_overlap),
+  };
+  return cmocka_run_group_tests(tests, nullptr, nullptr);
+}
