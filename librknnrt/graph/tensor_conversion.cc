@@ -31,6 +31,22 @@ void for_each_quantized(const Tensor& tensor, Function&& function) {
 
 template <typename Integer>
 void dequantize_all(const Tensor& tensor, const Integer* source, float* destination) {
+  if constexpr (sizeof(Integer) == 1) {
+    // A per-tensor byte has 256 values: decode each once, then look every element up (the
+    // generic loop's per-element scale choice cost about 0.8 ns per element, a tenth of an
+    // int8 MobileNetV2's GlobalAveragePool).
+    if (!tensor.quantization.is_per_channel()) {
+      float table[256];
+      for (int code = 0; code < 256; ++code) {
+        const auto value = static_cast<Integer>(code);
+        table[static_cast<uint8_t>(value)] =
+            dequantize(value, tensor.quantization.scales[0], tensor.quantization.zero_points[0]);
+      }
+      const int64_t count = tensor.elements();
+      for (int64_t i = 0; i < count; ++i) destination[i] = table[static_cast<uint8_t>(source[i])];
+      return;
+    }
+  }
   for_each_quantized<Integer>(tensor, [&](int64_t i, float scale, int32_t zero_point) {
     destination[i] = dequantize(source[i], scale, zero_point);
   });
