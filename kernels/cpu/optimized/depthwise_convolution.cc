@@ -699,8 +699,8 @@ DotGeometry dot_geometry(const reference::Window2D& w) {
 bool dot_rows_apply(const MicroKernels& kernels, const Conv2DShape& shape,
                     const Int8Requantization& q, const int8_t* weights) {
   const reference::Window2D& w = shape.window;
-  if (!kernels.depthwise_dot_rows || q.silu || !dot_geometry(w).fits || q.input_zero_point < -128 ||
-      q.input_zero_point > 127 ||
+  if (!kernels.depthwise_dot_rows || !kernels.flip_sign_rows || q.silu || !dot_geometry(w).fits ||
+      q.input_zero_point < -128 || q.input_zero_point > 127 ||
       !small_multipliers(q.multipliers.data(), q.multipliers.size(), q.output_zero_point)) {
     return false;
   }
@@ -712,14 +712,6 @@ bool dot_rows_apply(const MicroKernels& kernels, const Conv2DShape& shape,
     }
   }
   return true;
-}
-
-// out[i] = source[i] + 128 as unsigned bytes. Its own function with restrict pointers: inlined
-// into the task, the byte stores might alias the driver's members and GCC left the loop
-// scalar, re-reading them per byte (14 times the dot-product rows' own time).
-void copy_flipping_sign_bits(const int8_t* __restrict source, size_t count,
-                             uint8_t* __restrict out) {
-  for (size_t i = 0; i < count; ++i) out[i] = static_cast<uint8_t>(source[i]) ^ 0x80;
 }
 
 class DotDepthwiseConvolutionInt8 final : public Conv2DInt8 {
@@ -828,10 +820,9 @@ class DotDepthwiseConvolutionInt8 final : public Conv2DInt8 {
         const int8_t* source = input + (image * channels + channel) * input_height * input_width +
                                (first_padded + inside_begin - pad_top) * input_width +
                                (geometry_.copy_first - static_cast<size_t>(w.pad_left));
-        uint8_t* out = padded + inside_begin * width + geometry_.copy_first;
-        for (size_t r = inside_begin; r < inside_end; ++r, source += input_width, out += width) {
-          copy_flipping_sign_bits(source, geometry_.copy_count, out);
-        }
+        kernels_.flip_sign_rows({source, input_width, inside_end - inside_begin,
+                                 geometry_.copy_count,
+                                 padded + inside_begin * width + geometry_.copy_first, width});
         for (size_t m = 0; m < multiplier; ++m) {
           const size_t output_channel = channel * multiplier + m;
           dot.weights = weights_.data() + output_channel * channel_weights_;

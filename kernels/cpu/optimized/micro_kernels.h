@@ -307,6 +307,16 @@ struct RequantizeLanes {
 // RequantizeRow (the caller checked small_multipliers()). Every padded row is readable 64 bytes
 // past the last column the outputs use (the row after it, or slack after the band).
 constexpr size_t kDepthwiseDotPixels = 16;
+// out[r * out_stride + c] = uint8_t(source[r * source_stride + c]) ^ 0x80 (code + 128) for
+// r < rows, c < count: the input rows of a DepthwiseDotRows band.
+struct FlipSignRows {
+  const int8_t* source;
+  size_t source_stride;
+  size_t rows;
+  size_t count;
+  uint8_t* out;
+  size_t out_stride;
+};
 struct DepthwiseDotRows {
   const uint8_t* input;
   size_t input_stride;    // bytes from one padded row to the next
@@ -373,6 +383,7 @@ struct MicroKernels {
   void (*requantize_lanes)(const RequantizeLanes& lanes);
   // Null where the table has none (the drivers then run the lanes above).
   void (*depthwise_dot_rows)(const DepthwiseDotRows& rows);
+  void (*flip_sign_rows)(const FlipSignRows& rows);  // set with depthwise_dot_rows
 };
 
 const MicroKernels& portable_micro_kernels();
@@ -392,6 +403,7 @@ void avx512_requantize_lanes(const RequantizeLanes& lanes);
 // x86-64 only: the avx512 table's depthwise_dot_rows on AVX-512 VNNI and VBMI (vpdpbusd,
 // vpermb; x86/avx512_depthwise_dot_rows.cc); call it only when cpu_has_avx512_vbmi().
 void avx512_depthwise_dot_rows(const DepthwiseDotRows& rows);
+void avx512_flip_sign_rows(const FlipSignRows& rows);
 // x86-64 only: the avx512 table's float tile (AVX-512 F, 12 x 32) and its shape.
 void avx512_float_tile(const FloatTile& tile);
 size_t avx512_float_tile_rows();

@@ -1430,6 +1430,7 @@ const MicroKernels& avx2_micro_kernels() {
                                     interleave_int8_rows,
                                     deinterleave_float_rows,
                                     requantize_lanes,
+                                    nullptr,
                                     nullptr};
   return kernels;
 }
