@@ -27,32 +27,35 @@ namespace orknn::kernels::cpu::optimized {
 namespace {
 
 constexpr __mmask64 kAllBytes = ~static_cast<__mmask64>(0);
+constexpr __mmask16 kAllLanes = 0xFFFF;
 
 struct Requantization {
   __m512d multiplier;
-  __m256i zero_point;
-  __m256i minimum;
-  __m256i maximum;
+  __m512i zero_point;
+  __m512i minimum;
+  __m512i maximum;
 };
 
-// Eight accumulators rounded and clamped (still int32).
-ORKNN_TARGET_AVX512_DOT inline __m256i requantize8(__m256i accumulators, const Requantization& k) {
-  __m256i rounded = _mm512_maskz_cvtpd_epi32(
-      0xFF, _mm512_mul_pd(_mm512_maskz_cvtepi32_pd(0xFF, accumulators), k.multiplier));
-  rounded = _mm256_add_epi32(rounded, k.zero_point);
-  return _mm256_min_epi32(_mm256_max_epi32(rounded, k.minimum), k.maximum);
-}
-
-// Sixteen accumulators of one output row into codes, the first `count` (at most 16) stored.
-// The narrowing goes to a register and a masked byte store writes it: Zen 4 runs vpmovsdb with
-// a memory operand as slow microcode (the first version stored that way and ran 2-4x slower
-// than the lanes kernels).
+// Sixteen accumulators of one output row into codes, the first `count` (at most 16) stored:
+// two halves of eight doubles each (product and rounding), then zero point, clamp and the
+// narrowing on all sixteen. The narrowing goes to a register and a masked byte store writes it:
+// Zen 4 runs vpmovsdb with a memory operand as slow microcode.
 ORKNN_TARGET_AVX512_DOT inline void store_pixels(__m512i accumulators, const Requantization& k,
                                                  int8_t* out, size_t count) {
-  const __m256i low = requantize8(_mm512_maskz_extracti64x4_epi64(0xFF, accumulators, 0), k);
-  const __m256i high = requantize8(_mm512_maskz_extracti64x4_epi64(0xFF, accumulators, 1), k);
-  const __m128i codes = _mm_unpacklo_epi64(_mm256_maskz_cvtsepi32_epi8(0xFF, low),
-                                           _mm256_maskz_cvtsepi32_epi8(0xFF, high));
+  const __m256i low = _mm512_maskz_cvtpd_epi32(
+      0xFF, _mm512_mul_pd(_mm512_maskz_cvtepi32_pd(
+                              0xFF, _mm512_maskz_extracti64x4_epi64(0xFF, accumulators, 0)),
+                          k.multiplier));
+  const __m256i high = _mm512_maskz_cvtpd_epi32(
+      0xFF, _mm512_mul_pd(_mm512_maskz_cvtepi32_pd(
+                              0xFF, _mm512_maskz_extracti64x4_epi64(0xFF, accumulators, 1)),
+                          k.multiplier));
+  __m512i rounded = _mm512_maskz_inserti64x4(
+      0xFF, _mm512_maskz_inserti64x4(0xFF, _mm512_setzero_si512(), low, 0), high, 1);
+  rounded = _mm512_add_epi32(rounded, k.zero_point);
+  rounded = _mm512_maskz_min_epi32(kAllLanes, _mm512_maskz_max_epi32(kAllLanes, rounded, k.minimum),
+                                   k.maximum);
+  const __m128i codes = _mm512_maskz_cvtsepi32_epi8(kAllLanes, rounded);
   if (count >= kDepthwiseDotPixels) {
     _mm_storeu_si128(reinterpret_cast<__m128i*>(out), codes);
   } else {
@@ -103,12 +106,12 @@ ORKNN_TARGET_AVX512_DOT void dot_rows(const DepthwiseDotRows& rows) {
   const __m512i index = _mm512_loadu_si512(rows.gather);
   const Requantization k{
       _mm512_set1_pd(static_cast<double>(rows.multiplier)),
-      _mm256_set1_epi32(rows.output_zero_point),
+      _mm512_set1_epi32(rows.output_zero_point),
       // min(max(v, low), high) with low > high gives high, as the
       // reference's clamp does.
-      _mm256_set1_epi32(rows.output_minimum <= rows.output_maximum ? rows.output_minimum
+      _mm512_set1_epi32(rows.output_minimum <= rows.output_maximum ? rows.output_minimum
                                                                    : rows.output_maximum),
-      _mm256_set1_epi32(rows.output_maximum)};
+      _mm512_set1_epi32(rows.output_maximum)};
   const __m512i offset = _mm512_set1_epi32(rows.offset);
   __m512i fixed[kRows > 0 ? kRows : 1];
   for (size_t i = 0; i < kRows; ++i) fixed[i] = broadcast_weights(rows.weights, i);
