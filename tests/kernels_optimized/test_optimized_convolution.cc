@@ -462,7 +462,7 @@ void test_depthwise_random_shapes(void**) {
     const bool with_bias = trial % 4 != 3;
     const auto [expected, tolerance] =
         float_expectation(shape, activation, input, weights, with_bias ? bias.data() : nullptr);
-    for (KernelVariant variant : optimized_variants()) {
+    for (KernelVariant variant : float_gemm_variants()) {
       auto kernel = kernels::cpu::prepare_conv2d(shape, activation,
                                                  trial % 2 ? weights.data() : nullptr, variant);
       for (ThreadPool* pool : pools.all) {
