@@ -620,11 +620,12 @@ class LaneDepthwiseConvolutionInt8 final : public Conv2DInt8 {
 };
 
 // ---- int8 on rows of codes with 4-tap dot products ------------------------------------------
-// Where the table has depthwise_dot_rows (avx512 with VBMI). A task is one image, one input
-// channel and one band of output rows: the band's padded input rows are copied as unsigned
-// bytes (code + 128; padding zx + 128, which contributes what the offset takes back) into
-// scratch that stays in L1, and depthwise_dot_rows computes and requantizes each of the
-// channel's output channels from it straight into the output rows. The lanes path instead
+// Where the table has depthwise_dot_rows (avx512 with VBMI). A task is one image, a block of
+// input channels (one, unless the planes are small) and one band of output rows: per channel,
+// the band's padded input rows are copied as unsigned bytes (code + 128; padding zx + 128,
+// which contributes what the offset takes back) into scratch that stays in L1, and
+// depthwise_dot_rows computes and requantizes each of the channel's output channels from it
+// straight into the output rows. The lanes path instead
 // transposes every input into 8-channel float lanes and every sum back (a third of its time):
 // here the input is only copied and the arithmetic stays in int32.
 struct DotGeometry {

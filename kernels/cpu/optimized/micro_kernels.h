@@ -293,7 +293,8 @@ struct RequantizeLanes {
 // from the vector's first input byte, that output k reads for tap b of a group:
 //   k x stride_width + b x dilation_width (one row per vector), or
 //   (k / output_width) x stride_height x input_stride + (k % output_width) x stride_width +
-//   b x dilation_width (rows_per_vector rows), every one below 64 (depthwise_dot_gather).
+//   b x dilation_width (rows_per_vector rows), below 64 for every output that is stored
+//   (vpermb reads the low 6 bits; depthwise_dot_gather in the driver).
 // Each output is
 //   output[r * output_stride + o] = clamp(round_half_to_even(double(acc) x double(multiplier)) +
 //       output_zero_point, output_minimum, output_maximum),
