@@ -409,18 +409,21 @@ void test_int8_zero_points_outside_int8(void**) {
 }
 
 // Depthwise convolutions on randomized shapes: channel counts around the 8 lanes (1, 7, 8, 9, 15,
-// 17, ...), multipliers 1 and 2, strides 1-3, pads 0-2 on each side, planes from 1 to 60 wide
-// (the lanes' blocks of 8, 4, 2 and 1 pixels, interleave rows shorter and longer than 8), 3x3
-// and other kernels, batch 1-2; float32 (every activation) within 1e-5, int8 bit-exact with
-// random zero points, on every variant and 1-3 threads.
+// 17, ...) up to 70, multipliers 1 and 2, strides 1-3, pads 0-2 on each side, planes from 1 to
+// 60 wide (the lanes' blocks of 8, 4, 2 and 1 pixels, interleave rows shorter and longer than 8;
+// the dot-product rows' several rows per vector) and every tenth trial up to 150 wide (several
+// 16-output vectors per row, bands), 3x3 and other kernels, batch 1-2; float32 (every
+// activation) within 1e-5, int8 bit-exact with random zero points, on every variant and 1-3
+// threads.
 void test_depthwise_random_shapes(void**) {
   Pools pools;
   Random shapes(4242);
-  const int64_t channel_counts[] = {1, 2, 7, 8, 9, 15, 16, 17, 24, 33};
-  for (int trial = 0; trial < 60; ++trial) {
+  const int64_t channel_counts[] = {1, 2, 7, 8, 9, 15, 16, 17, 24, 33, 47, 64, 70};
+  size_t dot_rows_cases = 0;  // int8 cases the avx512 table ran on its dot-product rows
+  for (int trial = 0; trial < 90; ++trial) {
     ConvCase c{"random depthwise", 1, 1, 1, 1, 1, 3, 3};
     c.batch = trial % 7 == 0 ? 2 : 1;
-    c.channels = channel_counts[shapes.integer(0, 9)];
+    c.channels = channel_counts[shapes.integer(0, 12)];
     c.output_channels = c.channels * (trial % 5 == 4 ? 2 : 1);
     c.groups = c.channels;
     const int kernel_kind = trial % 6;  // mostly 3x3; 5x5, 1x3, 3x3 dilated
@@ -435,7 +438,8 @@ void test_depthwise_random_shapes(void**) {
     const int64_t reach_h = (c.kernel_height - 1) * c.dilation_height + 1;
     const int64_t reach_w = (c.kernel_width - 1) * c.dilation_width + 1;
     c.height = std::max<int64_t>(shapes.integer(1, 30), reach_h - c.pad_top - c.pad_bottom);
-    c.width = std::max<int64_t>(shapes.integer(1, 60), reach_w - c.pad_left - c.pad_right);
+    c.width = std::max<int64_t>(shapes.integer(1, trial % 10 == 9 ? 150 : 60),
+                                reach_w - c.pad_left - c.pad_right);
     const reference::Conv2DShape shape = shape_of(c);
     char name[160];
     std::snprintf(name, sizeof(name),
@@ -458,7 +462,7 @@ void test_depthwise_random_shapes(void**) {
     const bool with_bias = trial % 4 != 3;
     const auto [expected, tolerance] =
         float_expectation(shape, activation, input, weights, with_bias ? bias.data() : nullptr);
-    for (KernelVariant variant : optimized_variants()) {
+    for (KernelVariant variant : float_gemm_variants()) {
       auto kernel = kernels::cpu::prepare_conv2d(shape, activation,
                                                  trial % 2 ? weights.data() : nullptr, variant);
       for (ThreadPool* pool : pools.all) {
@@ -489,7 +493,12 @@ void test_depthwise_random_shapes(void**) {
       q.output_maximum = 100;
     }
     const std::vector<int8_t> codes = random.codes(input_size(shape));
-    const std::vector<int8_t> weight_codes = random.codes(weight_size(shape));
+    std::vector<int8_t> weight_codes = random.codes(weight_size(shape));
+    // Half the trials keep every w - zw within int8 (the dot-product rows' condition), the
+    // other half mostly not (a weight of -128 with zw = 20 falls back to the lanes).
+    if (trial % 2 == 0) {
+      for (int8_t& code : weight_codes) code = std::clamp<int8_t>(code, -100, 100);
+    }
     const std::vector<int32_t> int_bias =
         random.ints(static_cast<size_t>(shape.output_channels), -30000, 30000);
     std::vector<int8_t> expected_codes(output_size(shape));
@@ -504,6 +513,65 @@ void test_depthwise_random_shapes(void**) {
         const std::string mismatch = compare_exact(output, expected_codes);
         if (!mismatch.empty()) {
           fail_msg("%s int8 (%s, %zu threads): %s", name, kernel->algorithm(), pool->thread_count(),
+                   mismatch.c_str());
+        }
+      }
+      if (std::string(kernel->algorithm()).find("dot rows") != std::string::npos) ++dot_rows_cases;
+    }
+  }
+  // The dot-product rows take the int8 cases whose w - zw all fit int8 and whose row of 16
+  // outputs reaches at most 64 bytes (most of them), where the avx512 table has them.
+#if defined(__x86_64__)
+  if (kernels::cpu::kernel_variant_available(KernelVariant::kAvx512) &&
+      kernels::cpu::optimized::cpu_has_avx512_vbmi()) {
+    std::printf("avx512 int8 depthwise dot rows: %zu of 90 cases\n", dot_rows_cases);
+    assert_true(dot_rows_cases >= 30);
+  } else {
+    std::printf(
+        "avx512 int8 depthwise dot rows: SKIPPED (this CPU has no AVX-512 VNNI and VBMI)\n");
+  }
+#endif
+}
+
+// int8 depthwise planes larger than one band (the dot-product rows' bands of 16 KB of padded
+// rows; the lanes' of 48 KB), with rows of several 16-output vectors, a 5x5 kernel (two groups
+// of taps per kernel row), multiplier 2 and a stride-3 layer whose 16 outputs reach 49 bytes:
+// bit-exact on every variant and 1-3 threads.
+void test_depthwise_int8_large_planes(void**) {
+  Pools pools;
+  // name, N, C, H, W, M, kh, kw, sh, sw, dh, dw, pads (top, left, bottom, right), groups
+  const ConvCase cases[] = {
+      {"3x3 200x190", 1, 3, 200, 190, 3, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 3},
+      {"3x3 stride 2 181x203", 1, 2, 181, 203, 2, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 2},
+      {"5x5 multiplier 2 130x70", 1, 5, 130, 70, 10, 5, 5, 1, 1, 1, 1, 2, 2, 2, 2, 5},
+      {"3x3 stride 3 dilation 2 90x121", 2, 4, 90, 121, 4, 3, 3, 3, 3, 2, 2, 2, 0, 1, 2, 4},
+  };
+  size_t case_index = 0;
+  for (const ConvCase& c : cases) {
+    const reference::Conv2DShape shape = shape_of(c);
+    Random random(static_cast<uint32_t>(7000 + case_index++));
+    reference::Int8Requantization q;
+    q.input_zero_point = random.integer(-128, 127);
+    for (int64_t channel = 0; channel < shape.output_channels; ++channel) {
+      q.weight_zero_points.push_back(channel % 2 ? random.integer(-20, 20) : 0);
+      q.multipliers.push_back(static_cast<float>(random.real(0.001f, 0.004f)));
+    }
+    q.output_zero_point = random.integer(-30, 30);
+    const std::vector<int8_t> codes = random.codes(input_size(shape));
+    const std::vector<int8_t> weight_codes = random.codes(weight_size(shape), -100, 100);
+    const std::vector<int32_t> bias =
+        random.ints(static_cast<size_t>(shape.output_channels), -30000, 30000);
+    std::vector<int8_t> expected(output_size(shape));
+    reference::conv2d_int8(shape, q, codes.data(), weight_codes.data(), bias.data(),
+                           expected.data());
+    for (KernelVariant variant : int8_gemm_variants()) {
+      auto kernel = kernels::cpu::prepare_conv2d_int8(shape, q, weight_codes.data(), variant);
+      for (ThreadPool* pool : pools.all) {
+        std::vector<int8_t> output(expected.size(), 0x55);
+        kernel->run(codes.data(), weight_codes.data(), bias.data(), output.data(), *pool);
+        const std::string mismatch = compare_exact(output, expected);
+        if (!mismatch.empty()) {
+          fail_msg("%s (%s, %zu threads): %s", c.name, kernel->algorithm(), pool->thread_count(),
                    mismatch.c_str());
         }
       }
@@ -588,6 +656,7 @@ int main() {
       cmocka_unit_test(test_int8_convolution_extremes),
       cmocka_unit_test(test_int8_zero_points_outside_int8),
       cmocka_unit_test(test_depthwise_random_shapes),
+      cmocka_unit_test(test_depthwise_int8_large_planes),
       cmocka_unit_test(test_algorithm_choice),
       cmocka_unit_test(test_float_blocks_from_caches),
   };

@@ -632,7 +632,9 @@ const MicroKernels& neon_micro_kernels() {
                                     portable_interleave_float_rows,
                                     portable_interleave_int8_rows,
                                     portable_deinterleave_float_rows,
-                                    portable_requantize_lanes};
+                                    portable_requantize_lanes,
+                                    nullptr,
+                                    nullptr};
   return kernels;
 }
 

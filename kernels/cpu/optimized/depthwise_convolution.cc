@@ -619,6 +619,240 @@ class LaneDepthwiseConvolutionInt8 final : public Conv2DInt8 {
   char algorithm_[64];
 };
 
+// ---- int8 on rows of codes with 4-tap dot products ------------------------------------------
+// Where the table has depthwise_dot_rows (avx512 with VBMI). A task is one image, a block of
+// input channels (one, unless the planes are small) and one band of output rows: per channel,
+// the band's padded input rows are copied as unsigned bytes (code + 128; padding zx + 128,
+// which contributes what the offset takes back) into scratch that stays in L1, and
+// depthwise_dot_rows computes and requantizes each of the channel's output channels from it
+// straight into the output rows. The lanes path instead
+// transposes every input into 8-channel float lanes and every sum back (a third of its time):
+// here the input is only copied and the arithmetic stays in int32.
+struct DotGeometry {
+  size_t padded_width = 0;  // bytes per padded row: the columns the outputs read
+  size_t copy_first = 0;    // first padded column that holds an input column
+  size_t copy_count = 0;    // input columns inside the padded width
+  size_t band_rows = 0;     // output rows per band (the last band may have fewer)
+  size_t bands = 0;
+  size_t band_bytes = 0;  // a full band's padded rows and the 64 bytes the last one over-reads
+  size_t rows_per_vector = 1;
+  uint8_t gather[64] = {};  // DepthwiseDotRows::gather
+  bool fits = false;        // whether one row's outputs reach at most 64 bytes
+};
+
+// Which byte of a vector's 64 each output and tap reads (DepthwiseDotRows::gather), with as
+// many whole output rows per vector as fit 16 outputs and 64 bytes (MobileNetV2's 7-wide planes:
+// two rows per vector instead of one 7-output vector per row). False if even one row's outputs
+// reach past 64 bytes.
+bool depthwise_dot_gather(const reference::Window2D& w, size_t padded_width, DotGeometry& g) {
+  const size_t width = static_cast<size_t>(w.output_width);
+  const size_t stride = static_cast<size_t>(w.stride_width);
+  const size_t dilation = static_cast<size_t>(w.dilation_width);
+  const size_t row_step = static_cast<size_t>(w.stride_height) * padded_width;
+  auto reach = [&](size_t rows, size_t columns) {
+    return (rows - 1) * row_step + (columns - 1) * stride + 3 * dilation;
+  };
+  const size_t row_outputs = std::min(width, kDepthwiseDotPixels);
+  if (reach(1, row_outputs) >= 64) return false;
+  g.rows_per_vector = 1;
+  if (width <= kDepthwiseDotPixels / 2) {
+    g.rows_per_vector = std::min(kDepthwiseDotPixels / width, static_cast<size_t>(w.output_height));
+    while (g.rows_per_vector > 1 && reach(g.rows_per_vector, width) >= 64) --g.rows_per_vector;
+  }
+  const size_t outputs = g.rows_per_vector > 1 ? g.rows_per_vector * width : kDepthwiseDotPixels;
+  for (size_t k = 0; k < kDepthwiseDotPixels; ++k) {
+    // Outputs past the vector's read byte 0 (their lanes are not stored).
+    const size_t row = g.rows_per_vector > 1 ? k / width : 0;
+    const size_t column = g.rows_per_vector > 1 ? k % width : k;
+    for (size_t b = 0; b < 4; ++b) {
+      g.gather[4 * k + b] =
+          k < outputs ? static_cast<uint8_t>(row * row_step + column * stride + b * dilation) : 0;
+    }
+  }
+  return true;
+}
+
+DotGeometry dot_geometry(const reference::Window2D& w) {
+  constexpr size_t kBandBytes = 16 * 1024;
+  DotGeometry g;
+  g.padded_width = static_cast<size_t>((w.output_width - 1) * w.stride_width +
+                                       (w.kernel_width - 1) * w.dilation_width + 1);
+  const size_t pad_left = static_cast<size_t>(w.pad_left);
+  g.copy_first = std::min(pad_left, g.padded_width);
+  g.copy_count =
+      std::min(g.padded_width, pad_left + static_cast<size_t>(w.input_width)) - g.copy_first;
+  const size_t window_rows = static_cast<size_t>((w.kernel_height - 1) * w.dilation_height + 1);
+  const size_t fitting_rows = kBandBytes / g.padded_width;
+  g.band_rows = fitting_rows > window_rows
+                    ? (fitting_rows - window_rows) / static_cast<size_t>(w.stride_height) + 1
+                    : 1;
+  const size_t output_height = static_cast<size_t>(w.output_height);
+  g.band_rows = std::min(g.band_rows, output_height);
+  g.bands = divide_round_up(output_height, g.band_rows);
+  g.band_bytes = band_input_rows(w, g.band_rows) * g.padded_width + 64;
+  g.fits = depthwise_dot_gather(w, g.padded_width, g);
+  return g;
+}
+
+// Whether the dot-product rows compute this layer exactly: the table has them, a row's outputs
+// reach at most 64 bytes per vector, the padding code zx + 128 is a byte, every w - zw is int8,
+// and the requantization is the small-multiplier one without SiLU.
+bool dot_rows_apply(const MicroKernels& kernels, const Conv2DShape& shape,
+                    const Int8Requantization& q, const int8_t* weights) {
+  const reference::Window2D& w = shape.window;
+  if (!kernels.depthwise_dot_rows || !kernels.flip_sign_rows || q.silu || !dot_geometry(w).fits ||
+      q.input_zero_point < -128 || q.input_zero_point > 127 ||
+      !small_multipliers(q.multipliers.data(), q.multipliers.size(), q.output_zero_point)) {
+    return false;
+  }
+  const size_t taps = static_cast<size_t>(w.kernel_height * w.kernel_width);
+  for (size_t channel = 0; channel < static_cast<size_t>(shape.output_channels); ++channel) {
+    for (size_t t = 0; t < taps; ++t) {
+      const int32_t offset = weights[channel * taps + t] - q.weight_zero_points[channel];
+      if (offset < -128 || offset > 127) return false;
+    }
+  }
+  return true;
+}
+
+class DotDepthwiseConvolutionInt8 final : public Conv2DInt8 {
+ public:
+  DotDepthwiseConvolutionInt8(const MicroKernels& kernels, const Conv2DShape& shape,
+                              const Int8Requantization& requantization,
+                              const int8_t* constant_weights)
+      : kernels_(kernels),
+        shape_(shape),
+        q_(requantization),
+        geometry_(dot_geometry(shape.window)) {
+    const reference::Window2D& w = shape.window;
+    const size_t kernel_height = static_cast<size_t>(w.kernel_height);
+    const size_t kernel_width = static_cast<size_t>(w.kernel_width);
+    tap_groups_ = divide_round_up(kernel_width, 4);
+    channel_weights_ = kernel_height * tap_groups_ * 4;
+    const size_t output_channels = static_cast<size_t>(shape.output_channels);
+    weights_.assign(output_channels * channel_weights_, 0);
+    corrections_.resize(output_channels);
+    // The padding code and every input enter the sums as code + 128: -(zx + 128) x sum(w - zw)
+    // per channel takes the zero point back out.
+    const int64_t shifted_zero_point = int64_t{q_.input_zero_point} + 128;
+    for (size_t channel = 0; channel < output_channels; ++channel) {
+      int64_t weight_sum = 0;
+      for (size_t i = 0; i < kernel_height; ++i) {
+        for (size_t j = 0; j < kernel_width; ++j) {
+          const int32_t weight =
+              constant_weights[(channel * kernel_height + i) * kernel_width + j] -
+              q_.weight_zero_points[channel];
+          weights_[channel * channel_weights_ + i * tap_groups_ * 4 + j] =
+              static_cast<int8_t>(weight);
+          weight_sum += weight;
+        }
+      }
+      corrections_[channel] = static_cast<uint32_t>(-shifted_zero_point * weight_sum);
+    }
+    // Small planes share a task between channels (one claim and one padding fill for several):
+    // about 2048 outputs per task.
+    channels_per_task_ =
+        std::max<size_t>(1, std::min(static_cast<size_t>(shape.input_channels),
+                                     2048 / static_cast<size_t>(w.output_height * w.output_width)));
+    std::snprintf(algorithm_, sizeof(algorithm_), "%s int8 depthwise %lldx%lld dot rows",
+                  kernels.name, static_cast<long long>(w.kernel_height),
+                  static_cast<long long>(w.kernel_width));
+  }
+
+  size_t scratch_bytes() const override { return geometry_.band_bytes; }
+  const char* algorithm() const override { return algorithm_; }
+
+  void run(const int8_t* input, const int8_t*, const int32_t* bias, int8_t* output,
+           ThreadPool& pool) const override {
+    const reference::Window2D& w = shape_.window;
+    const size_t channels = static_cast<size_t>(shape_.input_channels);
+    const size_t output_channels = static_cast<size_t>(shape_.output_channels);
+    const size_t multiplier = output_channels / channels;
+    const size_t input_height = static_cast<size_t>(w.input_height);
+    const size_t input_width = static_cast<size_t>(w.input_width);
+    const size_t output_height = static_cast<size_t>(w.output_height);
+    const size_t output_width = static_cast<size_t>(w.output_width);
+    const size_t pad_top = static_cast<size_t>(w.pad_top);
+    const size_t width = geometry_.padded_width;
+    const uint8_t padding = static_cast<uint8_t>(q_.input_zero_point + 128);
+    const size_t channel_blocks = divide_round_up(channels, channels_per_task_);
+    const size_t tasks = static_cast<size_t>(shape_.batch) * channel_blocks * geometry_.bands;
+
+    // What every call shares; a task sets the band, channel and output.
+    DepthwiseDotRows shared{};
+    shared.input_stride = width;
+    shared.gather = geometry_.gather;
+    shared.rows_per_vector = geometry_.rows_per_vector;
+    shared.kernel_height = static_cast<size_t>(w.kernel_height);
+    shared.tap_groups = tap_groups_;
+    shared.stride_height = static_cast<size_t>(w.stride_height);
+    shared.stride_width = static_cast<size_t>(w.stride_width);
+    shared.dilation_height = static_cast<size_t>(w.dilation_height);
+    shared.dilation_width = static_cast<size_t>(w.dilation_width);
+    shared.output_width = output_width;
+    shared.output_zero_point = q_.output_zero_point;
+    shared.output_minimum = q_.output_minimum;
+    shared.output_maximum = q_.output_maximum;
+    shared.output_stride = output_width;
+
+    pool.parallel_for(tasks, [&](size_t task, size_t thread) {
+      uint8_t* padded = pool.scratch(thread, geometry_.band_bytes);
+      const size_t first_row = task % geometry_.bands * geometry_.band_rows;
+      const size_t first_channel = task / geometry_.bands % channel_blocks * channels_per_task_;
+      const size_t image = task / geometry_.bands / channel_blocks;
+      const size_t rows = std::min(geometry_.band_rows, output_height - first_row);
+      const size_t padded_rows = band_input_rows(w, rows);
+      const size_t first_padded = first_row * static_cast<size_t>(w.stride_height);
+      // Padded rows [inside_begin, inside_end) hold input rows; every other byte of the band
+      // (and the 64 bytes the last row over-reads) is the padding code for every channel.
+      const size_t inside_begin = std::min(padded_rows, pad_top - std::min(pad_top, first_padded));
+      const size_t below_input = pad_top + input_height;
+      const size_t inside_end =
+          geometry_.copy_count == 0 || first_padded >= below_input
+              ? inside_begin
+              : std::max(inside_begin, std::min(padded_rows, below_input - first_padded));
+      std::fill(padded, padded + padded_rows * width + 64, padding);
+
+      DepthwiseDotRows dot = shared;
+      dot.input = padded;
+      dot.output_height = rows;
+      const size_t last_channel = std::min(channels, first_channel + channels_per_task_);
+      for (size_t channel = first_channel; channel < last_channel; ++channel) {
+        const int8_t* source = input + (image * channels + channel) * input_height * input_width +
+                               (first_padded + inside_begin - pad_top) * input_width +
+                               (geometry_.copy_first - static_cast<size_t>(w.pad_left));
+        kernels_.flip_sign_rows({source, input_width, inside_end - inside_begin,
+                                 geometry_.copy_count,
+                                 padded + inside_begin * width + geometry_.copy_first, width});
+        for (size_t m = 0; m < multiplier; ++m) {
+          const size_t output_channel = channel * multiplier + m;
+          dot.weights = weights_.data() + output_channel * channel_weights_;
+          // Wrapping int32 sums, as the kernel's: the true accumulator fits int32.
+          dot.offset = static_cast<int32_t>(corrections_[output_channel] +
+                                            static_cast<uint32_t>(bias ? bias[output_channel] : 0));
+          dot.multiplier = q_.multipliers[output_channel];
+          dot.output =
+              output + ((image * output_channels + output_channel) * output_height + first_row) *
+                           output_width;
+          kernels_.depthwise_dot_rows(dot);
+        }
+      }
+    });
+  }
+
+ private:
+  const MicroKernels& kernels_;
+  const Conv2DShape shape_;
+  const Int8Requantization q_;
+  const DotGeometry geometry_;
+  size_t tap_groups_ = 0;
+  size_t channels_per_task_ = 1;
+  size_t channel_weights_ = 0;         // bytes of one output channel's packed weights
+  std::vector<int8_t> weights_;        // [channel][kernel row][tap group][4]: w - zw
+  std::vector<uint32_t> corrections_;  // -(zx + 128) x sum(w - zw), per channel, modulo 2^32
+  char algorithm_[64];
+};
+
 // Channels in lanes, except float32 stride-1 planes at least 48 outputs wide: there the
 // plane kernel's vectors along a row are full and it reads rows in place of interleaving them
 // (MobileNetV2's 32 @112 layer: 0.20-0.21 ms on planes, 0.29-0.31 in lanes; every narrower or
@@ -651,6 +885,11 @@ std::unique_ptr<Conv2DInt8> make_depthwise_conv2d_int8(const MicroKernels& kerne
                                                        const Int8Requantization& requantization,
                                                        const int8_t* constant_weights) {
   if (!is_depthwise(shape) || !constant_weights) return nullptr;
+  // Exact in wrapping int32 whatever the kernel size, so before the float paths' bound.
+  if (dot_rows_apply(kernels, shape, requantization, constant_weights)) {
+    return std::make_unique<DotDepthwiseConvolutionInt8>(kernels, shape, requantization,
+                                                         constant_weights);
+  }
   const int64_t taps = shape.window.kernel_height * shape.window.kernel_width;
   const int64_t bound = taps * largest_int8_offset(requantization.input_zero_point) *
                         largest_weight_offset(requantization);

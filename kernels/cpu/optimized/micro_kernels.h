@@ -284,6 +284,63 @@ struct RequantizeLanes {
   int8_t* const* rows;  // [8], every one writable
 };
 
+// ---- int8 depthwise on rows of codes with 4-tap dot products --------------------------------
+// One channel's output rows, up to kDepthwiseDotPixels outputs per vector: the taps of one
+// kernel row come in groups of 4 bytes (one 4-byte dot product per output), gathered from one
+// 64-byte load of the padded rows. A vector holds 16 outputs of one row (rows_per_vector 1; the
+// last one of a row partly) or rows_per_vector whole rows of a narrow plane (their outputs are
+// consecutive in the output when output_stride == output_width). gather[4k + b] is the byte,
+// from the vector's first input byte, that output k reads for tap b of a group:
+//   k x stride_width + b x dilation_width (one row per vector), or
+//   (k / output_width) x stride_height x input_stride + (k % output_width) x stride_width +
+//   b x dilation_width (rows_per_vector rows), below 64 for every output that is stored
+//   (vpermb reads the low 6 bits; depthwise_dot_gather in the driver).
+// Each output is
+//   output[r * output_stride + o] = clamp(round_half_to_even(double(acc) x double(multiplier)) +
+//       output_zero_point, output_minimum, output_maximum),
+//   acc = offset + sum_{i < kernel_height, t < 4 x tap_groups} weights[(i * tap_groups + t / 4)
+//       * 4 + t % 4] x input[(r * stride_height + i * dilation_height) * input_stride +
+//       o * stride_width + t * dilation_width]
+// in int32 arithmetic that wraps (exact while the true accumulator fits int32). `input` holds
+// codes + 128 as unsigned bytes (the padding: input_zero_point + 128), `weights` w - zw (zero
+// for taps past the kernel width) and `offset` the bias minus (input_zero_point + 128) x the sum
+// of the channel's w - zw, so acc is the reference's accumulator. The small-multiplier path of
+// RequantizeRow (the caller checked small_multipliers()). Every padded row is readable 64 bytes
+// past the last column the outputs use (the row after it, or slack after the band).
+constexpr size_t kDepthwiseDotPixels = 16;
+// out[r * out_stride + c] = uint8_t(source[r * source_stride + c]) ^ 0x80 (code + 128) for
+// r < rows, c < count: the input rows of a DepthwiseDotRows band.
+struct FlipSignRows {
+  const int8_t* source;
+  size_t source_stride;
+  size_t rows;
+  size_t count;
+  uint8_t* out;
+  size_t out_stride;
+};
+struct DepthwiseDotRows {
+  const uint8_t* input;
+  size_t input_stride;    // bytes from one padded row to the next
+  const uint8_t* gather;  // [64]
+  size_t rows_per_vector;
+  const int8_t* weights;  // [kernel_height][tap_groups][4]
+  size_t kernel_height;
+  size_t tap_groups;  // ceil(kernel_width / 4)
+  size_t stride_height;
+  size_t stride_width;
+  size_t dilation_height;
+  size_t dilation_width;
+  size_t output_height;
+  size_t output_width;
+  int32_t offset;
+  float multiplier;
+  int32_t output_zero_point;
+  int32_t output_minimum;
+  int32_t output_maximum;
+  int8_t* output;
+  size_t output_stride;
+};
+
 // The plain C++ versions, for variants without their own.
 void portable_depthwise_lanes(const DepthwiseLanes& lanes);
 void portable_interleave_float_rows(const InterleaveRows<float>& rows);
@@ -325,6 +382,9 @@ struct MicroKernels {
   InterleaveInt8Rows interleave_int8_rows;
   DeinterleaveFloatRows deinterleave_float_rows;
   void (*requantize_lanes)(const RequantizeLanes& lanes);
+  // Null where the table has none (the drivers then run the lanes above).
+  void (*depthwise_dot_rows)(const DepthwiseDotRows& rows);
+  void (*flip_sign_rows)(const FlipSignRows& rows);  // set with depthwise_dot_rows
 };
 
 const MicroKernels& portable_micro_kernels();
@@ -341,6 +401,10 @@ void avx512_vbmi_lookup_int8_row(const int8_t* table, const int8_t* in, int8_t* 
 // x86-64 only: the avx512 table's requantize_lanes (AVX-512 F/BW/VL;
 // x86/avx512_depthwise_lanes.cc).
 void avx512_requantize_lanes(const RequantizeLanes& lanes);
+// x86-64 only: the avx512 table's depthwise_dot_rows on AVX-512 VNNI and VBMI (vpdpbusd,
+// vpermb; x86/avx512_depthwise_dot_rows.cc); call it only when cpu_has_avx512_vbmi().
+void avx512_depthwise_dot_rows(const DepthwiseDotRows& rows);
+void avx512_flip_sign_rows(const FlipSignRows& rows);
 // x86-64 only: the avx512 table's float tile (AVX-512 F, 12 x 32) and its shape.
 void avx512_float_tile(const FloatTile& tile);
 size_t avx512_float_tile_rows();

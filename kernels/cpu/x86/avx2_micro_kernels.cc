@@ -1429,7 +1429,9 @@ const MicroKernels& avx2_micro_kernels() {
                                     interleave_float_rows,
                                     interleave_int8_rows,
                                     deinterleave_float_rows,
-                                    requantize_lanes};
+                                    requantize_lanes,
+                                    nullptr,
+                                    nullptr};
   return kernels;
 }
 
