@@ -397,7 +397,7 @@ std::unique_ptr<Conv2DInt8> make_dot_product_conv2d_int8(const DotProductKernels
                                                          const Conv2DShape& shape,
                                                          const Int8Requantization& requantization,
                                                          const int8_t* constant_weights) {
-  if (direct_convolution_wins(kernels, shape)) {
+  if (direct_convolution_wins(shape, requantization)) {
     if (auto kernel =
             make_direct_dot_product_conv2d_int8(kernels, shape, requantization, constant_weights)) {
       return kernel;

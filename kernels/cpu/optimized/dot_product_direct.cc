@@ -10,7 +10,6 @@
 // requantization are the GEMM's (dot_product_convolution.cc), so the outputs are the same bits.
 #include <algorithm>
 #include <cstdio>
-#include <cstdlib>
 #include <vector>
 
 #include "optimized/blocking.h"
@@ -352,10 +351,22 @@ class DirectConvolution final : public Conv2DInt8 {
 
 }  // namespace
 
-bool direct_convolution_wins(const DotProductKernels& kernels, const Conv2DShape& shape) {
-  static_cast<void>(kernels);
-  static_cast<void>(shape);
-  return std::getenv("ORKNN_INT8_DIRECT") == nullptr || std::getenv("ORKNN_INT8_DIRECT")[0] != '0';
+bool direct_convolution_wins(const Conv2DShape& shape, const Int8Requantization& requantization) {
+  // Measured per layer against the im2col GEMM (docs/cpu-kernels.md, session 6), one thread:
+  // with the requantization in the tile, every kernel larger than 1x1 on 8 or more channels
+  // (ResNet50's 3x3 layers 0.83-0.91 of the GEMM's time, 0.71-0.86 at 7x7) and 1x1 kernels on
+  // small outputs (7x7: 0.72-0.96; stride 2 to 14x14: 0.78); not 1x1 layers on large outputs,
+  // where the copy costs what the GEMM's in-place packing saves (56x56: 1.07-1.20), nor inputs
+  // of 3 channels (one quad, a quarter of it padding: the 7x7 stem 1.10), nor the SiLU epilogue
+  // (YOLOv5s: 3x3 layers 0.96-1.01, 1x1 layers 1.14-1.46), whose sums go through memory.
+  const reference::Window2D& w = shape.window;
+  const bool small =
+      small_multipliers(requantization.multipliers.data(), requantization.multipliers.size(),
+                        requantization.output_zero_point);
+  if (requantization.silu || !small) return false;
+  const int64_t columns = w.output_height * w.output_width;
+  if (w.kernel_height * w.kernel_width > 1) return shape.input_channels / shape.groups >= 8;
+  return columns <= 64 || (w.stride_height * w.stride_width > 1 && columns <= 196);
 }
 
 std::unique_ptr<Conv2DInt8> make_direct_dot_product_conv2d_int8(

@@ -226,7 +226,8 @@ std::unique_ptr<Conv2DInt8> make_direct_dot_product_conv2d_int8(
     const reference::Int8Requantization& requantization, const int8_t* constant_weights);
 // Whether make_dot_product_conv2d_int8 takes the direct convolution for `shape` (when it
 // applies): where it measured faster than the im2col GEMM (dot_product_direct.cc).
-bool direct_convolution_wins(const DotProductKernels& kernels, const reference::Conv2DShape& shape);
+bool direct_convolution_wins(const reference::Conv2DShape& shape,
+                             const reference::Int8Requantization& requantization);
 
 // int8 Gemm / MatMul (output channels are B's columns) on `kernels`: null when B is not
 // constant, a weight offset b - zb does not fit int8, or the input zero point is not an int8
