@@ -28,6 +28,8 @@ constexpr size_t kQuad = 4;  // channels per plane pixel: one VPDPBUSD lane
 constexpr size_t kRowPass = 64;
 // Pixels per chunk: a chunk's plane rows stay in L2 across the row passes.
 constexpr size_t kColumnChunk = 1024;
+// Pixels whose int32 sums a task keeps for 8 rows when they are requantized outside the tile.
+constexpr size_t kSumSpan = 256;
 // No packing per task: a task costs little besides its multiply-adds (choose_output_blocks).
 constexpr BlockLimits kDirectLimits{1, kRowPass, 32 * 4096, kRowPass * 4096, 4, 4};
 // The quad planes of larger inputs are not made (they live in the calling thread's scratch).
@@ -115,13 +117,14 @@ class DirectConvolution final : public Conv2DInt8 {
     pack_weights(weights);
 
     lanes_offset_ = 0;
-    row_valid_offset_ = lanes_offset_ + align_bytes(taps_ * sizeof(uint32_t));
+    row_valid_offset_ =
+        lanes_offset_ + align_bytes(taps_ * divide_round_up(kSumSpan, nr_) * sizeof(uint32_t));
     column_valid_offset_ =
         row_valid_offset_ + align_bytes(static_cast<size_t>(w.kernel_height) * sizeof(uint32_t));
     constants_offset_ =
         column_valid_offset_ + align_bytes(static_cast<size_t>(w.kernel_width) * sizeof(uint32_t));
     sums_offset_ = constants_offset_ + align_bytes(output_channels_ * sizeof(int32_t));
-    task_bytes_ = sums_offset_ + align_bytes(mr_ * nr_ * sizeof(int32_t));
+    task_bytes_ = sums_offset_ + align_bytes(mr_ * kSumSpan * sizeof(int32_t));
     small_multipliers_ =
         small_multipliers(requantization.multipliers.data(), requantization.multipliers.size(),
                           requantization.output_zero_point);
@@ -277,8 +280,6 @@ class DirectConvolution final : public Conv2DInt8 {
     tile.tap_offsets = tap_offsets_.data();
     tile.tap_lanes = lanes;
     tile.padding = padding_;
-    tile.c = sums;
-    tile.c_stride = nr_;
     Int8TileRequantization requantization{};
     requantization.output_zero_point = requantization_.output_zero_point;
     requantization.output_minimum = requantization_.output_minimum;
@@ -287,6 +288,37 @@ class DirectConvolution final : public Conv2DInt8 {
 
     const size_t end_column = first_column + columns;
     const size_t end_row = first_row + rows;
+    if (!requantizes_in_tile_) {
+      // The int32 sums of 8 rows x a span of pixels, then the rows' requantization (the SiLU
+      // epilogue's fixed cost per call is paid per span, not per 32 pixels).
+      tile.c_stride = kSumSpan;
+      for (size_t span = first_column; span < end_column; span += kSumSpan) {
+        const size_t span_end = std::min(end_column, span + kSumSpan);
+        for (size_t pixel = span, t = 0; pixel < span_end; pixel += nr_, ++t) {
+          tap_lanes(pixel, std::min(nr_, span_end - pixel), row_valid, column_valid,
+                    lanes + t * taps_);
+        }
+        for (size_t row = first_row; row < end_row; row += mr_) {
+          tile.rows = std::min(mr_, end_row - row);
+          tile.a = packed_weights_.data() + (row / mr_) * panel_bytes;
+          for (size_t pixel = span, t = 0; pixel < span_end; pixel += nr_, ++t) {
+            tile.columns = std::min(nr_, span_end - pixel);
+            tile.tap_lanes = lanes + t * taps_;
+            tile.planes = planes + pixel * kQuad;
+            tile.c = sums + (pixel - span);
+            kernels_.tile_direct(tile, nullptr);
+          }
+          for (size_t r = 0; r < tile.rows; ++r) {
+            const int32_t constant = constants[row - first_row + r];
+            finish_row(
+                kernels_, requantization_, row + r, false, small_multipliers_, sums + r * kSumSpan,
+                span_end - span, [constant](size_t) { return constant; },
+                output + (row + r) * columns_ + span);
+          }
+        }
+      }
+      return;
+    }
     for (size_t chunk = first_column; chunk < end_column; chunk += kColumnChunk) {
       const size_t chunk_end = std::min(end_column, chunk + kColumnChunk);
       for (size_t pass = first_row; pass < end_row; pass += kRowPass) {
@@ -298,21 +330,10 @@ class DirectConvolution final : public Conv2DInt8 {
           for (size_t row = pass; row < pass_end; row += mr_) {
             tile.rows = std::min(mr_, pass_end - row);
             tile.a = packed_weights_.data() + (row / mr_) * panel_bytes;
-            int8_t* out = output + row * columns_ + pixel;
-            if (requantizes_in_tile_) {
-              requantization.constants = constants + (row - first_row);
-              requantization.multipliers = requantization_.multipliers.data() + row;
-              requantization.output = out;
-              kernels_.tile_direct(tile, &requantization);
-              continue;
-            }
-            kernels_.tile_direct(tile, nullptr);
-            for (size_t r = 0; r < tile.rows; ++r) {
-              const int32_t constant = constants[row - first_row + r];
-              finish_row(
-                  kernels_, requantization_, row + r, false, small_multipliers_, sums + r * nr_,
-                  tile.columns, [constant](size_t) { return constant; }, out + r * columns_);
-            }
+            requantization.constants = constants + (row - first_row);
+            requantization.multipliers = requantization_.multipliers.data() + row;
+            requantization.output = output + row * columns_ + pixel;
+            kernels_.tile_direct(tile, &requantization);
           }
         }
       }
@@ -353,20 +374,21 @@ class DirectConvolution final : public Conv2DInt8 {
 
 bool direct_convolution_wins(const Conv2DShape& shape, const Int8Requantization& requantization) {
   // Measured per layer against the im2col GEMM (docs/cpu-kernels.md, session 6), one thread:
-  // with the requantization in the tile, every kernel larger than 1x1 on 8 or more channels
-  // (ResNet50's 3x3 layers 0.83-0.91 of the GEMM's time, 0.71-0.86 at 7x7) and 1x1 kernels on
-  // small outputs (7x7: 0.72-0.96; stride 2 to 14x14: 0.78); not 1x1 layers on large outputs,
-  // where the copy costs what the GEMM's in-place packing saves (56x56: 1.07-1.20), nor inputs
-  // of 3 channels (one quad, a quarter of it padding: the 7x7 stem 1.10), nor the SiLU epilogue
-  // (YOLOv5s: 3x3 layers 0.96-1.01, 1x1 layers 1.14-1.46), whose sums go through memory.
+  // every kernel larger than 1x1 on 8 or more channels (ResNet50's 3x3 layers 0.83-0.91 of the
+  // GEMM's time, 0.71-0.86 at 7x7; YOLOv5s's, with the SiLU epilogue, 0.84-0.92, stride 2
+  // 0.89-0.99); 1x1 kernels only on small outputs with the requantizing tile (7x7: 0.72-0.96;
+  // stride 2 to 14x14: 0.78): on large ones the copy costs what the GEMM's in-place packing
+  // saves (56x56: 1.07-1.20). Not 3-channel inputs: one quad, a quarter of it padding (the 7x7
+  // stem 1.10).
   const reference::Window2D& w = shape.window;
-  const bool small =
+  if (w.kernel_height * w.kernel_width > 1) return shape.input_channels / shape.groups >= 8;
+  const bool requantizes_in_tile =
+      !requantization.silu &&
       small_multipliers(requantization.multipliers.data(), requantization.multipliers.size(),
                         requantization.output_zero_point);
-  if (requantization.silu || !small) return false;
   const int64_t columns = w.output_height * w.output_width;
-  if (w.kernel_height * w.kernel_width > 1) return shape.input_channels / shape.groups >= 8;
-  return columns <= 64 || (w.stride_height * w.stride_width > 1 && columns <= 196);
+  return requantizes_in_tile &&
+         (columns <= 64 || (w.stride_height * w.stride_width > 1 && columns <= 196));
 }
 
 std::unique_ptr<Conv2DInt8> make_direct_dot_product_conv2d_int8(
