@@ -263,6 +263,45 @@ void test_layer_shapes(void**) {
   }
 }
 
+// Where make_dot_product_conv2d_int8 takes the direct convolution (the measured rule of
+// direct_convolution_wins) on the four models' shapes.
+void test_choice(void**) {
+  auto shape = [](int64_t channels, int64_t output_channels, int64_t size, int64_t kernel,
+                  int64_t stride) {
+    reference::Conv2DShape s;
+    s.input_channels = channels;
+    s.output_channels = output_channels;
+    reference::Window2D& w = s.window;
+    w.input_height = w.input_width = size;
+    w.kernel_height = w.kernel_width = kernel;
+    w.stride_height = w.stride_width = stride;
+    w.pad_top = w.pad_left = w.pad_bottom = w.pad_right = kernel / 2;
+    w.output_height = w.output_width =
+        conv_output_size(size, kernel, stride, 1, kernel / 2, kernel / 2);
+    return s;
+  };
+  reference::Int8Requantization q;
+  q.multipliers.assign(2048, 0.001f);
+  reference::Int8Requantization silu = q;
+  silu.silu = true;
+  const struct {
+    reference::Conv2DShape shape;
+    const reference::Int8Requantization* q;
+    bool direct;
+  } cases[] = {
+      {shape(64, 64, 56, 3, 1), &q, true},    {shape(128, 128, 56, 3, 2), &q, true},
+      {shape(512, 512, 7, 3, 1), &q, true},   {shape(32, 64, 320, 3, 2), &silu, true},
+      {shape(3, 64, 224, 7, 2), &q, false},   {shape(3, 32, 224, 3, 2), &q, false},
+      {shape(64, 256, 56, 1, 1), &q, false},  {shape(1024, 256, 14, 1, 1), &q, false},
+      {shape(512, 2048, 7, 1, 1), &q, true},  {shape(1024, 2048, 14, 1, 2), &q, true},
+      {shape(256, 512, 56, 1, 2), &q, false}, {shape(576, 160, 7, 1, 1), &q, false},
+      {shape(320, 1280, 7, 1, 1), &q, true},  {shape(512, 255, 7, 1, 1), &silu, false},
+  };
+  for (const auto& c : cases) {
+    assert_int_equal(optimized::direct_convolution_wins(c.shape, *c.q), c.direct);
+  }
+}
+
 // Grouped convolutions are the im2col GEMM's.
 void test_refusals(void**) {
   Random random(9);
@@ -289,6 +328,7 @@ int main() {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_random_windows),
       cmocka_unit_test(test_layer_shapes),
+      cmocka_unit_test(test_choice),
       cmocka_unit_test(test_refusals),
   };
   return cmocka_run_group_tests(tests, nullptr, nullptr);

@@ -376,18 +376,21 @@ bool direct_convolution_wins(const Conv2DShape& shape, const Int8Requantization&
   // Measured per layer against the im2col GEMM (docs/cpu-kernels.md, session 6), one thread:
   // every kernel larger than 1x1 on 8 or more channels (ResNet50's 3x3 layers 0.83-0.91 of the
   // GEMM's time, 0.71-0.86 at 7x7; YOLOv5s's, with the SiLU epilogue, 0.84-0.92, stride 2
-  // 0.89-0.99); 1x1 kernels only on small outputs with the requantizing tile (7x7: 0.72-0.96;
-  // stride 2 to 14x14: 0.78): on large ones the copy costs what the GEMM's in-place packing
-  // saves (56x56: 1.07-1.20). Not 3-channel inputs: one quad, a quarter of it padding (the 7x7
-  // stem 1.10).
+  // 0.89-0.99); 1x1 kernels only on small outputs with the requantizing tile (7x7: 0.74-0.97;
+  // stride 2 to 14x14 and 7x7: 0.70-0.79): on large ones the copy costs what the GEMM's in-place
+  // packing saves (56x56: 1.07-1.20). Not 3-channel inputs: one quad, a quarter of it padding (the
+  // 7x7 stem 1.10).
   const reference::Window2D& w = shape.window;
   if (w.kernel_height * w.kernel_width > 1) return shape.input_channels / shape.groups >= 8;
   const bool requantizes_in_tile =
       !requantization.silu &&
       small_multipliers(requantization.multipliers.data(), requantization.multipliers.size(),
                         requantization.output_zero_point);
+  // And only large ones: MobileNetV2's 7x7 1x1 layers below 2^18 weights measured 1.05-1.11
+  // (about 3 us more on 40-60 us; not analysed, the copy's own pass over the pool probably).
   const int64_t columns = w.output_height * w.output_width;
   return requantizes_in_tile &&
+         shape.input_channels * shape.output_channels >= (int64_t{1} << 18) &&
          (columns <= 64 || (w.stride_height * w.stride_width > 1 && columns <= 196));
 }
 
