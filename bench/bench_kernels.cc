@@ -384,6 +384,18 @@ void run_interleaved(std::vector<Config>& configs) {
   }
 }
 
+// `reference` and `variant` run interleaved, options.reps times each: their median thread CPU
+// times in seconds (one thread).
+std::pair<double, double> reference_and_variant_seconds(const Options& options,
+                                                        std::function<void()> reference,
+                                                        std::function<void()> variant) {
+  std::vector<Config> configs;
+  configs.push_back({"reference", std::move(reference), options.reps, {}, {}});
+  configs.push_back({"variant", std::move(variant), options.reps, {}, {}});
+  run_interleaved(configs);
+  return {median(configs[0].cpu_seconds), median(configs[1].cpu_seconds)};
+}
+
 struct Pools {
   std::vector<std::unique_ptr<ThreadPool>> pools;
 };
@@ -701,18 +713,9 @@ void bench_softmax(const Options& options) {
     std::vector<float> x = random_floats(count, 9);
     for (float& value : x) value *= 8.0f;
     std::vector<float> y(count);
-    std::vector<Config> configs;
-    configs.push_back({"reference",
-                       [&] { reference::softmax(shape.layout, x.data(), y.data()); },
-                       options.reps,
-                       {},
-                       {}});
-    configs.push_back({cpu::kernel_variant_name(options.variant),
-                       [&] { kernel->run(x.data(), y.data(), serial); },
-                       options.reps,
-                       {},
-                       {}});
-    run_interleaved(configs);
+    const auto [reference_seconds, variant_seconds] = reference_and_variant_seconds(
+        options, [&] { reference::softmax(shape.layout, x.data(), y.data()); },
+        [&] { kernel->run(x.data(), y.data(), serial); });
     if (!header) {
       std::printf(
           "## Softmax, float32, one thread (us per run, thread CPU time, interleaved)\n\n| shape "
@@ -720,8 +723,8 @@ void bench_softmax(const Options& options) {
           cpu::kernel_variant_name(options.variant));
       header = true;
     }
-    const double reference_us = median(configs[0].cpu_seconds) * 1e6;
-    const double variant_us = median(configs[1].cpu_seconds) * 1e6;
+    const double reference_us = reference_seconds * 1e6;
+    const double variant_us = variant_seconds * 1e6;
     std::printf("| %s | %.1f | %.1f | %.1fx |\n", shape.name, reference_us, variant_us,
                 reference_us / variant_us);
   }
@@ -744,20 +747,11 @@ void bench_resize_bilinear(const Options& options) {
   ThreadPool serial(1);
   std::vector<float> x = random_floats(64 * 80 * 80, 10);
   std::vector<float> y(64 * 160 * 160);
-  std::vector<Config> configs;
-  configs.push_back({"reference",
-                     [&] { reference::resize_bilinear(params, x.data(), y.data()); },
-                     options.reps,
-                     {},
-                     {}});
-  configs.push_back({cpu::kernel_variant_name(options.variant),
-                     [&] { kernel->run(x.data(), y.data(), serial); },
-                     options.reps,
-                     {},
-                     {}});
-  run_interleaved(configs);
-  const double reference_us = median(configs[0].cpu_seconds) * 1e6;
-  const double variant_us = median(configs[1].cpu_seconds) * 1e6;
+  const auto [reference_seconds, variant_seconds] = reference_and_variant_seconds(
+      options, [&] { reference::resize_bilinear(params, x.data(), y.data()); },
+      [&] { kernel->run(x.data(), y.data(), serial); });
+  const double reference_us = reference_seconds * 1e6;
+  const double variant_us = variant_seconds * 1e6;
   std::printf(
       "## Bilinear Resize, float32, one thread (us per run, thread CPU time, interleaved)\n\n| "
       "shape | reference | %s | speed-up |\n|---|---:|---:|---:|\n| %s | %.1f | %.1f | "
@@ -801,21 +795,12 @@ void bench_conv_transpose(const Options& options) {
     std::shared_ptr<cpu::Conv2DFloat> kernel =
         cpu::prepare_conv_transpose2d(shape, {}, weights.data(), options.variant);
     if (!kernel) continue;
-    std::vector<Config> configs;
-    configs.push_back({"reference",
-                       [&] {
-                         reference::conv_transpose2d(shape, {}, x.data(), weights.data(),
-                                                     bias.data(), y.data());
-                       },
-                       options.reps,
-                       {},
-                       {}});
-    configs.push_back({cpu::kernel_variant_name(options.variant),
-                       [&] { kernel->run(x.data(), nullptr, bias.data(), y.data(), serial); },
-                       options.reps,
-                       {},
-                       {}});
-    run_interleaved(configs);
+    const auto [reference_seconds, variant_seconds] = reference_and_variant_seconds(
+        options,
+        [&] {
+          reference::conv_transpose2d(shape, {}, x.data(), weights.data(), bias.data(), y.data());
+        },
+        [&] { kernel->run(x.data(), nullptr, bias.data(), y.data(), serial); });
     if (!header) {
       std::printf(
           "## ConvTranspose, float32, one thread (ms per run, thread CPU time, interleaved)\n\n"
@@ -823,8 +808,8 @@ void bench_conv_transpose(const Options& options) {
           cpu::kernel_variant_name(options.variant));
       header = true;
     }
-    const double reference_ms = median(configs[0].cpu_seconds) * 1e3;
-    const double variant_ms = median(configs[1].cpu_seconds) * 1e3;
+    const double reference_ms = reference_seconds * 1e3;
+    const double variant_ms = variant_seconds * 1e3;
     std::printf("| %s | %.2f | %.3f | %.0fx |\n", layer.name, reference_ms, variant_ms,
                 reference_ms / variant_ms);
   }

@@ -60,8 +60,9 @@ inline std::vector<kernels::cpu::KernelVariant> int8_gemm_variants() {
   return variants;
 }
 
-// optimized_variants() plus avx512 where the CPU runs it, for the float convolution and Gemm
-// tests: the avx512 table has its own float tile (12 x 32, x86/avx512_float_tiles.cc).
+// optimized_variants() plus avx512 where the CPU runs it, for the float convolution, Gemm and
+// Softmax tests: the avx512 table has its own float tile (12 x 32, x86/avx512_float_tiles.cc)
+// and exp row.
 inline std::vector<kernels::cpu::KernelVariant> float_gemm_variants() {
   using kernels::cpu::KernelVariant;
   std::vector<KernelVariant> variants = optimized_variants();

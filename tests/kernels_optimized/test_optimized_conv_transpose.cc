@@ -28,14 +28,6 @@ using namespace orknn::testing;
 namespace reference = kernels::reference;
 using kernels::cpu::KernelVariant;
 
-std::vector<KernelVariant> float_variants() {
-  std::vector<KernelVariant> variants = optimized_variants();
-  if (kernels::cpu::kernel_variant_available(KernelVariant::kAvx512)) {
-    variants.push_back(KernelVariant::kAvx512);
-  }
-  return variants;
-}
-
 reference::Conv2DShape random_shape(Random& random) {
   reference::Conv2DShape s;
   s.batch = random.integer(1, 2);
@@ -106,7 +98,7 @@ void test_random_conv_transposes_match_reference(void**) {
     for (float value : expected)
       largest_output = std::max(largest_output, std::fabs(double{value}));
     const double tolerance = 1e-5 * largest_sum / largest_output;
-    for (KernelVariant variant : float_variants()) {
+    for (KernelVariant variant : float_gemm_variants()) {
       auto kernel = kernels::cpu::prepare_conv_transpose2d(s, activation, weights.data(), variant);
       assert_non_null(kernel.get());
       for (ThreadPool* pool : {&one, &three}) {

@@ -27,14 +27,6 @@ using namespace orknn::testing;
 namespace reference = kernels::reference;
 using kernels::cpu::KernelVariant;
 
-std::vector<KernelVariant> softmax_variants() {
-  std::vector<KernelVariant> variants = optimized_variants();
-  if (kernels::cpu::kernel_variant_available(KernelVariant::kAvx512)) {
-    variants.push_back(KernelVariant::kAvx512);
-  }
-  return variants;
-}
-
 // Empty when every element is within `relative` of the reference's (NaN where it is NaN), else
 // the first miss.
 std::string compare_softmax(const std::vector<float>& actual, const std::vector<float>& expected,
@@ -59,7 +51,7 @@ void check_layout(const reference::ChannelLayout& layout, const std::vector<floa
   std::vector<float> expected(input.size());
   reference::softmax(layout, input.data(), expected.data());
   ThreadPool one(1), three(3);
-  for (KernelVariant variant : softmax_variants()) {
+  for (KernelVariant variant : float_gemm_variants()) {
     auto kernel = kernels::cpu::prepare_softmax(layout, variant);
     assert_non_null(kernel.get());
     for (ThreadPool* pool : {&one, &three}) {

@@ -48,6 +48,17 @@ ConcatCopies::ConcatCopies(size_t element_size, const kernels::reference::Concat
 }
 
 template <typename Copy>
+void ConcatCopies::for_each_operand(Copy copy) const {
+  size_t offset = 0;
+  for (size_t operand = 0; operand < params_.axis_sizes.size(); ++operand) {
+    const size_t bytes =
+        static_cast<size_t>(params_.axis_sizes[operand] * params_.inner) * element_size_;
+    if (bytes > 0) copy(operand, offset, bytes);
+    offset += bytes;
+  }
+}
+
+template <typename Copy>
 void ConcatCopies::run_pieces(Copy copy) const {
   ThreadPool::current_or_serial().parallel_for(pieces_.size(),
                                                [&](size_t index, size_t) { copy(pieces_[index]); });
@@ -62,15 +73,9 @@ void ConcatCopies::concat(const void* const* inputs, void* output) const {
       kernels::reference::concat(element_size_, params_, inputs, output);
       return;
     }
-    size_t offset = 0;
-    for (size_t operand = 0; operand < params_.axis_sizes.size(); ++operand) {
-      const size_t bytes =
-          static_cast<size_t>(params_.axis_sizes[operand] * params_.inner) * element_size_;
-      if (bytes > 0 && inputs[operand] != joined + offset) {
-        std::memcpy(joined + offset, inputs[operand], bytes);
-      }
-      offset += bytes;
-    }
+    for_each_operand([&](size_t operand, size_t offset, size_t bytes) {
+      if (inputs[operand] != joined + offset) std::memcpy(joined + offset, inputs[operand], bytes);
+    });
     return;
   }
   run_pieces([&](const Piece& piece) {
@@ -90,15 +95,10 @@ void ConcatCopies::split(const void* input, void* const* outputs) const {
       kernels::reference::split(element_size_, params_, input, outputs);
       return;
     }
-    size_t offset = 0;
-    for (size_t operand = 0; operand < params_.axis_sizes.size(); ++operand) {
-      const size_t bytes =
-          static_cast<size_t>(params_.axis_sizes[operand] * params_.inner) * element_size_;
-      if (bytes > 0 && outputs[operand] != joined + offset) {
+    for_each_operand([&](size_t operand, size_t offset, size_t bytes) {
+      if (outputs[operand] != joined + offset)
         std::memcpy(outputs[operand], joined + offset, bytes);
-      }
-      offset += bytes;
-    }
+    });
     return;
   }
   run_pieces([&](const Piece& piece) {

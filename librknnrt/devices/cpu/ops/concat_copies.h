@@ -37,6 +37,10 @@ class ConcatCopies {
   };
   template <typename Copy>
   void run_pieces(Copy copy) const;
+  // With one outer index: copy(operand, byte offset in the joined tensor, bytes) per non-empty
+  // operand, serially.
+  template <typename Copy>
+  void for_each_operand(Copy copy) const;
 
   size_t element_size_;
   kernels::reference::ConcatParams params_;
