@@ -72,17 +72,22 @@ std::vector<InPlaceGroup> in_place_groups(const graph::Graph& graph,
   for (size_t step = 0; step < graph.nodes.size(); ++step) {
     const graph::Node& node = graph.nodes[step];
     const bool concat = node.op_type == "Concat" && node.outputs.size() == 1;
-    const bool split = node.op_type == "Split" && !node.inputs.empty() && node.inputs[0] >= 0;
+    // A Reshape-like node's output is its input's bytes: one part, the whole of it.
+    const bool view = (node.op_type == "Reshape" || node.op_type == "Flatten" ||
+                       node.op_type == "Squeeze" || node.op_type == "Unsqueeze") &&
+                      node.outputs.size() == 1;
+    const bool split =
+        (node.op_type == "Split" || view) && !node.inputs.empty() && node.inputs[0] >= 0;
     if (!(concat || split) || !host_nodes[step]) continue;
     const int32_t whole = concat ? node.outputs[0] : node.inputs[0];
     const std::vector<int32_t>& parts = concat ? node.inputs : node.outputs;
     if (!intermediate[whole] || taken[whole] || parts.empty()) continue;
     const graph::Shape& shape = shapes[whole];
     Result<int64_t> attribute = node.int_attribute("axis", 0);
-    if (!attribute.ok()) continue;
+    if (!view && !attribute.ok()) continue;
     const int64_t rank = static_cast<int64_t>(shape.size());
-    const int64_t axis = *attribute < 0 ? *attribute + rank : *attribute;
-    if (axis < 0 || axis >= rank) continue;
+    const int64_t axis = view ? 0 : (*attribute < 0 ? *attribute + rank : *attribute);
+    if (!view && (axis < 0 || axis >= rank)) continue;
     bool usable = true;
     for (int64_t d = 0; d < axis; ++d) usable = usable && shape[d] == 1;
     const graph::Tensor& joined = graph.tensor(whole);

@@ -24,8 +24,9 @@ struct MemoryPlan {
 // through plain host pointers (the CPU device's). A Concat among them whose inputs are all
 // produced by such nodes gets its inputs placed inside its output, each where the Concat would
 // copy it, so the producers write there and the Concat has nothing left to copy; a Split among
-// them gets its outputs placed inside its input the same way. Their kernels skip the pieces
-// already in place. Only when that is a plain byte move of contiguous pieces: the dims before
+// them gets its outputs placed inside its input the same way, and a Reshape, Flatten, Squeeze
+// or Unsqueeze its output on its input (the same bytes). Their kernels skip the pieces already
+// in place. Only when that is a plain byte move of contiguous pieces: the dims before
 // the axis are all 1, every piece has the whole tensor's type and quantization, each piece is
 // an intermediate tensor of its own (no graph input, output, constant or repeated piece, in no
 // other such group) and starts at a multiple of kTensorAlignment within the whole. The whole

@@ -1,6 +1,6 @@
 // The memory planner (exec/memory_planner.h): tensors alive at the same time never overlap, a
-// Concat on host nodes gets its inputs placed inside its output and a Split its outputs inside
-// its input - only under the conditions the header lists, each of which is broken once here.
+// Concat on host nodes gets its inputs placed inside its output, a Split its outputs inside its
+// input and a Reshape its output on its input - only under the conditions the header lists.
 #include <string>
 #include <vector>
 
@@ -155,6 +155,24 @@ void test_split_outputs_placed_in_the_input(void**) {
   assert_true(with_output.offsets[s0] != with_output.offsets[r]);
 }
 
+// x -> r, Reshape(r) -> v, v -> y: the Reshape's output is its input's bytes.
+void test_reshape_output_is_a_view(void**) {
+  Graph g;
+  const int32_t x = add_tensor(g, "x", {1, 16, 4, 4});
+  const int32_t r = add_tensor(g, "r", {1, 16, 4, 4});
+  const int32_t v = add_tensor(g, "v", {1, 256});
+  const int32_t y = add_tensor(g, "y", {1, 256});
+  add_node(g, "Relu", {x}, {r});
+  add_node(g, "Reshape", {r}, {v});
+  add_node(g, "Relu", {v}, {y});
+  g.inputs.push_back(graph::GraphInput{x, {}, {}, false, false});
+  g.outputs.push_back(y);
+  const exec::MemoryPlan plan = exec::plan_memory(g, shapes_of(g), std::vector<bool>(3, true));
+  assert_int_equal(plan.offsets[v], plan.offsets[r]);
+  assert_int_equal(plan.arena_bytes, 1024);
+  assert_true(exec::plan_memory(g, shapes_of(g)).offsets[v] != plan.offsets[r]);
+}
+
 // Every pair of tensors alive at the same step occupies disjoint bytes, with in-place inputs
 // counted as parts of their concat's output: a chain with a concat of three, one input read
 // again after the concat.
@@ -195,6 +213,7 @@ int main() {
       cmocka_unit_test(test_concat_inputs_placed_in_the_output),
       cmocka_unit_test(test_concat_left_alone_when_it_must_copy),
       cmocka_unit_test(test_split_outputs_placed_in_the_input),
+      cmocka_unit_test(test_reshape_output_is_a_view),
       cmocka_unit_test(test_live_tensors_never_overlap),
   };
   return cmocka_run_group_tests(tests, nullptr, nullptr);
