@@ -26,6 +26,17 @@ std::unique_ptr<Conv2DFloat> make_gemm_conv2d(const MicroKernels& kernels,
                                               const reference::FusedActivation& activation,
                                               const float* constant_weights);
 
+// A convolution as an implicit GEMM reading B straight from the input (direct_convolution.cc)
+// with `tile` (12 x 32, micro_kernels.h DirectFloatTile); null when it does not apply: per-run
+// weights, groups, or an output width other than ceil(input width / stride).
+// Whether the direct convolution measured faster than the im2col GEMM for this shape (stride 1;
+// pointwise only up to 56 x 56 pixels).
+bool direct_convolution_preferred(const reference::Conv2DShape& shape);
+std::unique_ptr<Conv2DFloat> make_direct_conv2d(const char* variant, DirectFloatTileFunction tile,
+                                                const reference::Conv2DShape& shape,
+                                                const reference::FusedActivation& activation,
+                                                const float* constant_weights);
+
 // int8 depthwise, computed exactly in float (every partial sum is an integer below 2^24); null
 // when the kernel is too large for that.
 std::unique_ptr<Conv2DInt8> make_depthwise_conv2d_int8(
