@@ -620,8 +620,9 @@ void test_direct_random_shapes(void**) {
   assert_false(direct(grouped, weights.data()));
   assert_false(direct(same, nullptr));
   assert_true(direct(same, weights.data()));
-  // The dispatcher: direct for a stride-1 3x3 and a 56x56 pointwise layer with packed weights,
-  // the GEMM for a strided one and a larger pointwise plane.
+  // The dispatcher: direct for a stride-1 3x3, a 56x56 pointwise layer and a strided 3x3 of 32
+  // input channels with packed weights; the GEMM for a larger pointwise plane, fewer strided
+  // channels and a strided pointwise layer.
   auto algorithm = [&](const ConvCase& c) {
     return std::string(
         kernels::cpu::prepare_conv2d(shape_of(c), none, weights.data(), KernelVariant::kAvx512)
@@ -629,11 +630,15 @@ void test_direct_random_shapes(void**) {
   };
   const ConvCase pointwise_56{"1x1 @56", 1, 2, 56, 56, 3, 1, 1};
   const ConvCase pointwise_57{"1x1 @57", 1, 2, 57, 57, 3, 1, 1};
-  const ConvCase strided{"3x3/2", 1, 4, 9, 9, 8, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1};
+  const ConvCase strided{"3x3/2 32 channels", 1, 32, 9, 9, 8, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1};
+  const ConvCase strided_narrow{"3x3/2 31 channels", 1, 31, 9, 9, 8, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1};
+  const ConvCase strided_pointwise{"1x1/2", 1, 32, 9, 9, 8, 1, 1, 2, 2};
   assert_string_equal(algorithm(same).c_str(), "avx512 direct 12x32");
   assert_string_equal(algorithm(pointwise_56).c_str(), "avx512 direct 12x32");
+  assert_string_equal(algorithm(strided).c_str(), "avx512 direct 12x32 phases");
   assert_true(algorithm(pointwise_57).find("gemm") != std::string::npos);
-  assert_true(algorithm(strided).find("gemm") != std::string::npos);
+  assert_true(algorithm(strided_narrow).find("gemm") != std::string::npos);
+  assert_true(algorithm(strided_pointwise).find("gemm") != std::string::npos);
   assert_true(algorithm(valid).find("gemm") != std::string::npos);
 }
 #endif

@@ -110,6 +110,9 @@ class DirectConvolution final : public Conv2DFloat {
     activation_ = to_float_activation(activation);
     has_activation_ = activation.kind != FusedActivation::Kind::kNone;
     limits_ = float_convolution_limits(cpu_cache_sizes(), kTileRows, kTileColumns);
+    const size_t row_bytes = channels_ * taps_.size() * sizeof(float);
+    pass_rows_ =
+        std::max(kTileRows, cpu_cache_sizes().level2 / 2 / row_bytes / kTileRows * kTileRows);
     // A task gathers nothing: splitting rows costs only re-reading the input lines.
     limits_.column_cost = 1;
 
@@ -133,9 +136,9 @@ class DirectConvolution final : public Conv2DFloat {
       const float* planes = input + image * image_size;
       if (phased_) {
         auto* phases = reinterpret_cast<float*>(pool.scratch(0, scratch_bytes()) + task_bytes_);
-        pool.parallel_for(phase_rows_.size() * channels_, [&](size_t task, size_t) {
-          split_phase(planes + task % channels_ * height_ * width_, task / channels_,
-                      phases + task * channel_stride_);
+        pool.parallel_for(channels_, [&](size_t channel, size_t) {
+          split_channel(planes + channel * height_ * width_, phases + channel * channel_stride_,
+                        channels_ * channel_stride_);
         });
         planes = phases;
       }
@@ -175,19 +178,23 @@ class DirectConvolution final : public Conv2DFloat {
     }
   }
 
-  // One channel's phase plane `phase`: out[y][x] = plane[y * sh + py][x * sw + px] where that
-  // input exists (the rest is never read: the lane masks leave it out).
-  void split_phase(const float* plane, size_t phase, float* out) const {
-    const size_t py = phase_rows_[phase];
-    const size_t px = phase_columns_[phase];
-    for (size_t y = 0; y * stride_height_ + py < height_; ++y) {
-      const float* row = plane + (y * stride_height_ + py) * width_ + px;
-      float* out_row = out + y * phase_width_;
-      const size_t count = divide_round_up(width_ - std::min(width_, px), stride_width_);
-      if (stride_width_ == 2) {
-        for (size_t x = 0; x < count; ++x) out_row[x] = row[2 * x];
-      } else {
-        for (size_t x = 0; x < count; ++x) out_row[x] = row[x * stride_width_];
+  // One channel's phase planes: phase (py, px) at out + phase * phase_stride holds
+  // plane[y * sh + py][x * sw + px] at [y][x] where that input exists (the rest is never read:
+  // the lane masks leave it out). Each input row is read once, for all the phases it feeds.
+  void split_channel(const float* plane, float* out, size_t phase_stride) const {
+    for (size_t iy = 0; iy < height_; ++iy) {
+      const float* row = plane + iy * width_;
+      const size_t y = iy / stride_height_;
+      for (size_t phase = 0; phase < phase_rows_.size(); ++phase) {
+        if (phase_rows_[phase] != iy % stride_height_) continue;
+        const size_t px = phase_columns_[phase];
+        float* out_row = out + phase * phase_stride + y * phase_width_;
+        const size_t count = divide_round_up(width_ - std::min(width_, px), stride_width_);
+        if (stride_width_ == 2) {
+          for (size_t x = 0; x < count; ++x) out_row[x] = row[2 * x + px];
+        } else {
+          for (size_t x = 0; x < count; ++x) out_row[x] = row[x * stride_width_ + px];
+        }
       }
     }
   }
@@ -212,8 +219,19 @@ class DirectConvolution final : public Conv2DFloat {
     return mask;
   }
 
+  // A task's rows in passes whose packed weights fit half of L2: every pixel block reads all of
+  // a pass's weights, which must not come from L3 or memory again for each block (3x3
+  // 512->512 @7: 9.4 MB of weights, read once per pixel block without passes).
   void run_block(const float* planes, const float* bias, float* output, size_t first_row,
                  size_t rows, size_t first_pixel, size_t pixels, uint8_t* scratch) const {
+    for (size_t row = first_row; row < first_row + rows; row += pass_rows_) {
+      run_pass(planes, bias, output, row, std::min(pass_rows_, first_row + rows - row), first_pixel,
+               pixels, scratch);
+    }
+  }
+
+  void run_pass(const float* planes, const float* bias, float* output, size_t first_row,
+                size_t rows, size_t first_pixel, size_t pixels, uint8_t* scratch) const {
     if (rows == 0 || pixels == 0) return;
     const size_t taps = taps_.size();
     auto* inputs = reinterpret_cast<const float**>(scratch);
@@ -273,6 +291,7 @@ class DirectConvolution final : public Conv2DFloat {
   std::vector<size_t> phase_rows_;
   std::vector<size_t> phase_columns_;
   size_t chunk_channels_ = 1;
+  size_t pass_rows_ = kTileRows;
   std::vector<float> packed_weights_;
   FloatActivation activation_{};
   bool has_activation_ = false;
@@ -286,14 +305,17 @@ class DirectConvolution final : public Conv2DFloat {
 
 bool direct_convolution_preferred(const Conv2DShape& shape) {
   const reference::Window2D& window = shape.window;
-  // Strided layers read phase planes that a separate pass writes; with it they measured no
-  // faster than the im2col GEMM (0.7-1.0x on resnet50's and yolov5s's, slowest where the input is
-  // large and the depth short: the 7x7/2 stem, 3x3/2 32->64 @320).
-  if (window.stride_height != 1 || window.stride_width != 1) return false;
+  // Strided layers read phase planes that one pass over the input writes first: with 32 or
+  // more input channels the layer then ran 1.04-1.05x the GEMM's speed (3x3/2 128->128 @56,
+  // 32->64 @320, 128->256 @80); a strided pointwise layer (one phase: the same copy as the GEMM's
+  // im2col) ran at 0.9x and the 3-channel stems at 0.7-0.77x (7x7/2 3->64 @224, 3x3/2 3->32).
+  const bool pointwise = window.kernel_height == 1 && window.kernel_width == 1;
+  if (window.stride_height != 1 || window.stride_width != 1) {
+    return !pointwise && shape.input_channels / shape.groups >= 32;
+  }
   // A pointwise layer over a large plane streams every input and output plane a block at a
   // time; the GEMM's copied panels read them in long runs and measured faster from 80 x 80
   // (6400) pixels up (1x1 64->64 @160 0.8-1.0x, 16->96 @112 0.9x), slower at 56 x 56 and below.
-  const bool pointwise = window.kernel_height == 1 && window.kernel_width == 1;
   return !pointwise || window.output_height * window.output_width <= 56 * 56;
 }
 
