@@ -607,7 +607,7 @@ void test_direct_random_shapes(void**) {
   assert_true(tested >= 150);
 
   // Refused: an output narrower than the input at stride 1 (no padding), grouped, per-run weights.
-  const std::vector<float> weights(10000, 0.5f);
+  const std::vector<float> weights(128 * 96, 0.5f);
   const reference::FusedActivation none;
   const ConvCase valid{"3x3 no pad", 1, 4, 9, 9, 8, 3, 3};
   const ConvCase grouped{"groups 2", 1, 4, 9, 9, 8, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 2};
@@ -620,20 +620,24 @@ void test_direct_random_shapes(void**) {
   assert_false(direct(grouped, weights.data()));
   assert_false(direct(same, nullptr));
   assert_true(direct(same, weights.data()));
-  // The dispatcher: direct for a stride-1 3x3, a 56x56 pointwise layer and a strided 3x3 of 32
-  // input channels with packed weights; the GEMM for a larger pointwise plane, fewer strided
-  // channels and a strided pointwise layer.
+  // The dispatcher, with packed weights: direct for a stride-1 3x3, a 14x14 pointwise layer, a
+  // deep 56x56 pointwise layer with at most 96 outputs and a strided 3x3 of 32 input channels;
+  // the GEMM for larger pointwise planes, fewer strided channels and a strided pointwise layer.
   auto algorithm = [&](const ConvCase& c) {
     return std::string(
         kernels::cpu::prepare_conv2d(shape_of(c), none, weights.data(), KernelVariant::kAvx512)
             ->algorithm());
   };
-  const ConvCase pointwise_56{"1x1 @56", 1, 2, 56, 56, 3, 1, 1};
-  const ConvCase pointwise_57{"1x1 @57", 1, 2, 57, 57, 3, 1, 1};
+  const ConvCase pointwise_14{"1x1 @14", 1, 2, 14, 14, 3, 1, 1};
+  const ConvCase pointwise_15{"1x1 @15", 1, 2, 15, 14, 3, 1, 1};
+  const ConvCase pointwise_56{"1x1 @56 deep", 1, 128, 56, 56, 96, 1, 1};
+  const ConvCase pointwise_57{"1x1 @57 deep", 1, 128, 57, 56, 96, 1, 1};
   const ConvCase strided{"3x3/2 32 channels", 1, 32, 9, 9, 8, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1};
   const ConvCase strided_narrow{"3x3/2 31 channels", 1, 31, 9, 9, 8, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1};
   const ConvCase strided_pointwise{"1x1/2", 1, 32, 9, 9, 8, 1, 1, 2, 2};
   assert_string_equal(algorithm(same).c_str(), "avx512 direct 12x32");
+  assert_string_equal(algorithm(pointwise_14).c_str(), "avx512 direct 12x32");
+  assert_true(algorithm(pointwise_15).find("gemm") != std::string::npos);
   assert_string_equal(algorithm(pointwise_56).c_str(), "avx512 direct 12x32");
   assert_string_equal(algorithm(strided).c_str(), "avx512 direct 12x32 phases");
   assert_true(algorithm(pointwise_57).find("gemm") != std::string::npos);
