@@ -620,7 +620,7 @@ void test_direct_random_shapes(void**) {
   assert_false(direct(grouped, weights.data()));
   assert_false(direct(same, nullptr));
   assert_true(direct(same, weights.data()));
-  // The dispatcher, with packed weights: direct for a stride-1 3x3, a 14x14 pointwise layer, a
+  // The dispatcher, with packed weights: direct for a stride-1 3x3, a 7x7 pointwise layer, a
   // deep 56x56 pointwise layer with at most 96 outputs and a strided 3x3 of 32 input channels;
   // the GEMM for larger pointwise planes, fewer strided channels and a strided pointwise layer.
   auto algorithm = [&](const ConvCase& c) {
@@ -628,16 +628,16 @@ void test_direct_random_shapes(void**) {
         kernels::cpu::prepare_conv2d(shape_of(c), none, weights.data(), KernelVariant::kAvx512)
             ->algorithm());
   };
-  const ConvCase pointwise_14{"1x1 @14", 1, 2, 14, 14, 3, 1, 1};
-  const ConvCase pointwise_15{"1x1 @15", 1, 2, 15, 14, 3, 1, 1};
+  const ConvCase pointwise_7{"1x1 @7", 1, 2, 7, 7, 3, 1, 1};
+  const ConvCase pointwise_50{"1x1 @5x10", 1, 2, 5, 10, 3, 1, 1};
   const ConvCase pointwise_56{"1x1 @56 deep", 1, 128, 56, 56, 96, 1, 1};
   const ConvCase pointwise_57{"1x1 @57 deep", 1, 128, 57, 56, 96, 1, 1};
   const ConvCase strided{"3x3/2 32 channels", 1, 32, 9, 9, 8, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1};
   const ConvCase strided_narrow{"3x3/2 31 channels", 1, 31, 9, 9, 8, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1};
   const ConvCase strided_pointwise{"1x1/2", 1, 32, 9, 9, 8, 1, 1, 2, 2};
   assert_string_equal(algorithm(same).c_str(), "avx512 direct 12x32");
-  assert_string_equal(algorithm(pointwise_14).c_str(), "avx512 direct 12x32");
-  assert_true(algorithm(pointwise_15).find("gemm") != std::string::npos);
+  assert_string_equal(algorithm(pointwise_7).c_str(), "avx512 direct 12x32");
+  assert_true(algorithm(pointwise_50).find("gemm") != std::string::npos);
   assert_string_equal(algorithm(pointwise_56).c_str(), "avx512 direct 12x32");
   assert_string_equal(algorithm(strided).c_str(), "avx512 direct 12x32 phases");
   assert_true(algorithm(pointwise_57).find("gemm") != std::string::npos);

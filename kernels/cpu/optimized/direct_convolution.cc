@@ -343,16 +343,16 @@ bool direct_convolution_preferred(const Conv2DShape& shape) {
   if (window.stride_height != 1 || window.stride_width != 1) {
     return !pointwise && shape.input_channels / shape.groups >= 32;
   }
-  // Pointwise layers (interleaved runs against the GEMM): 7x7 planes ran 1.16-1.25x faster
-  // (the GEMM's 49 columns are a 32-column panel and a 17-column one), and so did the deep
-  // layers with few output channels whose GEMM reads B in place (256->64 @56 1.10, 144->24 @56
-  // 1.09); 14x14 to 28x28 planes ran at 0.98-1.02x and short-depth ones over 56x56 planes and
-  // up slower (64->256 @56 0.67-0.8): the direct tiles read every input plane a block at a time,
-  // where the GEMM's copied panels read them in long runs.
+  // Pointwise layers (interleaved runs against the GEMM, bench_kernels, thread CPU time): 7x7
+  // planes ran 1.16-1.37x faster (the GEMM's 49 columns are a 32-column panel and a 17-column
+  // one), and so did the deep layers with few output channels whose GEMM reads B in place
+  // (256->64 @56 1.10-1.46, 144->24 @56 1.09-1.39); 14x14 and 28x28 planes ran at 0.8-1.02x,
+  // and short-depth ones over 56x56 planes and up slower (64->256 @56 0.67-0.8): the direct tiles
+  // read every input plane a block at a time, where the GEMM's copied panels read long runs.
   if (!pointwise) return true;
   const int64_t pixels = window.output_height * window.output_width;
   const bool gemm_in_place = shape.input_channels >= 128 && shape.output_channels <= 96;
-  return pixels <= 14 * 14 || (gemm_in_place && pixels <= 56 * 56);
+  return pixels <= 7 * 7 || (gemm_in_place && pixels <= 56 * 56);
 }
 
 std::unique_ptr<Conv2DFloat> make_direct_conv2d(const char* variant, DirectFloatTileFunction tile,

@@ -31,7 +31,7 @@ std::unique_ptr<Conv2DFloat> make_gemm_conv2d(const MicroKernels& kernels,
 // weights, groups, or an output width other than ceil(input width / stride).
 // Whether the direct convolution measured faster than the im2col GEMM for this shape: every
 // stride-1 kernel larger than 1x1, strided ones with 32 or more input channels, pointwise ones
-// on small planes or where the GEMM would read B in place (direct_convolution.cc).
+// on planes up to 7x7 or where the GEMM would read B in place (direct_convolution.cc).
 bool direct_convolution_preferred(const reference::Conv2DShape& shape);
 std::unique_ptr<Conv2DFloat> make_direct_conv2d(const char* variant, DirectFloatTileFunction tile,
                                                 const reference::Conv2DShape& shape,
