@@ -15,10 +15,11 @@
 // floor((ky * d - pad) / s), ..., and the phase planes have the output's width when
 // output_width == ceil(input_width / s), which "same"-padded layers satisfy.
 //
-// Per task (a block of output channels x a range of pixels): for each block of 32 pixels, for
-// each chunk of input channels (its input lines stay in L1 while every row group of 12 output
-// channels reads them), every row group's tile; the output is accumulated over the chunks with
-// bias and activation fused into the first and the last.
+// Per task (a block of output channels x a range of pixels), in passes of rows whose packed
+// weights fit half of L2: for each block of 32 pixels, for each chunk of input channels (its
+// input lines stay in L1 while every row group of 12 output channels reads them), every row
+// group's tile; the output is accumulated over the chunks with bias and activation fused into
+// the first and the last.
 #include <algorithm>
 #include <cstdio>
 #include <vector>
@@ -336,9 +337,10 @@ class DirectConvolution final : public Conv2DFloat {
 bool direct_convolution_preferred(const Conv2DShape& shape) {
   const reference::Window2D& window = shape.window;
   // Strided layers read phase planes that one pass over the input writes first: with 32 or
-  // more input channels the layer then ran 1.04-1.05x the GEMM's speed (3x3/2 128->128 @56,
+  // more input channels the layer then ran 1.0-1.2x the GEMM's speed (3x3/2 128->128 @56,
   // 32->64 @320, 128->256 @80); a strided pointwise layer (one phase: the same copy as the GEMM's
-  // im2col) ran at 0.9x and the 3-channel stems at 0.7-0.77x (7x7/2 3->64 @224, 3x3/2 3->32).
+  // im2col) ran at 0.9-0.98x and the 3-channel stems at 0.81-0.91x (7x7/2 3->64 @224, 3x3/2
+  // 3->32: a tap's channel loop is 3 steps long).
   const bool pointwise = window.kernel_height == 1 && window.kernel_width == 1;
   if (window.stride_height != 1 || window.stride_width != 1) {
     return !pointwise && shape.input_channels / shape.groups >= 32;
