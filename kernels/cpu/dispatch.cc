@@ -377,6 +377,15 @@ std::unique_ptr<Conv2DFloat> prepare_conv2d(const reference::Conv2DShape& shape,
           optimized::make_depthwise_conv2d(kernels, shape, activation, constant_weights)) {
     return kernel;
   }
+#if defined(ORKNN_HAVE_X86_KERNELS)
+  if (variant == KernelVariant::kAvx512 && optimized::direct_convolution_preferred(shape)) {
+    if (auto kernel =
+            optimized::make_direct_conv2d(kernels.name, optimized::avx512_direct_float_tile, shape,
+                                          activation, constant_weights)) {
+      return kernel;
+    }
+  }
+#endif
   return optimized::make_gemm_conv2d(kernels, shape, activation, constant_weights);
 }
 

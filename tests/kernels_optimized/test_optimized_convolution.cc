@@ -15,6 +15,7 @@
 #include "dispatch.h"
 #include "kernels_optimized/optimized_test_support.h"
 #include "optimized/blocking.h"
+#include "optimized/optimized_kernels.h"
 #include "reference/convolution.h"
 
 // cmocka comes last (its macros clash with standard headers) and needs these first.
@@ -580,6 +581,140 @@ void test_depthwise_int8_large_planes(void**) {
 }
 
 // The dispatcher picks the algorithms the shapes call for.
+#if defined(__x86_64__)
+// The direct convolution (optimized/direct_convolution.cc, the avx512 variant's implicit GEMM
+// without im2col), built directly so that every shape it accepts runs, including those the
+// dispatcher gives the GEMM (strides above 1, large pointwise planes): 200 random shapes with
+// kernels 1x1 to 7x7, strides 1-3, dilation 1-2, pads chosen so that the output is
+// ceil(width / stride) wide (the shapes it accepts), widths 1-70 (pixel blocks of 32 that cross
+// output rows, partial last blocks), input channels 1-40 (one or several depth chunks of 256 /
+// taps channels) and 1-40 output channels (the 12-row tile's edges), batch 1-2, every
+// activation, with and without bias, on 1 and 3 threads; within 1e-5 of the reference. Also: it
+// refuses the shapes it cannot read at a constant offset, and the dispatcher picks it.
+void test_direct_random_shapes(void**) {
+  namespace optimized = kernels::cpu::optimized;
+  if (!kernels::cpu::kernel_variant_available(KernelVariant::kAvx512)) {
+    std::printf(
+        "SKIPPED direct convolution: this CPU does not report AVX-512 F/BW/VL/VNNI "
+        "(detected: '%s')\n",
+        kernels::cpu::detected_cpu_features());
+    return;
+  }
+  Pools pools;
+  Random shapes(777);
+  const int64_t channel_counts[] = {1, 2, 3, 11, 12, 13, 23, 24, 25, 28, 29, 33, 40};
+  int tested = 0;
+  for (int trial = 0; trial < 200; ++trial) {
+    ConvCase c{"random direct", 1, 1, 1, 1, 1, 3, 3};
+    c.batch = trial % 9 == 8 ? 2 : 1;
+    c.channels = channel_counts[shapes.integer(0, 12)];
+    c.output_channels = channel_counts[shapes.integer(0, 12)];
+    c.kernel_height = shapes.integer(1, 7);
+    c.kernel_width = trial % 4 == 0 ? shapes.integer(1, 7) : c.kernel_height;
+    c.stride_height = c.stride_width = trial % 3 == 0 ? 1 : shapes.integer(1, 3);
+    if (trial % 7 == 3) c.stride_height = shapes.integer(1, 3);
+    c.dilation_height = c.dilation_width = trial % 5 == 4 ? 2 : 1;
+    c.width = shapes.integer(1, 70);
+    c.height = shapes.integer(1, 20);
+    // Pads for an output width of ceil(width / stride): a total within the stride - 1 that the
+    // output size's floor drops (none left when the input already overhangs by a stride), the
+    // left one random within the kernel's reach.
+    auto pads = [&](int64_t size, int64_t kernel, int64_t stride, int64_t dilation, int64_t& begin,
+                    int64_t& end) {
+      const int64_t reach = (kernel - 1) * dilation + 1;
+      const int64_t output = (size + stride - 1) / stride;
+      const int64_t least = (output - 1) * stride + reach - size;
+      const int64_t total =
+          std::max<int64_t>(0, least + shapes.integer(0, static_cast<int32_t>(stride - 1)));
+      begin = shapes.integer(0, static_cast<int32_t>(std::min(total, reach - 1)));
+      end = total - begin;
+    };
+    pads(c.width, c.kernel_width, c.stride_width, c.dilation_width, c.pad_left, c.pad_right);
+    pads(c.height, c.kernel_height, c.stride_height, c.dilation_height, c.pad_top, c.pad_bottom);
+    const reference::Conv2DShape shape = shape_of(c);
+    if (shape.window.output_width != (c.width + c.stride_width - 1) / c.stride_width ||
+        shape.window.output_height < 1) {
+      continue;  // an input that overhangs the last window by more than a stride
+    }
+    char name[200];
+    std::snprintf(name, sizeof(name),
+                  "trial %d: N%lld C%lld M%lld %lldx%lld k%lldx%lld s%lldx%lld d%lld pads %lld "
+                  "%lld %lld %lld",
+                  trial, static_cast<long long>(c.batch), static_cast<long long>(c.channels),
+                  static_cast<long long>(c.output_channels), static_cast<long long>(c.height),
+                  static_cast<long long>(c.width), static_cast<long long>(c.kernel_height),
+                  static_cast<long long>(c.kernel_width), static_cast<long long>(c.stride_height),
+                  static_cast<long long>(c.stride_width), static_cast<long long>(c.dilation_height),
+                  static_cast<long long>(c.pad_top), static_cast<long long>(c.pad_left),
+                  static_cast<long long>(c.pad_bottom), static_cast<long long>(c.pad_right));
+    Random random(static_cast<uint32_t>(7000 + trial));
+    const std::vector<float> input = random.floats(input_size(shape));
+    const std::vector<float> weights = random.floats(weight_size(shape));
+    const std::vector<float> bias = random.floats(static_cast<size_t>(shape.output_channels));
+    const reference::FusedActivation activation = activation_number(static_cast<size_t>(trial));
+    const bool with_bias = trial % 4 != 3;
+    const auto [expected, tolerance] =
+        float_expectation(shape, activation, input, weights, with_bias ? bias.data() : nullptr);
+    auto kernel = optimized::make_direct_conv2d("avx512", optimized::avx512_direct_float_tile,
+                                                shape, activation, weights.data());
+    if (!kernel) fail_msg("%s: the direct convolution refused it", name);
+    ++tested;
+    for (ThreadPool* pool : {&pools.one, &pools.three}) {
+      pool->reserve_scratch(kernel->scratch_bytes());
+      std::vector<float> output(expected.size(), std::numeric_limits<float>::quiet_NaN());
+      kernel->run(input.data(), nullptr, with_bias ? bias.data() : nullptr, output.data(), *pool);
+      const std::string mismatch = compare_floats(output, expected, tolerance);
+      if (!mismatch.empty()) {
+        fail_msg("%s (%s, activation %d, bias %d, %zu threads): %s", name, kernel->algorithm(),
+                 trial % 4, with_bias, pool->thread_count(), mismatch.c_str());
+      }
+    }
+  }
+
+  std::printf("direct convolution: %d random shapes\n", tested);
+  assert_true(tested >= 150);
+
+  // Refused: an output narrower than the input at stride 1 (no padding), grouped, per-run weights.
+  const std::vector<float> weights(128 * 96, 0.5f);
+  const reference::FusedActivation none;
+  const ConvCase valid{"3x3 no pad", 1, 4, 9, 9, 8, 3, 3};
+  const ConvCase grouped{"groups 2", 1, 4, 9, 9, 8, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 2};
+  const ConvCase same{"3x3 pad 1", 1, 4, 9, 9, 8, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1};
+  auto direct = [&](const ConvCase& c, const float* packed) {
+    return optimized::make_direct_conv2d("avx512", optimized::avx512_direct_float_tile, shape_of(c),
+                                         none, packed) != nullptr;
+  };
+  assert_false(direct(valid, weights.data()));
+  assert_false(direct(grouped, weights.data()));
+  assert_false(direct(same, nullptr));
+  assert_true(direct(same, weights.data()));
+  // The dispatcher, with packed weights: direct for a stride-1 3x3, a 7x7 pointwise layer, a
+  // deep 56x56 pointwise layer with at most 96 outputs and a strided 3x3 of 32 input channels;
+  // the GEMM for larger pointwise planes, fewer strided channels and a strided pointwise layer.
+  auto algorithm = [&](const ConvCase& c) {
+    return std::string(
+        kernels::cpu::prepare_conv2d(shape_of(c), none, weights.data(), KernelVariant::kAvx512)
+            ->algorithm());
+  };
+  const ConvCase pointwise_7{"1x1 @7", 1, 2, 7, 7, 3, 1, 1};
+  const ConvCase pointwise_50{"1x1 @5x10", 1, 2, 5, 10, 3, 1, 1};
+  const ConvCase pointwise_56{"1x1 @56 deep", 1, 128, 56, 56, 96, 1, 1};
+  const ConvCase pointwise_57{"1x1 @57 deep", 1, 128, 57, 56, 96, 1, 1};
+  const ConvCase strided{"3x3/2 32 channels", 1, 32, 9, 9, 8, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1};
+  const ConvCase strided_narrow{"3x3/2 31 channels", 1, 31, 9, 9, 8, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1};
+  const ConvCase strided_pointwise{"1x1/2", 1, 32, 9, 9, 8, 1, 1, 2, 2};
+  assert_string_equal(algorithm(same).c_str(), "avx512 direct 12x32");
+  assert_string_equal(algorithm(pointwise_7).c_str(), "avx512 direct 12x32");
+  assert_true(algorithm(pointwise_50).find("gemm") != std::string::npos);
+  assert_string_equal(algorithm(pointwise_56).c_str(), "avx512 direct 12x32");
+  assert_string_equal(algorithm(strided).c_str(), "avx512 direct 12x32 phases");
+  assert_true(algorithm(pointwise_57).find("gemm") != std::string::npos);
+  assert_true(algorithm(strided_narrow).find("gemm") != std::string::npos);
+  assert_true(algorithm(strided_pointwise).find("gemm") != std::string::npos);
+  assert_true(algorithm(valid).find("gemm") != std::string::npos);
+}
+#endif
+
 void test_algorithm_choice(void**) {
   using kernels::cpu::KernelVariant;
   const KernelVariant variant = optimized_variants().back();
@@ -657,6 +792,9 @@ int main() {
       cmocka_unit_test(test_int8_zero_points_outside_int8),
       cmocka_unit_test(test_depthwise_random_shapes),
       cmocka_unit_test(test_depthwise_int8_large_planes),
+#if defined(__x86_64__)
+      cmocka_unit_test(test_direct_random_shapes),
+#endif
       cmocka_unit_test(test_algorithm_choice),
       cmocka_unit_test(test_float_blocks_from_caches),
   };

@@ -409,6 +409,35 @@ void avx512_flip_sign_rows(const FlipSignRows& rows);
 void avx512_float_tile(const FloatTile& tile);
 size_t avx512_float_tile_rows();
 size_t avx512_float_tile_columns();
+
+// One tile of a direct float convolution (an implicit GEMM without im2col; direct_convolution.cc):
+// C = A x B over depth steps k = tap * channels + c, where B's step k is, in column j,
+//   inputs[tap][c * channel_stride + j]  when bit j of masks[tap] is set, else 0
+// (the lanes whose input pixel is padding are masked out; their addresses are never read).
+// A is packed [tap][channel][rows of the tile's shape]. rows, columns, c, c_stride, accumulate,
+// row_bias and activation as in FloatTile (no column bias).
+struct DirectFloatTile {
+  size_t rows;
+  size_t columns;
+  size_t taps;
+  size_t channels;
+  const float* a;
+  const float* const* inputs;
+  const uint32_t* masks;
+  size_t channel_stride;
+  float* c;
+  size_t c_stride;
+  bool accumulate;
+  const float* row_bias;
+  const FloatActivation* activation;
+  // When nonzero: per depth step, also prefetch the 32 floats this many floats after the
+  // step's B (the input of a later pixel block, whose planes a hardware prefetcher does not
+  // follow: every depth step reads another plane).
+  size_t prefetch_distance;
+};
+using DirectFloatTileFunction = void (*)(const DirectFloatTile& tile);
+// x86-64 only: that tile on AVX-512 F, 12 rows x 32 columns (x86/avx512_direct_tiles.cc).
+void avx512_direct_float_tile(const DirectFloatTile& tile);
 // Defined only in AArch64 builds (kernels/cpu/arm/).
 const MicroKernels& neon_micro_kernels();
 

@@ -32,6 +32,17 @@ std::unique_ptr<Conv2DFloat> make_transposed_conv2d(const MicroKernels& kernels,
                                                     const reference::Conv2DShape& shape,
                                                     const reference::FusedActivation& activation,
                                                     const float* constant_weights);
+// Whether the direct convolution measured faster than the im2col GEMM for this shape: every
+// stride-1 kernel larger than 1x1, strided ones with 32 or more input channels, pointwise ones
+// on planes up to 7x7 or where the GEMM would read B in place (direct_convolution.cc).
+bool direct_convolution_preferred(const reference::Conv2DShape& shape);
+// A convolution as an implicit GEMM reading B straight from the input (direct_convolution.cc)
+// with `tile` (12 x 32, micro_kernels.h DirectFloatTile); null when it does not apply: per-run
+// weights, groups, or an output width other than ceil(input width / stride).
+std::unique_ptr<Conv2DFloat> make_direct_conv2d(const char* variant, DirectFloatTileFunction tile,
+                                                const reference::Conv2DShape& shape,
+                                                const reference::FusedActivation& activation,
+                                                const float* constant_weights);
 
 // int8 depthwise, computed exactly in float (every partial sum is an integer below 2^24); null
 // when the kernel is too large for that.

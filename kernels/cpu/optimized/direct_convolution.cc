@@ -1,0 +1,377 @@
+// Direct float convolution: an implicit GEMM in NCHW that reads B straight from the input
+// instead of gathering im2col rows (docs/cpu-kernels.md, "Session 6: a float32 convolution
+// without im2col").
+//
+// Output pixels are numbered row after row, p = oy * output_width + ox, and taken 32 at a time
+// (a block may cross output rows, so 7x7 and 14x14 planes fill the lanes too). When the input
+// plane has the output's width, the im2col row of tap (ky, kx) and channel c is the plane read at
+// a constant offset from p: lane j of the block starting at p0 reads
+//   plane_c[p0 + j + (ky * dilation - pad_top) * width + (kx * dilation - pad_left)]
+// where the pixel exists, and zero where it is padding (a lane mask per tap and block, computed
+// once per block and fixed across the channel loop, because the packed weights' depth runs tap
+// by tap: k = tap * channels + c). A stride s > 1 convolution reads s x s phase planes instead
+// (phase (py, px) holds input[y * s + py][x * s + px]; one de-interleave pass per run): tap
+// (ky, kx) reads phase ((ky * d - pad) mod s, ...) at a row and column offset of
+// floor((ky * d - pad) / s), ..., and the phase planes have the output's width when
+// output_width == ceil(input_width / s), which "same"-padded layers satisfy.
+//
+// Per task (a block of output channels x a range of pixels), in passes of rows whose packed
+// weights fit half of L2: for each block of 32 pixels, for each chunk of input channels (its
+// input lines stay in L1 while every row group of 12 output channels reads them), every row
+// group's tile; the output is accumulated over the chunks with bias and activation fused into
+// the first and the last.
+#include <algorithm>
+#include <cstdio>
+#include <vector>
+
+#include "optimized/blocking.h"
+#include "optimized/optimized_kernels.h"
+
+namespace orknn::kernels::cpu::optimized {
+namespace {
+
+using reference::Conv2DShape;
+using reference::FusedActivation;
+
+// The tile's shape (micro_kernels.h DirectFloatTile): rows of A per depth step, lanes of a
+// pixel block (one bit each in a uint32_t mask).
+constexpr size_t kTileRows = 12;
+constexpr size_t kTileColumns = 32;
+
+int64_t floor_divide(int64_t value, int64_t divisor) {
+  const int64_t quotient = value / divisor;
+  return quotient * divisor > value ? quotient - 1 : quotient;
+}
+
+// Input channels per depth chunk: about 256 depth steps of taps x channels, so that a chunk's
+// input lines for one pixel block (for a 3x3 kernel, 28 channels x 3 rows of 32-34 floats) stay
+// in L1 while every row group reads them.
+size_t chunk_channels(size_t channels, size_t taps) {
+  return std::clamp<size_t>(256 / taps, 1, channels);
+}
+
+// How far ahead the first row group's tile prefetches B (floats: four pixel blocks). The
+// planes' pixel blocks come from L2 or memory with no stream a hardware prefetcher follows;
+// without it 1x1 layers ran 20-45% slower (1x1 64->64 @56 73 -> 89-99 GFLOPS, 144->24 @56
+// 62 -> 81-106, distances of 32-128 floats).
+constexpr size_t kPrefetchDistance = 128;
+
+struct Tap {
+  size_t phase;        // which phase plane it reads
+  ptrdiff_t offset;    // from a pixel's number to its input in that plane
+  int64_t row_offset;  // input row = output row x stride + row_offset
+  int64_t column_offset;
+};
+
+class DirectConvolution final : public Conv2DFloat {
+ public:
+  DirectConvolution(const char* variant, DirectFloatTileFunction tile, const Conv2DShape& shape,
+                    const FusedActivation& activation, const float* weights)
+      : tile_(tile), shape_(shape) {
+    const reference::Window2D& window = shape.window;
+    height_ = static_cast<size_t>(window.input_height);
+    width_ = static_cast<size_t>(window.input_width);
+    stride_height_ = static_cast<size_t>(window.stride_height);
+    stride_width_ = static_cast<size_t>(window.stride_width);
+    output_width_ = static_cast<size_t>(window.output_width);
+    kernel_height_ = static_cast<size_t>(window.kernel_height);
+    kernel_width_ = static_cast<size_t>(window.kernel_width);
+    pixels_ = static_cast<size_t>(window.output_height) * output_width_;
+    channels_ = static_cast<size_t>(shape.input_channels);
+    rows_ = static_cast<size_t>(shape.output_channels);
+    phased_ = stride_height_ > 1 || stride_width_ > 1;
+    phase_height_ = divide_round_up(height_, stride_height_);
+    phase_width_ = divide_round_up(width_, stride_width_);  // == output_width_ (factory)
+    channel_stride_ = phase_height_ * phase_width_;
+
+    // The taps, and the phase planes they read (only those are de-interleaved).
+    std::vector<size_t> phase_of(stride_height_ * stride_width_, SIZE_MAX);
+    for (int64_t ky = 0; ky < window.kernel_height; ++ky) {
+      for (int64_t kx = 0; kx < window.kernel_width; ++kx) {
+        Tap tap;
+        tap.row_offset = ky * window.dilation_height - window.pad_top;
+        tap.column_offset = kx * window.dilation_width - window.pad_left;
+        const int64_t phase_row = floor_divide(tap.row_offset, window.stride_height);
+        const int64_t phase_column = floor_divide(tap.column_offset, window.stride_width);
+        const auto py = static_cast<size_t>(tap.row_offset - phase_row * window.stride_height);
+        const auto px = static_cast<size_t>(tap.column_offset - phase_column * window.stride_width);
+        size_t& phase = phase_of[py * stride_width_ + px];
+        if (phase == SIZE_MAX) {
+          phase = phase_rows_.size();
+          phase_rows_.push_back(py);
+          phase_columns_.push_back(px);
+        }
+        tap.phase = phase;
+        tap.offset =
+            static_cast<ptrdiff_t>(phase_row * static_cast<int64_t>(phase_width_) + phase_column);
+        taps_.push_back(tap);
+      }
+    }
+
+    chunk_channels_ = chunk_channels(channels_, taps_.size());
+    pack_weights(weights);
+    activation_ = to_float_activation(activation);
+    has_activation_ = activation.kind != FusedActivation::Kind::kNone;
+    limits_ = float_convolution_limits(cpu_cache_sizes(), kTileRows, kTileColumns);
+    const size_t row_bytes = channels_ * taps_.size() * sizeof(float);
+    pass_rows_ =
+        std::max(kTileRows, cpu_cache_sizes().level2 / 2 / row_bytes / kTileRows * kTileRows);
+    // A task gathers nothing: splitting rows costs only re-reading the input lines.
+    limits_.column_cost = 1;
+
+    task_bytes_ = align_bytes(2 * taps_.size() * sizeof(const float*)) +
+                  align_bytes((taps_.size() + kernel_height_ + kernel_width_) * sizeof(uint32_t));
+    phase_bytes_ = phased_ ? phase_rows_.size() * channels_ * channel_stride_ * sizeof(float) : 0;
+    std::snprintf(algorithm_, sizeof(algorithm_), "%s direct %zux%zu%s", variant, kTileRows,
+                  kTileColumns, phased_ ? " phases" : "");
+  }
+
+  // Every thread's mask and address tables; the phase planes live after thread 0's.
+  size_t scratch_bytes() const override { return task_bytes_ + phase_bytes_; }
+  const char* algorithm() const override { return algorithm_; }
+
+  void run(const float* input, const float*, const float* bias, float* output,
+           ThreadPool& pool) const override {
+    const OutputBlocks blocks = choose_output_blocks(rows_, pixels_, 1, pool.thread_count(),
+                                                     kTileRows, kTileColumns, limits_);
+    const size_t image_size = channels_ * height_ * width_;
+    for (size_t image = 0; image < static_cast<size_t>(shape_.batch); ++image) {
+      const float* planes = input + image * image_size;
+      if (phased_) {
+        auto* phases = reinterpret_cast<float*>(pool.scratch(0, scratch_bytes()) + task_bytes_);
+        pool.parallel_for(channels_, [&](size_t channel, size_t) {
+          split_channel(planes + channel * height_ * width_, phases + channel * channel_stride_,
+                        channels_ * channel_stride_);
+        });
+        planes = phases;
+      }
+      float* image_output = output + image * rows_ * pixels_;
+      pool.parallel_for(block_task_count(1, blocks), [&](size_t task, size_t thread) {
+        const BlockTask block = block_task(task, blocks);
+        run_block(planes, bias, image_output, block.first_row,
+                  std::min(blocks.row_block, rows_ - std::min(rows_, block.first_row)),
+                  block.first_column,
+                  std::min(blocks.column_block, pixels_ - std::min(pixels_, block.first_column)),
+                  pool.scratch(thread, task_bytes_));
+      });
+    }
+  }
+
+ private:
+  // Weights [M][C][kh][kw] -> per group of 12 output channels and chunk of input channels,
+  // [tap][channel][12] (rows past M are zero).
+  void pack_weights(const float* weights) {
+    const size_t taps = taps_.size();
+    const size_t row_groups = divide_round_up(rows_, kTileRows);
+    packed_weights_.assign(row_groups * channels_ * taps * kTileRows, 0.0f);
+    for (size_t group = 0; group < row_groups; ++group) {
+      float* out = packed_weights_.data() + group * channels_ * taps * kTileRows;
+      for (size_t first = 0; first < channels_; first += chunk_channels_) {
+        const size_t count = std::min(chunk_channels_, channels_ - first);
+        for (size_t tap = 0; tap < taps; ++tap) {
+          for (size_t c = first; c < first + count; ++c) {
+            for (size_t r = 0; r < kTileRows; ++r) {
+              const size_t row = group * kTileRows + r;
+              if (row < rows_) out[r] = weights[(row * channels_ + c) * taps + tap];
+            }
+            out += kTileRows;
+          }
+        }
+      }
+    }
+  }
+
+  // One channel's phase planes: phase (py, px) at out + phase * phase_stride holds
+  // plane[y * sh + py][x * sw + px] at [y][x] where that input exists (the rest is never read:
+  // the lane masks leave it out). Each input row is read once, for all the phases it feeds.
+  void split_channel(const float* plane, float* out, size_t phase_stride) const {
+    for (size_t iy = 0; iy < height_; ++iy) {
+      const float* row = plane + iy * width_;
+      const size_t y = iy / stride_height_;
+      for (size_t phase = 0; phase < phase_rows_.size(); ++phase) {
+        if (phase_rows_[phase] != iy % stride_height_) continue;
+        const size_t px = phase_columns_[phase];
+        float* out_row = out + phase * phase_stride + y * phase_width_;
+        const size_t count = divide_round_up(width_ - std::min(width_, px), stride_width_);
+        if (stride_width_ == 2) {
+          for (size_t x = 0; x < count; ++x) out_row[x] = row[2 * x + px];
+        } else {
+          for (size_t x = 0; x < count; ++x) out_row[x] = row[x * stride_width_ + px];
+        }
+      }
+    }
+  }
+
+  // The lane masks of the taps for the block of `columns` pixels from first_pixel: bit j of
+  // masks[tap] says whether pixel first_pixel + j reads an input pixel there. A tap's mask is its
+  // kernel row's (input row inside the plane) and its kernel column's (input column inside):
+  // kernel_height + kernel_width tests per lane instead of one per tap (a 7x7 kernel on 3
+  // channels spent about as long on per-tap tests as in its tiles).
+  void block_masks(size_t first_pixel, size_t columns, uint32_t* row_masks, uint32_t* column_masks,
+                   uint32_t* masks) const {
+    int64_t lane_row[kTileColumns];
+    int64_t lane_column[kTileColumns];
+    size_t oy = first_pixel / output_width_;
+    size_t ox = first_pixel % output_width_;
+    for (size_t j = 0; j < columns; ++j) {
+      lane_row[j] = static_cast<int64_t>(oy * stride_height_);
+      lane_column[j] = static_cast<int64_t>(ox * stride_width_);
+      if (++ox == output_width_) {
+        ox = 0;
+        ++oy;
+      }
+    }
+    const auto height = static_cast<int64_t>(height_);
+    const auto width = static_cast<int64_t>(width_);
+    for (size_t ky = 0; ky < kernel_height_; ++ky) {
+      const int64_t offset = taps_[ky * kernel_width_].row_offset;
+      uint32_t mask = 0;
+      for (size_t j = 0; j < columns; ++j) {
+        const int64_t iy = lane_row[j] + offset;
+        mask |= static_cast<uint32_t>(iy >= 0 && iy < height) << j;
+      }
+      row_masks[ky] = mask;
+    }
+    for (size_t kx = 0; kx < kernel_width_; ++kx) {
+      const int64_t offset = taps_[kx].column_offset;
+      uint32_t mask = 0;
+      for (size_t j = 0; j < columns; ++j) {
+        const int64_t ix = lane_column[j] + offset;
+        mask |= static_cast<uint32_t>(ix >= 0 && ix < width) << j;
+      }
+      column_masks[kx] = mask;
+    }
+    for (size_t t = 0; t < taps_.size(); ++t) {
+      masks[t] = row_masks[t / kernel_width_] & column_masks[t % kernel_width_];
+    }
+  }
+
+  // A task's rows in passes whose packed weights fit half of L2: every pixel block reads all of
+  // a pass's weights, which must not come from L3 or memory again for each block (3x3
+  // 512->512 @7: 9.4 MB of weights, read once per pixel block without passes).
+  void run_block(const float* planes, const float* bias, float* output, size_t first_row,
+                 size_t rows, size_t first_pixel, size_t pixels, uint8_t* scratch) const {
+    for (size_t row = first_row; row < first_row + rows; row += pass_rows_) {
+      run_pass(planes, bias, output, row, std::min(pass_rows_, first_row + rows - row), first_pixel,
+               pixels, scratch);
+    }
+  }
+
+  void run_pass(const float* planes, const float* bias, float* output, size_t first_row,
+                size_t rows, size_t first_pixel, size_t pixels, uint8_t* scratch) const {
+    if (rows == 0 || pixels == 0) return;
+    const size_t taps = taps_.size();
+    auto* inputs = reinterpret_cast<const float**>(scratch);
+    const float** chunk_inputs = inputs + taps;
+    auto* masks =
+        reinterpret_cast<uint32_t*>(scratch + align_bytes(2 * taps * sizeof(const float*)));
+    uint32_t* row_masks = masks + taps;
+    uint32_t* column_masks = row_masks + kernel_height_;
+    const size_t phase_stride = channels_ * channel_stride_;
+
+    DirectFloatTile tile{};
+    tile.taps = taps;
+    tile.inputs = chunk_inputs;
+    tile.masks = masks;
+    tile.channel_stride = channel_stride_;
+    tile.c_stride = pixels_;
+    for (size_t block = first_pixel; block < first_pixel + pixels; block += kTileColumns) {
+      tile.columns = std::min(kTileColumns, first_pixel + pixels - block);
+      block_masks(block, tile.columns, row_masks, column_masks, masks);
+      for (size_t t = 0; t < taps; ++t) {
+        const Tap& tap = taps_[t];
+        // Lanes outside the plane are masked out; the address is only ever offset from.
+        inputs[t] = planes + tap.phase * phase_stride + static_cast<ptrdiff_t>(block) + tap.offset;
+      }
+      for (size_t first = 0; first < channels_; first += chunk_channels_) {
+        tile.channels = std::min(chunk_channels_, channels_ - first);
+        for (size_t t = 0; t < taps; ++t) chunk_inputs[t] = inputs[t] + first * channel_stride_;
+        tile.accumulate = first > 0;
+        const bool last = first + tile.channels == channels_;
+        tile.activation = last && has_activation_ ? &activation_ : nullptr;
+        for (size_t row = first_row; row < first_row + rows; row += kTileRows) {
+          tile.rows = std::min(kTileRows, first_row + rows - row);
+          tile.a =
+              packed_weights_.data() + (row / kTileRows * channels_ + first) * taps * kTileRows;
+          tile.c = output + row * pixels_ + block;
+          tile.row_bias = !tile.accumulate && bias ? bias + row : nullptr;
+          tile.prefetch_distance = row == first_row ? kPrefetchDistance : 0;
+          tile_(tile);
+        }
+      }
+    }
+  }
+
+  const DirectFloatTileFunction tile_;
+  const Conv2DShape shape_;
+  size_t height_ = 0;
+  size_t width_ = 0;
+  size_t stride_height_ = 1;
+  size_t stride_width_ = 1;
+  size_t output_width_ = 0;
+  size_t kernel_height_ = 1;
+  size_t kernel_width_ = 1;
+  size_t pixels_ = 0;
+  size_t channels_ = 0;
+  size_t rows_ = 0;
+  bool phased_ = false;
+  size_t phase_height_ = 0;
+  size_t phase_width_ = 0;
+  size_t channel_stride_ = 0;
+  std::vector<Tap> taps_;
+  std::vector<size_t> phase_rows_;
+  std::vector<size_t> phase_columns_;
+  size_t chunk_channels_ = 1;
+  size_t pass_rows_ = kTileRows;
+  std::vector<float> packed_weights_;
+  FloatActivation activation_{};
+  bool has_activation_ = false;
+  BlockLimits limits_{};
+  size_t task_bytes_ = 0;
+  size_t phase_bytes_ = 0;
+  char algorithm_[64];
+};
+
+}  // namespace
+
+bool direct_convolution_preferred(const Conv2DShape& shape) {
+  const reference::Window2D& window = shape.window;
+  // Strided layers read phase planes that one pass over the input writes first: with 32 or
+  // more input channels the layer then ran 1.0-1.2x the GEMM's speed (3x3/2 128->128 @56,
+  // 32->64 @320, 128->256 @80); a strided pointwise layer (one phase: the same copy as the GEMM's
+  // im2col) ran at 0.9-0.98x and the 3-channel stems at 0.81-0.91x (7x7/2 3->64 @224, 3x3/2
+  // 3->32: a tap's channel loop is 3 steps long).
+  const bool pointwise = window.kernel_height == 1 && window.kernel_width == 1;
+  if (window.stride_height != 1 || window.stride_width != 1) {
+    return !pointwise && shape.input_channels / shape.groups >= 32;
+  }
+  // Pointwise layers (interleaved runs against the GEMM, bench_kernels, thread CPU time): 7x7
+  // planes ran 1.16-1.37x faster (the GEMM's 49 columns are a 32-column panel and a 17-column
+  // one), and so did the deep layers with few output channels whose GEMM reads B in place
+  // (256->64 @56 1.10-1.46, 144->24 @56 1.09-1.39); 14x14 and 28x28 planes ran at 0.8-1.02x,
+  // and short-depth ones over 56x56 planes and up slower (64->256 @56 0.67-0.8): the direct tiles
+  // read every input plane a block at a time, where the GEMM's copied panels read long runs.
+  if (!pointwise) return true;
+  const int64_t pixels = window.output_height * window.output_width;
+  const bool gemm_in_place = shape.input_channels >= 128 && shape.output_channels <= 96;
+  return pixels <= 7 * 7 || (gemm_in_place && pixels <= 56 * 56);
+}
+
+std::unique_ptr<Conv2DFloat> make_direct_conv2d(const char* variant, DirectFloatTileFunction tile,
+                                                const Conv2DShape& shape,
+                                                const FusedActivation& activation,
+                                                const float* constant_weights) {
+  const reference::Window2D& window = shape.window;
+  if (!tile || !constant_weights || shape.groups != 1) return nullptr;
+  if (window.stride_height < 1 || window.stride_width < 1 || window.output_height < 1 ||
+      window.output_width < 1 || window.input_height < 1 || window.input_width < 1) {
+    return nullptr;
+  }
+  // Pixels numbered across output rows keep a constant input offset only when the (phase)
+  // plane has the output's width.
+  const int64_t phase_width = (window.input_width + window.stride_width - 1) / window.stride_width;
+  if (phase_width != window.output_width) return nullptr;
+  return std::make_unique<DirectConvolution>(variant, tile, shape, activation, constant_weights);
+}
+
+}  // namespace orknn::kernels::cpu::optimized
