@@ -766,6 +766,71 @@ void bench_resize_bilinear(const Options& options) {
       reference_us / variant_us);
 }
 
+// ConvTranspose (kernels/cpu/dispatch.h prepare_conv_transpose2d) against
+// reference::conv_transpose2d, one thread, interleaved, milliseconds per run by thread CPU
+// time: a segmentation head's upsampling (YOLOv8-seg's proto: 64 -> 64 channels, 2x2 kernel,
+// stride 2, 80x80 -> 160x160) and a 4x4 stride-2 pad-1 deconvolution (32 -> 16, 40x40).
+void bench_conv_transpose(const Options& options) {
+  struct Layer {
+    const char* name;
+    int64_t input_channels, output_channels, size, kernel, pad;
+  };
+  const Layer layers[] = {{"conv transpose 2x2/2 64->64 @80", 64, 64, 80, 2, 0},
+                          {"conv transpose 4x4/2 pad 1 32->16 @40", 32, 16, 40, 4, 1}};
+  ThreadPool serial(1);
+  bool header = false;
+  for (const Layer& layer : layers) {
+    if (!options.filter.empty() && std::strstr(layer.name, options.filter.c_str()) == nullptr) {
+      continue;
+    }
+    reference::Conv2DShape shape;
+    shape.input_channels = layer.input_channels;
+    shape.output_channels = layer.output_channels;
+    reference::Window2D& w = shape.window;
+    w.input_height = w.input_width = layer.size;
+    w.kernel_height = w.kernel_width = layer.kernel;
+    w.stride_height = w.stride_width = 2;
+    w.pad_top = w.pad_left = w.pad_bottom = w.pad_right = layer.pad;
+    w.output_height = w.output_width = (layer.size - 1) * 2 - 2 * layer.pad + layer.kernel;
+    std::vector<float> x =
+        random_floats(size_t(layer.input_channels * layer.size * layer.size), 11);
+    std::vector<float> weights = random_floats(
+        size_t(layer.input_channels * layer.output_channels * layer.kernel * layer.kernel), 12);
+    std::vector<float> bias = random_floats(size_t(layer.output_channels), 13);
+    std::vector<float> y(size_t(layer.output_channels * w.output_height * w.output_width));
+    std::shared_ptr<cpu::Conv2DFloat> kernel =
+        cpu::prepare_conv_transpose2d(shape, {}, weights.data(), options.variant);
+    if (!kernel) continue;
+    std::vector<Config> configs;
+    configs.push_back({"reference",
+                       [&] {
+                         reference::conv_transpose2d(shape, {}, x.data(), weights.data(),
+                                                     bias.data(), y.data());
+                       },
+                       options.reps,
+                       {},
+                       {}});
+    configs.push_back({cpu::kernel_variant_name(options.variant),
+                       [&] { kernel->run(x.data(), nullptr, bias.data(), y.data(), serial); },
+                       options.reps,
+                       {},
+                       {}});
+    run_interleaved(configs);
+    if (!header) {
+      std::printf(
+          "## ConvTranspose, float32, one thread (ms per run, thread CPU time, interleaved)\n\n"
+          "| layer | reference | %s | speed-up |\n|---|---:|---:|---:|\n",
+          cpu::kernel_variant_name(options.variant));
+      header = true;
+    }
+    const double reference_ms = median(configs[0].cpu_seconds) * 1e3;
+    const double variant_ms = median(configs[1].cpu_seconds) * 1e3;
+    std::printf("| %s | %.2f | %.3f | %.0fx |\n", layer.name, reference_ms, variant_ms,
+                reference_ms / variant_ms);
+  }
+  if (header) std::printf("\n");
+}
+
 std::vector<size_t> parse_list(const char* text) {
   std::vector<size_t> values;
   for (const char* p = text; *p;) {
@@ -832,5 +897,6 @@ int main(int argc, char** argv) {
   bench_binary_int8(options);
   bench_softmax(options);
   bench_resize_bilinear(options);
+  bench_conv_transpose(options);
   return 0;
 }

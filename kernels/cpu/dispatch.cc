@@ -355,6 +355,16 @@ ScopedKernelVariant::~ScopedKernelVariant() {
   variant_override.store(previous_);
 }
 
+std::unique_ptr<Conv2DFloat> prepare_conv_transpose2d(const reference::Conv2DShape& shape,
+                                                      const reference::FusedActivation& activation,
+                                                      const float* constant_weights,
+                                                      KernelVariant variant) {
+  variant = usable(variant);
+  if (variant == KernelVariant::kReference) return nullptr;
+  return optimized::make_transposed_conv2d(micro_kernels(variant), shape, activation,
+                                           constant_weights);
+}
+
 std::unique_ptr<Conv2DFloat> prepare_conv2d(const reference::Conv2DShape& shape,
                                             const reference::FusedActivation& activation,
                                             const float* constant_weights, KernelVariant variant) {

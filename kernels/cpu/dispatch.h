@@ -106,6 +106,13 @@ std::unique_ptr<Conv2DFloat> prepare_conv2d(const reference::Conv2DShape& shape,
                                             const float* constant_weights,
                                             KernelVariant variant = selected_kernel_variant());
 
+// 2-D ConvTranspose (reference::conv_transpose2d semantics): a pointwise GEMM and a scatter,
+// within float rounding of the reference. Null for the reference variant, non-constant weights
+// and malformed shapes.
+std::unique_ptr<Conv2DFloat> prepare_conv_transpose2d(
+    const reference::Conv2DShape& shape, const reference::FusedActivation& activation,
+    const float* constant_weights, KernelVariant variant = selected_kernel_variant());
+
 // int8 2-D convolution (reference::conv2d_int8 semantics, bit-exact).
 class Conv2DInt8 : public PreparedKernel {
  public:

@@ -47,18 +47,19 @@ std::vector<Interval> intermediate_lifetimes(const graph::Graph& graph,
   return intervals;
 }
 
-// A Concat whose inputs live inside its output (plan_memory's comment says when).
-struct InPlaceConcat {
-  int32_t output;
-  std::vector<std::pair<int32_t, size_t>> inputs;  // tensor, byte offset in the output
+// Tensors that live inside another: a Concat's inputs inside its output, a Split's outputs
+// inside its input (plan_memory's comment says when).
+struct InPlaceGroup {
+  int32_t whole;
+  std::vector<std::pair<int32_t, size_t>> parts;  // tensor, byte offset in `whole`
 };
 
-std::vector<InPlaceConcat> in_place_concats(const graph::Graph& graph,
-                                            const std::vector<graph::Shape>& shapes,
-                                            const std::vector<bool>& host_nodes,
-                                            const std::vector<Interval>& intervals) {
-  std::vector<InPlaceConcat> concats;
-  if (host_nodes.size() != graph.nodes.size()) return concats;
+std::vector<InPlaceGroup> in_place_groups(const graph::Graph& graph,
+                                          const std::vector<graph::Shape>& shapes,
+                                          const std::vector<bool>& host_nodes,
+                                          const std::vector<Interval>& intervals) {
+  std::vector<InPlaceGroup> groups;
+  if (host_nodes.size() != graph.nodes.size()) return groups;
   const size_t tensor_count = graph.tensors.size();
   // Intermediate tensors (those with an interval) and the node producing each.
   std::vector<bool> intermediate(tensor_count, false);
@@ -67,43 +68,47 @@ std::vector<InPlaceConcat> in_place_concats(const graph::Graph& graph,
   for (size_t step = 0; step < graph.nodes.size(); ++step) {
     for (int32_t index : graph.nodes[step].outputs) producer[index] = static_cast<int>(step);
   }
-  std::vector<bool> taken(tensor_count, false);  // in a concat already, as input or output
+  std::vector<bool> taken(tensor_count, false);  // in a group already, whole or part
   for (size_t step = 0; step < graph.nodes.size(); ++step) {
     const graph::Node& node = graph.nodes[step];
-    if (node.op_type != "Concat" || !host_nodes[step] || node.outputs.size() != 1) continue;
-    const int32_t output = node.outputs[0];
-    if (!intermediate[output] || taken[output]) continue;
-    const graph::Shape& shape = shapes[output];
+    const bool concat = node.op_type == "Concat" && node.outputs.size() == 1;
+    const bool split = node.op_type == "Split" && !node.inputs.empty() && node.inputs[0] >= 0;
+    if (!(concat || split) || !host_nodes[step]) continue;
+    const int32_t whole = concat ? node.outputs[0] : node.inputs[0];
+    const std::vector<int32_t>& parts = concat ? node.inputs : node.outputs;
+    if (!intermediate[whole] || taken[whole] || parts.empty()) continue;
+    const graph::Shape& shape = shapes[whole];
     Result<int64_t> attribute = node.int_attribute("axis", 0);
     if (!attribute.ok()) continue;
     const int64_t rank = static_cast<int64_t>(shape.size());
     const int64_t axis = *attribute < 0 ? *attribute + rank : *attribute;
     if (axis < 0 || axis >= rank) continue;
-    bool leading_ones = true;
-    for (int64_t d = 0; d < axis; ++d) leading_ones = leading_ones && shape[d] == 1;
-    const graph::Tensor& joined = graph.tensor(output);
-    InPlaceConcat concat{output, {}};
+    bool usable = true;
+    for (int64_t d = 0; d < axis; ++d) usable = usable && shape[d] == 1;
+    const graph::Tensor& joined = graph.tensor(whole);
+    InPlaceGroup group{whole, {}};
     size_t offset = 0;
-    bool usable = leading_ones && !node.inputs.empty();
-    for (int32_t input : node.inputs) {
+    for (int32_t part : parts) {
       if (!usable) break;
-      const graph::Tensor& piece = graph.tensor(input);
-      usable = input >= 0 && intermediate[input] && !taken[input] && producer[input] >= 0 &&
-               host_nodes[static_cast<size_t>(producer[input])] &&
+      const graph::Tensor& piece = graph.tensor(part);
+      // A Concat's inputs are written in place by their producers: those must be host nodes
+      // too. A Split's outputs are its own.
+      usable = part >= 0 && intermediate[part] && !taken[part] && producer[part] >= 0 &&
+               host_nodes[static_cast<size_t>(producer[part])] &&
                piece.data_type == joined.data_type && piece.quantization == joined.quantization &&
                offset % kTensorAlignment == 0;
-      for (const auto& [earlier, unused] : concat.inputs) usable = usable && earlier != input;
+      for (const auto& [earlier, unused] : group.parts) usable = usable && earlier != part;
       if (!usable) break;
-      concat.inputs.emplace_back(input, offset);
+      group.parts.emplace_back(part, offset);
       offset +=
-          static_cast<size_t>(graph::element_count(shapes[input])) * element_size(piece.data_type);
+          static_cast<size_t>(graph::element_count(shapes[part])) * element_size(piece.data_type);
     }
     if (!usable) continue;
-    taken[output] = true;
-    for (const auto& [input, unused] : concat.inputs) taken[input] = true;
-    concats.push_back(std::move(concat));
+    taken[whole] = true;
+    for (const auto& [part, unused] : group.parts) taken[part] = true;
+    groups.push_back(std::move(group));
   }
-  return concats;
+  return groups;
 }
 
 }  // namespace
@@ -113,22 +118,22 @@ MemoryPlan plan_memory(const graph::Graph& graph, const std::vector<graph::Shape
   MemoryPlan plan;
   plan.offsets.assign(graph.tensors.size(), MemoryPlan::kNotInArena);
   std::vector<Interval> intervals = intermediate_lifetimes(graph, shapes, kTensorAlignment);
-  const std::vector<InPlaceConcat> concats = in_place_concats(graph, shapes, host_nodes, intervals);
-  if (!concats.empty()) {
-    // An in-place input takes no space of its own; its concat's output holds it, and is live
-    // for as long as any of them.
+  const std::vector<InPlaceGroup> groups = in_place_groups(graph, shapes, host_nodes, intervals);
+  if (!groups.empty()) {
+    // A part takes no space of its own; the whole holds it, and is live for as long as any of
+    // them.
     std::vector<int> interval_of(graph.tensors.size(), -1);
     for (size_t i = 0; i < intervals.size(); ++i) {
       interval_of[intervals[i].tensor] = static_cast<int>(i);
     }
     std::vector<bool> inside(graph.tensors.size(), false);
-    for (const InPlaceConcat& concat : concats) {
-      Interval& joined = intervals[static_cast<size_t>(interval_of[concat.output])];
-      for (const auto& [input, unused] : concat.inputs) {
-        const Interval& piece = intervals[static_cast<size_t>(interval_of[input])];
-        joined.first_step = std::min(joined.first_step, piece.first_step);
-        joined.last_step = std::max(joined.last_step, piece.last_step);
-        inside[input] = true;
+    for (const InPlaceGroup& group : groups) {
+      Interval& whole = intervals[static_cast<size_t>(interval_of[group.whole])];
+      for (const auto& [part, unused] : group.parts) {
+        const Interval& piece = intervals[static_cast<size_t>(interval_of[part])];
+        whole.first_step = std::min(whole.first_step, piece.first_step);
+        whole.last_step = std::max(whole.last_step, piece.last_step);
+        inside[part] = true;
       }
     }
     intervals.erase(std::remove_if(intervals.begin(), intervals.end(),
@@ -162,9 +167,9 @@ MemoryPlan plan_memory(const graph::Graph& graph, const std::vector<graph::Shape
     plan.arena_bytes = std::max(plan.arena_bytes, best_offset + interval.bytes);
     placed.push_back(&interval);
   }
-  for (const InPlaceConcat& concat : concats) {
-    for (const auto& [input, offset] : concat.inputs) {
-      plan.offsets[input] = plan.offsets[concat.output] + static_cast<int64_t>(offset);
+  for (const InPlaceGroup& group : groups) {
+    for (const auto& [part, offset] : group.parts) {
+      plan.offsets[part] = plan.offsets[group.whole] + static_cast<int64_t>(offset);
     }
   }
   return plan;

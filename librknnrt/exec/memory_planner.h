@@ -23,12 +23,13 @@ struct MemoryPlan {
 // `host_nodes` (by node index; empty: none) marks the nodes that read and write their tensors
 // through plain host pointers (the CPU device's). A Concat among them whose inputs are all
 // produced by such nodes gets its inputs placed inside its output, each where the Concat would
-// copy it, so the producers write there and the Concat has nothing left to copy (its kernel
-// skips inputs already in place). Only when that is a plain byte move of contiguous pieces: the
-// dims before the axis are all 1, every tensor has the output's type and quantization, each
-// input is an intermediate tensor of its own (no graph input, output, constant or repeated
-// input, in no other such Concat) and starts at a multiple of kTensorAlignment within the
-// output. The output's memory is then reserved from the first input's producer on.
+// copy it, so the producers write there and the Concat has nothing left to copy; a Split among
+// them gets its outputs placed inside its input the same way. Their kernels skip the pieces
+// already in place. Only when that is a plain byte move of contiguous pieces: the dims before
+// the axis are all 1, every piece has the whole tensor's type and quantization, each piece is
+// an intermediate tensor of its own (no graph input, output, constant or repeated piece, in no
+// other such group) and starts at a multiple of kTensorAlignment within the whole. The whole
+// tensor's memory is then reserved for as long as any of them is alive.
 MemoryPlan plan_memory(const graph::Graph& graph, const std::vector<graph::Shape>& shapes,
                        const std::vector<bool>& host_nodes = {});
 

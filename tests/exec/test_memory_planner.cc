@@ -1,6 +1,6 @@
-// The memory planner (exec/memory_planner.h): tensors alive at the same time never overlap, and
-// a Concat on host nodes gets its inputs placed inside its output - only under the conditions
-// the header lists, each of which is broken once here.
+// The memory planner (exec/memory_planner.h): tensors alive at the same time never overlap, a
+// Concat on host nodes gets its inputs placed inside its output and a Split its outputs inside
+// its input - only under the conditions the header lists, each of which is broken once here.
 #include <string>
 #include <vector>
 
@@ -127,6 +127,34 @@ void test_concat_left_alone_when_it_must_copy(void**) {
   }
 }
 
+// x -> r, split(r) -> s0, s1, s0 + s1 -> y: YOLOv8's C2f cut, 8 channels each of 4x4 floats.
+void test_split_outputs_placed_in_the_input(void**) {
+  Graph g;
+  const int32_t x = add_tensor(g, "x", {1, 16, 4, 4});
+  const int32_t r = add_tensor(g, "r", {1, 16, 4, 4});
+  const int32_t s0 = add_tensor(g, "s0", {1, 8, 4, 4});
+  const int32_t s1 = add_tensor(g, "s1", {1, 8, 4, 4});
+  const int32_t y = add_tensor(g, "y", {1, 8, 4, 4});
+  add_node(g, "Relu", {x}, {r});
+  add_node(g, "Split", {r}, {s0, s1}, 1);
+  g.nodes.back().attributes["axis"].int_value = 1;
+  add_node(g, "Add", {s0, s1}, {y});
+  g.inputs.push_back(graph::GraphInput{x, {}, {}, false, false});
+  g.outputs.push_back(y);
+  const exec::MemoryPlan plan = exec::plan_memory(g, shapes_of(g), std::vector<bool>(3, true));
+  assert_int_equal(plan.offsets[s0], plan.offsets[r]);
+  assert_int_equal(plan.offsets[s1], plan.offsets[r] + 8 * 4 * 4 * 4);
+  assert_int_equal(plan.arena_bytes, 1024);
+  // Not when the Split runs elsewhere, nor when an output is a graph output.
+  assert_true(exec::plan_memory(g, shapes_of(g), {true, false, true}).offsets[s0] !=
+              plan.offsets[r]);
+  g.outputs.push_back(s1);
+  const exec::MemoryPlan with_output =
+      exec::plan_memory(g, shapes_of(g), std::vector<bool>(3, true));
+  assert_int_equal(with_output.offsets[s1], exec::MemoryPlan::kNotInArena);
+  assert_true(with_output.offsets[s0] != with_output.offsets[r]);
+}
+
 // Every pair of tensors alive at the same step occupies disjoint bytes, with in-place inputs
 // counted as parts of their concat's output: a chain with a concat of three, one input read
 // again after the concat.
@@ -166,6 +194,7 @@ int main() {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_concat_inputs_placed_in_the_output),
       cmocka_unit_test(test_concat_left_alone_when_it_must_copy),
+      cmocka_unit_test(test_split_outputs_placed_in_the_input),
       cmocka_unit_test(test_live_tensors_never_overlap),
   };
   return cmocka_run_group_tests(tests, nullptr, nullptr);

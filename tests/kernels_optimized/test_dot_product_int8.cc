@@ -137,12 +137,20 @@ struct Engine {
   KernelVariant variant = KernelVariant::kReference;
   const optimized::DotProductKernels* table = nullptr;  // null: `variant` through the dispatcher
   std::string dot_product_prefix;                       // dot_product_algorithm of its tiles
+  // Convolutions on the im2col GEMM even where the table's direct convolution would run.
+  bool im2col_only = false;
 
+  // The GEMM, or where the table has it the direct convolution ("<name> int8 direct ...").
   bool ran_dot_product(const std::string& algorithm) const {
-    return starts_with(algorithm, dot_product_prefix);
+    return starts_with(algorithm, dot_product_prefix) ||
+           starts_with(algorithm, dot_product_prefix.substr(0, dot_product_prefix.find(" gemm ")) +
+                                      " direct ");
   }
 
   std::unique_ptr<kernels::cpu::Conv2DInt8> conv(const Problem& p, const int8_t* weights) const {
+    if (table && im2col_only) {
+      return optimized::make_im2col_dot_product_conv2d_int8(*table, p.shape, p.q, weights);
+    }
     if (table) return optimized::make_dot_product_conv2d_int8(*table, p.shape, p.q, weights);
     return kernels::cpu::prepare_conv2d_int8(p.shape, p.q, weights, variant);
   }
@@ -197,6 +205,18 @@ std::vector<Engine> engines() {
   }
   for (const optimized::DotProductKernels* table : portable_tables()) {
     list.push_back({table->name, KernelVariant::kReference, table, dot_product_algorithm(*table)});
+  }
+  // The tables with a direct convolution also run their im2col GEMM on every shape.
+  std::vector<const optimized::DotProductKernels*> direct_tables = {
+      &optimized::portable_dot_product_kernels(4, true)};
+#if defined(__x86_64__)
+  if (kernels::cpu::kernel_variant_available(KernelVariant::kAvx512)) {
+    direct_tables.push_back(&optimized::avx512_vnni_kernels());
+  }
+#endif
+  for (const optimized::DotProductKernels* table : direct_tables) {
+    list.push_back({std::string(table->name) + " im2col", KernelVariant::kReference, table,
+                    dot_product_algorithm(*table), true});
   }
   return list;
 }

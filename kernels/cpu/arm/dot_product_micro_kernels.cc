@@ -135,7 +135,10 @@ const DotProductKernels& sdot_kernels() {
                                          0,
                                          nullptr,
                                          nullptr,
-                                         neon_micro_kernels};
+                                         neon_micro_kernels,
+                                         nullptr,
+                                         nullptr,
+                                         0};
   return kernels;
 }
 
@@ -152,7 +155,10 @@ const DotProductKernels& i8mm_kernels() {
                                          0,
                                          nullptr,
                                          nullptr,
-                                         neon_micro_kernels};
+                                         neon_micro_kernels,
+                                         nullptr,
+                                         nullptr,
+                                         0};
   return kernels;
 }
 

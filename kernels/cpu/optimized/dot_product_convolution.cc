@@ -378,10 +378,9 @@ bool weight_offsets_fit_int8(const Conv2DShape& shape, const Int8Requantization&
 
 }  // namespace
 
-std::unique_ptr<Conv2DInt8> make_dot_product_conv2d_int8(const DotProductKernels& kernels,
-                                                         const Conv2DShape& shape,
-                                                         const Int8Requantization& requantization,
-                                                         const int8_t* constant_weights) {
+std::unique_ptr<Conv2DInt8> make_im2col_dot_product_conv2d_int8(
+    const DotProductKernels& kernels, const Conv2DShape& shape,
+    const Int8Requantization& requantization, const int8_t* constant_weights) {
   // An empty output (a window larger than the padded input) has no blocks to split.
   if (!constant_weights || shape.output_channels <= 0 || shape.batch <= 0 ||
       im2col_geometry(shape).columns() <= 0) {
@@ -392,6 +391,19 @@ std::unique_ptr<Conv2DInt8> make_dot_product_conv2d_int8(const DotProductKernels
   }
   if (!weight_offsets_fit_int8(shape, requantization, constant_weights)) return nullptr;
   return std::make_unique<DotProductConvolution>(kernels, shape, requantization, constant_weights);
+}
+
+std::unique_ptr<Conv2DInt8> make_dot_product_conv2d_int8(const DotProductKernels& kernels,
+                                                         const Conv2DShape& shape,
+                                                         const Int8Requantization& requantization,
+                                                         const int8_t* constant_weights) {
+  if (direct_convolution_wins(shape, requantization)) {
+    if (auto kernel =
+            make_direct_dot_product_conv2d_int8(kernels, shape, requantization, constant_weights)) {
+      return kernel;
+    }
+  }
+  return make_im2col_dot_product_conv2d_int8(kernels, shape, requantization, constant_weights);
 }
 
 }  // namespace orknn::kernels::cpu::optimized

@@ -112,6 +112,45 @@ struct Int8TapGroup {
 // The plain C++ form, any G, NR and stride.
 void portable_pack_activation_taps(const Int8TapGroup& group);
 
+// Four channel rows of one input row interleaved into a quad plane row (the direct
+// convolution's copy, dot_product_direct.cc): out[j * 4 + d] = rows[d][j * stride] ^ flip for
+// j < count (x + o as the tiles read it). Reads nothing past rows[d][(count - 1) * stride].
+struct Int8QuadRow {
+  const int8_t* rows[4];
+  size_t count;
+  size_t stride;
+  int8_t flip;
+  int8_t* out;
+};
+// The plain C++ form, any stride.
+void portable_interleave_quad_row(const Int8QuadRow& row);
+
+// One tile of the direct convolution (dot_product_direct.cc): `rows` output channels by
+// `columns` output pixels (consecutive, flattened over output rows), summed over taps x quads
+// depth groups read in place from the input's quad planes, which hold the four bytes x + o of
+// channels 4q..4q+3 per pixel, so one group of a pixel is one int32 lane. Tap t's group of quad
+// q for lane j is the lane at planes + tap_offsets[t] + q * quad_stride + j * 4 when bit j of
+// tap_lanes[t] is set, else `padding` (the zero point's code in all four bytes). A holds the
+// weights as panels of MR rows with the depth tap-major: group (t, q) at a + (t * quads + q) *
+// MR * 4. With `requantization` the sums plus its constants are requantized into its output;
+// without, they are stored to c[r * c_stride + j].
+struct Int8DirectTile {
+  size_t rows;
+  size_t columns;
+  size_t taps;
+  size_t quads;
+  const int8_t* a;
+  const int8_t* planes;
+  size_t quad_stride;
+  const int32_t* tap_offsets;
+  const uint32_t* tap_lanes;
+  int32_t padding;
+  int32_t* c;
+  size_t c_stride;
+};
+// The plain C++ form (G = 4, unsigned activations, MR = 8, any columns up to 32).
+void portable_direct_tile(const Int8DirectTile& tile, const Int8TileRequantization* requantization);
+
 struct DotProductKernels {
   const char* name;    // "neon-dotprod", "neon-i8mm", "avx512"
   size_t rows;         // MR
@@ -141,6 +180,12 @@ struct DotProductKernels {
                                             const Int8TileRequantization& requantization);
   // The variant's other micro-kernels (the requantization row).
   const MicroKernels& (*base)();
+  // Optional (null: the im2col GEMM above for every convolution): the direct convolution on
+  // quad planes (Int8DirectTile, at most `direct_columns` pixels per tile; needs group_depth 4
+  // and unsigned activations) and the copy into those planes.
+  void (*tile_direct)(const Int8DirectTile& tile, const Int8TileRequantization* requantization);
+  void (*interleave_quad_row)(const Int8QuadRow& row);
+  size_t direct_columns;
 };
 
 // Defined only in AArch64 builds (arm/); call them only on a CPU with the instructions.
@@ -160,13 +205,29 @@ inline int8_t activation_sign_flip(const DotProductKernels& kernels) {
   return static_cast<int8_t>(kernels.activation_offset == 0 ? 0 : -128);
 }
 
-// int8 convolution as GEMM on `kernels` (non-depthwise shapes): null when it does not apply,
+// int8 convolution on `kernels` (non-depthwise shapes), as GEMM over an im2col or, where it
+// applies and wins, directly on quad planes of the input: null when neither applies,
 // i.e. the weights are not constant, a weight offset w - zw does not fit int8, or the input zero
 // point is not an int8 code (padding is packed as that code). The table's base requantization
 // row finishes each output row.
 std::unique_ptr<Conv2DInt8> make_dot_product_conv2d_int8(
     const DotProductKernels& kernels, const reference::Conv2DShape& shape,
     const reference::Int8Requantization& requantization, const int8_t* constant_weights);
+
+// The two convolutions make_dot_product_conv2d_int8 chooses from, for tests and benchmarks:
+// the im2col GEMM (null as above), and the direct convolution (dot_product_direct.cc), null
+// also when `kernels` has no direct tile or the shape has more than one group or a stride
+// phase of the input wider than the output row.
+std::unique_ptr<Conv2DInt8> make_im2col_dot_product_conv2d_int8(
+    const DotProductKernels& kernels, const reference::Conv2DShape& shape,
+    const reference::Int8Requantization& requantization, const int8_t* constant_weights);
+std::unique_ptr<Conv2DInt8> make_direct_dot_product_conv2d_int8(
+    const DotProductKernels& kernels, const reference::Conv2DShape& shape,
+    const reference::Int8Requantization& requantization, const int8_t* constant_weights);
+// Whether make_dot_product_conv2d_int8 takes the direct convolution for `shape` (when it
+// applies): where it measured faster than the im2col GEMM (dot_product_direct.cc).
+bool direct_convolution_wins(const reference::Conv2DShape& shape,
+                             const reference::Int8Requantization& requantization);
 
 // int8 Gemm / MatMul (output channels are B's columns) on `kernels`: null when B is not
 // constant, a weight offset b - zb does not fit int8, or the input zero point is not an int8

@@ -105,6 +105,67 @@ void portable_pack_activation_taps(const Int8TapGroup& group) {
   }
 }
 
+void portable_interleave_quad_row(const Int8QuadRow& row) {
+  for (size_t j = 0; j < row.count; ++j) {
+    for (size_t d = 0; d < 4; ++d) {
+      row.out[j * 4 + d] = static_cast<int8_t>(row.rows[d][j * row.stride] ^ row.flip);
+    }
+  }
+}
+
+void portable_direct_tile(const Int8DirectTile& tile,
+                          const Int8TileRequantization* requantization) {
+  constexpr size_t kLanes = 32;
+  int32_t sums[kRows * kLanes];
+  uint8_t padding[4];
+  __builtin_memcpy(padding, &tile.padding, sizeof(padding));
+  for (size_t r = 0; r < tile.rows; ++r) {
+    for (size_t j = 0; j < tile.columns; ++j) {
+      // Wrapping int32 sums, as VPDPBUSD computes them (unsigned activations).
+      uint32_t sum = 0;
+      for (size_t t = 0; t < tile.taps; ++t) {
+        const bool real = tile.tap_lanes[t] >> j & 1;
+        for (size_t q = 0; q < tile.quads; ++q) {
+          const int8_t* a = tile.a + ((t * tile.quads + q) * kRows + r) * 4;
+          // A padding lane's address may lie outside the planes: not formed.
+          const int8_t* b = real ? tile.planes + tile.tap_offsets[t] +
+                                       static_cast<ptrdiff_t>(q * tile.quad_stride + j * 4)
+                                 : nullptr;
+          for (size_t d = 0; d < 4; ++d) {
+            const uint32_t x = real ? static_cast<uint8_t>(b[d]) : padding[d];
+            sum += static_cast<uint32_t>(a[d] * static_cast<int32_t>(x));
+          }
+        }
+      }
+      sums[r * kLanes + j] = static_cast<int32_t>(sum);
+    }
+  }
+  if (!requantization) {
+    for (size_t r = 0; r < tile.rows; ++r) {
+      for (size_t j = 0; j < tile.columns; ++j)
+        tile.c[r * tile.c_stride + j] = sums[r * kLanes + j];
+    }
+    return;
+  }
+  for (size_t r = 0; r < tile.rows; ++r) {
+    int32_t* row_sums = sums + r * kLanes;
+    for (size_t j = 0; j < tile.columns; ++j) {
+      row_sums[j] = static_cast<int32_t>(static_cast<uint32_t>(row_sums[j]) +
+                                         static_cast<uint32_t>(requantization->constants[r]));
+    }
+    RequantizeRow row{};
+    row.accumulators = row_sums;
+    row.count = tile.columns;
+    row.multipliers = requantization->multipliers + r;
+    row.output_zero_point = requantization->output_zero_point;
+    row.output_minimum = requantization->output_minimum;
+    row.output_maximum = requantization->output_maximum;
+    row.output = requantization->output + r * requantization->output_stride;
+    row.small_multipliers = true;
+    portable_micro_kernels().requantize_row(row);
+  }
+}
+
 const DotProductKernels& portable_dot_product_kernels(size_t group_depth,
                                                       bool unsigned_activations) {
   static const DotProductKernels quads{"portable-dot4",
@@ -119,7 +180,10 @@ const DotProductKernels& portable_dot_product_kernels(size_t group_depth,
                                        0,
                                        nullptr,
                                        nullptr,
-                                       portable_micro_kernels};
+                                       portable_micro_kernels,
+                                       nullptr,
+                                       nullptr,
+                                       0};
   static const DotProductKernels octets{"portable-dot8",
                                         kRows,
                                         kColumns,
@@ -132,7 +196,10 @@ const DotProductKernels& portable_dot_product_kernels(size_t group_depth,
                                         0,
                                         nullptr,
                                         nullptr,
-                                        portable_micro_kernels};
+                                        portable_micro_kernels,
+                                        nullptr,
+                                        nullptr,
+                                        0};
   static const DotProductKernels unsigned_quads{"portable-dot4u",
                                                 kRows,
                                                 kColumns,
@@ -145,7 +212,10 @@ const DotProductKernels& portable_dot_product_kernels(size_t group_depth,
                                                 8,
                                                 nullptr,
                                                 portable_requantized_tile,
-                                                portable_micro_kernels};
+                                                portable_micro_kernels,
+                                                portable_direct_tile,
+                                                portable_interleave_quad_row,
+                                                32};
   if (unsigned_activations) return unsigned_quads;
   return group_depth == 8 ? octets : quads;
 }

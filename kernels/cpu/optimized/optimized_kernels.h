@@ -26,6 +26,13 @@ std::unique_ptr<Conv2DFloat> make_gemm_conv2d(const MicroKernels& kernels,
                                               const reference::FusedActivation& activation,
                                               const float* constant_weights);
 
+// ConvTranspose (reference::conv_transpose2d) as a pointwise GEMM of the input with the
+// transposed weights and a scatter into the output; null without constant weights.
+std::unique_ptr<Conv2DFloat> make_transposed_conv2d(const MicroKernels& kernels,
+                                                    const reference::Conv2DShape& shape,
+                                                    const reference::FusedActivation& activation,
+                                                    const float* constant_weights);
+
 // int8 depthwise, computed exactly in float (every partial sum is an integer below 2^24); null
 // when the kernel is too large for that.
 std::unique_ptr<Conv2DInt8> make_depthwise_conv2d_int8(

@@ -314,6 +314,142 @@ ORKNN_TARGET_AVX512_VNNI void pack_activation_taps(const Int8TapGroup& group) {
   }
 }
 
+// The direct convolution's tile (Int8DirectTile): kRows output channels by kVectors x 16
+// pixels. Per tap the lanes' mask and plane offset are fixed, then per quad one masked load per
+// vector (padding lanes keep the padding code) and one broadcast of A per row: the loads of
+// the im2col tile, without the packing. The depth is never chunked, so the sums stay in
+// registers until they are requantized (or stored, for the SiLU and large-multiplier rows).
+template <size_t kRows, size_t kVectors>
+ORKNN_TARGET_AVX512_VNNI void vnni_direct_rows(const Int8DirectTile& tile,
+                                               const Int8TileRequantization* requantization) {
+#define ORKNN_DECLARE(r)                   \
+  __m512i low##r = _mm512_setzero_si512(); \
+  __m512i high##r = _mm512_setzero_si512();
+  ORKNN_FOR_EACH_ROW(ORKNN_DECLARE)
+#undef ORKNN_DECLARE
+  const __m512i padding = _mm512_set1_epi32(tile.padding);
+  const int8_t* a = tile.a;
+  for (size_t t = 0; t < tile.taps; ++t) {
+    const int8_t* b = tile.planes + tile.tap_offsets[t];
+    const auto lanes_low = static_cast<__mmask16>(tile.tap_lanes[t]);
+    const auto lanes_high = static_cast<__mmask16>(tile.tap_lanes[t] >> 16);
+    for (size_t q = 0; q < tile.quads; ++q, a += kTileRows * kGroupDepth, b += tile.quad_stride) {
+      const __m512i b_low = _mm512_mask_loadu_epi32(padding, lanes_low, b);
+      const __m512i b_high =
+          kVectors > 1 ? _mm512_mask_loadu_epi32(padding, lanes_high, b + 64) : padding;
+#define ORKNN_MULTIPLY(r)                                                                \
+  if constexpr (kRows > r) {                                                             \
+    const __m512i a_group = _mm512_set1_epi32(load_group(a + 4 * r));                    \
+    low##r = _mm512_dpbusd_epi32(low##r, b_low, a_group);                                \
+    if constexpr (kVectors > 1) high##r = _mm512_dpbusd_epi32(high##r, b_high, a_group); \
+  }
+      ORKNN_FOR_EACH_ROW(ORKNN_MULTIPLY)
+#undef ORKNN_MULTIPLY
+    }
+  }
+  const __mmask16 mask_low = lane_mask(tile.columns);
+  const __mmask16 mask_high = lane_mask(tile.columns > 16 ? tile.columns - 16 : 0);
+  if (requantization) {
+    const RequantizationVectors vectors = requantization_vectors(*requantization);
+#define ORKNN_REQUANTIZE(r)                                                          \
+  if constexpr (kRows > r) {                                                         \
+    int8_t* out = requantization->output + r * requantization->output_stride;        \
+    const int32_t constant = requantization->constants[r];                           \
+    const float multiplier = requantization->multipliers[r];                         \
+    requantize_store(low##r, constant, multiplier, vectors, mask_low, out);          \
+    if constexpr (kVectors > 1) {                                                    \
+      requantize_store(high##r, constant, multiplier, vectors, mask_high, out + 16); \
+    }                                                                                \
+  }
+    ORKNN_FOR_EACH_ROW(ORKNN_REQUANTIZE)
+#undef ORKNN_REQUANTIZE
+    return;
+  }
+#define ORKNN_STORE(r)                                                                \
+  if constexpr (kRows > r) {                                                          \
+    int32_t* c = tile.c + r * tile.c_stride;                                          \
+    _mm512_mask_storeu_epi32(c, mask_low, low##r);                                    \
+    if constexpr (kVectors > 1) _mm512_mask_storeu_epi32(c + 16, mask_high, high##r); \
+  }
+  ORKNN_FOR_EACH_ROW(ORKNN_STORE)
+#undef ORKNN_STORE
+}
+
+template <size_t kVectors>
+ORKNN_TARGET_AVX512_VNNI void vnni_direct_vectors(const Int8DirectTile& tile,
+                                                  const Int8TileRequantization* requantization) {
+  switch (tile.rows) {
+    case 1:
+      return vnni_direct_rows<1, kVectors>(tile, requantization);
+    case 2:
+      return vnni_direct_rows<2, kVectors>(tile, requantization);
+    case 3:
+      return vnni_direct_rows<3, kVectors>(tile, requantization);
+    case 4:
+      return vnni_direct_rows<4, kVectors>(tile, requantization);
+    case 5:
+      return vnni_direct_rows<5, kVectors>(tile, requantization);
+    case 6:
+      return vnni_direct_rows<6, kVectors>(tile, requantization);
+    case 7:
+      return vnni_direct_rows<7, kVectors>(tile, requantization);
+    default:
+      return vnni_direct_rows<kTileRows, kVectors>(tile, requantization);
+  }
+}
+
+ORKNN_TARGET_AVX512_VNNI void vnni_direct_tile(const Int8DirectTile& tile,
+                                               const Int8TileRequantization* requantization) {
+  if (tile.columns <= 16) {
+    vnni_direct_vectors<1>(tile, requantization);
+  } else {
+    vnni_direct_vectors<2>(tile, requantization);
+  }
+}
+
+// Int8QuadRow: 32 pixels per step, one (masked) load per channel row (stride 2: the 64 bytes
+// the pixels span, the even ones kept by vpmovwb), the sign flip, and store_quads' unpacks,
+// stored under the byte mask of the real pixels. Other strides take the plain C++ loop.
+ORKNN_TARGET_AVX512_VNNI void interleave_quad_row(const Int8QuadRow& row) {
+  if (row.stride > 2) {
+    portable_interleave_quad_row(row);
+    return;
+  }
+  const __m256i flip = _mm256_set1_epi8(row.flip);
+  alignas(64) int8_t staging[4 * kTileColumns];
+  for (size_t first = 0; first < row.count; first += kTileColumns) {
+    const size_t left = row.count - first;
+    const __mmask32 mask = column_mask(row.count, first);
+    __m256i r[4];
+    for (size_t d = 0; d < 4; ++d) {
+      const int8_t* source = row.rows[d] + first * row.stride;
+      if (row.stride == 1) {
+        r[d] = _mm256_maskz_loadu_epi8(mask, source);
+      } else {
+        // Bytes 2j for the real pixels j (the odd byte after the last one is not read).
+        const __mmask64 bytes =
+            (left >= kTileColumns ? ~__mmask64{0} : (__mmask64{1} << (2 * left)) - 1) &
+            0x5555555555555555ull;
+        r[d] = _mm512_maskz_cvtepi16_epi8(~__mmask32{0}, _mm512_maskz_loadu_epi8(bytes, source));
+      }
+      r[d] = _mm256_xor_si256(r[d], flip);
+    }
+    int8_t* out = row.out + first * 4;
+    if (left >= kTileColumns) {
+      store_quads(r[0], r[1], r[2], r[3], out);
+    } else {
+      store_quads(r[0], r[1], r[2], r[3], staging);
+      const size_t bytes = left * 4;  // < 128
+      const __mmask64 first_mask = bytes >= 64 ? ~__mmask64{0} : (__mmask64{1} << bytes) - 1;
+      _mm512_mask_storeu_epi8(out, first_mask, _mm512_load_si512(staging));
+      if (bytes > 64) {
+        _mm512_mask_storeu_epi8(out + 64, (__mmask64{1} << (bytes - 64)) - 1,
+                                _mm512_load_si512(staging + 64));
+      }
+    }
+  }
+}
+
 // requantize_row's small-multiplier path (x86/avx2_micro_kernels.cc) on eight lanes of double,
 // with the channel's constant added first and masked loads and stores for the tail (the maskz
 // forms with every lane set: GCC 12's plain forms warn about their undefined source): int32 to
@@ -360,7 +496,10 @@ const DotProductKernels& avx512_vnni_kernels() {
                                          2,
                                          requantize_offset_row,
                                          vnni_requantized_tile,
-                                         avx512_micro_kernels};
+                                         avx512_micro_kernels,
+                                         vnni_direct_tile,
+                                         interleave_quad_row,
+                                         kTileColumns};
   return kernels;
 }
 

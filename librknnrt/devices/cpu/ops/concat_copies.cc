@@ -83,14 +83,29 @@ void ConcatCopies::concat(const void* const* inputs, void* output) const {
 }
 
 void ConcatCopies::split(const void* input, void* const* outputs) const {
+  const auto* joined = static_cast<const uint8_t*>(input);
+  // An output the memory planner placed inside the input is there already.
   if (pieces_.empty()) {
-    kernels::reference::split(element_size_, params_, input, outputs);
+    if (params_.outer != 1) {
+      kernels::reference::split(element_size_, params_, input, outputs);
+      return;
+    }
+    size_t offset = 0;
+    for (size_t operand = 0; operand < params_.axis_sizes.size(); ++operand) {
+      const size_t bytes =
+          static_cast<size_t>(params_.axis_sizes[operand] * params_.inner) * element_size_;
+      if (bytes > 0 && outputs[operand] != joined + offset) {
+        std::memcpy(outputs[operand], joined + offset, bytes);
+      }
+      offset += bytes;
+    }
     return;
   }
-  const auto* joined = static_cast<const uint8_t*>(input);
   run_pieces([&](const Piece& piece) {
-    std::memcpy(static_cast<uint8_t*>(outputs[piece.operand]) + piece.operand_offset,
-                joined + piece.joined_offset, piece.bytes);
+    uint8_t* destination = static_cast<uint8_t*>(outputs[piece.operand]) + piece.operand_offset;
+    if (destination != joined + piece.joined_offset) {
+      std::memcpy(destination, joined + piece.joined_offset, piece.bytes);
+    }
   });
 }
 

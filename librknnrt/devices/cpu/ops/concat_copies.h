@@ -2,9 +2,10 @@
 // outer index, one contiguous run per operand. The runs are planned once, when the kernel is
 // built, as pieces of at most 64 KiB that the pool's threads share (YOLOv5s concatenates
 // megabyte feature maps: 2.7% of its one-thread time, all of it on one core before). Small
-// tensors, and layouts with too many runs to plan, take the reference's serial copy. Concat
-// skips an input that already sits where it would be copied (the memory planner places a
-// Concat's inputs inside its output when it can: exec/memory_planner.h).
+// tensors, and layouts with too many runs to plan, take the reference's serial copy. A piece
+// that already sits where it would be copied is skipped (the memory planner places a Concat's
+// inputs inside its output, and a Split's outputs inside its input, when it can:
+// exec/memory_planner.h).
 #pragma once
 
 #include <cstddef>

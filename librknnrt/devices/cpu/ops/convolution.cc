@@ -165,8 +165,10 @@ Result<std::unique_ptr<CpuKernel>> make_convolution_kernel(const KernelBuildCont
   }
   ORKNN_ASSIGN_OR_RETURN(reference::Conv2DShape shape, conv_geometry(context, attributes));
   const reference::FusedActivation activation = to_reference(attributes.activation);
-  if (auto fast = kTranspose ? nullptr : optimized::make_conv2d_kernel(context, shape, activation))
+  if (auto fast = kTranspose ? optimized::make_conv_transpose2d_kernel(context, shape, activation)
+                             : optimized::make_conv2d_kernel(context, shape, activation)) {
     return fast;
+  }
   return reference_convolution_kernel<reference::Conv2DShape>(
       kTranspose ? reference::conv_transpose2d : reference::conv2d, shape, activation,
       context.input(2) != nullptr);

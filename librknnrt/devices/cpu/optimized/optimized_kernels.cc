@@ -64,6 +64,22 @@ std::unique_ptr<CpuKernel> make_conv2d_kernel(const KernelBuildContext& context,
               });
 }
 
+std::unique_ptr<CpuKernel> make_conv_transpose2d_kernel(
+    const KernelBuildContext& context, const reference::Conv2DShape& shape,
+    const reference::FusedActivation& activation) {
+  if (reference_selected()) return nullptr;
+  auto prepared =
+      dispatch::prepare_conv_transpose2d(shape, activation, constant_input<float>(context, 1));
+  if (!prepared) return nullptr;
+  const bool has_bias = context.input(2) != nullptr;
+  return wrap(std::move(prepared), [has_bias](const dispatch::Conv2DFloat& kernel,
+                                              const void* const* inputs, void* const* outputs,
+                                              ThreadPool& pool) {
+    kernel.run(typed<float>(inputs[0]), nullptr, has_bias ? typed<float>(inputs[2]) : nullptr,
+               static_cast<float*>(outputs[0]), pool);
+  });
+}
+
 std::unique_ptr<CpuKernel> make_conv2d_int8_kernel(
     const KernelBuildContext& context, const reference::Conv2DShape& shape,
     const reference::Int8Requantization& requantization) {

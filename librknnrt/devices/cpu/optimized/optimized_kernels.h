@@ -27,6 +27,11 @@ namespace orknn::devices::cpu::optimized {
 std::unique_ptr<CpuKernel> make_conv2d_kernel(
     const KernelBuildContext& context, const kernels::reference::Conv2DShape& shape,
     const kernels::reference::FusedActivation& activation);
+// Float32 ConvTranspose of kernels/cpu/dispatch.h prepare_conv_transpose2d; null for the
+// reference variant and non-constant weights.
+std::unique_ptr<CpuKernel> make_conv_transpose2d_kernel(
+    const KernelBuildContext& context, const kernels::reference::Conv2DShape& shape,
+    const kernels::reference::FusedActivation& activation);
 std::unique_ptr<CpuKernel> make_conv2d_int8_kernel(
     const KernelBuildContext& context, const kernels::reference::Conv2DShape& shape,
     const kernels::reference::Int8Requantization& requantization);

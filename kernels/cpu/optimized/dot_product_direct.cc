@@ -1,0 +1,438 @@
+// int8 convolution without im2col on the tables with a direct tile (dot_product_kernels.h
+// Int8DirectTile; VPDPBUSD's layout): the input is copied once per image into quad planes, four
+// channels' bytes x + o per pixel (one VPDPBUSD lane), split into stride x stride phase planes
+// for strided windows, each plane one output row wide. Output pixel n = (oy, ox) then reads tap
+// (ky, kx) of quad q at a constant distance from n in the plane of the tap's phase, so a tile of
+// 32 consecutive pixels (flattened over output rows: a 7x7 output fills its lanes too) loads
+// one vector per quad and tap, masked where the window lies in the padding. The im2col GEMM
+// copies each input byte once per tap into its B panels (nine times for a 3x3) and packs again
+// per task; this copies it once. The zero-point algebra, the weights' values and the
+// requantization are the GEMM's (dot_product_convolution.cc), so the outputs are the same bits.
+#include <algorithm>
+#include <cstdio>
+#include <vector>
+
+#include "optimized/blocking.h"
+#include "optimized/dot_product_epilogue.h"
+#include "optimized/dot_product_kernels.h"
+
+namespace orknn::kernels::cpu::optimized {
+namespace {
+
+using reference::Conv2DShape;
+using reference::Int8Requantization;
+
+constexpr size_t kQuad = 4;  // channels per plane pixel: one VPDPBUSD lane
+// Rows (output channels) per pass over a block's pixel tiles: their weights (64 x depth) stay
+// in L2 while the pixel tiles' planes are read from L1. (Chosen, not tuned; so is the chunk.)
+constexpr size_t kRowPass = 64;
+// Pixels per chunk: a chunk's plane rows stay in L2 across the row passes.
+constexpr size_t kColumnChunk = 1024;
+// Pixels whose int32 sums a task keeps for 8 rows when they are requantized outside the tile.
+constexpr size_t kSumSpan = 256;
+// No packing per task: a task costs little besides its multiply-adds (choose_output_blocks).
+constexpr BlockLimits kDirectLimits{1, kRowPass, 32 * 4096, kRowPass * 4096, 4, 4};
+// The quad planes of larger inputs are not made (they live in the calling thread's scratch).
+constexpr size_t kLargestPlanes = size_t{64} << 20;
+
+int64_t floor_divide(int64_t value, int64_t divisor) {
+  const int64_t quotient = value / divisor;
+  return quotient * divisor > value ? quotient - 1 : quotient;
+}
+
+// Where the quad planes of a window are: which stride phases its taps read, each a plane of
+// rows x output_width pixels, and each tap's phase and offset in output pixels.
+struct QuadPlanes {
+  struct Phase {
+    int64_t row = 0;  // first input row and column of the phase
+    int64_t column = 0;
+    int64_t rows = 0;  // input rows and columns it holds
+    int64_t columns = 0;
+  };
+  std::vector<Phase> phases;
+  std::vector<size_t> tap_phase;
+  std::vector<int64_t> tap_pixel_offset;  // (row offset) x output_width + column offset
+  int64_t plane_rows = 0;
+  size_t plane_bytes = 0;  // one phase of one quad
+  bool fits = true;        // every phase's columns fit one output row
+
+  explicit QuadPlanes(const reference::Window2D& w) {
+    for (int64_t ky = 0; ky < w.kernel_height; ++ky) {
+      for (int64_t kx = 0; kx < w.kernel_width; ++kx) {
+        const int64_t y = ky * w.dilation_height - w.pad_top;
+        const int64_t x = kx * w.dilation_width - w.pad_left;
+        Phase phase;
+        phase.row = y - floor_divide(y, w.stride_height) * w.stride_height;
+        phase.column = x - floor_divide(x, w.stride_width) * w.stride_width;
+        size_t index = 0;
+        while (index < phases.size() &&
+               (phases[index].row != phase.row || phases[index].column != phase.column)) {
+          ++index;
+        }
+        if (index == phases.size()) {
+          phase.rows = std::max<int64_t>(
+              0, (w.input_height - phase.row + w.stride_height - 1) / w.stride_height);
+          phase.columns = std::max<int64_t>(
+              0, (w.input_width - phase.column + w.stride_width - 1) / w.stride_width);
+          fits = fits && phase.columns <= w.output_width;
+          plane_rows = std::max(plane_rows, phase.rows);
+          phases.push_back(phase);
+        }
+        tap_phase.push_back(index);
+        tap_pixel_offset.push_back(floor_divide(y, w.stride_height) * w.output_width +
+                                   floor_divide(x, w.stride_width));
+      }
+    }
+    plane_bytes = align_bytes(static_cast<size_t>(plane_rows * w.output_width) * kQuad);
+  }
+};
+
+class DirectConvolution final : public Conv2DInt8 {
+ public:
+  DirectConvolution(const DotProductKernels& kernels, const Conv2DShape& shape,
+                    const Int8Requantization& requantization, const int8_t* weights,
+                    const QuadPlanes& planes)
+      : kernels_(kernels), shape_(shape), requantization_(requantization), planes_(planes) {
+    const reference::Window2D& w = shape.window;
+    mr_ = kernels.rows;
+    nr_ = kernels.direct_columns;
+    channels_ = static_cast<size_t>(shape.input_channels);
+    output_channels_ = static_cast<size_t>(shape.output_channels);
+    quads_ = divide_round_up(channels_, kQuad);
+    taps_ = static_cast<size_t>(w.kernel_height * w.kernel_width);
+    depth_groups_ = taps_ * quads_;
+    columns_ = static_cast<size_t>(w.output_height * w.output_width);
+    quad_stride_ = planes_.phases.size() * planes_.plane_bytes;
+    planes_bytes_ = align_bytes(quads_ * quad_stride_);
+    for (size_t t = 0; t < taps_; ++t) {
+      tap_offsets_.push_back(
+          static_cast<int32_t>(planes_.tap_phase[t] * planes_.plane_bytes +
+                               planes_.tap_pixel_offset[t] * static_cast<int64_t>(kQuad)));
+    }
+    padding_row_.assign(static_cast<size_t>(w.input_width),
+                        static_cast<int8_t>(requantization.input_zero_point));
+    const uint32_t padding_byte =
+        static_cast<uint8_t>(requantization.input_zero_point ^ activation_sign_flip(kernels));
+    padding_ = static_cast<int32_t>(padding_byte * 0x01010101u);
+    pack_weights(weights);
+
+    lanes_offset_ = 0;
+    row_valid_offset_ =
+        lanes_offset_ + align_bytes(taps_ * divide_round_up(kSumSpan, nr_) * sizeof(uint32_t));
+    column_valid_offset_ =
+        row_valid_offset_ + align_bytes(static_cast<size_t>(w.kernel_height) * sizeof(uint32_t));
+    constants_offset_ =
+        column_valid_offset_ + align_bytes(static_cast<size_t>(w.kernel_width) * sizeof(uint32_t));
+    sums_offset_ = constants_offset_ + align_bytes(output_channels_ * sizeof(int32_t));
+    task_bytes_ = sums_offset_ + align_bytes(mr_ * kSumSpan * sizeof(int32_t));
+    small_multipliers_ =
+        small_multipliers(requantization.multipliers.data(), requantization.multipliers.size(),
+                          requantization.output_zero_point);
+    requantizes_in_tile_ = small_multipliers_ && !requantization.silu;
+    std::snprintf(algorithm_, sizeof(algorithm_), "%s int8 direct %zux%zu", kernels.name, mr_, nr_);
+  }
+
+  // The quad planes come first, in the calling thread's scratch (every thread reads them), then
+  // each thread's task scratch.
+  size_t scratch_bytes() const override { return planes_bytes_ + task_bytes_; }
+  const char* algorithm() const override { return algorithm_; }
+
+  void run(const int8_t* input, const int8_t*, const int32_t* bias, int8_t* output,
+           ThreadPool& pool) const override {
+    const size_t bytes = scratch_bytes();
+    // Thread 0 is the caller: its scratch is stable while the tasks read it.
+    int8_t* planes = reinterpret_cast<int8_t*>(pool.scratch(0, bytes));
+    const size_t image_input =
+        channels_ * static_cast<size_t>(shape_.window.input_height * shape_.window.input_width);
+    const size_t image_output = output_channels_ * columns_;
+    const OutputBlocks blocks = choose_output_blocks(output_channels_, columns_, 1,
+                                                     pool.thread_count(), mr_, nr_, kDirectLimits);
+    const size_t tasks = block_task_count(1, blocks);
+    // Copy tasks: planes (quad x phase) cut into bands of rows, so a one-quad input (an RGB
+    // image) still spreads over the threads.
+    const size_t planes_count = quads_ * planes_.phases.size();
+    const size_t bands =
+        std::clamp<size_t>(divide_round_up(8 * pool.thread_count(), planes_count), 1,
+                           static_cast<size_t>(std::max<int64_t>(planes_.plane_rows, 1)));
+    for (size_t image = 0; image < static_cast<size_t>(shape_.batch); ++image) {
+      const int8_t* image_input_codes = input + image * image_input;
+      pool.parallel_for(planes_count * bands, [&](size_t task, size_t) {
+        copy_band(image_input_codes, task / bands, task % bands, bands, planes);
+      });
+      pool.parallel_for(tasks, [&](size_t task, size_t thread) {
+        const BlockTask position = block_task(task, blocks);
+        if (position.first_row >= output_channels_ || position.first_column >= columns_) return;
+        const size_t rows = std::min(blocks.row_block, output_channels_ - position.first_row);
+        const size_t columns = std::min(blocks.column_block, columns_ - position.first_column);
+        run_block(planes, bias, output + image * image_output, position.first_row, rows,
+                  position.first_column, columns, pool.scratch(thread, bytes) + planes_bytes_);
+      });
+    }
+  }
+
+ private:
+  // Weights [M][C][kh][kw] -> panels of MR rows of w - zw, depth groups (tap, quad) tap-major,
+  // channels past C zero; and per output channel the zero-point term -(zx + o) sum (w - zw),
+  // modulo 2^32 (the GEMM's: the padding channels add nothing).
+  void pack_weights(const int8_t* weights) {
+    const size_t panel_bytes = depth_groups_ * mr_ * kQuad;
+    packed_weights_.assign(divide_round_up(output_channels_, mr_) * panel_bytes, 0);
+    zero_point_terms_.assign(output_channels_, 0);
+    const int64_t packed_zero_point =
+        int64_t{requantization_.input_zero_point} + kernels_.activation_offset;
+    for (size_t m = 0; m < output_channels_; ++m) {
+      const int32_t zero_point = requantization_.weight_zero_points[m];
+      int8_t* panel = packed_weights_.data() + (m / mr_) * panel_bytes;
+      int64_t sum = 0;
+      for (size_t c = 0; c < channels_; ++c) {
+        for (size_t t = 0; t < taps_; ++t) {
+          const int32_t offset = weights[(m * channels_ + c) * taps_ + t] - zero_point;
+          sum += offset;
+          const size_t group = t * quads_ + c / kQuad;
+          panel[(group * mr_ + m % mr_) * kQuad + c % kQuad] = static_cast<int8_t>(offset);
+        }
+      }
+      zero_point_terms_[m] = static_cast<int32_t>(static_cast<uint32_t>(-packed_zero_point * sum));
+    }
+  }
+
+  // Band `band` of `bands` of plane `plane` (quad x phase): its input rows interleaved.
+  void copy_band(const int8_t* input, size_t plane, size_t band, size_t bands,
+                 int8_t* planes) const {
+    const reference::Window2D& w = shape_.window;
+    const size_t quad = plane / planes_.phases.size();
+    const size_t phase_index = plane % planes_.phases.size();
+    const QuadPlanes::Phase& phase = planes_.phases[phase_index];
+    const auto rows = static_cast<size_t>(phase.rows);
+    const size_t first = rows * band / bands;
+    const size_t end = rows * (band + 1) / bands;
+    const size_t plane_size = static_cast<size_t>(w.input_height * w.input_width);
+    Int8QuadRow row{};
+    row.count = static_cast<size_t>(phase.columns);
+    row.stride = static_cast<size_t>(w.stride_width);
+    row.flip = activation_sign_flip(kernels_);
+    if (row.count == 0) return;
+    int8_t* out = planes + quad * quad_stride_ + phase_index * planes_.plane_bytes;
+    for (size_t i = first; i < end; ++i) {
+      const size_t y = i * static_cast<size_t>(w.stride_height) + static_cast<size_t>(phase.row);
+      for (size_t d = 0; d < kQuad; ++d) {
+        const size_t channel = quad * kQuad + d;
+        // Channels past the input read the zero point's code (their weights are zero).
+        row.rows[d] = channel < channels_
+                          ? input + channel * plane_size + y * static_cast<size_t>(w.input_width) +
+                                static_cast<size_t>(phase.column)
+                          : padding_row_.data();
+      }
+      row.out = out + i * static_cast<size_t>(w.output_width) * kQuad;
+      kernels_.interleave_quad_row(row);
+    }
+  }
+
+  // The lanes of the tile of `count` pixels from `first` whose window position of each tap lies
+  // inside the input (the others read the padding code).
+  void tap_lanes(size_t first, size_t count, uint32_t* row_valid, uint32_t* column_valid,
+                 uint32_t* lanes) const {
+    const reference::Window2D& w = shape_.window;
+    std::fill(row_valid, row_valid + w.kernel_height, 0u);
+    std::fill(column_valid, column_valid + w.kernel_width, 0u);
+    const auto width = static_cast<size_t>(w.output_width);
+    size_t oy = first / width;
+    size_t ox = first % width;
+    for (size_t lane = 0; lane < count; ++lane) {
+      const uint32_t bit = uint32_t{1} << lane;
+      const int64_t y = static_cast<int64_t>(oy) * w.stride_height - w.pad_top;
+      for (int64_t ky = 0; ky < w.kernel_height; ++ky) {
+        const int64_t row = y + ky * w.dilation_height;
+        if (row >= 0 && row < w.input_height) row_valid[ky] |= bit;
+      }
+      const int64_t x = static_cast<int64_t>(ox) * w.stride_width - w.pad_left;
+      for (int64_t kx = 0; kx < w.kernel_width; ++kx) {
+        const int64_t column = x + kx * w.dilation_width;
+        if (column >= 0 && column < w.input_width) column_valid[kx] |= bit;
+      }
+      if (++ox == width) {
+        ox = 0;
+        ++oy;
+      }
+    }
+    for (size_t t = 0; t < taps_; ++t) {
+      lanes[t] = row_valid[t / static_cast<size_t>(w.kernel_width)] &
+                 column_valid[t % static_cast<size_t>(w.kernel_width)];
+    }
+  }
+
+  void run_block(const int8_t* planes, const int32_t* bias, int8_t* output, size_t first_row,
+                 size_t rows, size_t first_column, size_t columns, uint8_t* scratch) const {
+    auto* lanes = reinterpret_cast<uint32_t*>(scratch + lanes_offset_);
+    auto* row_valid = reinterpret_cast<uint32_t*>(scratch + row_valid_offset_);
+    auto* column_valid = reinterpret_cast<uint32_t*>(scratch + column_valid_offset_);
+    auto* constants = reinterpret_cast<int32_t*>(scratch + constants_offset_);
+    auto* sums = reinterpret_cast<int32_t*>(scratch + sums_offset_);
+    for (size_t r = 0; r < rows; ++r) {
+      const size_t channel = first_row + r;
+      constants[r] = wrapping_add(bias ? bias[channel] : 0, zero_point_terms_[channel]);
+    }
+    const size_t panel_bytes = depth_groups_ * mr_ * kQuad;
+    Int8DirectTile tile{};
+    tile.taps = taps_;
+    tile.quads = quads_;
+    tile.quad_stride = quad_stride_;
+    tile.tap_offsets = tap_offsets_.data();
+    tile.tap_lanes = lanes;
+    tile.padding = padding_;
+    Int8TileRequantization requantization{};
+    requantization.output_zero_point = requantization_.output_zero_point;
+    requantization.output_minimum = requantization_.output_minimum;
+    requantization.output_maximum = requantization_.output_maximum;
+    requantization.output_stride = columns_;
+
+    const size_t end_column = first_column + columns;
+    const size_t end_row = first_row + rows;
+    if (!requantizes_in_tile_) {
+      // The int32 sums of 8 rows x a span of pixels, then the rows' requantization (the SiLU
+      // epilogue's fixed cost per call is paid per span, not per 32 pixels).
+      tile.c_stride = kSumSpan;
+      for (size_t span = first_column; span < end_column; span += kSumSpan) {
+        const size_t span_end = std::min(end_column, span + kSumSpan);
+        for (size_t pixel = span, t = 0; pixel < span_end; pixel += nr_, ++t) {
+          tap_lanes(pixel, std::min(nr_, span_end - pixel), row_valid, column_valid,
+                    lanes + t * taps_);
+        }
+        for (size_t row = first_row; row < end_row; row += mr_) {
+          tile.rows = std::min(mr_, end_row - row);
+          tile.a = packed_weights_.data() + (row / mr_) * panel_bytes;
+          for (size_t pixel = span, t = 0; pixel < span_end; pixel += nr_, ++t) {
+            tile.columns = std::min(nr_, span_end - pixel);
+            tile.tap_lanes = lanes + t * taps_;
+            tile.planes = planes + pixel * kQuad;
+            tile.c = sums + (pixel - span);
+            kernels_.tile_direct(tile, nullptr);
+          }
+          for (size_t r = 0; r < tile.rows; ++r) {
+            const int32_t constant = constants[row - first_row + r];
+            finish_row(
+                kernels_, requantization_, row + r, false, small_multipliers_, sums + r * kSumSpan,
+                span_end - span, [constant](size_t) { return constant; },
+                output + (row + r) * columns_ + span);
+          }
+        }
+      }
+      return;
+    }
+    for (size_t chunk = first_column; chunk < end_column; chunk += kColumnChunk) {
+      const size_t chunk_end = std::min(end_column, chunk + kColumnChunk);
+      for (size_t pass = first_row; pass < end_row; pass += kRowPass) {
+        const size_t pass_end = std::min(end_row, pass + kRowPass);
+        for (size_t pixel = chunk; pixel < chunk_end; pixel += nr_) {
+          tile.columns = std::min(nr_, chunk_end - pixel);
+          tap_lanes(pixel, tile.columns, row_valid, column_valid, lanes);
+          tile.planes = planes + pixel * kQuad;
+          for (size_t row = pass; row < pass_end; row += mr_) {
+            tile.rows = std::min(mr_, pass_end - row);
+            tile.a = packed_weights_.data() + (row / mr_) * panel_bytes;
+            requantization.constants = constants + (row - first_row);
+            requantization.multipliers = requantization_.multipliers.data() + row;
+            requantization.output = output + row * columns_ + pixel;
+            kernels_.tile_direct(tile, &requantization);
+          }
+        }
+      }
+    }
+  }
+
+  const DotProductKernels& kernels_;
+  const Conv2DShape shape_;
+  const Int8Requantization requantization_;
+  const QuadPlanes planes_;
+  size_t mr_ = 0;
+  size_t nr_ = 0;
+  size_t channels_ = 0;
+  size_t output_channels_ = 0;
+  size_t quads_ = 0;
+  size_t taps_ = 0;
+  size_t depth_groups_ = 0;
+  size_t columns_ = 0;
+  size_t quad_stride_ = 0;
+  size_t planes_bytes_ = 0;
+  size_t lanes_offset_ = 0;
+  size_t row_valid_offset_ = 0;
+  size_t column_valid_offset_ = 0;
+  size_t constants_offset_ = 0;
+  size_t sums_offset_ = 0;
+  size_t task_bytes_ = 0;
+  bool small_multipliers_ = false;
+  bool requantizes_in_tile_ = false;
+  int32_t padding_ = 0;
+  std::vector<int32_t> tap_offsets_;
+  std::vector<int8_t> padding_row_;
+  std::vector<int8_t> packed_weights_;
+  std::vector<int32_t> zero_point_terms_;
+  char algorithm_[64];
+};
+
+}  // namespace
+
+bool direct_convolution_wins(const Conv2DShape& shape, const Int8Requantization& requantization) {
+  // Measured per layer against the im2col GEMM (docs/cpu-kernels.md, session 6), one thread:
+  // every kernel larger than 1x1 on 8 or more channels (ResNet50's 3x3 layers 0.83-0.91 of the
+  // GEMM's time, 0.71-0.86 at 7x7; YOLOv5s's, with the SiLU epilogue, 0.84-0.92, stride 2
+  // 0.89-0.99); 1x1 kernels only on small outputs with the requantizing tile (7x7: 0.74-0.97;
+  // stride 2 to 14x14 and 7x7: 0.70-0.79): on large ones the copy costs what the GEMM's in-place
+  // packing saves (56x56: 1.07-1.20). Not 3-channel inputs: one quad, a quarter of it padding (the
+  // 7x7 stem 1.10).
+  const reference::Window2D& w = shape.window;
+  if (w.kernel_height * w.kernel_width > 1) return shape.input_channels / shape.groups >= 8;
+  const bool requantizes_in_tile =
+      !requantization.silu &&
+      small_multipliers(requantization.multipliers.data(), requantization.multipliers.size(),
+                        requantization.output_zero_point);
+  // And only large ones: MobileNetV2's 7x7 1x1 layers below 2^18 weights measured 1.05-1.11
+  // (about 3 us more on 40-60 us; not analysed, the copy's own pass over the pool probably).
+  const int64_t columns = w.output_height * w.output_width;
+  return requantizes_in_tile &&
+         shape.input_channels * shape.output_channels >= (int64_t{1} << 18) &&
+         (columns <= 64 || (w.stride_height * w.stride_width > 1 && columns <= 196));
+}
+
+std::unique_ptr<Conv2DInt8> make_direct_dot_product_conv2d_int8(
+    const DotProductKernels& kernels, const Conv2DShape& shape,
+    const Int8Requantization& requantization, const int8_t* constant_weights) {
+  if (!kernels.tile_direct || !kernels.interleave_quad_row || kernels.group_depth != kQuad ||
+      kernels.activation_offset != 128 || kernels.direct_columns == 0 ||
+      kernels.direct_columns > 32) {
+    return nullptr;
+  }
+  const reference::Window2D& w = shape.window;
+  if (!constant_weights || shape.groups != 1 || shape.batch <= 0 || shape.output_channels <= 0 ||
+      shape.input_channels <= 0 || w.output_height <= 0 || w.output_width <= 0 ||
+      w.stride_height <= 0 || w.stride_width <= 0) {
+    return nullptr;
+  }
+  if (requantization.input_zero_point < -128 || requantization.input_zero_point > 127 ||
+      requantization.weight_zero_points.size() < static_cast<size_t>(shape.output_channels)) {
+    return nullptr;
+  }
+  const QuadPlanes planes(w);
+  const size_t quads = divide_round_up(static_cast<size_t>(shape.input_channels), kQuad);
+  const size_t planes_bytes = quads * planes.phases.size() * planes.plane_bytes;
+  if (!planes.fits || planes_bytes > kLargestPlanes) return nullptr;
+  // Every tap offset (and the lane addresses built from it) fits int32.
+  for (int64_t offset : planes.tap_pixel_offset) {
+    if (offset * static_cast<int64_t>(kQuad) < -(int64_t{1} << 30) ||
+        offset * static_cast<int64_t>(kQuad) > (int64_t{1} << 30)) {
+      return nullptr;
+    }
+  }
+  for (int64_t m = 0; m < shape.output_channels; ++m) {
+    const int32_t zero_point = requantization.weight_zero_points[static_cast<size_t>(m)];
+    const int64_t depth = shape.input_channels * w.kernel_height * w.kernel_width;
+    for (int64_t k = 0; k < depth; ++k) {
+      const int32_t offset = constant_weights[m * depth + k] - zero_point;
+      if (offset < -128 || offset > 127) return nullptr;
+    }
+  }
+  return std::make_unique<DirectConvolution>(kernels, shape, requantization, constant_weights,
+                                             planes);
+}
+
+}  // namespace orknn::kernels::cpu::optimized
