@@ -541,6 +541,55 @@ void test_gemm(void**) {
 
 // Batched MatMul with B broadcast over the batch and per batch, and the fallbacks (B per run, an
 // input zero point outside int8), exact all the same.
+// Gemm with one row (the classifiers' fully connected layer; optimized/row_vector.h): N at
+// the panel edges of every layout (8 and 32 columns), K at the depth groups (4, 8) and around
+// the blocked path's 256-deep chunk, a row C or none, the requantization clamped or not, on 1
+// and 3 threads; the algorithm says the row path ran.
+void test_gemm_one_row(void**) {
+  Random random(405);
+  ThreadPool one(1), three(3);
+  const int64_t columns[] = {1, 7, 8, 9, 31, 32, 33, 65, 100, 1000};
+  const int64_t depths[] = {1, 3, 4, 5, 9, 255, 256, 257, 520, 1283};
+  for (const Engine& engine : engines()) {
+    const std::string& name = engine.name;
+    for (int trial = 0; trial < 20; ++trial) {
+      reference::GemmParams params;
+      params.m = 1;
+      params.n = columns[trial % 10];
+      params.k = depths[(trial * 7 + trial / 10) % 10];
+      params.transpose_b = trial % 3 == 1;
+      params.c_column_stride = trial % 2 == 0 ? 1 : 0;  // a row C, or none
+      reference::Int8Requantization q =
+          product_quantization(random, params.n, params.k, random.integer(-128, 127));
+      if (trial % 4 == 1) q.output_minimum = std::max(-128, q.output_zero_point);
+      const std::vector<int8_t> a = random.codes(static_cast<size_t>(params.k));
+      const std::vector<int8_t> b =
+          product_weights(random, q, static_cast<size_t>(params.k * params.n), params.n, params.k,
+                          params.transpose_b);
+      const std::vector<int32_t> c = random.ints(static_cast<size_t>(params.n), -4000, 4000);
+      const int32_t* c_data = params.c_column_stride ? c.data() : nullptr;
+      std::vector<int8_t> expected(static_cast<size_t>(params.n));
+      reference::gemm_int8(params, q, a.data(), b.data(), c_data, expected.data());
+      auto kernel = engine.gemm(params, q, b.data());
+      if (!kernel) fail_msg("one-row gemm trial %d: %s refused it", trial, name.c_str());
+      for (ThreadPool* pool : {&one, &three}) {
+        std::vector<int8_t> output(expected.size(), 0x55);
+        kernel->run(a.data(), nullptr, c_data, output.data(), *pool);
+        const std::string mismatch = compare_exact(output, expected);
+        const std::string algorithm = kernel->algorithm();
+        const bool row_path =
+            algorithm.size() > 4 && algorithm.substr(algorithm.size() - 4) == " row";
+        if (!mismatch.empty() || !engine.ran_dot_product(algorithm) || !row_path) {
+          fail_msg("one-row gemm trial %d: N %lld K %lld tb %d C %d, %zu threads (%s): %s", trial,
+                   static_cast<long long>(params.n), static_cast<long long>(params.k),
+                   params.transpose_b, c_data != nullptr, pool->thread_count(), algorithm.c_str(),
+                   mismatch.c_str());
+        }
+      }
+    }
+  }
+}
+
 void test_matmul(void**) {
   Random random(505);
   ThreadPool pool(2);
@@ -591,8 +640,8 @@ int main() {
       cmocka_unit_test(test_random_shapes), cmocka_unit_test(test_tile_edges),
       cmocka_unit_test(test_tap_pieces),    cmocka_unit_test(test_extremes_and_groups),
       cmocka_unit_test(test_fallbacks),     cmocka_unit_test(test_empty_outputs),
-      cmocka_unit_test(test_gemm),          cmocka_unit_test(test_matmul),
-      cmocka_unit_test(test_availability),
+      cmocka_unit_test(test_gemm),          cmocka_unit_test(test_gemm_one_row),
+      cmocka_unit_test(test_matmul),        cmocka_unit_test(test_availability),
   };
   return cmocka_run_group_tests(tests, nullptr, nullptr);
 }

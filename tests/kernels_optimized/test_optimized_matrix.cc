@@ -2,6 +2,7 @@
 // requantization micro-kernels against reference::requantize: float32 within 1e-5 of the output
 // scale, int8 bit-exact, for every optimized variant, on 1 and 3 threads, with packed and
 // per-run B.
+#include <cstring>
 #include <limits>
 #include <memory>
 
@@ -173,6 +174,91 @@ void test_int8_gemm(void**) {
   }
 }
 
+// The x86 float tiles load C (or the bias) into their accumulators and add every depth step to
+// it, so their sums do not depend on how the depth is chunked; the portable and NEON tiles sum
+// each chunk from zero and then add it to C.
+bool tiles_start_from_c(KernelVariant variant) {
+  return variant == KernelVariant::kAvx2 || variant == KernelVariant::kAvx512;
+}
+
+// Gemm with one row (the classifiers' fully connected layer: optimized/row_vector.h): N around
+// the panels of every tile (8, 16, 32 columns), K around the blocked path's 256-deep chunk, a row
+// C (fused), none, or a scalar C with alpha (the separate epilogue), with and without an
+// activation, on 1 and 3 threads. The constant-B kernel takes the row path; the per-run-B one
+// the blocked path, whose float32 results it must equal bit for bit where the depth is one chunk
+// or the tiles start from C (the same additions in the same order).
+void test_one_row_gemm(void**) {
+  ThreadPool one(1), three(3);
+  Random random(600);
+  const int64_t columns[] = {1, 7, 8, 9, 15, 16, 17, 31, 32, 33, 63, 65, 100, 1000};
+  const int64_t depths[] = {1, 2, 3, 8, 17, 255, 256, 257, 300, 512, 513, 1280};
+  for (int trial = 0; trial < 28; ++trial) {
+    GemmCase c{1, columns[trial % 14], depths[(trial * 5 + trial / 14) % 12]};
+    c.transpose_b = trial % 3 == 1;
+    c.transpose_a = trial % 5 == 2;
+    c.addend = trial % 4 == 3 ? Addend::kScalar : trial % 2 == 0 ? Addend::kRow : Addend::kNone;
+    if (c.addend == Addend::kScalar) c.alpha = 0.75f;
+    size_t c_size = 0;
+    const reference::GemmParams params = params_of(c, &c_size);
+    const std::vector<float> a = random.floats(static_cast<size_t>(c.k));
+    const std::vector<float> b = random.floats(static_cast<size_t>(c.k * c.n));
+    const std::vector<float> addend = random.floats(c_size);
+    const float* c_data = c.addend == Addend::kNone ? nullptr : addend.data();
+    reference::FusedActivation activation;
+    if (trial % 3 == 0) activation.kind = reference::FusedActivation::Kind::kRelu;
+    std::vector<float> expected(static_cast<size_t>(c.n));
+    reference::gemm(params, activation, a.data(), b.data(), c_data, expected.data());
+    for (KernelVariant variant : float_gemm_variants()) {
+      auto row = kernels::cpu::prepare_gemm(params, activation, b.data(), variant);
+      auto blocked = kernels::cpu::prepare_gemm(params, activation, nullptr, variant);
+      const std::string algorithm = row->algorithm();
+      if (algorithm.find(" row") == std::string::npos) {
+        fail_msg("one-row gemm trial %d: %s is not the row path", trial, algorithm.c_str());
+      }
+      std::vector<float> blocked_y(expected.size());
+      blocked->run(a.data(), b.data(), c_data, blocked_y.data(), one);
+      for (ThreadPool* pool : {&one, &three}) {
+        std::vector<float> y(expected.size(), std::numeric_limits<float>::quiet_NaN());
+        row->run(a.data(), b.data(), c_data, y.data(), *pool);
+        std::string mismatch = compare_floats(y, expected, 1e-5);
+        if (mismatch.empty() && (c.k <= 256 || tiles_start_from_c(variant)) &&
+            std::memcmp(y.data(), blocked_y.data(), y.size() * sizeof(float)) != 0) {
+          mismatch = "not the blocked path's bits";
+        }
+        if (!mismatch.empty()) {
+          fail_msg("one-row gemm trial %d: N %lld K %lld (%s, %zu threads): %s", trial,
+                   static_cast<long long>(c.n), static_cast<long long>(c.k), algorithm.c_str(),
+                   pool->thread_count(), mismatch.c_str());
+        }
+      }
+    }
+    // int8 on every int8 driver (int16 pairs, and the dot products where the CPU has them).
+    reference::GemmParams params8 = params;
+    params8.alpha = params8.beta = 1.0f;
+    const std::vector<int8_t> a8 = random.codes(static_cast<size_t>(c.k));
+    const std::vector<int8_t> b8 = random.codes(static_cast<size_t>(c.k * c.n));
+    const std::vector<int32_t> addend8 = random.ints(c_size, -30000, 30000);
+    const int32_t* c8 = c.addend == Addend::kNone ? nullptr : addend8.data();
+    reference::Int8Requantization q = gemm_requantization(random, c.n, c.k);
+    if (trial % 2) q.output_minimum = std::max(-128, q.output_zero_point);
+    std::vector<int8_t> expected8(static_cast<size_t>(c.n));
+    reference::gemm_int8(params8, q, a8.data(), b8.data(), c8, expected8.data());
+    for (KernelVariant variant : int8_gemm_variants()) {
+      auto kernel = kernels::cpu::prepare_gemm_int8(params8, q, b8.data(), variant);
+      for (ThreadPool* pool : {&one, &three}) {
+        std::vector<int8_t> y(expected8.size(), 0x55);
+        kernel->run(a8.data(), b8.data(), c8, y.data(), *pool);
+        const std::string mismatch = compare_exact(y, expected8);
+        if (!mismatch.empty()) {
+          fail_msg("one-row int8 gemm trial %d: N %lld K %lld (%s, %zu threads): %s", trial,
+                   static_cast<long long>(c.n), static_cast<long long>(c.k), kernel->algorithm(),
+                   pool->thread_count(), mismatch.c_str());
+        }
+      }
+    }
+  }
+}
+
 struct MatMulCase {
   int64_t m, n, k;
   std::vector<int64_t> batch_shape;
@@ -206,6 +292,8 @@ const MatMulCase kMatMulCases[] = {
     {7, 16, 300, {3}, {3}, {1}},         // shared B (a Linear layer over a batch)
     {5, 9, 6, {2, 3}, {2, 3}, {2, 3}},   // every product its own B
     {4, 18, 5, {2, 3}, {1, 3}, {2, 1}},  // broadcast on both sides
+    {1, 33, 257, {3}, {3}, {1}},         // one row per product, shared B (the row path)
+    {1, 65, 9, {2}, {2}, {2}},           // one row per product, each its own B
 };
 
 void test_matmul(void**) {
@@ -324,9 +412,8 @@ void test_requantize_row(void**) {
 
 int main() {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_float_gemm),
-      cmocka_unit_test(test_int8_gemm),
-      cmocka_unit_test(test_matmul),
+      cmocka_unit_test(test_float_gemm),     cmocka_unit_test(test_int8_gemm),
+      cmocka_unit_test(test_one_row_gemm),   cmocka_unit_test(test_matmul),
       cmocka_unit_test(test_requantize_row),
   };
   return cmocka_run_group_tests(tests, nullptr, nullptr);

@@ -6,12 +6,14 @@
 // (optimized/matrix_product.cc): a task is one row block by one column block of one product.
 #include <algorithm>
 #include <cstdio>
+#include <cstring>
 #include <vector>
 
 #include "optimized/blocking.h"
 #include "optimized/dot_product_epilogue.h"
 #include "optimized/dot_product_kernels.h"
 #include "optimized/product_batch.h"
+#include "optimized/row_vector.h"
 
 namespace orknn::kernels::cpu::optimized {
 namespace {
@@ -42,17 +44,22 @@ class DotProductProduct {
     nr_ = kernels.columns;
     group_depth_ = kernels.group_depth;
     depth_groups_ = divide_round_up(shape_.k, group_depth_);
-    chunk_groups_ = kDepthBlock / group_depth_;
+    // One row (row_vector.h): a task is a range of whole panels over the whole depth.
+    row_vector_ = shape_.m == 1;
+    chunk_groups_ = row_vector_ ? std::max<size_t>(depth_groups_, 1) : kDepthBlock / group_depth_;
     pack_b(constant_b);
     const size_t row_block = std::min(kLimits.row_block, round_up(shape_.m, mr_));
-    const size_t column_block = std::min(kLimits.column_block, round_up(shape_.n, nr_));
+    const size_t column_block = row_vector_
+                                    ? round_up(shape_.n, nr_)
+                                    : std::min(kLimits.column_block, round_up(shape_.n, nr_));
     const size_t chunk_depth = std::min(chunk_groups_, depth_groups_) * group_depth_;
     accumulators_offset_ = align_bytes(row_block * chunk_depth);
     task_bytes_ = accumulators_offset_ + align_bytes(row_block * column_block * sizeof(int32_t));
     small_multipliers_ =
         small_multipliers(requantization.multipliers.data(), requantization.multipliers.size(),
                           requantization.output_zero_point);
-    std::snprintf(algorithm_, sizeof(algorithm_), "%s int8 gemm %zux%zu", kernels.name, mr_, nr_);
+    std::snprintf(algorithm_, sizeof(algorithm_), "%s int8 gemm %zux%zu%s", kernels.name, mr_, nr_,
+                  row_vector_ ? " row" : "");
   }
 
   size_t scratch_bytes() const { return task_bytes_; }
@@ -60,6 +67,16 @@ class DotProductProduct {
 
   void run(const int8_t* a, const int32_t* c, int8_t* y, ThreadPool& pool) const {
     const size_t products = batch_.a_offsets.size();
+    if (row_vector_) {
+      const size_t parts = row_vector_parts(shape_.n, nr_, pool.thread_count());
+      pool.parallel_for(products * parts, [&](size_t task, size_t thread) {
+        const RowVectorPart part = row_vector_part(shape_.n, nr_, parts, task % parts);
+        if (part.columns == 0) return;
+        run_block(a, c, y, task / parts, 0, 1, part.first_column, part.columns,
+                  pool.scratch(thread, task_bytes_));
+      });
+      return;
+    }
     const OutputBlocks blocks =
         choose_output_blocks(shape_.m, shape_.n, products, pool.thread_count(), mr_, nr_, kLimits);
     const size_t tasks = block_task_count(products, blocks);
@@ -111,6 +128,16 @@ class DotProductProduct {
               int8_t* packed) const {
     const ProductShape& s = shape_;
     const int8_t flip = activation_sign_flip(kernels_);
+    if (row_vector_) {
+      // The only row over the whole depth; the panel's other rows zero (some tiles compute
+      // every row of a panel).
+      std::memset(packed, 0, groups * mr_ * group_depth_);
+      for (size_t depth = 0; depth < s.k; ++depth) {
+        packed[(depth / group_depth_) * mr_ * group_depth_ + depth % group_depth_] =
+            static_cast<int8_t>(a[s.a_index(0, depth)] ^ flip);
+      }
+      return;
+    }
     for (size_t row0 = 0; row0 < rows; row0 += mr_) {
       int8_t* panel = packed + (row0 / mr_) * groups * mr_ * group_depth_;
       for (size_t r = 0; r < mr_; ++r) {
@@ -189,6 +216,7 @@ class DotProductProduct {
   size_t task_bytes_ = 0;
   size_t packed_b_size_ = 0;
   bool small_multipliers_ = false;
+  bool row_vector_ = false;
   std::vector<int8_t> packed_b_;
   std::vector<int32_t> zero_point_terms_;
   char algorithm_[64];

@@ -3,12 +3,14 @@
 // task and depth chunk.
 #include <algorithm>
 #include <cstdio>
+#include <cstring>
 #include <type_traits>
 #include <vector>
 
 #include "optimized/blocking.h"
 #include "optimized/optimized_kernels.h"
 #include "optimized/product_batch.h"
+#include "optimized/row_vector.h"
 #include "optimized/tile_arithmetic.h"
 
 namespace orknn::kernels::cpu::optimized {
@@ -40,6 +42,19 @@ void pack_a(const ProductShape& s, const typename Arithmetic::Element* a, int32_
         }
       }
     }
+  }
+}
+
+// A's only row over the whole depth into the first row of an MR-row panel (the tiles of some
+// variants compute every row of the panel, so the others are zero), holding a - zero_point.
+template <typename Arithmetic>
+void pack_a_row(const ProductShape& s, const typename Arithmetic::Element* a, int32_t zero_point,
+                size_t steps, size_t mr, typename Arithmetic::Packed* packed) {
+  constexpr size_t kStep = Arithmetic::kStepDepth;
+  std::memset(packed, 0, steps * mr * kStep * sizeof(*packed));
+  for (size_t depth = 0; depth < s.k; ++depth) {
+    packed[(depth / kStep) * mr * kStep + depth % kStep] =
+        Arithmetic::offset(a[s.a_index(0, depth)], zero_point);
   }
 }
 
@@ -120,9 +135,15 @@ class Product {
     mr_ = Arithmetic::tile_rows(kernels);
     nr_ = Arithmetic::tile_columns(kernels);
     steps_ = divide_round_up(shape.k, kStep);
-    const size_t step_block = std::min(kLimits.depth_block, steps_);
+    // One row against constant weights (row_vector.h): a task is a range of whole panels over
+    // the whole depth.
+    row_vector_ = constant_b != nullptr && shape.m == 1;
+    depth_block_ = row_vector_ ? std::max<size_t>(steps_, 1) : kLimits.depth_block;
+    const size_t step_block = std::min(depth_block_, steps_);
     const size_t row_block = std::min(kLimits.row_block, round_up(shape.m, mr_));
-    const size_t column_block = std::min(kLimits.column_block, round_up(shape.n, nr_));
+    const size_t column_block = row_vector_
+                                    ? round_up(shape.n, nr_)
+                                    : std::min(kLimits.column_block, round_up(shape.n, nr_));
     task_bytes_ = align_bytes(row_block * step_block * kStep * sizeof(Packed));
     if constexpr (kIsInt8<Arithmetic>) {
       accumulators_offset_ = task_bytes_;
@@ -145,8 +166,8 @@ class Product {
     } else {
       task_bytes_ += align_bytes(step_block * kStep * column_block * sizeof(Packed));
     }
-    std::snprintf(algorithm_, sizeof(algorithm_), "%s%s gemm %zux%zu", kernels.name,
-                  kIsInt8<Arithmetic> ? " int8" : "", mr_, nr_);
+    std::snprintf(algorithm_, sizeof(algorithm_), "%s%s gemm %zux%zu%s", kernels.name,
+                  kIsInt8<Arithmetic> ? " int8" : "", mr_, nr_, row_vector_ ? " row" : "");
   }
 
   size_t scratch_bytes() const { return task_bytes_; }
@@ -154,6 +175,15 @@ class Product {
 
   void run(const Element* a, const Element* b, const Bias* c, Element* y, ThreadPool& pool) const {
     const size_t products = batch_.a_offsets.size();
+    if (row_vector_) {
+      const size_t parts = row_vector_parts(shape_.n, nr_, pool.thread_count());
+      pool.parallel_for(products * parts, [&](size_t task, size_t thread) {
+        const RowVectorPart part = row_vector_part(shape_.n, nr_, parts, task % parts);
+        run_block(a, b, c, y, task / parts, 0, 1, part.first_column, part.columns,
+                  pool.scratch(thread, task_bytes_));
+      });
+      return;
+    }
     const OutputBlocks blocks =
         choose_output_blocks(shape_.m, shape_.n, products, pool.thread_count(), mr_, nr_, kLimits);
     pool.parallel_for(block_task_count(products, blocks), [&](size_t task, size_t thread) {
@@ -222,10 +252,14 @@ class Product {
       tile.c_stride = s.n;
     }
 
-    for (size_t step_begin = 0; step_begin < steps_; step_begin += kLimits.depth_block) {
-      const size_t steps = std::min(kLimits.depth_block, steps_ - step_begin);
-      pack_a<Arithmetic>(s, matrix_a, a_zero_point(), first_row, grid.rows, step_begin, steps, mr_,
-                         packed_a);
+    for (size_t step_begin = 0; step_begin < steps_; step_begin += depth_block_) {
+      const size_t steps = std::min(depth_block_, steps_ - step_begin);
+      if (row_vector_) {
+        pack_a_row<Arithmetic>(s, matrix_a, a_zero_point(), steps, mr_, packed_a);
+      } else {
+        pack_a<Arithmetic>(s, matrix_a, a_zero_point(), first_row, grid.rows, step_begin, steps,
+                           mr_, packed_a);
+      }
       if (packed_b_.empty()) {
         pack_b<Arithmetic>(s, b + b_matrix * s.k * s.n, b_zero_points(), step_begin, steps,
                            first_column, grid.columns, nr_, packed_b_block);
@@ -300,6 +334,8 @@ class Product {
   FloatActivation activation_{};
   bool has_activation_ = false;
   bool small_multipliers_ = false;
+  bool row_vector_ = false;
+  size_t depth_block_ = 0;  // depth steps per chunk
   size_t mr_ = 0;
   size_t nr_ = 0;
   size_t steps_ = 0;
