@@ -41,6 +41,22 @@ struct ConvCase {
   int64_t groups = 1;
 };
 
+// "trial 7: N1 C9 M18 20x33 k3x3 s2x1 d1 pads 1 1 1 0", for the randomized tests' messages.
+std::string describe_random_case(int trial, const ConvCase& c) {
+  char text[200];
+  std::snprintf(text, sizeof(text),
+                "trial %d: N%lld C%lld M%lld %lldx%lld k%lldx%lld s%lldx%lld d%lld pads %lld %lld "
+                "%lld %lld",
+                trial, static_cast<long long>(c.batch), static_cast<long long>(c.channels),
+                static_cast<long long>(c.output_channels), static_cast<long long>(c.height),
+                static_cast<long long>(c.width), static_cast<long long>(c.kernel_height),
+                static_cast<long long>(c.kernel_width), static_cast<long long>(c.stride_height),
+                static_cast<long long>(c.stride_width), static_cast<long long>(c.dilation_height),
+                static_cast<long long>(c.pad_top), static_cast<long long>(c.pad_left),
+                static_cast<long long>(c.pad_bottom), static_cast<long long>(c.pad_right));
+  return text;
+}
+
 // name, N, C, H, W, M, kh, kw, sh, sw, dh, dw, pads (top, left, bottom, right), groups
 const ConvCase kCases[] = {
     {"pointwise 15 pixels", 1, 7, 3, 5, 5, 1, 1},
@@ -442,17 +458,7 @@ void test_depthwise_random_shapes(void**) {
     c.width = std::max<int64_t>(shapes.integer(1, trial % 10 == 9 ? 150 : 60),
                                 reach_w - c.pad_left - c.pad_right);
     const reference::Conv2DShape shape = shape_of(c);
-    char name[160];
-    std::snprintf(name, sizeof(name),
-                  "trial %d: N%lld C%lld M%lld %lldx%lld k%lldx%lld s%lld d%lld pads %lld %lld "
-                  "%lld %lld",
-                  trial, static_cast<long long>(c.batch), static_cast<long long>(c.channels),
-                  static_cast<long long>(c.output_channels), static_cast<long long>(c.height),
-                  static_cast<long long>(c.width), static_cast<long long>(c.kernel_height),
-                  static_cast<long long>(c.kernel_width), static_cast<long long>(c.stride_height),
-                  static_cast<long long>(c.dilation_height), static_cast<long long>(c.pad_top),
-                  static_cast<long long>(c.pad_left), static_cast<long long>(c.pad_bottom),
-                  static_cast<long long>(c.pad_right));
+    const std::string name = describe_random_case(trial, c);
     Random random(static_cast<uint32_t>(5000 + trial));
 
     // float32
@@ -472,8 +478,8 @@ void test_depthwise_random_shapes(void**) {
                     *pool);
         const std::string mismatch = compare_floats(output, expected, tolerance);
         if (!mismatch.empty()) {
-          fail_msg("%s (%s, %zu threads): %s", name, kernel->algorithm(), pool->thread_count(),
-                   mismatch.c_str());
+          fail_msg("%s (%s, %zu threads): %s", name.c_str(), kernel->algorithm(),
+                   pool->thread_count(), mismatch.c_str());
         }
       }
     }
@@ -513,8 +519,8 @@ void test_depthwise_random_shapes(void**) {
                     output.data(), *pool);
         const std::string mismatch = compare_exact(output, expected_codes);
         if (!mismatch.empty()) {
-          fail_msg("%s int8 (%s, %zu threads): %s", name, kernel->algorithm(), pool->thread_count(),
-                   mismatch.c_str());
+          fail_msg("%s int8 (%s, %zu threads): %s", name.c_str(), kernel->algorithm(),
+                   pool->thread_count(), mismatch.c_str());
         }
       }
       if (std::string(kernel->algorithm()).find("dot rows") != std::string::npos) ++dot_rows_cases;
@@ -636,17 +642,7 @@ void test_direct_random_shapes(void**) {
         shape.window.output_height < 1) {
       continue;  // an input that overhangs the last window by more than a stride
     }
-    char name[200];
-    std::snprintf(name, sizeof(name),
-                  "trial %d: N%lld C%lld M%lld %lldx%lld k%lldx%lld s%lldx%lld d%lld pads %lld "
-                  "%lld %lld %lld",
-                  trial, static_cast<long long>(c.batch), static_cast<long long>(c.channels),
-                  static_cast<long long>(c.output_channels), static_cast<long long>(c.height),
-                  static_cast<long long>(c.width), static_cast<long long>(c.kernel_height),
-                  static_cast<long long>(c.kernel_width), static_cast<long long>(c.stride_height),
-                  static_cast<long long>(c.stride_width), static_cast<long long>(c.dilation_height),
-                  static_cast<long long>(c.pad_top), static_cast<long long>(c.pad_left),
-                  static_cast<long long>(c.pad_bottom), static_cast<long long>(c.pad_right));
+    const std::string name = describe_random_case(trial, c);
     Random random(static_cast<uint32_t>(7000 + trial));
     const std::vector<float> input = random.floats(input_size(shape));
     const std::vector<float> weights = random.floats(weight_size(shape));
@@ -657,7 +653,7 @@ void test_direct_random_shapes(void**) {
         float_expectation(shape, activation, input, weights, with_bias ? bias.data() : nullptr);
     auto kernel = optimized::make_direct_conv2d("avx512", optimized::avx512_direct_float_tile,
                                                 shape, activation, weights.data());
-    if (!kernel) fail_msg("%s: the direct convolution refused it", name);
+    if (!kernel) fail_msg("%s: the direct convolution refused it", name.c_str());
     ++tested;
     for (ThreadPool* pool : {&pools.one, &pools.three}) {
       pool->reserve_scratch(kernel->scratch_bytes());
@@ -665,8 +661,8 @@ void test_direct_random_shapes(void**) {
       kernel->run(input.data(), nullptr, with_bias ? bias.data() : nullptr, output.data(), *pool);
       const std::string mismatch = compare_floats(output, expected, tolerance);
       if (!mismatch.empty()) {
-        fail_msg("%s (%s, activation %d, bias %d, %zu threads): %s", name, kernel->algorithm(),
-                 trial % 4, with_bias, pool->thread_count(), mismatch.c_str());
+        fail_msg("%s (%s, activation %d, bias %d, %zu threads): %s", name.c_str(),
+                 kernel->algorithm(), trial % 4, with_bias, pool->thread_count(), mismatch.c_str());
       }
     }
   }
@@ -786,17 +782,17 @@ void test_float_blocks_from_caches(void**) {
 
 int main() {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_float_convolution),
-      cmocka_unit_test(test_int8_convolution),
-      cmocka_unit_test(test_int8_convolution_extremes),
-      cmocka_unit_test(test_int8_zero_points_outside_int8),
-      cmocka_unit_test(test_depthwise_random_shapes),
-      cmocka_unit_test(test_depthwise_int8_large_planes),
+    cmocka_unit_test(test_float_convolution),
+    cmocka_unit_test(test_int8_convolution),
+    cmocka_unit_test(test_int8_convolution_extremes),
+    cmocka_unit_test(test_int8_zero_points_outside_int8),
+    cmocka_unit_test(test_depthwise_random_shapes),
+    cmocka_unit_test(test_depthwise_int8_large_planes),
 #if defined(__x86_64__)
-      cmocka_unit_test(test_direct_random_shapes),
+    cmocka_unit_test(test_direct_random_shapes),
 #endif
-      cmocka_unit_test(test_algorithm_choice),
-      cmocka_unit_test(test_float_blocks_from_caches),
+    cmocka_unit_test(test_algorithm_choice),
+    cmocka_unit_test(test_float_blocks_from_caches),
   };
   return cmocka_run_group_tests(tests, nullptr, nullptr);
 }
