@@ -224,6 +224,29 @@ FloatExpectation float_expectation(const reference::Conv2DShape& shape,
   return expectation;
 }
 
+// One randomized case's float32 operands drawn from `random`, the activation and bias choice of
+// its trial number, and the reference's output with its tolerance.
+struct RandomFloatCase {
+  std::vector<float> input, weights, bias;
+  reference::FusedActivation activation;
+  bool with_bias;
+  std::vector<float> expected;
+  double tolerance;
+};
+RandomFloatCase random_float_case(Random& random, const reference::Conv2DShape& shape, int trial) {
+  RandomFloatCase c;
+  c.input = random.floats(input_size(shape));
+  c.weights = random.floats(weight_size(shape));
+  c.bias = random.floats(static_cast<size_t>(shape.output_channels));
+  c.activation = activation_number(static_cast<size_t>(trial));
+  c.with_bias = trial % 4 != 3;
+  FloatExpectation expectation = float_expectation(shape, c.activation, c.input, c.weights,
+                                                   c.with_bias ? c.bias.data() : nullptr);
+  c.expected = std::move(expectation.output);
+  c.tolerance = expectation.tolerance;
+  return c;
+}
+
 struct Pools {
   ThreadPool one{1};
   ThreadPool two{2};
@@ -462,13 +485,8 @@ void test_depthwise_random_shapes(void**) {
     Random random(static_cast<uint32_t>(5000 + trial));
 
     // float32
-    const std::vector<float> input = random.floats(input_size(shape));
-    const std::vector<float> weights = random.floats(weight_size(shape));
-    const std::vector<float> bias = random.floats(static_cast<size_t>(shape.output_channels));
-    const reference::FusedActivation activation = activation_number(static_cast<size_t>(trial));
-    const bool with_bias = trial % 4 != 3;
-    const auto [expected, tolerance] =
-        float_expectation(shape, activation, input, weights, with_bias ? bias.data() : nullptr);
+    const RandomFloatCase data = random_float_case(random, shape, trial);
+    const auto& [input, weights, bias, activation, with_bias, expected, tolerance] = data;
     for (KernelVariant variant : float_gemm_variants()) {
       auto kernel = kernels::cpu::prepare_conv2d(shape, activation,
                                                  trial % 2 ? weights.data() : nullptr, variant);
@@ -644,13 +662,8 @@ void test_direct_random_shapes(void**) {
     }
     const std::string name = describe_random_case(trial, c);
     Random random(static_cast<uint32_t>(7000 + trial));
-    const std::vector<float> input = random.floats(input_size(shape));
-    const std::vector<float> weights = random.floats(weight_size(shape));
-    const std::vector<float> bias = random.floats(static_cast<size_t>(shape.output_channels));
-    const reference::FusedActivation activation = activation_number(static_cast<size_t>(trial));
-    const bool with_bias = trial % 4 != 3;
-    const auto [expected, tolerance] =
-        float_expectation(shape, activation, input, weights, with_bias ? bias.data() : nullptr);
+    const RandomFloatCase data = random_float_case(random, shape, trial);
+    const auto& [input, weights, bias, activation, with_bias, expected, tolerance] = data;
     auto kernel = optimized::make_direct_conv2d("avx512", optimized::avx512_direct_float_tile,
                                                 shape, activation, weights.data());
     if (!kernel) fail_msg("%s: the direct convolution refused it", name.c_str());
