@@ -33,34 +33,6 @@ void cpu_relax() {
 #endif
 }
 
-// On big.LITTLE CPUs, keeps the workers on the fast cores (core/cpu_topology.h); nothing when
-// all allowed CPUs are alike. The calling thread is the application's and is left alone. The
-// set is worked out here, by the thread that makes the pool: a worker may start only during a
-// later rknn_run, which must not allocate.
-class FastCoreAffinity {
- public:
-  FastCoreAffinity() {
-#if defined(__linux__)
-    CPU_ZERO(&set_);
-    const std::vector<int>& preferred = preferred_cpus();
-    if (preferred.empty() || preferred.size() == allowed_cpus().size()) return;
-    for (int cpu : preferred) CPU_SET(cpu, &set_);
-    active_ = true;
-#endif
-  }
-  void apply_to_current_thread() const {
-#if defined(__linux__)
-    if (active_) pthread_setaffinity_np(pthread_self(), sizeof(set_), &set_);  // best effort
-#endif
-  }
-
- private:
-#if defined(__linux__)
-  cpu_set_t set_;
-#endif
-  bool active_ = false;
-};
-
 uint32_t generation_of(uint64_t claim) {
   return static_cast<uint32_t>(claim >> 32);
 }
@@ -81,14 +53,84 @@ constexpr size_t kClaimsPerShare = 8;
 
 }  // namespace
 
+// Where the workers run. On big.LITTLE CPUs they are kept on the fast cores
+// (core/cpu_topology.h); the calling thread is the application's and is left alone.
+//
+// A worker must also not share a core with the calling thread: both spin while a job runs, so
+// on one core they take turns and two threads run slower than one. Linux puts them together
+// more often than one would think: a woken thread may be placed on its waker's CPU (in a VM,
+// whenever the other vCPU looks busy to the guest because the host preempted it), and the
+// load balancer then leaves it there for milliseconds because it is "cache hot". Measured on
+// this project's 2-vCPU development VM: the first 8-10 runs of a two-thread model had the
+// worker on the caller's CPU in about a third of the kernels and took 1.5x the one-thread
+// time. So a worker that finds itself on the caller's CPU when a job starts moves off it, by
+// narrowing its own affinity to the other allowed CPUs (one system call, only on a collision).
+//
+// The sets are worked out here, by the thread that makes the pool: a worker may start or move
+// only during a later rknn_run, which must not allocate.
+class ThreadPool::WorkerPlacement {
+ public:
+  WorkerPlacement() {
+#if defined(__linux__)
+    CPU_ZERO(&set_);
+    const std::vector<int>& preferred = preferred_cpus();
+    for (int cpu : preferred) CPU_SET(cpu, &set_);
+    cpu_count_ = preferred.size();
+    restricted_ = !preferred.empty() && preferred.size() != allowed_cpus().size();
+#endif
+  }
+
+  void apply_to_current_thread() const {
+#if defined(__linux__)
+    if (restricted_) pthread_setaffinity_np(pthread_self(), sizeof(set_), &set_);  // best effort
+#endif
+  }
+
+  // The CPU the calling thread runs on, or -1 where that cannot be known.
+  static int current_cpu() {
+#if defined(__linux__)
+    return sched_getcpu();
+#else
+    return -1;
+#endif
+  }
+
+  // Called by a worker when a job starts: if it runs on `caller_cpu`, it restricts itself to
+  // the other CPUs of its set (the system call migrates it at once). Best effort; a worker
+  // that cannot move just shares the core.
+  void keep_off(int caller_cpu) const {
+#if defined(__linux__)
+    if (caller_cpu < 0 || cpu_count_ < 2 || current_cpu() != caller_cpu) return;
+    if (caller_cpu >= CPU_SETSIZE || !CPU_ISSET(caller_cpu, &set_)) return;
+    cpu_set_t others = set_;
+    CPU_CLR(caller_cpu, &others);
+    // Narrowing the mask migrates the thread now; widening it again right after does not
+    // move it back, and leaves the scheduler free to place it later (a pinned worker would
+    // wait for its one CPU while another is free, and on a busy machine that costs more).
+    if (pthread_setaffinity_np(pthread_self(), sizeof(others), &others) == 0) {
+      pthread_setaffinity_np(pthread_self(), sizeof(set_), &set_);
+    }
+#else
+    (void)caller_cpu;
+#endif
+  }
+
+ private:
+#if defined(__linux__)
+  cpu_set_t set_;
+  size_t cpu_count_ = 0;
+#endif
+  bool restricted_ = false;
+};
+
 ThreadPool::ThreadPool(size_t thread_count)
     : thread_count_(thread_count < 1 ? 1 : thread_count), scratch_(thread_count_) {
   workers_.reserve(thread_count_ - 1);
-  const FastCoreAffinity affinity;
+  const WorkerPlacement placement;
   for (size_t thread = 1; thread < thread_count_; ++thread) {
-    workers_.emplace_back([this, thread, affinity] {
-      affinity.apply_to_current_thread();
-      worker_main(thread);
+    workers_.emplace_back([this, thread, placement] {
+      placement.apply_to_current_thread();
+      worker_main(thread, placement);
     });
   }
 }
@@ -165,6 +207,7 @@ void ThreadPool::run(size_t count, Invoke invoke, void* context) {
   job_invoke_.store(invoke);
   job_context_.store(context);
   job_count_.store(count);
+  job_caller_cpu_.store(WorkerPlacement::current_cpu());
   finished_.store(0);
   const uint32_t generation = previous + 1;
   {
@@ -213,7 +256,7 @@ void ThreadPool::work(uint32_t generation, size_t thread) {
   running_task = outer;
 }
 
-void ThreadPool::worker_main(size_t thread) {
+void ThreadPool::worker_main(size_t thread, const WorkerPlacement& placement) {
   uint32_t seen = 0;
   for (;;) {
     uint32_t generation = generation_of(claim_.load(std::memory_order_acquire));
@@ -234,6 +277,9 @@ void ThreadPool::worker_main(size_t thread) {
       generation = generation_of(claim_.load(std::memory_order_acquire));
     }
     seen = generation;
+    // May be a later job's CPU if this one has already finished: harmless, its work() runs
+    // nothing.
+    placement.keep_off(job_caller_cpu_.load());
     work(generation, thread);
   }
 }

@@ -84,13 +84,14 @@ class ThreadPool {
 
  private:
   using Invoke = void (*)(void* context, size_t index, size_t thread);
+  class WorkerPlacement;  // which CPUs the workers use (thread_pool.cc)
 
   void run(size_t count, Invoke invoke, void* context);
   // How many of a job's `remaining` unclaimed tasks one claim takes.
   size_t claim_chunk(size_t remaining) const;
   // Claims and runs tasks of job `generation` until none is left.
   void work(uint32_t generation, size_t thread);
-  void worker_main(size_t thread);
+  void worker_main(size_t thread, const WorkerPlacement& placement);
 
   const size_t thread_count_;
   std::vector<std::thread> workers_;
@@ -107,6 +108,7 @@ class ThreadPool {
   alignas(64) std::atomic<size_t> job_count_{0};
   std::atomic<Invoke> job_invoke_{nullptr};
   std::atomic<void*> job_context_{nullptr};
+  std::atomic<int> job_caller_cpu_{-1};  // where run() was called, or -1 (WorkerPlacement)
 
   std::mutex submit_mutex_;  // one job at a time
   std::mutex sleep_mutex_;
