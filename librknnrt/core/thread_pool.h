@@ -113,7 +113,10 @@ class ThreadPool {
   alignas(64) std::atomic<size_t> job_first_{0};
   std::atomic<Invoke> job_invoke_{nullptr};
   std::atomic<void*> job_context_{nullptr};
-  std::atomic<int> job_caller_cpu_{-1};  // where run() was called, or -1 (WorkerPlacement)
+  // Where run() was called, or -1 (WorkerPlacement).
+  std::atomic<int> job_caller_cpu_{-1};
+  // From a job's start until its last task has finished (worker_main's spin).
+  std::atomic<bool> job_running_{false};
 
   std::mutex submit_mutex_;  // one job at a time
   std::mutex sleep_mutex_;
