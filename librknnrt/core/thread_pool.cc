@@ -33,40 +33,27 @@ void cpu_relax() {
 #endif
 }
 
-// On big.LITTLE CPUs, keeps the workers on the fast cores (core/cpu_topology.h); nothing when
-// all allowed CPUs are alike. The calling thread is the application's and is left alone. The
-// set is worked out here, by the thread that makes the pool: a worker may start only during a
-// later rknn_run, which must not allocate.
-class FastCoreAffinity {
- public:
-  FastCoreAffinity() {
-#if defined(__linux__)
-    CPU_ZERO(&set_);
-    const std::vector<int>& preferred = preferred_cpus();
-    if (preferred.empty() || preferred.size() == allowed_cpus().size()) return;
-    for (int cpu : preferred) CPU_SET(cpu, &set_);
-    active_ = true;
-#endif
-  }
-  void apply_to_current_thread() const {
-#if defined(__linux__)
-    if (active_) pthread_setaffinity_np(pthread_self(), sizeof(set_), &set_);  // best effort
-#endif
-  }
+// The claim word (ThreadPool::claim_): a job's generation, and the front and back of its
+// unclaimed tasks [front, back).
+constexpr unsigned kIndexBits = 20;
+constexpr uint64_t kIndexMask = (uint64_t{1} << kIndexBits) - 1;
+constexpr uint32_t kGenerationMask = (uint32_t{1} << (64 - 2 * kIndexBits)) - 1;
+// More tasks than a claim word holds run as consecutive jobs.
+constexpr size_t kMaxJobTasks = kIndexMask;
 
- private:
-#if defined(__linux__)
-  cpu_set_t set_;
-#endif
-  bool active_ = false;
-};
-
-uint32_t generation_of(uint64_t claim) {
-  return static_cast<uint32_t>(claim >> 32);
+uint64_t claim_word(uint32_t generation, size_t front, size_t back) {
+  return static_cast<uint64_t>(generation) << (2 * kIndexBits) |
+         static_cast<uint64_t>(front) << kIndexBits | back;
 }
-
-// The index of a closed job's claim word: above any task count.
-constexpr uint64_t kClosed = 0xffffffffu;
+uint32_t generation_of(uint64_t claim) {
+  return static_cast<uint32_t>(claim >> (2 * kIndexBits));
+}
+size_t front_of(uint64_t claim) {
+  return static_cast<size_t>(claim >> kIndexBits & kIndexMask);
+}
+size_t back_of(uint64_t claim) {
+  return static_cast<size_t>(claim & kIndexMask);
+}
 
 // How long an idle worker polls for the next job before it sleeps: a model runs its
 // parallel kernels back to back with short serial ops in between, and a futex wake-up costs
@@ -81,14 +68,84 @@ constexpr size_t kClaimsPerShare = 8;
 
 }  // namespace
 
+// Where the workers run. On big.LITTLE CPUs they are kept on the fast cores
+// (core/cpu_topology.h); the calling thread is the application's and is left alone.
+//
+// A worker must also not share a core with the calling thread: both spin while a job runs, so
+// on one core they take turns and two threads run slower than one. Linux puts them together
+// more often than one would think: a woken thread may be placed on its waker's CPU (in a VM,
+// whenever the other vCPU looks busy to the guest because the host preempted it), and the
+// load balancer then leaves it there for milliseconds because it is "cache hot". Measured on
+// this project's 2-vCPU development VM: the first 8-10 runs of a two-thread model had the
+// worker on the caller's CPU in about a third of the kernels and took 1.5x the one-thread
+// time. So a worker that finds itself on the caller's CPU when a job starts moves off it, by
+// narrowing its own affinity to the other allowed CPUs (one system call, only on a collision).
+//
+// The sets are worked out here, by the thread that makes the pool: a worker may start or move
+// only during a later rknn_run, which must not allocate.
+class ThreadPool::WorkerPlacement {
+ public:
+  WorkerPlacement() {
+#if defined(__linux__)
+    CPU_ZERO(&set_);
+    const std::vector<int>& preferred = preferred_cpus();
+    for (int cpu : preferred) CPU_SET(cpu, &set_);
+    cpu_count_ = preferred.size();
+    restricted_ = !preferred.empty() && preferred.size() != allowed_cpus().size();
+#endif
+  }
+
+  void apply_to_current_thread() const {
+#if defined(__linux__)
+    if (restricted_) pthread_setaffinity_np(pthread_self(), sizeof(set_), &set_);  // best effort
+#endif
+  }
+
+  // The CPU the calling thread runs on, or -1 where that cannot be known.
+  static int current_cpu() {
+#if defined(__linux__)
+    return sched_getcpu();
+#else
+    return -1;
+#endif
+  }
+
+  // Called by a worker when a job starts: if it runs on `caller_cpu`, it restricts itself to
+  // the other CPUs of its set (the system call migrates it at once). Best effort; a worker
+  // that cannot move just shares the core.
+  void keep_off(int caller_cpu) const {
+#if defined(__linux__)
+    if (caller_cpu < 0 || cpu_count_ < 2 || current_cpu() != caller_cpu) return;
+    if (caller_cpu >= CPU_SETSIZE || !CPU_ISSET(caller_cpu, &set_)) return;
+    cpu_set_t others = set_;
+    CPU_CLR(caller_cpu, &others);
+    // Narrowing the mask migrates the thread now; widening it again right after does not
+    // move it back, and leaves the scheduler free to place it later (a pinned worker would
+    // wait for its one CPU while another is free, and on a busy machine that costs more).
+    if (pthread_setaffinity_np(pthread_self(), sizeof(others), &others) == 0) {
+      pthread_setaffinity_np(pthread_self(), sizeof(set_), &set_);
+    }
+#else
+    (void)caller_cpu;
+#endif
+  }
+
+ private:
+#if defined(__linux__)
+  cpu_set_t set_;
+  size_t cpu_count_ = 0;
+#endif
+  bool restricted_ = false;
+};
+
 ThreadPool::ThreadPool(size_t thread_count)
     : thread_count_(thread_count < 1 ? 1 : thread_count), scratch_(thread_count_) {
   workers_.reserve(thread_count_ - 1);
-  const FastCoreAffinity affinity;
+  const WorkerPlacement placement;
   for (size_t thread = 1; thread < thread_count_; ++thread) {
-    workers_.emplace_back([this, thread, affinity] {
-      affinity.apply_to_current_thread();
-      worker_main(thread);
+    workers_.emplace_back([this, thread, placement] {
+      placement.apply_to_current_thread();
+      worker_main(thread, placement);
     });
   }
 }
@@ -148,7 +205,6 @@ ThreadPool::Scope::~Scope() {
 }
 
 void ThreadPool::run(size_t count, Invoke invoke, void* context) {
-  assert(count < kClosed);
   if (running_task.pool == this || thread_count_ == 1 || count == 1) {
     // Nested in one of our tasks (its workers are busy), or nothing to share: run inline on
     // the calling thread's own index.
@@ -157,19 +213,27 @@ void ThreadPool::run(size_t count, Invoke invoke, void* context) {
     return;
   }
   std::lock_guard<std::mutex> submit(submit_mutex_);
+  for (size_t first = 0; first < count; first += kMaxJobTasks) {
+    run_job(first, std::min(kMaxJobTasks, count - first), invoke, context);
+  }
+}
+
+void ThreadPool::run_job(size_t first, size_t count, Invoke invoke, void* context) {
   const uint32_t previous = generation_of(claim_.load());
-  // Close the previous job before rewriting the job fields: a worker still in it may have read
-  // its claim word and then the new count, and its exchange must fail. These accesses are
-  // sequentially consistent so that reading the new count implies seeing the closed word.
-  claim_.store(static_cast<uint64_t>(previous) << 32 | kClosed);
+  // Close the previous job before rewriting the job fields: a worker still in it may hold its
+  // claim word, and its exchange must fail. These accesses are sequentially consistent so that
+  // a worker that reads the new claim word also reads the new fields.
+  claim_.store(claim_word(previous, 0, 0));
   job_invoke_.store(invoke);
   job_context_.store(context);
-  job_count_.store(count);
+  job_first_.store(first);
+  job_caller_cpu_.store(WorkerPlacement::current_cpu());
+  job_running_.store(true, std::memory_order_relaxed);
   finished_.store(0);
-  const uint32_t generation = previous + 1;
+  const uint32_t generation = (previous + 1) & kGenerationMask;
   {
     std::lock_guard<std::mutex> lock(sleep_mutex_);
-    claim_.store(static_cast<uint64_t>(generation) << 32);
+    claim_.store(claim_word(generation, 0, count));
   }
   wake_.notify_all();
   work(generation, 0);
@@ -181,6 +245,7 @@ void ThreadPool::run(size_t count, Invoke invoke, void* context) {
       std::this_thread::yield();
     }
   }
+  job_running_.store(false, std::memory_order_relaxed);
 }
 
 size_t ThreadPool::claim_chunk(size_t remaining) const {
@@ -193,36 +258,53 @@ size_t ThreadPool::claim_chunk(size_t remaining) const {
 void ThreadPool::work(uint32_t generation, size_t thread) {
   const RunningTask outer = running_task;
   running_task = RunningTask{this, thread};
+  // The calling thread claims from the front of the task list and the workers from the back,
+  // so on two threads each runs one end of it, the split point set by who finishes first.
+  // Consecutive kernels split their outputs the same way (rows, then columns), so a thread
+  // mostly reads what it wrote in the kernel before: where the two cores have separate caches
+  // (this project's development VM: 330 ns for a cache line's round trip between them), data
+  // the other core wrote costs a cross-core transfer per line.
+  const bool from_front = thread == 0;
   uint64_t claim = claim_.load();
   while (generation_of(claim) == generation) {
-    const size_t index = static_cast<uint32_t>(claim);
-    // Read after claim_: if the job changed since, the exchange below fails (run() closed the
-    // old claim word before it stored the new count).
-    const size_t count = job_count_.load();
-    if (index >= count) break;
-    const size_t chunk = claim_chunk(count - index);
-    if (!claim_.compare_exchange_weak(claim, claim + chunk)) continue;  // `claim` is reloaded
-    // Tasks [index, index + chunk) of this job are ours, so the job (and its fields) outlives
-    // this call.
+    const size_t front = front_of(claim);
+    const size_t back = back_of(claim);
+    if (front >= back) break;
+    const size_t chunk = claim_chunk(back - front);
+    const uint64_t claimed =
+        from_front ? claim + (static_cast<uint64_t>(chunk) << kIndexBits) : claim - chunk;
+    if (!claim_.compare_exchange_weak(claim, claimed)) continue;  // `claim` is reloaded
+    // These tasks of this job are ours, so the job (and its fields) outlives this call.
+    const size_t begin = job_first_.load() + (from_front ? front : back - chunk);
     const Invoke invoke = job_invoke_.load();
     void* const context = job_context_.load();
-    for (size_t task = index; task < index + chunk; ++task) invoke(context, task, thread);
+    for (size_t task = begin; task < begin + chunk; ++task) invoke(context, task, thread);
     finished_.fetch_add(chunk, std::memory_order_release);
     claim = claim_.load();
   }
   running_task = outer;
 }
 
-void ThreadPool::worker_main(size_t thread) {
+void ThreadPool::worker_main(size_t thread, const WorkerPlacement& placement) {
   uint32_t seen = 0;
   for (;;) {
     uint32_t generation = generation_of(claim_.load(std::memory_order_acquire));
     if (generation == seen) {
-      const auto spin_until = std::chrono::steady_clock::now() + kWorkerSpin;
+      auto spin_until = std::chrono::steady_clock::now() + kWorkerSpin;
       for (unsigned spins = 1; generation == seen; ++spins) {
         cpu_relax();
         generation = generation_of(claim_.load(std::memory_order_acquire));
-        if (spins % 64 == 0 && std::chrono::steady_clock::now() > spin_until) break;
+        if (spins % 64 != 0) continue;
+        const auto now = std::chrono::steady_clock::now();
+        // While the caller still runs tasks of the job this worker ran out of, the next job
+        // follows as soon as it finishes: the idle time counts from the job's end. (Waking
+        // a sleeping worker cost 35 us in the caller and 50 us before the worker's first
+        // task on the development VM, more than some kernels take.)
+        if (job_running_.load(std::memory_order_relaxed)) {
+          spin_until = now + kWorkerSpin;
+        } else if (now > spin_until) {
+          break;
+        }
       }
     }
     if (generation == seen) {
@@ -234,6 +316,9 @@ void ThreadPool::worker_main(size_t thread) {
       generation = generation_of(claim_.load(std::memory_order_acquire));
     }
     seen = generation;
+    // May be a later job's CPU if this one has already finished: harmless, its work() runs
+    // nothing.
+    placement.keep_off(job_caller_cpu_.load());
     work(generation, thread);
   }
 }

@@ -39,10 +39,12 @@ class ThreadPool {
 
   // Runs task(index, thread) for every index in [0, count) and returns when all have finished.
   // `thread` < thread_count() identifies the executing thread (0 is the caller), so tasks can
-  // use scratch(thread). Indices are handed out dynamically, in increasing order, in chunks of
-  // consecutive indices that shrink as the job runs out (claim_chunk): one per claim while few
-  // are left, so a short task list (a convolution's blocks) is shared task by task, and a long
-  // one (a depthwise layer's channels) costs a few claims instead of one per index.
+  // use scratch(thread). Indices are handed out dynamically in chunks of consecutive indices
+  // that shrink as the job runs out (claim_chunk): one per claim while few are left, so a short
+  // task list (a convolution's blocks) is shared task by task, and a long one (a depthwise
+  // layer's channels) costs a few claims instead of one per index. The calling thread claims
+  // from the front of [0, count), the workers from the back (each chunk runs in increasing
+  // order), so on two threads each keeps to one end of every kernel's output.
   template <typename Task>
   void parallel_for(size_t count, Task&& task) {
     if (count == 0) return;
@@ -84,29 +86,37 @@ class ThreadPool {
 
  private:
   using Invoke = void (*)(void* context, size_t index, size_t thread);
+  class WorkerPlacement;  // which CPUs the workers use (thread_pool.cc)
 
   void run(size_t count, Invoke invoke, void* context);
+  // One job of at most kMaxJobTasks tasks, indices first + [0, count).
+  void run_job(size_t first, size_t count, Invoke invoke, void* context);
   // How many of a job's `remaining` unclaimed tasks one claim takes.
   size_t claim_chunk(size_t remaining) const;
   // Claims and runs tasks of job `generation` until none is left.
   void work(uint32_t generation, size_t thread);
-  void worker_main(size_t thread);
+  void worker_main(size_t thread, const WorkerPlacement& placement);
 
   const size_t thread_count_;
   std::vector<std::thread> workers_;
   std::vector<AlignedBuffer> scratch_;
 
-  // The current job. `claim_` packs (generation << 32 | next index); a thread may run tasks
-  // [i, i + n) of generation g only after moving claim_ from (g, i) to (g, i + n), so a worker
-  // that wakes late can never run a task of a finished job. Between jobs the word is (g, closed).
+  // The current job. `claim_` packs (generation, front, back): the tasks not yet claimed are
+  // [front, back). A thread may run tasks of generation g only after moving claim_'s front up
+  // or its back down past them, so a worker that wakes late can never run a task of a finished
+  // job. Between jobs the word is (g, 0, 0).
   // The claim word, the finished count and the job fields each have a cache line: every claim
   // and every finished chunk writes its line, and the other thread's next claim must not
   // have to fetch the line it just wrote for a different reason (false sharing).
   alignas(64) std::atomic<uint64_t> claim_{0};
   alignas(64) std::atomic<size_t> finished_{0};
-  alignas(64) std::atomic<size_t> job_count_{0};
+  alignas(64) std::atomic<size_t> job_first_{0};
   std::atomic<Invoke> job_invoke_{nullptr};
   std::atomic<void*> job_context_{nullptr};
+  // Where run() was called, or -1 (WorkerPlacement).
+  std::atomic<int> job_caller_cpu_{-1};
+  // From a job's start until its last task has finished (worker_main's spin).
+  std::atomic<bool> job_running_{false};
 
   std::mutex submit_mutex_;  // one job at a time
   std::mutex sleep_mutex_;

@@ -194,7 +194,7 @@ void test_global_average_pool_matches_reference(void** /*state*/) {
   Random random(7);
   ThreadPool one(1), three(3);
   for (int64_t plane_size : {1, 7, 8, 9, 15, 16, 17, 49, 1031}) {
-    for (int64_t planes : {1, 3, 64}) {
+    for (int64_t planes : {1, 3, 13, 64, 130}) {
       const std::vector<float> input = random.floats(static_cast<size_t>(planes * plane_size));
       std::vector<float> expected(static_cast<size_t>(planes));
       reference::global_average_pool(planes, plane_size, input.data(), expected.data());

@@ -52,26 +52,25 @@ void test_every_task_runs_once(void**) {
   }
 }
 
-// Tasks are claimed in chunks that shrink as a job runs out: each thread still sees its
-// indices in increasing order, every index runs once, and long jobs (a depthwise layer's
-// channels) are shared by more than one claim.
+// Tasks are claimed in chunks that shrink as a job runs out, the calling thread's from the
+// front and the workers' from the back: the caller runs a prefix of the indices in increasing
+// order, every index runs once, and long jobs (a depthwise layer's channels) are shared by
+// more than one claim. A job longer than a claim word holds (2^20 - 1 tasks) runs as several.
 void test_chunked_claims(void**) {
   for (size_t threads : {2u, 3u, 4u}) {
     ThreadPool pool(threads);
-    for (size_t count : {2u, 7u, 8u, 9u, 17u, 960u, 100003u}) {
+    for (size_t count : {2u, 7u, 8u, 9u, 17u, 960u, 100003u, 2100000u}) {
       std::vector<std::atomic<int>> runs(count);
-      std::vector<size_t> last(threads, 0);
       std::vector<size_t> ran(threads, 0);
-      std::atomic<bool> out_of_order{false};
+      std::atomic<bool> caller_out_of_order{false};
       pool.parallel_for(count, [&](size_t index, size_t thread) {
         runs[index].fetch_add(1);
         // Each thread writes only its own entries.
-        if (ran[thread] > 0 && index <= last[thread]) out_of_order = true;
-        last[thread] = index;
+        if (thread == 0 && index != ran[0]) caller_out_of_order = true;
         ++ran[thread];
       });
       for (size_t i = 0; i < count; ++i) assert_int_equal(runs[i].load(), 1);
-      assert_false(out_of_order.load());
+      if (count <= 100003u) assert_false(caller_out_of_order.load());
       size_t total = 0;
       for (size_t n : ran) total += n;
       assert_int_equal(total, count);

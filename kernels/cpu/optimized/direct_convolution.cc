@@ -116,8 +116,14 @@ class DirectConvolution final : public Conv2DFloat {
     const size_t row_bytes = channels_ * taps_.size() * sizeof(float);
     pass_rows_ =
         std::max(kTileRows, cpu_cache_sizes().level2 / 2 / row_bytes / kTileRows * kTileRows);
-    // A task gathers nothing: splitting rows costs only re-reading the input lines.
+    // A task gathers nothing: splitting rows costs only re-reading the input lines. Splitting
+    // columns costs more than it looks: every column block streams all of its rows' weights,
+    // from L3 once they outgrow L2. With the default row cost, resnet's 512 x 49-pixel layers
+    // were cut into a 32- and a 17-pixel block at two threads, each streaming 9.4 MB of
+    // weights and one doing twice the other's work; halving the rows instead took 30% off
+    // those layers' two-thread time (session 7).
     limits_.column_cost = 1;
+    limits_.row_cost = 16;
 
     task_bytes_ = align_bytes(2 * taps_.size() * sizeof(const float*)) +
                   align_bytes((taps_.size() + kernel_height_ + kernel_width_) * sizeof(uint32_t));
