@@ -49,13 +49,14 @@ constexpr size_t kLargestChannelsInLanesOutput = 64;
 // vectors of channels) fills more lanes than one with the pixels in them: a 7x7 output is a 32-
 // and a 17-pixel tile, 64 lanes for 49 pixels (77%), while 512 channels fill all of theirs and
 // 49 pixels are 6 tiles of 8 rows and one of 1 (tiles with fewer rows compute only their rows).
-// And only deep windows: the sums go through memory and are read back a channel at a time,
-// which costs about what the idle lanes did on ResNet50's 1x1 layers at 7x7 (depth 512 and
-// 2048: 0.88-1.07 of the time with pixels in lanes), while its 3x3 512 -> 512 layers (depth
-// 4608, 68% of the VNNI peak with pixels in lanes) took 0.83-0.91.
+// And only deep windows: the sums go through memory and are read back a channel at a time, a
+// cost per output that the idle lanes' share of a short depth does not repay. ResNet50 at 7x7,
+// one thread, minima of 8 alternating runs: 1x1 512 -> 2048 (depth 512) 1.04-1.12 of the time
+// with pixels in lanes, 1x1 stride 2 1024 -> 2048 (depth 1024) 0.85, 1x1 2048 -> 512 0.91-0.98,
+// 3x3 512 -> 512 (depth 4608, 68% of the VNNI peak with pixels in lanes) 0.83-0.91.
 bool channels_in_lanes_wins(size_t pixels, size_t channels, size_t depth) {
   constexpr size_t kLanes = 16;
-  constexpr size_t kSmallestDepth = 2304;  // 256 channels x 3x3
+  constexpr size_t kSmallestDepth = 1024;
   if (pixels > kLargestChannelsInLanesOutput || depth < kSmallestDepth) return false;
   const size_t pixel_lanes = (pixels + kLanes - 1) / kLanes * kLanes;
   const size_t channel_lanes = (channels + kLanes - 1) / kLanes * kLanes;
