@@ -438,15 +438,17 @@ ORKNN_TARGET_AVX512_VNNI void vnni_direct_rows(const Int8DirectTile& tile,
   const __mmask16 mask_high = lane_mask(tile.columns > 16 ? tile.columns - 16 : 0);
   if (requantization) {
     const RequantizationVectors vectors = requantization_vectors(*requantization);
-#define ORKNN_REQUANTIZE(r)                                                          \
-  if constexpr (kRows > r) {                                                         \
-    int8_t* out = requantization->output + r * requantization->output_stride;        \
-    const int32_t constant = requantization->constants[r];                           \
-    const float multiplier = requantization->multipliers[r];                         \
-    requantize_store(low##r, constant, multiplier, vectors, mask_low, out);          \
-    if constexpr (kVectors > 1) {                                                    \
-      requantize_store(high##r, constant, multiplier, vectors, mask_high, out + 16); \
-    }                                                                                \
+    const WordRequantization words = word_requantization(*requantization);
+#define ORKNN_REQUANTIZE(r)                                                                 \
+  if constexpr (kRows > r) {                                                                \
+    int8_t* out = requantization->output + r * requantization->output_stride;               \
+    const int32_t constant = requantization->constants[r];                                  \
+    const float multiplier = requantization->multipliers[r];                                \
+    if constexpr (kVectors > 1) {                                                           \
+      requantize_store_32(low##r, high##r, constant, multiplier, words, tile.columns, out); \
+    } else {                                                                                \
+      requantize_store(low##r, constant, multiplier, vectors, mask_low, out);               \
+    }                                                                                       \
   }
     ORKNN_FOR_EACH_ROW(ORKNN_REQUANTIZE)
 #undef ORKNN_REQUANTIZE
