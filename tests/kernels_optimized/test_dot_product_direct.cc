@@ -230,15 +230,21 @@ void test_random_windows(void**) {
 }
 
 // Layers like ResNet's at a quarter of their size (one and two threads, both tables): 3x3
-// stride 1 and 2, 1x1 stride 1 and 2, the 7x7 stride 2 stem on three channels.
+// stride 1 and 2, 1x1 stride 1 and 2, the 7x7 stride 2 stem on three channels; and deep layers
+// on small outputs, which put the channels in lanes (from the 3x3 128 -> 40 at 7x7 on: 7x7, 5x5
+// and 6x6 outputs, stride 1 and 2, 3x3 and 1x1, input channels not a multiple of 4, output
+// channels around the panels of 32 and 8).
 void test_layer_shapes(void**) {
   Random random(7);
   ThreadPool pool(2);
   struct Layer {
     int64_t channels, output_channels, size, kernel, stride, pad;
   };
-  const Layer layers[] = {{64, 64, 28, 3, 1, 1}, {32, 48, 28, 3, 2, 1}, {64, 72, 14, 1, 1, 0},
-                          {40, 24, 14, 1, 2, 0}, {3, 16, 56, 7, 2, 3},  {128, 40, 7, 3, 1, 1}};
+  const Layer layers[] = {{64, 64, 28, 3, 1, 1},  {32, 48, 28, 3, 2, 1}, {64, 72, 14, 1, 1, 0},
+                          {40, 24, 14, 1, 2, 0},  {3, 16, 56, 7, 2, 3},  {128, 40, 7, 3, 1, 1},
+                          {288, 40, 7, 3, 1, 1},  {256, 70, 5, 3, 1, 1}, {260, 31, 6, 3, 1, 1},
+                          {256, 47, 14, 3, 2, 1}, {300, 65, 7, 3, 1, 1}, {1024, 40, 7, 1, 1, 0}};
+  int channels_in_lanes = 0;
   for (const Layer& layer : layers) {
     reference::Window2D w;
     w.input_height = w.input_width = layer.size;
@@ -255,12 +261,17 @@ void test_layer_shapes(void**) {
       auto kernel =
           optimized::make_direct_dot_product_conv2d_int8(*table, p.shape, p.q, p.weights.data());
       if (!kernel) fail_msg("%s: %s refused it", what, table->name);
+      if (std::string(kernel->algorithm()).find("channels in lanes") != std::string::npos) {
+        ++channels_in_lanes;
+      }
       std::vector<int8_t> output(expected.size(), 0x55);
       kernel->run(p.input.data(), nullptr, p.bias.data(), output.data(), pool);
       const std::string mismatch = compare_exact(output, expected);
       if (!mismatch.empty()) fail_msg("%s (%s): %s", what, kernel->algorithm(), mismatch.c_str());
     }
   }
+  // The last seven layers, on every table.
+  assert_int_equal(channels_in_lanes, 7 * static_cast<int>(direct_tables().size()));
 }
 
 // Where make_dot_product_conv2d_int8 takes the direct convolution (the measured rule of

@@ -8,8 +8,15 @@
 // copies each input byte once per tap into its B panels (nine times for a 3x3) and packs again
 // per task; this copies it once. The zero-point algebra, the weights' values and the
 // requantization are the GEMM's (dot_product_convolution.cc), so the outputs are the same bits.
+//
+// Small outputs put the output channels in the vector lanes instead (channels_in_lanes_wins):
+// the pixels become the rows of A, packed once per image from the quad planes, and the weights
+// the columns of B, and the table's Gemm tile (activations in A) computes pixels x channels,
+// which the requantization reads back a channel at a time.
 #include <algorithm>
+#include <cstddef>
 #include <cstdio>
+#include <cstring>
 #include <vector>
 
 #include "optimized/blocking.h"
@@ -34,6 +41,28 @@ constexpr size_t kSumSpan = 256;
 constexpr BlockLimits kDirectLimits{1, kRowPass, 32 * 4096, kRowPass * 4096, 4, 4};
 // The quad planes of larger inputs are not made (they live in the calling thread's scratch).
 constexpr size_t kLargestPlanes = size_t{64} << 20;
+// Outputs of at most this many pixels may put the channels in lanes: their activations, packed
+// as A (pixels x depth), are made once per image and read by every channel panel.
+constexpr size_t kLargestChannelsInLanesOutput = 64;
+
+// Whether a tile with the output channels in its lanes (the Gemm tile: pixels as rows, 16-lane
+// vectors of channels) fills more lanes than one with the pixels in them: a 7x7 output is a 32-
+// and a 17-pixel tile, 64 lanes for 49 pixels (77%), while 512 channels fill all of theirs and
+// 49 pixels are 6 tiles of 8 rows and one of 1 (tiles with fewer rows compute only their rows).
+// And only deep windows: the sums go through memory and are read back a channel at a time, a
+// cost per output that the idle lanes' share of a short depth does not repay. ResNet50 at 7x7,
+// one thread, minima of 8 alternating runs: 1x1 512 -> 2048 (depth 512) 1.04-1.12 of the time
+// with pixels in lanes, 1x1 stride 2 1024 -> 2048 (depth 1024) 0.85, 1x1 2048 -> 512 0.91-0.98,
+// 3x3 512 -> 512 (depth 4608, 68% of the VNNI peak with pixels in lanes) 0.83-0.91.
+bool channels_in_lanes_wins(size_t pixels, size_t channels, size_t depth) {
+  constexpr size_t kLanes = 16;
+  constexpr size_t kSmallestDepth = 1024;
+  if (pixels > kLargestChannelsInLanesOutput || depth < kSmallestDepth) return false;
+  const size_t pixel_lanes = (pixels + kLanes - 1) / kLanes * kLanes;
+  const size_t channel_lanes = (channels + kLanes - 1) / kLanes * kLanes;
+  // channels / channel_lanes > pixels / pixel_lanes
+  return channels * pixel_lanes > pixels * channel_lanes;
+}
 
 int64_t floor_divide(int64_t value, int64_t divisor) {
   const int64_t quotient = value / divisor;
@@ -104,6 +133,14 @@ class DirectConvolution final : public Conv2DInt8 {
     columns_ = static_cast<size_t>(w.output_height * w.output_width);
     quad_stride_ = planes_.phases.size() * planes_.plane_bytes;
     planes_bytes_ = align_bytes(quads_ * quad_stride_);
+    channels_in_lanes_ = kernels.tile_activations_in_a != nullptr &&
+                         channels_in_lanes_wins(columns_, output_channels_, channels_ * taps_);
+    // Channels in lanes: the weights are B's panels of NR columns, the pixels A's of MR rows.
+    weight_panel_ = channels_in_lanes_ ? kernels.columns : mr_;
+    pixel_panels_ = divide_round_up(columns_, mr_);
+    shared_bytes_ =
+        planes_bytes_ +
+        (channels_in_lanes_ ? align_bytes(pixel_panels_ * depth_groups_ * mr_ * kQuad) : 0);
     for (size_t t = 0; t < taps_; ++t) {
       tap_offsets_.push_back(
           static_cast<int32_t>(planes_.tap_phase[t] * planes_.plane_bytes +
@@ -124,17 +161,27 @@ class DirectConvolution final : public Conv2DInt8 {
     constants_offset_ =
         column_valid_offset_ + align_bytes(static_cast<size_t>(w.kernel_width) * sizeof(uint32_t));
     sums_offset_ = constants_offset_ + align_bytes(output_channels_ * sizeof(int32_t));
-    task_bytes_ = sums_offset_ + align_bytes(mr_ * kSumSpan * sizeof(int32_t));
+    // Channels in lanes: a channel panel's sums (pixels x NR) and one channel's row of them.
+    const size_t sums = channels_in_lanes_
+                            ? pixel_panels_ * mr_ * kernels.columns + round_up(columns_, 16)
+                            : mr_ * kSumSpan;
+    task_bytes_ = sums_offset_ + align_bytes(sums * sizeof(int32_t));
     small_multipliers_ =
         small_multipliers(requantization.multipliers.data(), requantization.multipliers.size(),
                           requantization.output_zero_point);
     requantizes_in_tile_ = small_multipliers_ && !requantization.silu;
-    std::snprintf(algorithm_, sizeof(algorithm_), "%s int8 direct %zux%zu", kernels.name, mr_, nr_);
+    if (channels_in_lanes_) {
+      std::snprintf(algorithm_, sizeof(algorithm_), "%s int8 direct channels in lanes %zux%zu",
+                    kernels.name, mr_, kernels.columns);
+    } else {
+      std::snprintf(algorithm_, sizeof(algorithm_), "%s int8 direct %zux%zu", kernels.name, mr_,
+                    nr_);
+    }
   }
 
-  // The quad planes come first, in the calling thread's scratch (every thread reads them), then
-  // each thread's task scratch.
-  size_t scratch_bytes() const override { return planes_bytes_ + task_bytes_; }
+  // The quad planes (and with channels in lanes the packed activations) come first, in the
+  // calling thread's scratch (every thread reads them), then each thread's task scratch.
+  size_t scratch_bytes() const override { return shared_bytes_ + task_bytes_; }
   const char* algorithm() const override { return algorithm_; }
 
   void run(const int8_t* input, const int8_t*, const int32_t* bias, int8_t* output,
@@ -159,37 +206,43 @@ class DirectConvolution final : public Conv2DInt8 {
       pool.parallel_for(planes_count * bands, [&](size_t task, size_t) {
         copy_band(image_input_codes, task / bands, task % bands, bands, planes);
       });
+      if (channels_in_lanes_) {
+        run_channels_in_lanes(planes, bias, output + image * image_output, pool);
+        continue;
+      }
       pool.parallel_for(tasks, [&](size_t task, size_t thread) {
         const BlockTask position = block_task(task, blocks);
         if (position.first_row >= output_channels_ || position.first_column >= columns_) return;
         const size_t rows = std::min(blocks.row_block, output_channels_ - position.first_row);
         const size_t columns = std::min(blocks.column_block, columns_ - position.first_column);
         run_block(planes, bias, output + image * image_output, position.first_row, rows,
-                  position.first_column, columns, pool.scratch(thread, bytes) + planes_bytes_);
+                  position.first_column, columns, pool.scratch(thread, bytes) + shared_bytes_);
       });
     }
   }
 
  private:
-  // Weights [M][C][kh][kw] -> panels of MR rows of w - zw, depth groups (tap, quad) tap-major,
-  // channels past C zero; and per output channel the zero-point term -(zx + o) sum (w - zw),
-  // modulo 2^32 (the GEMM's: the padding channels add nothing).
+  // Weights [M][C][kh][kw] -> panels of weight_panel_ output channels (A's MR rows, or with
+  // channels in lanes B's NR columns: the same layout) of w - zw, depth groups (tap, quad)
+  // tap-major, channels past C zero; and per output channel the zero-point term
+  // -(zx + o) sum (w - zw), modulo 2^32 (the GEMM's: the padding channels add nothing).
   void pack_weights(const int8_t* weights) {
-    const size_t panel_bytes = depth_groups_ * mr_ * kQuad;
-    packed_weights_.assign(divide_round_up(output_channels_, mr_) * panel_bytes, 0);
+    const size_t panel = weight_panel_;
+    const size_t panel_bytes = depth_groups_ * panel * kQuad;
+    packed_weights_.assign(divide_round_up(output_channels_, panel) * panel_bytes, 0);
     zero_point_terms_.assign(output_channels_, 0);
     const int64_t packed_zero_point =
         int64_t{requantization_.input_zero_point} + kernels_.activation_offset;
     for (size_t m = 0; m < output_channels_; ++m) {
       const int32_t zero_point = requantization_.weight_zero_points[m];
-      int8_t* panel = packed_weights_.data() + (m / mr_) * panel_bytes;
+      int8_t* packed = packed_weights_.data() + (m / panel) * panel_bytes;
       int64_t sum = 0;
       for (size_t c = 0; c < channels_; ++c) {
         for (size_t t = 0; t < taps_; ++t) {
           const int32_t offset = weights[(m * channels_ + c) * taps_ + t] - zero_point;
           sum += offset;
           const size_t group = t * quads_ + c / kQuad;
-          panel[(group * mr_ + m % mr_) * kQuad + c % kQuad] = static_cast<int8_t>(offset);
+          packed[(group * panel + m % panel) * kQuad + c % kQuad] = static_cast<int8_t>(offset);
         }
       }
       zero_point_terms_[m] = static_cast<int32_t>(static_cast<uint32_t>(-packed_zero_point * sum));
@@ -340,6 +393,78 @@ class DirectConvolution final : public Conv2DInt8 {
     }
   }
 
+  // Channels in lanes, one image: the pixels packed as A's rows, then per panel of NR output
+  // channels the Gemm tile over every pixel panel and the requantization, channel by channel.
+  void run_channels_in_lanes(const int8_t* planes, const int32_t* bias, int8_t* output,
+                             ThreadPool& pool) const {
+    const size_t bytes = scratch_bytes();
+    int8_t* activations = reinterpret_cast<int8_t*>(pool.scratch(0, bytes)) + planes_bytes_;
+    pool.parallel_for(pixel_panels_, [&](size_t panel, size_t thread) {
+      pack_pixel_panel(planes, panel, pool.scratch(thread, bytes) + shared_bytes_, activations);
+    });
+    const size_t nr = kernels_.columns;
+    pool.parallel_for(divide_round_up(output_channels_, nr), [&](size_t panel, size_t thread) {
+      run_channel_panel(activations, bias, output, panel,
+                        pool.scratch(thread, bytes) + shared_bytes_);
+    });
+  }
+
+  // Pixels [panel x MR, + MR) as an A panel: group (tap, quad) holds each pixel's four bytes of
+  // the quad at the tap's window position, the padding code where that lies outside the input
+  // (the lanes the direct tile would mask).
+  void pack_pixel_panel(const int8_t* planes, size_t panel, uint8_t* scratch,
+                        int8_t* activations) const {
+    auto* lanes = reinterpret_cast<uint32_t*>(scratch + lanes_offset_);
+    auto* row_valid = reinterpret_cast<uint32_t*>(scratch + row_valid_offset_);
+    auto* column_valid = reinterpret_cast<uint32_t*>(scratch + column_valid_offset_);
+    const size_t first = panel * mr_;
+    const size_t count = std::min(mr_, columns_ - first);
+    tap_lanes(first, count, row_valid, column_valid, lanes);
+    int8_t* out = activations + panel * depth_groups_ * mr_ * kQuad;
+    for (size_t t = 0; t < taps_; ++t) {
+      const int8_t* source =
+          planes + static_cast<ptrdiff_t>(tap_offsets_[t]) + static_cast<ptrdiff_t>(first * kQuad);
+      for (size_t q = 0; q < quads_; ++q, source += quad_stride_, out += mr_ * kQuad) {
+        for (size_t r = 0; r < mr_; ++r) {
+          int32_t value = padding_;
+          if (r < count && (lanes[t] >> r & 1u) != 0) {
+            std::memcpy(&value, source + r * kQuad, kQuad);
+          }
+          std::memcpy(out + r * kQuad, &value, kQuad);
+        }
+      }
+    }
+  }
+
+  // Output channels [panel x NR, + NR): pixels x channels sums in scratch, then each channel's
+  // column of them as a row, requantized (finish_row: the GEMM's rows, any requantization).
+  void run_channel_panel(const int8_t* activations, const int32_t* bias, int8_t* output,
+                         size_t panel, uint8_t* scratch) const {
+    const size_t nr = kernels_.columns;
+    auto* sums = reinterpret_cast<int32_t*>(scratch + sums_offset_);
+    int32_t* row = sums + pixel_panels_ * mr_ * nr;
+    const size_t first_channel = panel * nr;
+    Int8DotTile tile{};
+    tile.columns = std::min(nr, output_channels_ - first_channel);
+    tile.depth_groups = depth_groups_;
+    tile.b = packed_weights_.data() + panel * depth_groups_ * nr * kQuad;
+    tile.c_stride = nr;
+    for (size_t p = 0; p < pixel_panels_; ++p) {
+      tile.rows = std::min(mr_, columns_ - p * mr_);
+      tile.a = activations + p * depth_groups_ * mr_ * kQuad;
+      tile.c = sums + p * mr_ * nr;
+      kernels_.tile_activations_in_a(tile);
+    }
+    for (size_t j = 0; j < tile.columns; ++j) {
+      const size_t channel = first_channel + j;
+      for (size_t pixel = 0; pixel < columns_; ++pixel) row[pixel] = sums[pixel * nr + j];
+      const int32_t constant = wrapping_add(bias ? bias[channel] : 0, zero_point_terms_[channel]);
+      finish_row(
+          kernels_, requantization_, channel, false, small_multipliers_, row, columns_,
+          [constant](size_t) { return constant; }, output + channel * columns_);
+    }
+  }
+
   const DotProductKernels& kernels_;
   const Conv2DShape shape_;
   const Int8Requantization requantization_;
@@ -354,6 +479,10 @@ class DirectConvolution final : public Conv2DInt8 {
   size_t columns_ = 0;
   size_t quad_stride_ = 0;
   size_t planes_bytes_ = 0;
+  size_t shared_bytes_ = 0;  // the planes, then with channels in lanes the packed pixels
+  bool channels_in_lanes_ = false;
+  size_t weight_panel_ = 0;  // output channels per packed weight panel
+  size_t pixel_panels_ = 0;  // output pixels / MR, rounded up
   size_t lanes_offset_ = 0;
   size_t row_valid_offset_ = 0;
   size_t column_valid_offset_ = 0;
