@@ -34,7 +34,6 @@
 #include "dispatch.h"
 #include "optimized/dot_product_kernels.h"
 #include "optimized/micro_kernels.h"
-#include "optimized/silu_code_table.h"
 #include "peak_rate.h"
 
 namespace {
@@ -166,27 +165,12 @@ void bench_silu_epilogue(const Options& options) {
   std::vector<int8_t> output(count);
   const optimized::RequantizeSiluRow row{accumulators.data(), count, 2.4e-4f, 0.0187f, -97,
                                          output.data()};
-  // The rows that read a layer's code table (silu_code_table.h) once more, with one.
-  const auto code_table = optimized::SiluCodeTable::build(row.output_scale, row.output_zero_point);
-  std::vector<const char*> names;
-  std::vector<optimized::RequantizeSiluRow> rows;
-  const size_t computing = tables.size();
-  for (size_t t = 0; t < computing; ++t) {
-    names.push_back(tables[t]->name);
-    rows.push_back(row);
-    if (tables[t]->silu_row_reads_codes && code_table) {
-      tables.push_back(tables[t]);
-      names.push_back("avx512, code table");
-      rows.push_back(row);
-      rows.back().codes = &code_table->codes();
-    }
-  }
   const int calls = 400;
   std::vector<std::vector<double>> nanoseconds(tables.size());
   for (int rep = 0; rep < options.reps; ++rep) {
     for (size_t t = 0; t < tables.size(); ++t) {
       const double start = thread_cpu_seconds();
-      for (int i = 0; i < calls; ++i) tables[t]->requantize_silu_row(rows[t]);
+      for (int i = 0; i < calls; ++i) tables[t]->requantize_silu_row(row);
       nanoseconds[t].push_back((thread_cpu_seconds() - start) * 1e9 / (double(calls) * count));
     }
   }
@@ -194,12 +178,12 @@ void bench_silu_epilogue(const Options& options) {
       "## int8 SiLU epilogue row (one thread, %zu outputs, interleaved, thread CPU time)\n\n",
       count);
   std::printf("| table | median ns per output | min-max | / %s |\n|---|---:|---:|---:|\n",
-              names[computing - 1]);
-  const double last = median(nanoseconds[computing - 1]);
+              tables.back()->name);
+  const double last = median(nanoseconds.back());
   for (size_t t = 0; t < tables.size(); ++t) {
     const auto [low, high] = std::minmax_element(nanoseconds[t].begin(), nanoseconds[t].end());
-    std::printf("| %s | %.3f | %.3f-%.3f | %.2f |\n", names[t], median(nanoseconds[t]), *low, *high,
-                median(nanoseconds[t]) / last);
+    std::printf("| %s | %.3f | %.3f-%.3f | %.2f |\n", tables[t]->name, median(nanoseconds[t]), *low,
+                *high, median(nanoseconds[t]) / last);
   }
   std::printf("\n");
 }

@@ -40,17 +40,15 @@ inline RequantizeRow requantize_row_of(const reference::Int8Requantization& q,
   row.output = output;
   return row;
 }
-// The requantization micro-kernel, or with a fused SiLU the SiLU epilogue's (with the layer's
-// code table when the driver has one: silu_code_table.h).
+// The requantization micro-kernel, or with a fused SiLU the SiLU epilogue's.
 inline void requantize_int8_row(const MicroKernels& kernels, const reference::Int8Requantization& q,
-                                size_t channel, const RequantizeRow& row,
-                                const SiluCodes* silu_codes = nullptr) {
+                                size_t channel, const RequantizeRow& row) {
   if (!q.silu) {
     kernels.requantize_row(row);
     return;
   }
   kernels.requantize_silu_row({row.accumulators, row.count, q.multipliers[channel], q.output_scale,
-                               q.output_zero_point, row.output, silu_codes});
+                               q.output_zero_point, row.output});
 }
 // Scratch regions start on cache lines.
 inline size_t align_bytes(size_t bytes) {

@@ -12,7 +12,6 @@
 #include "optimized/dot_product_epilogue.h"
 #include "optimized/dot_product_im2col.h"
 #include "optimized/dot_product_kernels.h"
-#include "optimized/silu_code_table.h"
 
 namespace orknn::kernels::cpu::optimized {
 namespace {
@@ -38,7 +37,6 @@ class DotProductConvolution final : public Conv2DInt8 {
       : kernels_(kernels),
         shape_(shape),
         requantization_(requantization),
-        silu_codes_(silu_code_table_for(kernels.base(), requantization)),
         geometry_(im2col_geometry(shape)) {
     mr_ = kernels.rows;
     nr_ = kernels.columns;
@@ -328,15 +326,13 @@ class DotProductConvolution final : public Conv2DInt8 {
       finish_row(
           kernels_, requantization_, channel, false, small_multipliers_,
           accumulators + r * c_stride, block.columns, [constant](size_t) { return constant; },
-          group_output + (block.first_row + r) * columns_ + block.first_column,
-          codes_of(silu_codes_));
+          group_output + (block.first_row + r) * columns_ + block.first_column);
     }
   }
 
   const DotProductKernels& kernels_;
   const Conv2DShape shape_;
   const Int8Requantization requantization_;
-  const std::optional<SiluCodeTable> silu_codes_;
   const Im2colGeometry geometry_;
   size_t mr_ = 0;
   size_t nr_ = 0;

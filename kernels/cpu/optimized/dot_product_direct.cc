@@ -15,7 +15,6 @@
 #include "optimized/blocking.h"
 #include "optimized/dot_product_epilogue.h"
 #include "optimized/dot_product_kernels.h"
-#include "optimized/silu_code_table.h"
 
 namespace orknn::kernels::cpu::optimized {
 namespace {
@@ -93,11 +92,7 @@ class DirectConvolution final : public Conv2DInt8 {
   DirectConvolution(const DotProductKernels& kernels, const Conv2DShape& shape,
                     const Int8Requantization& requantization, const int8_t* weights,
                     const QuadPlanes& planes)
-      : kernels_(kernels),
-        shape_(shape),
-        requantization_(requantization),
-        silu_codes_(silu_code_table_for(kernels.base(), requantization)),
-        planes_(planes) {
+      : kernels_(kernels), shape_(shape), requantization_(requantization), planes_(planes) {
     const reference::Window2D& w = shape.window;
     mr_ = kernels.rows;
     nr_ = kernels.direct_columns;
@@ -318,7 +313,7 @@ class DirectConvolution final : public Conv2DInt8 {
             finish_row(
                 kernels_, requantization_, row + r, false, small_multipliers_, sums + r * kSumSpan,
                 span_end - span, [constant](size_t) { return constant; },
-                output + (row + r) * columns_ + span, codes_of(silu_codes_));
+                output + (row + r) * columns_ + span);
           }
         }
       }
@@ -348,7 +343,6 @@ class DirectConvolution final : public Conv2DInt8 {
   const DotProductKernels& kernels_;
   const Conv2DShape shape_;
   const Int8Requantization requantization_;
-  const std::optional<SiluCodeTable> silu_codes_;
   const QuadPlanes planes_;
   size_t mr_ = 0;
   size_t nr_ = 0;

@@ -18,13 +18,11 @@ inline int32_t wrapping_add(int32_t a, int32_t b) {
 
 // One row of `count` accumulators into `output`. Convolutions: one output channel per row
 // (`per_column` false, multiplier and SiLU epilogue of `channel`); Gemm/MatMul: one per column
-// (multipliers from `channel` on). `constant(j)` is what column j adds. `silu_codes`: the
-// layer's SiLU code table, if the driver built one.
+// (multipliers from `channel` on). `constant(j)` is what column j adds.
 template <typename Constant>
 void finish_row(const DotProductKernels& kernels, const reference::Int8Requantization& q,
                 size_t channel, bool per_column, bool small_multipliers, int32_t* accumulators,
-                size_t count, Constant&& constant, int8_t* output,
-                const SiluCodes* silu_codes = nullptr) {
+                size_t count, Constant&& constant, int8_t* output) {
   const RequantizeRow row =
       requantize_row_of(q, channel, per_column, small_multipliers, accumulators, count, output);
   if (!per_column && !q.silu && small_multipliers && kernels.requantize_offset_row) {
@@ -37,7 +35,7 @@ void finish_row(const DotProductKernels& kernels, const reference::Int8Requantiz
   if (per_column) {
     base.requantize_row(row);
   } else {
-    requantize_int8_row(base, q, channel, row, silu_codes);
+    requantize_int8_row(base, q, channel, row);
   }
 }
 

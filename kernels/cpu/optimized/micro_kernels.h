@@ -100,27 +100,6 @@ struct RequantizeSiluRow {
   float output_scale;
   int32_t output_zero_point;
   int8_t* output;
-  // The layer's code table (silu_code_table.h) when it has one, else null; a row may look the
-  // codes up there instead of computing the SiLU (the same codes, bit for bit).
-  const struct SiluCodes* codes = nullptr;
-};
-
-// A layer's SiLU epilogue as a table over real = float(double(acc) x D[c]) (silu_code_table.h
-// builds it and proves it). Reals are compared as keys: the float's bits with a negative
-// float's magnitude bits flipped, an int32 in the floats' order. Bucket
-// b = int(min(max((real - origin) x inverse_step, 0), last_bucket)) holds at most one place
-// where the code changes: with t = threshold_keys[b] and w = code_words[b], a real whose key k
-// has k - t below w >> 16 (unsigned; the few floats where the computed code jitters) gets
-// reference::quantize_silu(real, output_scale, output_zero_point), else the code is byte 1 of w
-// when k >= t and byte 0 below.
-struct SiluCodes {
-  const int32_t* threshold_keys;
-  const uint32_t* code_words;
-  float origin;
-  float inverse_step;
-  float last_bucket;
-  float output_scale;
-  int32_t output_zero_point;
 };
 
 inline bool small_multipliers(const float* multipliers, size_t count, int32_t zero_point) {
@@ -406,9 +385,6 @@ struct MicroKernels {
   // Null where the table has none (the drivers then run the lanes above).
   void (*depthwise_dot_rows)(const DepthwiseDotRows& rows);
   void (*flip_sign_rows)(const FlipSignRows& rows);  // set with depthwise_dot_rows
-  // Whether requantize_silu_row looks codes up in RequantizeSiluRow::codes when given (the
-  // drivers build a layer's table only for such rows).
-  bool silu_row_reads_codes = false;
 };
 
 const MicroKernels& portable_micro_kernels();

@@ -48,10 +48,6 @@ int8_t requantize_silu(int32_t accumulator, float scale, float output_scale,
                        int32_t output_zero_point) {
   const float real =
       static_cast<float>(static_cast<double>(accumulator) * static_cast<double>(scale));
-  return quantize_silu(real, output_scale, output_zero_point);
-}
-
-int8_t quantize_silu(float real, float output_scale, int32_t output_zero_point) {
   // The sigmoid's two overflow-free forms, 1 / (1 + e^-r) for r >= 0 and e^r / (1 + e^r) below,
   // share e = e^-|r|; the exp is the reproducible one so every device gives these bits.
   const float e = reproducible_exp(-std::fabs(real));

@@ -63,9 +63,6 @@ float silu_dequantization_scale(double input_scale, double weight_scale);
 // (float division by output_scale, round half to even, saturate).
 int8_t requantize_silu(int32_t accumulator, float scale, float output_scale,
                        int32_t output_zero_point);
-// requantize_silu after its first step: the code of real * sigmoid(real). The code depends on
-// the accumulator only through `real`, which the optimized SiLU tables rely on.
-int8_t quantize_silu(float real, float output_scale, int32_t output_zero_point);
 
 // requantize or requantize_silu, as `q` says, for output channel `channel`.
 int8_t requantize_channel(const Int8Requantization& q, int32_t accumulator, size_t channel);

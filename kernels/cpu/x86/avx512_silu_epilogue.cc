@@ -120,69 +120,6 @@ ORKNN_TARGET_AVX512 void requantize_silu16(const int32_t* accumulators, __mmask1
   _mm512_mask_cvtsepi32_storeu_epi8(output, lanes, code);
 }
 
-// The layer's table (SiluCodes in micro_kernels.h, built by silu_code_table.cc) on 16 lanes:
-// real as requantize_silu16 computes it, its bucket, its key, two gathers from the bucket and
-// one compare. The tables hold a few thousand buckets (at most 64 KB), so the gathers read L1 or
-// L2. A lane in a bucket's jitter zone (a few floats around a boundary; rare) sends the 16 lanes
-// to requantize_silu16, which gives the same codes everywhere.
-struct SiluLookup {
-  __m512 origin;
-  __m512 inverse_step;
-  __m512 last_bucket;
-  const int32_t* threshold_keys;
-  const uint32_t* code_words;
-};
-
-ORKNN_TARGET_AVX512 void lookup_silu16(const int32_t* accumulators, __mmask16 lanes,
-                                       const SiluLookup& table, __m512 float_scale, __m512d scale,
-                                       __m512 output_scale, __m512i zero_point, int8_t* output) {
-  const __m512 real =
-      dequantize_lanes(_mm512_maskz_loadu_epi32(lanes, accumulators), float_scale, scale);
-  __m512 position = _mm512_mul_ps(_mm512_sub_ps(real, table.origin), table.inverse_step);
-  position = _mm512_maskz_min_ps(
-      kAllLanes, _mm512_maskz_max_ps(kAllLanes, position, _mm512_setzero_ps()), table.last_bucket);
-  const __m512i bucket = _mm512_maskz_cvttps_epi32(kAllLanes, position);
-  // The float's bits with a negative float's magnitude bits flipped: an int32 in its order.
-  const __m512i bits = _mm512_castps_si512(real);
-  const __m512i key = _mm512_xor_si512(
-      bits, _mm512_maskz_srli_epi32(kAllLanes, _mm512_maskz_srai_epi32(kAllLanes, bits, 31), 1));
-  const __m512i threshold = _mm512_mask_i32gather_epi32(_mm512_setzero_si512(), kAllLanes, bucket,
-                                                        table.threshold_keys, 4);
-  const __m512i word =
-      _mm512_mask_i32gather_epi32(_mm512_setzero_si512(), kAllLanes, bucket, table.code_words, 4);
-  const __mmask16 jitter = _mm512_mask_cmplt_epu32_mask(
-      lanes, _mm512_sub_epi32(key, threshold), _mm512_maskz_srli_epi32(kAllLanes, word, 16));
-  if (jitter != 0) {
-    requantize_silu16(accumulators, lanes, float_scale, scale, output_scale, zero_point, output);
-    return;
-  }
-  const __mmask16 above = _mm512_cmpge_epi32_mask(key, threshold);
-  const __m512i code = _mm512_mask_srli_epi32(word, above, word, 8);
-  // vpmovdb into a register, then a masked store (vpmovdb to memory is microcoded on Zen 4).
-  _mm_mask_storeu_epi8(output, lanes, _mm512_maskz_cvtepi32_epi8(kAllLanes, code));
-}
-
-ORKNN_TARGET_AVX512 void lookup_silu_row(const RequantizeSiluRow& row, __m512i zero_points) {
-  const SiluCodes& codes = *row.codes;
-  const SiluLookup table{_mm512_set1_ps(codes.origin), _mm512_set1_ps(codes.inverse_step),
-                         _mm512_set1_ps(codes.last_bucket), codes.threshold_keys, codes.code_words};
-  const __m512 float_scale = _mm512_set1_ps(row.scale);
-  const __m512d scale = _mm512_set1_pd(static_cast<double>(row.scale));
-  const __m512 output_scale = _mm512_set1_ps(row.output_scale);
-  const int32_t* accumulators = row.accumulators;
-  int8_t* output = row.output;
-  const size_t count = row.count;
-  size_t i = 0;
-  for (; i + 16 <= count; i += 16) {
-    lookup_silu16(accumulators + i, kAllLanes, table, float_scale, scale, output_scale, zero_points,
-                  output + i);
-  }
-  if (i < count) {
-    lookup_silu16(accumulators + i, first_lanes(count - i), table, float_scale, scale, output_scale,
-                  zero_points, output + i);
-  }
-}
-
 ORKNN_TARGET_AVX512 void requantize_silu_row(const RequantizeSiluRow& row) {
   constexpr int32_t kZeroPointBound = 1 << 21;
   int32_t zero_point = row.output_zero_point;
@@ -192,10 +129,6 @@ ORKNN_TARGET_AVX512 void requantize_silu_row(const RequantizeSiluRow& row) {
   const __m512d scale = _mm512_set1_pd(static_cast<double>(row.scale));
   const __m512 output_scale = _mm512_set1_ps(row.output_scale);
   const __m512i zero_points = _mm512_set1_epi32(zero_point);
-  if (row.codes != nullptr) {
-    lookup_silu_row(row, zero_points);
-    return;
-  }
   // The row's fields in locals: the int8 stores could alias `row`, which would make the
   // compiler reload them every step.
   const int32_t* accumulators = row.accumulators;
@@ -216,7 +149,6 @@ MicroKernels make_avx512_micro_kernels() {
   MicroKernels kernels = avx2_micro_kernels();
   kernels.name = "avx512";
   kernels.requantize_silu_row = requantize_silu_row;
-  kernels.silu_row_reads_codes = true;
   kernels.reproducible_exp_row = reproducible_exp_row;
   // The float GEMM tile: 12 x 32 on zmm registers (avx512_float_tiles.cc).
   kernels.float_rows = avx512_float_tile_rows();
