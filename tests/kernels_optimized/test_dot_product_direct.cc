@@ -12,6 +12,7 @@
 // refused.
 #include <algorithm>
 #include <cstdio>
+#include <cstring>
 #include <memory>
 #include <string>
 #include <vector>
@@ -274,6 +275,69 @@ void test_layer_shapes(void**) {
   assert_int_equal(channels_in_lanes, 7 * static_cast<int>(direct_tables().size()));
 }
 
+// Stride-2 windows with even kernels and pads on fewer than 8 channels run in their
+// space-to-depth form (YOLOv5's 6x6/2 stem): random stems of 1-7 channels, kernels 2-8 (not
+// square too), pads 0 to the kernel, even inputs whose outputs are 1-40 wide, with the SiLU
+// epilogue or the requantizing tile, batches of 1 and 2, on one and three threads.
+void test_space_to_depth_stems(void**) {
+  Random random(67);
+  ThreadPool one(1);
+  ThreadPool three(3);
+  int ran = 0;
+  for (int trial = 0; trial < 120; ++trial) {
+    reference::Window2D w;
+    w.kernel_height = 2 * random.integer(1, 4);
+    w.kernel_width = random.integer(0, 3) == 0 ? 2 * random.integer(1, 4) : w.kernel_height;
+    w.stride_height = w.stride_width = 2;
+    w.pad_top = 2 * random.integer(0, static_cast<int32_t>(w.kernel_height / 2 - 1));
+    w.pad_left = 2 * random.integer(0, static_cast<int32_t>(w.kernel_width / 2 - 1));
+    // "Same" on the far side most often (the output is half the input), else less.
+    const bool same = random.integer(0, 3) > 0;
+    w.pad_bottom = same ? w.kernel_height - 2 - w.pad_top : random.integer(0, 1);
+    w.pad_right = same ? w.kernel_width - 2 - w.pad_left : random.integer(0, 1);
+    w.pad_bottom = std::max<int64_t>(w.pad_bottom, 0);
+    w.pad_right = std::max<int64_t>(w.pad_right, 0);
+    w.input_height = 2 * random.integer(static_cast<int32_t>(w.kernel_height / 2), 12);
+    w.input_width = 2 * random.integer(static_cast<int32_t>(w.kernel_width / 2), 40);
+    w.output_height =
+        conv_output_size(w.input_height, w.kernel_height, 2, 1, w.pad_top, w.pad_bottom);
+    w.output_width = conv_output_size(w.input_width, w.kernel_width, 2, 1, w.pad_left, w.pad_right);
+    if (w.output_height <= 0 || w.output_width <= 0) continue;
+    const int64_t channels = random.integer(1, 7);
+    const int64_t output_channels = pick(random, {1, 7, 8, 9, 16, 17, 32, 33});
+    const Problem p = make_problem(random, random.integer(1, 4) == 1 ? 2 : 1, channels,
+                                   output_channels, w, trial % 2);
+    char what[320];
+    describe(p, trial, what, sizeof(what));
+    const std::vector<int8_t> expected = reference_output(p);
+    for (const optimized::DotProductKernels* table : direct_tables()) {
+      auto kernel =
+          optimized::make_direct_dot_product_conv2d_int8(*table, p.shape, p.q, p.weights.data());
+      // Windows wider than their output (valid padding) are the GEMM's in both forms.
+      if (!direct_applies(w)) {
+        if (kernel) fail_msg("%s: %s took a window it cannot read", what, table->name);
+        continue;
+      }
+      if (!kernel) fail_msg("%s: %s refused it", what, table->name);
+      if (std::strstr(kernel->algorithm(), "space-to-depth") == nullptr) {
+        fail_msg("%s: %s is not the space-to-depth form", what, kernel->algorithm());
+      }
+      ++ran;
+      for (ThreadPool* pool : {&one, &three}) {
+        std::vector<int8_t> output(expected.size(), 0x55);
+        kernel->run(p.input.data(), nullptr, p.bias.data(), output.data(), *pool);
+        const std::string mismatch = compare_exact(output, expected);
+        if (!mismatch.empty()) {
+          fail_msg("%s (%s, %zu threads): %s", what, kernel->algorithm(), pool->thread_count(),
+                   mismatch.c_str());
+        }
+      }
+    }
+  }
+  std::printf("space-to-depth stems: %d run\n", ran);
+  assert_true(ran >= 100);
+}
+
 // Where make_dot_product_conv2d_int8 takes the direct convolution (the measured rule of
 // direct_convolution_wins) on the four models' shapes.
 void test_choice(void**) {
@@ -311,6 +375,13 @@ void test_choice(void**) {
   for (const auto& c : cases) {
     assert_int_equal(optimized::direct_convolution_wins(c.shape, *c.q), c.direct);
   }
+  // YOLOv5s's stem (6x6/2, pads 2) in its space-to-depth form; with pads 3 it is the GEMM's.
+  reference::Conv2DShape stem = shape(3, 32, 640, 6, 2);
+  assert_false(optimized::direct_convolution_wins(stem, silu));
+  reference::Window2D& w = stem.window;
+  w.pad_top = w.pad_left = w.pad_bottom = w.pad_right = 2;
+  w.output_height = w.output_width = 320;
+  assert_true(optimized::direct_convolution_wins(stem, silu));
 }
 
 // Grouped convolutions are the im2col GEMM's.
@@ -339,6 +410,7 @@ int main() {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_random_windows),
       cmocka_unit_test(test_layer_shapes),
+      cmocka_unit_test(test_space_to_depth_stems),
       cmocka_unit_test(test_choice),
       cmocka_unit_test(test_refusals),
   };

@@ -200,6 +200,26 @@ void test_silu_row_equals_reference(void**) {
               table->name, count, double{scale}, double{output_scale}, zero_point,
               mismatch.c_str());
         }
+        if (table->requantize_silu_offset_row == nullptr) continue;
+        // The offset row: accumulators[i] + offset modulo 2^32, the accumulators unchanged.
+        const int32_t offset = trial % 2 == 0 ? random.integer(-70000, 70000)
+                                              : random.ints(1, std::numeric_limits<int32_t>::min(),
+                                                            std::numeric_limits<int32_t>::max())[0];
+        const std::vector<int32_t> before = accumulators;
+        for (size_t i = 0; i < count; ++i) {
+          const auto sum = static_cast<int32_t>(static_cast<uint32_t>(accumulators[i]) +
+                                                static_cast<uint32_t>(offset));
+          expected[i] = kernels::reference::requantize_silu(sum, scale, output_scale, zero_point);
+        }
+        std::fill(output.begin(), output.end(), int8_t{0x55});
+        table->requantize_silu_offset_row(
+            {accumulators.data(), count, scale, output_scale, zero_point, output.data()}, offset);
+        const std::string offset_mismatch = compare_exact(output, expected);
+        if (!offset_mismatch.empty() || accumulators != before) {
+          fail_msg("%s SiLU requantization with offset %d, %zu values, scale %g: %s", table->name,
+                   offset, count, double{scale},
+                   offset_mismatch.empty() ? "accumulators changed" : offset_mismatch.c_str());
+        }
       }
     }
   }

@@ -40,6 +40,12 @@ inline RequantizeRow requantize_row_of(const reference::Int8Requantization& q,
   row.output = output;
   return row;
 }
+// The SiLU epilogue's row of output channel `channel` for `row`'s accumulators and outputs.
+inline RequantizeSiluRow silu_row_of(const reference::Int8Requantization& q, size_t channel,
+                                     const RequantizeRow& row) {
+  return {row.accumulators, row.count,           q.multipliers[channel],
+          q.output_scale,   q.output_zero_point, row.output};
+}
 // The requantization micro-kernel, or with a fused SiLU the SiLU epilogue's.
 inline void requantize_int8_row(const MicroKernels& kernels, const reference::Int8Requantization& q,
                                 size_t channel, const RequantizeRow& row) {
@@ -47,8 +53,7 @@ inline void requantize_int8_row(const MicroKernels& kernels, const reference::In
     kernels.requantize_row(row);
     return;
   }
-  kernels.requantize_silu_row({row.accumulators, row.count, q.multipliers[channel], q.output_scale,
-                               q.output_zero_point, row.output});
+  kernels.requantize_silu_row(silu_row_of(q, channel, row));
 }
 // Scratch regions start on cache lines.
 inline size_t align_bytes(size_t bytes) {

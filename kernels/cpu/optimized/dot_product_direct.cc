@@ -13,6 +13,15 @@
 // the pixels become the rows of A, packed once per image from the quad planes, and the weights
 // the columns of B, and the table's Gemm tile (activations in A) computes pixels x channels,
 // which the requantization reads back a channel at a time.
+//
+// A stride-2 window with an even kernel and even padding on a few channels (YOLOv5's 6x6/2 stem
+// on RGB) runs as its space-to-depth form (session 7): a kh/2 x kw/2 stride-1 window over 4C
+// channels of half the size, channel 4c + 2py + px being input channel c's pixels
+// (2Y + py, 2X + px). Input row y = 2 oy - pad + ky with ky = 2 ty + py is row 2 (oy - pad/2 +
+// ty) + py, so output (oy, ox) reads tap (ty, tx) of those channels at (oy - pad/2 + ty, ...),
+// padding exactly where the original window's is. Its quads are one input channel's four pixel
+// phases: no quad padded with a fourth channel, and three quarters of the depth groups of the
+// stride-2 window on one padded quad (27 against 36 for the 6x6/2 stem on 3 channels).
 #include <algorithm>
 #include <cstddef>
 #include <cstdio>
@@ -118,10 +127,16 @@ struct QuadPlanes {
 
 class DirectConvolution final : public Conv2DInt8 {
  public:
+  // `space_to_depth`: `shape` and `weights` are a stride-2 window's space-to-depth form (above),
+  // whose input is read from the original layout.
   DirectConvolution(const DotProductKernels& kernels, const Conv2DShape& shape,
                     const Int8Requantization& requantization, const int8_t* weights,
-                    const QuadPlanes& planes)
-      : kernels_(kernels), shape_(shape), requantization_(requantization), planes_(planes) {
+                    const QuadPlanes& planes, bool space_to_depth)
+      : kernels_(kernels),
+        shape_(shape),
+        requantization_(requantization),
+        planes_(planes),
+        space_to_depth_(space_to_depth) {
     const reference::Window2D& w = shape.window;
     mr_ = kernels.rows;
     nr_ = kernels.direct_columns;
@@ -174,8 +189,8 @@ class DirectConvolution final : public Conv2DInt8 {
       std::snprintf(algorithm_, sizeof(algorithm_), "%s int8 direct channels in lanes %zux%zu",
                     kernels.name, mr_, kernels.columns);
     } else {
-      std::snprintf(algorithm_, sizeof(algorithm_), "%s int8 direct %zux%zu", kernels.name, mr_,
-                    nr_);
+      std::snprintf(algorithm_, sizeof(algorithm_), "%s int8 direct %zux%zu%s", kernels.name,
+                    mr_, nr_, space_to_depth ? " space-to-depth" : "");
     }
   }
 
@@ -266,6 +281,18 @@ class DirectConvolution final : public Conv2DInt8 {
     row.flip = activation_sign_flip(kernels_);
     if (row.count == 0) return;
     int8_t* out = planes + quad * quad_stride_ + phase_index * planes_.plane_bytes;
+    if (space_to_depth_) {
+      // Quad c holds input channel c's pixels (2Y + d / 2, 2X + d % 2) (one stride-1 phase).
+      const auto width = static_cast<size_t>(2 * w.input_width);
+      row.stride = 2;
+      for (size_t i = first; i < end; ++i) {
+        const int8_t* channel = input + quad * kQuad * plane_size + 2 * i * width;
+        for (size_t d = 0; d < kQuad; ++d) row.rows[d] = channel + (d / 2) * width + d % 2;
+        row.out = out + i * static_cast<size_t>(w.output_width) * kQuad;
+        kernels_.interleave_quad_row(row);
+      }
+      return;
+    }
     for (size_t i = first; i < end; ++i) {
       const size_t y = i * static_cast<size_t>(w.stride_height) + static_cast<size_t>(phase.row);
       for (size_t d = 0; d < kQuad; ++d) {
@@ -469,6 +496,7 @@ class DirectConvolution final : public Conv2DInt8 {
   const Conv2DShape shape_;
   const Int8Requantization requantization_;
   const QuadPlanes planes_;
+  const bool space_to_depth_;
   size_t mr_ = 0;
   size_t nr_ = 0;
   size_t channels_ = 0;
@@ -499,6 +527,64 @@ class DirectConvolution final : public Conv2DInt8 {
   char algorithm_[64];
 };
 
+// Whether `shape` takes the space-to-depth form (file comment): a stride-2 window with an even
+// kernel and even padding over even input sides, on fewer than 8 channels (deeper inputs fill
+// their quads anyway).
+bool space_to_depth_stem(const Conv2DShape& shape) {
+  const reference::Window2D& w = shape.window;
+  return shape.groups == 1 && shape.input_channels < 8 && w.stride_height == 2 &&
+         w.stride_width == 2 && w.dilation_height == 1 && w.dilation_width == 1 &&
+         w.kernel_height % 2 == 0 && w.kernel_width % 2 == 0 && w.pad_top >= 0 && w.pad_left >= 0 &&
+         w.pad_top % 2 == 0 && w.pad_left % 2 == 0 && w.input_height % 2 == 0 &&
+         w.input_width % 2 == 0;
+}
+
+// The space-to-depth form's shape: 4C channels of half the size, a kh/2 x kw/2 stride-1 window
+// with half the padding before, the same output.
+Conv2DShape space_to_depth_shape(const Conv2DShape& shape) {
+  Conv2DShape form = shape;
+  reference::Window2D& w = form.window;
+  form.input_channels = 4 * shape.input_channels;
+  w.input_height /= 2;
+  w.input_width /= 2;
+  w.kernel_height /= 2;
+  w.kernel_width /= 2;
+  w.stride_height = w.stride_width = 1;
+  w.pad_top /= 2;
+  w.pad_left /= 2;
+  // The far side: what keeps the output size (windows past the input read padding in both).
+  w.pad_bottom = w.output_height - 1 + w.kernel_height - w.pad_top - w.input_height;
+  w.pad_right = w.output_width - 1 + w.kernel_width - w.pad_left - w.input_width;
+  return form;
+}
+
+// Weights [M][C][kh][kw] as the form's [M][4C][kh/2][kw/2]: channel 4c + 2py + px, tap
+// (ty, tx) is tap (2ty + py, 2tx + px) of channel c.
+std::vector<int8_t> space_to_depth_weights(const Conv2DShape& shape, const int8_t* weights) {
+  const reference::Window2D& w = shape.window;
+  const int64_t half_height = w.kernel_height / 2;
+  const int64_t half_width = w.kernel_width / 2;
+  std::vector<int8_t> form(static_cast<size_t>(shape.output_channels * shape.input_channels *
+                                               w.kernel_height * w.kernel_width));
+  size_t index = 0;
+  for (int64_t m = 0; m < shape.output_channels; ++m) {
+    for (int64_t c = 0; c < shape.input_channels; ++c) {
+      for (int64_t phase = 0; phase < 4; ++phase) {
+        for (int64_t ty = 0; ty < half_height; ++ty) {
+          for (int64_t tx = 0; tx < half_width; ++tx) {
+            const int64_t ky = 2 * ty + phase / 2;
+            const int64_t kx = 2 * tx + phase % 2;
+            form[index++] =
+                weights[((m * shape.input_channels + c) * w.kernel_height + ky) * w.kernel_width +
+                        kx];
+          }
+        }
+      }
+    }
+  }
+  return form;
+}
+
 }  // namespace
 
 bool direct_convolution_wins(const Conv2DShape& shape, const Int8Requantization& requantization) {
@@ -510,6 +596,9 @@ bool direct_convolution_wins(const Conv2DShape& shape, const Int8Requantization&
   // packing saves (56x56: 1.07-1.20). Not 3-channel inputs: one quad, a quarter of it padding (the
   // 7x7 stem 1.10).
   const reference::Window2D& w = shape.window;
+  // Stems in their space-to-depth form: YOLOv5s's 6x6/2 on 3 channels measured 0.88 of the
+  // GEMM's time in the model, with its SiLU epilogue (docs/cpu-kernels.md, session 7).
+  if (space_to_depth_stem(shape)) return true;
   if (w.kernel_height * w.kernel_width > 1) return shape.input_channels / shape.groups >= 8;
   const bool requantizes_in_tile =
       !requantization.silu &&
@@ -541,8 +630,15 @@ std::unique_ptr<Conv2DInt8> make_direct_dot_product_conv2d_int8(
       requantization.weight_zero_points.size() < static_cast<size_t>(shape.output_channels)) {
     return nullptr;
   }
-  const QuadPlanes planes(w);
-  const size_t quads = divide_round_up(static_cast<size_t>(shape.input_channels), kQuad);
+  // A stem runs as its space-to-depth form (file comment): that shape and its weights below.
+  const bool space_to_depth = space_to_depth_stem(shape);
+  const Conv2DShape form = space_to_depth ? space_to_depth_shape(shape) : shape;
+  std::vector<int8_t> form_weights;
+  if (space_to_depth) form_weights = space_to_depth_weights(shape, constant_weights);
+  const int8_t* weights = space_to_depth ? form_weights.data() : constant_weights;
+  const reference::Window2D& fw = form.window;
+  const QuadPlanes planes(fw);
+  const size_t quads = divide_round_up(static_cast<size_t>(form.input_channels), kQuad);
   const size_t planes_bytes = quads * planes.phases.size() * planes.plane_bytes;
   if (!planes.fits || planes_bytes > kLargestPlanes) return nullptr;
   // Every tap offset (and the lane addresses built from it) fits int32.
@@ -552,16 +648,16 @@ std::unique_ptr<Conv2DInt8> make_direct_dot_product_conv2d_int8(
       return nullptr;
     }
   }
-  for (int64_t m = 0; m < shape.output_channels; ++m) {
+  for (int64_t m = 0; m < form.output_channels; ++m) {
     const int32_t zero_point = requantization.weight_zero_points[static_cast<size_t>(m)];
-    const int64_t depth = shape.input_channels * w.kernel_height * w.kernel_width;
+    const int64_t depth = form.input_channels * fw.kernel_height * fw.kernel_width;
     for (int64_t k = 0; k < depth; ++k) {
-      const int32_t offset = constant_weights[m * depth + k] - zero_point;
+      const int32_t offset = weights[m * depth + k] - zero_point;
       if (offset < -128 || offset > 127) return nullptr;
     }
   }
-  return std::make_unique<DirectConvolution>(kernels, shape, requantization, constant_weights,
-                                             planes);
+  return std::make_unique<DirectConvolution>(kernels, form, requantization, weights, planes,
+                                             space_to_depth);
 }
 
 }  // namespace orknn::kernels::cpu::optimized

@@ -1,7 +1,8 @@
 // The end of a dot-product GEMM row (dot_product_kernels.h): the per-output constants (the
 // bias or Gemm's C, and the zero-point term) added to the accumulators modulo 2^32, as the tile
 // sums themselves, then the variant's requantization row; a convolution row takes the table's
-// requantize_offset_row instead when it has one (the constant added inside that pass).
+// requantize_offset_row (or with SiLU, the base table's requantize_silu_offset_row) instead when
+// it has one (the constant added inside that pass).
 #pragma once
 
 #include <cstddef>
@@ -30,8 +31,13 @@ void finish_row(const DotProductKernels& kernels, const reference::Int8Requantiz
     kernels.requantize_offset_row(row, constant(0));
     return;
   }
-  for (size_t j = 0; j < count; ++j) accumulators[j] = wrapping_add(accumulators[j], constant(j));
   const MicroKernels& base = kernels.base();
+  if (!per_column && q.silu && base.requantize_silu_offset_row) {
+    // The SiLU epilogue with the constant added as it loads the sums (no pass over them).
+    base.requantize_silu_offset_row(silu_row_of(q, channel, row), constant(0));
+    return;
+  }
+  for (size_t j = 0; j < count; ++j) accumulators[j] = wrapping_add(accumulators[j], constant(j));
   if (per_column) {
     base.requantize_row(row);
   } else {

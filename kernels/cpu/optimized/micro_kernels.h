@@ -385,6 +385,9 @@ struct MicroKernels {
   // Null where the table has none (the drivers then run the lanes above).
   void (*depthwise_dot_rows)(const DepthwiseDotRows& rows);
   void (*flip_sign_rows)(const FlipSignRows& rows);  // set with depthwise_dot_rows
+  // Optional (null: add the constant in a pass, then requantize_silu_row): the SiLU epilogue
+  // of accumulators[i] + offset, the sum modulo 2^32, with requantize_silu_row's results.
+  void (*requantize_silu_offset_row)(const RequantizeSiluRow& row, int32_t offset) = nullptr;
 };
 
 const MicroKernels& portable_micro_kernels();

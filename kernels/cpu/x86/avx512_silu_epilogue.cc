@@ -99,10 +99,11 @@ ORKNN_TARGET_AVX512 __m512 dequantize_lanes(__m512i accumulators, __m512 float_s
 // quantization rule (vcvtps2dq rounds half to even in the default MXCSR mode; the zero point is
 // clamped to +-2^21, so the int32 sum cannot overflow, and vpmovsdb saturates as the clamp).
 ORKNN_TARGET_AVX512 void requantize_silu16(const int32_t* accumulators, __mmask16 lanes,
-                                           __m512 float_scale, __m512d scale, __m512 output_scale,
-                                           __m512i zero_point, int8_t* output) {
-  const __m512 real =
-      dequantize_lanes(_mm512_maskz_loadu_epi32(lanes, accumulators), float_scale, scale);
+                                           __m512i offset, __m512 float_scale, __m512d scale,
+                                           __m512 output_scale, __m512i zero_point,
+                                           int8_t* output) {
+  const __m512i sums = _mm512_add_epi32(_mm512_maskz_loadu_epi32(lanes, accumulators), offset);
+  const __m512 real = dequantize_lanes(sums, float_scale, scale);
   const __m512 negative_magnitude =
       _mm512_castsi512_ps(_mm512_or_si512(_mm512_castps_si512(real), _mm512_set1_epi32(INT32_MIN)));
   const __m512 e = exp_lanes_after_nan_test<false>(negative_magnitude);
@@ -120,11 +121,14 @@ ORKNN_TARGET_AVX512 void requantize_silu16(const int32_t* accumulators, __mmask1
   _mm512_mask_cvtsepi32_storeu_epi8(output, lanes, code);
 }
 
-ORKNN_TARGET_AVX512 void requantize_silu_row(const RequantizeSiluRow& row) {
+// The row with `offset` added to every accumulator (vpaddd wraps modulo 2^32, as the drivers'
+// constant pass does).
+ORKNN_TARGET_AVX512 void requantize_silu_offset_row(const RequantizeSiluRow& row, int32_t offset) {
   constexpr int32_t kZeroPointBound = 1 << 21;
   int32_t zero_point = row.output_zero_point;
   zero_point = zero_point < -kZeroPointBound ? -kZeroPointBound : zero_point;
   zero_point = zero_point > kZeroPointBound ? kZeroPointBound : zero_point;
+  const __m512i offsets = _mm512_set1_epi32(offset);
   const __m512 float_scale = _mm512_set1_ps(row.scale);
   const __m512d scale = _mm512_set1_pd(static_cast<double>(row.scale));
   const __m512 output_scale = _mm512_set1_ps(row.output_scale);
@@ -136,19 +140,24 @@ ORKNN_TARGET_AVX512 void requantize_silu_row(const RequantizeSiluRow& row) {
   const size_t count = row.count;
   size_t i = 0;
   for (; i + 16 <= count; i += 16) {
-    requantize_silu16(accumulators + i, kAllLanes, float_scale, scale, output_scale, zero_points,
-                      output + i);
-  }
-  if (i < count) {
-    requantize_silu16(accumulators + i, first_lanes(count - i), float_scale, scale, output_scale,
+    requantize_silu16(accumulators + i, kAllLanes, offsets, float_scale, scale, output_scale,
                       zero_points, output + i);
   }
+  if (i < count) {
+    requantize_silu16(accumulators + i, first_lanes(count - i), offsets, float_scale, scale,
+                      output_scale, zero_points, output + i);
+  }
+}
+
+ORKNN_TARGET_AVX512 void requantize_silu_row(const RequantizeSiluRow& row) {
+  requantize_silu_offset_row(row, 0);
 }
 
 MicroKernels make_avx512_micro_kernels() {
   MicroKernels kernels = avx2_micro_kernels();
   kernels.name = "avx512";
   kernels.requantize_silu_row = requantize_silu_row;
+  kernels.requantize_silu_offset_row = requantize_silu_offset_row;
   kernels.reproducible_exp_row = reproducible_exp_row;
   // The float GEMM tile: 12 x 32 on zmm registers (avx512_float_tiles.cc).
   kernels.float_rows = avx512_float_tile_rows();
