@@ -189,8 +189,8 @@ class DirectConvolution final : public Conv2DInt8 {
       std::snprintf(algorithm_, sizeof(algorithm_), "%s int8 direct channels in lanes %zux%zu",
                     kernels.name, mr_, kernels.columns);
     } else {
-      std::snprintf(algorithm_, sizeof(algorithm_), "%s int8 direct %zux%zu%s", kernels.name,
-                    mr_, nr_, space_to_depth ? " space-to-depth" : "");
+      std::snprintf(algorithm_, sizeof(algorithm_), "%s int8 direct %zux%zu%s", kernels.name, mr_,
+                    nr_, space_to_depth ? " space-to-depth" : "");
     }
   }
 
