@@ -100,7 +100,8 @@ ORKNN_TARGET_AVX512 void direct_tile_rows(const DirectFloatTile& tile) {
     const __mmask16 mask_low = static_cast<__mmask16>(tile.masks[tap]);
     const __mmask16 mask_high = static_cast<__mmask16>(tile.masks[tap] >> 16);
     const float* b = tile.inputs[tap];
-    for (size_t channel = tile.channels; channel > 0; --channel) {
+    const size_t steps = tile.tap_channels ? tile.tap_channels[tap] : tile.channels;
+    for (size_t channel = steps; channel > 0; --channel) {
       if (kPrefetch) {
         const char* ahead = reinterpret_cast<const char*>(b + tile.prefetch_distance);
         _mm_prefetch(ahead, _MM_HINT_T0);
