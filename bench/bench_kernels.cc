@@ -296,6 +296,7 @@ void measure_and_print_peaks(Options& options) {
 struct Layer {
   const char* name;
   int64_t channels, size, output_channels, kernel, stride, groups;
+  int64_t pad = -1;  // on every side; -1: kernel / 2
 };
 
 // ResNet50 v1.5 (torchvision) and MobileNetV2 layers at 224x224; `size` is the input side.
@@ -315,6 +316,7 @@ const Layer kLayers[] = {
     {"resnet50 3x3 512->512 @7", 512, 7, 512, 3, 1, 1},
     {"resnet50 1x1 2048->512 @7", 2048, 7, 512, 1, 1, 1},
     {"mobilenetv2 3x3/2 3->32 @224", 3, 224, 32, 3, 2, 1},
+    {"yolov5s 6x6/2 3->32 @640 (stem)", 3, 640, 32, 6, 2, 1, 2},
     {"yolov5s 3x3/2 32->64 @320", 32, 320, 64, 3, 2, 1},
     {"yolov5s 3x3 32->32 @160", 32, 160, 32, 3, 1, 1},
     {"yolov5s 3x3 128->128 @40", 128, 40, 128, 3, 1, 1},
@@ -347,9 +349,9 @@ reference::Conv2DShape shape_of(const Layer& layer) {
   w.input_height = w.input_width = layer.size;
   w.kernel_height = w.kernel_width = layer.kernel;
   w.stride_height = w.stride_width = layer.stride;
-  w.pad_top = w.pad_left = w.pad_bottom = w.pad_right = layer.kernel / 2;
-  w.output_height = w.output_width =
-      (layer.size + 2 * (layer.kernel / 2) - layer.kernel) / layer.stride + 1;
+  const int64_t pad = layer.pad >= 0 ? layer.pad : layer.kernel / 2;
+  w.pad_top = w.pad_left = w.pad_bottom = w.pad_right = pad;
+  w.output_height = w.output_width = (layer.size + 2 * pad - layer.kernel) / layer.stride + 1;
   return shape;
 }
 
