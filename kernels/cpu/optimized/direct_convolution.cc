@@ -441,10 +441,15 @@ bool direct_convolution_preferred(const Conv2DShape& shape) {
   // (256->64 @56 1.10-1.46, 144->24 @56 1.09-1.39); 14x14 and 28x28 planes ran at 0.8-1.02x,
   // and short-depth ones over 56x56 planes and up slower (64->256 @56 0.67-0.8): the direct tiles
   // read every input plane a block at a time, where the GEMM's copied panels read long runs.
+  // Since session 7's output prefetch, pointwise layers on planes of 80x80 and more with no more
+  // outputs than inputs ran 0.54-0.95x the GEMM's time (yolov5s's 256->64 and 128->64 @80
+  // 0.54-0.61, 64->32 and 32->32 @160 0.78-0.82, 64->64 @160 0.95, 32->16 @112 0.9), while more
+  // outputs than inputs ran 1.02-1.12x (32->64 @160, 128->255 @80, 16->96 @112).
   if (!pointwise) return true;
   const int64_t pixels = window.output_height * window.output_width;
   const bool gemm_in_place = shape.input_channels >= 128 && shape.output_channels <= 96;
-  return pixels <= 7 * 7 || (gemm_in_place && pixels <= 56 * 56);
+  const bool large_narrowing = pixels >= 80 * 80 && shape.output_channels <= shape.input_channels;
+  return pixels <= 7 * 7 || (gemm_in_place && pixels <= 56 * 56) || large_narrowing;
 }
 
 std::unique_ptr<Conv2DFloat> make_direct_conv2d(const char* variant, DirectFloatTileFunction tile,
