@@ -428,8 +428,9 @@ bool direct_convolution_preferred(const Conv2DShape& shape) {
   // im2col) ran at 0.9-0.98x and the 3-channel stems at 0.81-0.91x (7x7/2 3->64 @224, 3x3/2
   // 3->32: a tap's channel loop is 3 steps long).
   // Since session 7 a strided layer of few channels reads runs of phase planes (a 6x6/2 stem on
-  // 3 channels: 9 runs of 12 planes): the 6x6/2 and 7x7/2 stems then ran 0.90-0.94x the GEMM's
-  // time; the 3x3/2 3->32 stem (9 taps, 5 runs) ran as fast as the GEMM and stays on it.
+  // 3 channels: 9 runs of 12 planes): the 6x6/2 and 7x7/2 stems then ran 0.83-0.94x the GEMM's
+  // time (with the tile's output prefetch); the 3x3/2 3->32 stem (9 taps, 5 runs) ran as fast as
+  // the GEMM and stays on it.
   const bool pointwise = window.kernel_height == 1 && window.kernel_width == 1;
   if (window.stride_height != 1 || window.stride_width != 1) {
     const bool large_kernel = window.kernel_height * window.kernel_width >= 25;
