@@ -698,8 +698,9 @@ void test_direct_random_shapes(void**) {
   assert_false(direct(same, nullptr));
   assert_true(direct(same, weights.data()));
   // The dispatcher, with packed weights: direct for a stride-1 3x3, a 7x7 pointwise layer, a
-  // deep 56x56 pointwise layer with at most 96 outputs and a strided 3x3 of 32 input channels;
-  // the GEMM for larger pointwise planes, fewer strided channels and a strided pointwise layer.
+  // deep 56x56 pointwise layer with at most 96 outputs, an 80x80 pointwise layer with no more
+  // outputs than inputs, a strided 3x3 of 32 input channels and a 7x7/2 stem; the GEMM for other
+  // pointwise planes, a strided 3x3 of fewer channels and a strided pointwise layer.
   auto algorithm = [&](const ConvCase& c) {
     return std::string(
         kernels::cpu::prepare_conv2d(shape_of(c), none, weights.data(), KernelVariant::kAvx512)
@@ -712,6 +713,11 @@ void test_direct_random_shapes(void**) {
   const ConvCase strided{"3x3/2 32 channels", 1, 32, 9, 9, 8, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1};
   const ConvCase strided_narrow{"3x3/2 31 channels", 1, 31, 9, 9, 8, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1};
   const ConvCase strided_pointwise{"1x1/2", 1, 32, 9, 9, 8, 1, 1, 2, 2};
+  const ConvCase pointwise_80{"1x1 64->64 @80", 1, 64, 80, 80, 64, 1, 1};
+  const ConvCase pointwise_80_widening{"1x1 32->64 @80", 1, 32, 80, 80, 64, 1, 1};
+  const ConvCase pointwise_79{"1x1 64->64 @80x79", 1, 64, 80, 79, 64, 1, 1};
+  const ConvCase stem{"7x7/2 3 channels", 1, 3, 20, 20, 8, 7, 7, 2, 2, 1, 1, 3, 3, 3, 3};
+  const ConvCase stem_3x3{"3x3/2 3 channels", 1, 3, 20, 20, 8, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1};
   assert_string_equal(algorithm(same).c_str(), "avx512 direct 12x32");
   assert_string_equal(algorithm(pointwise_7).c_str(), "avx512 direct 12x32");
   assert_true(algorithm(pointwise_50).find("gemm") != std::string::npos);
@@ -720,6 +726,11 @@ void test_direct_random_shapes(void**) {
   assert_true(algorithm(pointwise_57).find("gemm") != std::string::npos);
   assert_true(algorithm(strided_narrow).find("gemm") != std::string::npos);
   assert_true(algorithm(strided_pointwise).find("gemm") != std::string::npos);
+  assert_string_equal(algorithm(stem).c_str(), "avx512 direct 12x32 phases");
+  assert_string_equal(algorithm(pointwise_80).c_str(), "avx512 direct 12x32");
+  assert_true(algorithm(pointwise_80_widening).find("gemm") != std::string::npos);
+  assert_true(algorithm(pointwise_79).find("gemm") != std::string::npos);
+  assert_true(algorithm(stem_3x3).find("gemm") != std::string::npos);
   assert_true(algorithm(valid).find("gemm") != std::string::npos);
 }
 #endif

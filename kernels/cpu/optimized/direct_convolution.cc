@@ -13,7 +13,12 @@
 // (phase (py, px) holds input[y * s + py][x * s + px]; one de-interleave pass per run): tap
 // (ky, kx) reads phase ((ky * d - pad) mod s, ...) at a row and column offset of
 // floor((ky * d - pad) / s), ..., and the phase planes have the output's width when
-// output_width == ceil(input_width / s), which "same"-padded layers satisfy.
+// output_width == ceil(input_width / s), which "same"-padded layers satisfy. The phase planes
+// hold zeros where their input does not exist (a last row or column of an odd-sized input), so
+// a lane mask depends only on the plane offset a tap reads at: the taps of every phase that read
+// at the same offset, when their planes follow each other, are one run of planes (a 6x6/2 stem
+// on 3 channels is 9 runs of 12 planes instead of 36 taps of 3: the tile's depth loop and the
+// block's masks are per run).
 //
 // Per task (a block of output channels x a range of pixels), in passes of rows whose packed
 // weights fit half of L2: for each block of 32 pixels, for each chunk of input channels (its
@@ -56,12 +61,30 @@ size_t chunk_channels(size_t channels, size_t taps) {
 // 62 -> 81-106, distances of 32-128 floats).
 constexpr size_t kPrefetchDistance = 128;
 
+// A run of consecutive input planes read at one offset: one kernel tap's channels, or (strided
+// layers of few channels) the taps of several phases whose planes follow each other.
 struct Tap {
-  size_t phase;        // which phase plane it reads
-  ptrdiff_t offset;    // from a pixel's number to its input in that plane
-  int64_t row_offset;  // input row = output row x stride + row_offset
-  int64_t column_offset;
+  size_t phase;         // the first phase plane it reads
+  size_t phase_count;   // phases, each with all the chunk's channels, one after the other
+  size_t kernel_taps;   // where its kernel taps (ky * kernel_width + kx, one per phase) start
+  ptrdiff_t offset;     // from a pixel's number to its input in the first plane
+  size_t row_index;     // into row_offsets_: plane row = output row + that offset
+  size_t column_index;  // into column_offsets_
 };
+
+// Lanes first .. first + count - 1 of a pixel block (count >= 1).
+uint32_t lane_bits(size_t first, size_t count) {
+  const uint32_t low = count >= kTileColumns ? ~0u : (1u << count) - 1u;
+  return low << first;
+}
+
+// The index of value in values, appended when new.
+size_t index_of(std::vector<int64_t>& values, int64_t value) {
+  const auto found = std::find(values.begin(), values.end(), value);
+  if (found != values.end()) return static_cast<size_t>(found - values.begin());
+  values.push_back(value);
+  return values.size() - 1;
+}
 
 class DirectConvolution final : public Conv2DFloat {
  public:
@@ -84,31 +107,9 @@ class DirectConvolution final : public Conv2DFloat {
     phase_width_ = divide_round_up(width_, stride_width_);  // == output_width_ (factory)
     channel_stride_ = phase_height_ * phase_width_;
 
-    // The taps, and the phase planes they read (only those are de-interleaved).
-    std::vector<size_t> phase_of(stride_height_ * stride_width_, SIZE_MAX);
-    for (int64_t ky = 0; ky < window.kernel_height; ++ky) {
-      for (int64_t kx = 0; kx < window.kernel_width; ++kx) {
-        Tap tap;
-        tap.row_offset = ky * window.dilation_height - window.pad_top;
-        tap.column_offset = kx * window.dilation_width - window.pad_left;
-        const int64_t phase_row = floor_divide(tap.row_offset, window.stride_height);
-        const int64_t phase_column = floor_divide(tap.column_offset, window.stride_width);
-        const auto py = static_cast<size_t>(tap.row_offset - phase_row * window.stride_height);
-        const auto px = static_cast<size_t>(tap.column_offset - phase_column * window.stride_width);
-        size_t& phase = phase_of[py * stride_width_ + px];
-        if (phase == SIZE_MAX) {
-          phase = phase_rows_.size();
-          phase_rows_.push_back(py);
-          phase_columns_.push_back(px);
-        }
-        tap.phase = phase;
-        tap.offset =
-            static_cast<ptrdiff_t>(phase_row * static_cast<int64_t>(phase_width_) + phase_column);
-        taps_.push_back(tap);
-      }
-    }
-
-    chunk_channels_ = chunk_channels(channels_, taps_.size());
+    kernel_tap_count_ = kernel_height_ * kernel_width_;
+    chunk_channels_ = chunk_channels(channels_, kernel_tap_count_);
+    make_taps(window);
     pack_weights(weights);
     activation_ = to_float_activation(activation);
     has_activation_ = activation.kind != FusedActivation::Kind::kNone;
@@ -126,7 +127,8 @@ class DirectConvolution final : public Conv2DFloat {
     limits_.row_cost = 16;
 
     task_bytes_ = align_bytes(2 * taps_.size() * sizeof(const float*)) +
-                  align_bytes((taps_.size() + kernel_height_ + kernel_width_) * sizeof(uint32_t));
+                  align_bytes((taps_.size() + row_offsets_.size() + column_offsets_.size()) *
+                              sizeof(uint32_t));
     phase_bytes_ = phased_ ? phase_rows_.size() * channels_ * channel_stride_ * sizeof(float) : 0;
     std::snprintf(algorithm_, sizeof(algorithm_), "%s direct %zux%zu%s", variant, kTileRows,
                   kTileColumns, phased_ ? " phases" : "");
@@ -164,23 +166,98 @@ class DirectConvolution final : public Conv2DFloat {
   }
 
  private:
+  // The kernel taps as runs of planes (Tap), the phase planes they read (only those are
+  // de-interleaved, numbered row-major so that phases next to each other in a row follow each
+  // other) and the distinct plane offsets the lane masks are computed for.
+  void make_taps(const reference::Window2D& window) {
+    struct KernelTap {
+      size_t phase;
+      int64_t phase_row, phase_column;  // offsets in the (phase) plane
+    };
+    std::vector<KernelTap> kernel_taps;
+    std::vector<bool> used(stride_height_ * stride_width_, false);
+    for (int64_t ky = 0; ky < window.kernel_height; ++ky) {
+      for (int64_t kx = 0; kx < window.kernel_width; ++kx) {
+        const int64_t row_offset = ky * window.dilation_height - window.pad_top;
+        const int64_t column_offset = kx * window.dilation_width - window.pad_left;
+        KernelTap tap;
+        tap.phase_row = floor_divide(row_offset, window.stride_height);
+        tap.phase_column = floor_divide(column_offset, window.stride_width);
+        const auto py = static_cast<size_t>(row_offset - tap.phase_row * window.stride_height);
+        const auto px = static_cast<size_t>(column_offset - tap.phase_column * window.stride_width);
+        tap.phase = py * stride_width_ + px;
+        used[tap.phase] = true;
+        kernel_taps.push_back(tap);
+      }
+    }
+    std::vector<size_t> phase_number(used.size(), SIZE_MAX);
+    for (size_t phase = 0; phase < used.size(); ++phase) {
+      if (!used[phase]) continue;
+      phase_number[phase] = phase_rows_.size();
+      phase_rows_.push_back(phase / stride_width_);
+      phase_columns_.push_back(phase % stride_width_);
+    }
+    // Runs of several phases need every channel in one chunk (the planes of a phase's channels,
+    // then the next phase's, follow each other only whole).
+    const bool runs_of_phases = phased_ && chunk_channels_ == channels_;
+    std::vector<bool> taken(kernel_taps.size(), false);
+    for (size_t first = 0; first < kernel_taps.size(); ++first) {
+      if (taken[first]) continue;
+      const KernelTap& base = kernel_taps[first];
+      Tap tap;
+      tap.phase = phase_number[base.phase];
+      tap.phase_count = 0;
+      tap.kernel_taps = tap_kernel_taps_.size();
+      tap.offset = static_cast<ptrdiff_t>(base.phase_row * static_cast<int64_t>(phase_width_) +
+                                          base.phase_column);
+      tap.row_index = index_of(row_offsets_, base.phase_row);
+      tap.column_index = index_of(column_offsets_, base.phase_column);
+      // Extend with the kernel taps that read the next phase plane at the same offset.
+      for (size_t next = first; next < kernel_taps.size();) {
+        taken[next] = true;
+        tap_kernel_taps_.push_back(next);
+        ++tap.phase_count;
+        const size_t wanted = tap.phase + tap.phase_count;
+        next = kernel_taps.size();
+        if (!runs_of_phases) break;
+        for (size_t other = first + 1; other < kernel_taps.size(); ++other) {
+          const KernelTap& candidate = kernel_taps[other];
+          if (!taken[other] && phase_number[candidate.phase] == wanted &&
+              candidate.phase_row == base.phase_row &&
+              candidate.phase_column == base.phase_column) {
+            next = other;
+            break;
+          }
+        }
+      }
+      taps_.push_back(tap);
+    }
+    grouped_ = taps_.size() < kernel_taps.size();
+    for (const Tap& tap : taps_) tap_steps_.push_back(tap.phase_count * chunk_channels_);
+  }
+
   // Weights [M][C][kh][kw] -> per group of 12 output channels and chunk of input channels,
-  // [tap][channel][12] (rows past M are zero).
+  // [tap][phase][channel][12] (rows past M are zero).
   void pack_weights(const float* weights) {
-    const size_t taps = taps_.size();
+    const size_t depth = channels_ * kernel_tap_count_;
     const size_t row_groups = divide_round_up(rows_, kTileRows);
-    packed_weights_.assign(row_groups * channels_ * taps * kTileRows, 0.0f);
+    packed_weights_.assign(row_groups * depth * kTileRows, 0.0f);
     for (size_t group = 0; group < row_groups; ++group) {
-      float* out = packed_weights_.data() + group * channels_ * taps * kTileRows;
+      float* out = packed_weights_.data() + group * depth * kTileRows;
       for (size_t first = 0; first < channels_; first += chunk_channels_) {
         const size_t count = std::min(chunk_channels_, channels_ - first);
-        for (size_t tap = 0; tap < taps; ++tap) {
-          for (size_t c = first; c < first + count; ++c) {
-            for (size_t r = 0; r < kTileRows; ++r) {
-              const size_t row = group * kTileRows + r;
-              if (row < rows_) out[r] = weights[(row * channels_ + c) * taps + tap];
+        for (const Tap& tap : taps_) {
+          for (size_t phase = 0; phase < tap.phase_count; ++phase) {
+            const size_t kernel_tap = tap_kernel_taps_[tap.kernel_taps + phase];
+            for (size_t c = first; c < first + count; ++c) {
+              for (size_t r = 0; r < kTileRows; ++r) {
+                const size_t row = group * kTileRows + r;
+                if (row < rows_) {
+                  out[r] = weights[(row * channels_ + c) * kernel_tap_count_ + kernel_tap];
+                }
+              }
+              out += kTileRows;
             }
-            out += kTileRows;
           }
         }
       }
@@ -188,8 +265,10 @@ class DirectConvolution final : public Conv2DFloat {
   }
 
   // One channel's phase planes: phase (py, px) at out + phase * phase_stride holds
-  // plane[y * sh + py][x * sw + px] at [y][x] where that input exists (the rest is never read:
-  // the lane masks leave it out). Each input row is read once, for all the phases it feeds.
+  // plane[y * sh + py][x * sw + px] at [y][x] where that input exists, and zero where it does
+  // not (the last row or column of a phase when the input's size is not a multiple of the
+  // stride: a run of phases shares one lane mask). Each input row is read once, for all the
+  // phases it feeds.
   void split_channel(const float* plane, float* out, size_t phase_stride) const {
     for (size_t iy = 0; iy < height_; ++iy) {
       const float* row = plane + iy * width_;
@@ -204,51 +283,51 @@ class DirectConvolution final : public Conv2DFloat {
         } else {
           for (size_t x = 0; x < count; ++x) out_row[x] = row[x * stride_width_ + px];
         }
+        std::fill(out_row + count, out_row + phase_width_, 0.0f);
       }
+    }
+    for (size_t phase = 0; phase < phase_rows_.size(); ++phase) {
+      const size_t rows =
+          divide_round_up(height_ - std::min(height_, phase_rows_[phase]), stride_height_);
+      float* plane_out = out + phase * phase_stride;
+      std::fill(plane_out + rows * phase_width_, plane_out + phase_height_ * phase_width_, 0.0f);
     }
   }
 
   // The lane masks of the taps for the block of `columns` pixels from first_pixel: bit j of
-  // masks[tap] says whether pixel first_pixel + j reads an input pixel there. A tap's mask is its
-  // kernel row's (input row inside the plane) and its kernel column's (input column inside):
-  // kernel_height + kernel_width tests per lane instead of one per tap (a 7x7 kernel on 3
-  // channels spent about as long on per-tap tests as in its tiles).
+  // masks[tap] says whether pixel first_pixel + j reads inside the (phase) plane there. A tap's
+  // mask is its plane row offset's and its column offset's, and those are computed per segment
+  // of the block in one output row (a range of lanes each), not per lane: the per-lane tests
+  // were 9% of a 6x6/2 stem's time.
   void block_masks(size_t first_pixel, size_t columns, uint32_t* row_masks, uint32_t* column_masks,
                    uint32_t* masks) const {
-    int64_t lane_row[kTileColumns];
-    int64_t lane_column[kTileColumns];
-    size_t oy = first_pixel / output_width_;
-    size_t ox = first_pixel % output_width_;
-    for (size_t j = 0; j < columns; ++j) {
-      lane_row[j] = static_cast<int64_t>(oy * stride_height_);
-      lane_column[j] = static_cast<int64_t>(ox * stride_width_);
-      if (++ox == output_width_) {
-        ox = 0;
-        ++oy;
+    std::fill(row_masks, row_masks + row_offsets_.size(), 0u);
+    std::fill(column_masks, column_masks + column_offsets_.size(), 0u);
+    const auto plane_height = static_cast<int64_t>(phase_height_);
+    const auto plane_width = static_cast<int64_t>(phase_width_);
+    auto oy = static_cast<int64_t>(first_pixel / output_width_);
+    auto ox = static_cast<int64_t>(first_pixel % output_width_);
+    for (size_t lane = 0; lane < columns; ++oy, ox = 0) {
+      const size_t count = std::min(columns - lane, output_width_ - static_cast<size_t>(ox));
+      const uint32_t lanes = lane_bits(lane, count);
+      for (size_t i = 0; i < row_offsets_.size(); ++i) {
+        const int64_t y = oy + row_offsets_[i];
+        if (y >= 0 && y < plane_height) row_masks[i] |= lanes;
       }
-    }
-    const auto height = static_cast<int64_t>(height_);
-    const auto width = static_cast<int64_t>(width_);
-    for (size_t ky = 0; ky < kernel_height_; ++ky) {
-      const int64_t offset = taps_[ky * kernel_width_].row_offset;
-      uint32_t mask = 0;
-      for (size_t j = 0; j < columns; ++j) {
-        const int64_t iy = lane_row[j] + offset;
-        mask |= static_cast<uint32_t>(iy >= 0 && iy < height) << j;
+      for (size_t i = 0; i < column_offsets_.size(); ++i) {
+        // Output columns ox .. ox + count - 1 read plane columns from ox + offset.
+        const int64_t begin = std::max(ox, -column_offsets_[i]);
+        const int64_t end =
+            std::min(ox + static_cast<int64_t>(count), plane_width - column_offsets_[i]);
+        if (begin < end) {
+          column_masks[i] |=
+              lane_bits(lane + static_cast<size_t>(begin - ox), static_cast<size_t>(end - begin));
+        }
       }
-      row_masks[ky] = mask;
-    }
-    for (size_t kx = 0; kx < kernel_width_; ++kx) {
-      const int64_t offset = taps_[kx].column_offset;
-      uint32_t mask = 0;
-      for (size_t j = 0; j < columns; ++j) {
-        const int64_t ix = lane_column[j] + offset;
-        mask |= static_cast<uint32_t>(ix >= 0 && ix < width) << j;
-      }
-      column_masks[kx] = mask;
+      lane += count;
     }
     for (size_t t = 0; t < taps_.size(); ++t) {
-      masks[t] = row_masks[t / kernel_width_] & column_masks[t % kernel_width_];
+      masks[t] = row_masks[taps_[t].row_index] & column_masks[taps_[t].column_index];
     }
   }
 
@@ -272,13 +351,14 @@ class DirectConvolution final : public Conv2DFloat {
     auto* masks =
         reinterpret_cast<uint32_t*>(scratch + align_bytes(2 * taps * sizeof(const float*)));
     uint32_t* row_masks = masks + taps;
-    uint32_t* column_masks = row_masks + kernel_height_;
+    uint32_t* column_masks = row_masks + row_offsets_.size();
     const size_t phase_stride = channels_ * channel_stride_;
 
     DirectFloatTile tile{};
     tile.taps = taps;
     tile.inputs = chunk_inputs;
     tile.masks = masks;
+    tile.tap_channels = grouped_ ? tap_steps_.data() : nullptr;
     tile.channel_stride = channel_stride_;
     tile.c_stride = pixels_;
     for (size_t block = first_pixel; block < first_pixel + pixels; block += kTileColumns) {
@@ -297,8 +377,8 @@ class DirectConvolution final : public Conv2DFloat {
         tile.activation = last && has_activation_ ? &activation_ : nullptr;
         for (size_t row = first_row; row < first_row + rows; row += kTileRows) {
           tile.rows = std::min(kTileRows, first_row + rows - row);
-          tile.a =
-              packed_weights_.data() + (row / kTileRows * channels_ + first) * taps * kTileRows;
+          tile.a = packed_weights_.data() +
+                   (row / kTileRows * channels_ + first) * kernel_tap_count_ * kTileRows;
           tile.c = output + row * pixels_ + block;
           tile.row_bias = !tile.accumulate && bias ? bias + row : nullptr;
           tile.prefetch_distance = row == first_row ? kPrefetchDistance : 0;
@@ -324,7 +404,13 @@ class DirectConvolution final : public Conv2DFloat {
   size_t phase_height_ = 0;
   size_t phase_width_ = 0;
   size_t channel_stride_ = 0;
+  size_t kernel_tap_count_ = 1;
   std::vector<Tap> taps_;
+  std::vector<size_t> tap_kernel_taps_;  // Tap::kernel_taps indexes this
+  std::vector<size_t> tap_steps_;        // per tap: depth steps (phases x channels)
+  bool grouped_ = false;                 // some tap is a run of several phases
+  std::vector<int64_t> row_offsets_;     // distinct plane row offsets of the taps
+  std::vector<int64_t> column_offsets_;
   std::vector<size_t> phase_rows_;
   std::vector<size_t> phase_columns_;
   size_t chunk_channels_ = 1;
@@ -347,9 +433,14 @@ bool direct_convolution_preferred(const Conv2DShape& shape) {
   // 32->64 @320, 128->256 @80); a strided pointwise layer (one phase: the same copy as the GEMM's
   // im2col) ran at 0.9-0.98x and the 3-channel stems at 0.81-0.91x (7x7/2 3->64 @224, 3x3/2
   // 3->32: a tap's channel loop is 3 steps long).
+  // Since session 7 a strided layer of few channels reads runs of phase planes (a 6x6/2 stem on
+  // 3 channels: 9 runs of 12 planes): the 6x6/2 and 7x7/2 stems then ran 0.83-0.94x the GEMM's
+  // time (with the tile's output prefetch); the 3x3/2 3->32 stem (9 taps, 5 runs) ran as fast as
+  // the GEMM and stays on it.
   const bool pointwise = window.kernel_height == 1 && window.kernel_width == 1;
   if (window.stride_height != 1 || window.stride_width != 1) {
-    return !pointwise && shape.input_channels / shape.groups >= 32;
+    const bool large_kernel = window.kernel_height * window.kernel_width >= 25;
+    return !pointwise && (shape.input_channels / shape.groups >= 32 || large_kernel);
   }
   // Pointwise layers (interleaved runs against the GEMM, bench_kernels, thread CPU time): 7x7
   // planes ran 1.16-1.37x faster (the GEMM's 49 columns are a 32-column panel and a 17-column
@@ -357,10 +448,15 @@ bool direct_convolution_preferred(const Conv2DShape& shape) {
   // (256->64 @56 1.10-1.46, 144->24 @56 1.09-1.39); 14x14 and 28x28 planes ran at 0.8-1.02x,
   // and short-depth ones over 56x56 planes and up slower (64->256 @56 0.67-0.8): the direct tiles
   // read every input plane a block at a time, where the GEMM's copied panels read long runs.
+  // Since session 7's output prefetch, pointwise layers on planes of 80x80 and more with no more
+  // outputs than inputs ran 0.54-0.95x the GEMM's time (yolov5s's 256->64 and 128->64 @80
+  // 0.54-0.61, 64->32 and 32->32 @160 0.78-0.82, 64->64 @160 0.95, 32->16 @112 0.9), while more
+  // outputs than inputs ran 1.02-1.12x (32->64 @160, 128->255 @80, 16->96 @112).
   if (!pointwise) return true;
   const int64_t pixels = window.output_height * window.output_width;
   const bool gemm_in_place = shape.input_channels >= 128 && shape.output_channels <= 96;
-  return pixels <= 7 * 7 || (gemm_in_place && pixels <= 56 * 56);
+  const bool large_narrowing = pixels >= 80 * 80 && shape.output_channels <= shape.input_channels;
+  return pixels <= 7 * 7 || (gemm_in_place && pixels <= 56 * 56) || large_narrowing;
 }
 
 std::unique_ptr<Conv2DFloat> make_direct_conv2d(const char* variant, DirectFloatTileFunction tile,

@@ -427,6 +427,9 @@ struct DirectFloatTile {
   const float* a;
   const float* const* inputs;
   const uint32_t* masks;
+  // When not null, tap t's depth steps (planes channel_stride apart: a run of phases' channels,
+  // docs/cpu-kernels.md "Session 7"), instead of `channels` for every tap.
+  const size_t* tap_channels;
   size_t channel_stride;
   float* c;
   size_t c_stride;
