@@ -184,6 +184,21 @@ void describe(const Problem& p, int trial, char* text, size_t size) {
       p.q.input_zero_point, p.q.silu ? 1 : 0, static_cast<double>(p.q.multipliers[0]));
 }
 
+// Runs `kernel` on every pool and fails on any output byte that differs from `expected`.
+void expect_reference_bytes(const kernels::cpu::Conv2DInt8& kernel, const Problem& p,
+                            const std::vector<int8_t>& expected, const char* what,
+                            std::initializer_list<ThreadPool*> pools) {
+  for (ThreadPool* pool : pools) {
+    std::vector<int8_t> output(expected.size(), 0x55);
+    kernel.run(p.input.data(), nullptr, p.bias.data(), output.data(), *pool);
+    const std::string mismatch = compare_exact(output, expected);
+    if (!mismatch.empty()) {
+      fail_msg("%s (%s, %zu threads): %s", what, kernel.algorithm(), pool->thread_count(),
+               mismatch.c_str());
+    }
+  }
+}
+
 void test_random_windows(void**) {
   Random random(606);
   ThreadPool one(1);
@@ -214,15 +229,7 @@ void test_random_windows(void**) {
       }
       if (!applies) fail_msg("%s: %s took a window it cannot read", what, table->name);
       ++ran;
-      for (ThreadPool* pool : {&one, &three}) {
-        std::vector<int8_t> output(expected.size(), 0x55);
-        kernel->run(p.input.data(), nullptr, p.bias.data(), output.data(), *pool);
-        const std::string mismatch = compare_exact(output, expected);
-        if (!mismatch.empty()) {
-          fail_msg("%s (%s, %zu threads): %s", what, kernel->algorithm(), pool->thread_count(),
-                   mismatch.c_str());
-        }
-      }
+      expect_reference_bytes(*kernel, p, expected, what, {&one, &three});
     }
   }
   std::printf("direct convolutions: %d run, %d refused (windows wider than their output)\n", ran,
@@ -265,10 +272,7 @@ void test_layer_shapes(void**) {
       if (std::string(kernel->algorithm()).find("channels in lanes") != std::string::npos) {
         ++channels_in_lanes;
       }
-      std::vector<int8_t> output(expected.size(), 0x55);
-      kernel->run(p.input.data(), nullptr, p.bias.data(), output.data(), pool);
-      const std::string mismatch = compare_exact(output, expected);
-      if (!mismatch.empty()) fail_msg("%s (%s): %s", what, kernel->algorithm(), mismatch.c_str());
+      expect_reference_bytes(*kernel, p, expected, what, {&pool});
     }
   }
   // The last seven layers, on every table.
@@ -323,15 +327,7 @@ void test_space_to_depth_stems(void**) {
         fail_msg("%s: %s is not the space-to-depth form", what, kernel->algorithm());
       }
       ++ran;
-      for (ThreadPool* pool : {&one, &three}) {
-        std::vector<int8_t> output(expected.size(), 0x55);
-        kernel->run(p.input.data(), nullptr, p.bias.data(), output.data(), *pool);
-        const std::string mismatch = compare_exact(output, expected);
-        if (!mismatch.empty()) {
-          fail_msg("%s (%s, %zu threads): %s", what, kernel->algorithm(), pool->thread_count(),
-                   mismatch.c_str());
-        }
-      }
+      expect_reference_bytes(*kernel, p, expected, what, {&one, &three});
     }
   }
   std::printf("space-to-depth stems: %d run\n", ran);

@@ -120,6 +120,16 @@ word_requantization(const Int8TileRequantization& requantization) {
   return words;
 }
 
+// rounded_products on 16 sums: the two 8-lane halves (doubles hold 8 lanes).
+ORKNN_TARGET_AVX512_VNNI __m512i rounded_products_16(__m512i sums, __m512d factor) {
+  return _mm512_maskz_inserti64x4(
+      0xFF,
+      _mm512_maskz_inserti64x4(
+          0xFF, _mm512_setzero_si512(),
+          rounded_products(_mm512_maskz_extracti64x4_epi64(0xFF, sums, 0), factor), 0),
+      rounded_products(_mm512_maskz_extracti64x4_epi64(0xFF, sums, 1), factor), 1);
+}
+
 // 32 sums of one row (two vectors, the row's constant not yet added) requantized into the 32
 // bytes at `output` under `columns` (1..32): the products rounded in four groups of eight
 // doubles as requantize_store does, then zero point, clamp and narrowing on 16-bit lanes, 32 at
@@ -135,18 +145,8 @@ ORKNN_TARGET_AVX512_VNNI void requantize_store_32(__m512i low, __m512i high, int
   low = _mm512_add_epi32(low, offset);
   high = _mm512_add_epi32(high, offset);
   const __m512d factor = _mm512_set1_pd(static_cast<double>(multiplier));
-  const __m512i first = _mm512_maskz_inserti64x4(
-      0xFF,
-      _mm512_maskz_inserti64x4(
-          0xFF, _mm512_setzero_si512(),
-          rounded_products(_mm512_maskz_extracti64x4_epi64(0xFF, low, 0), factor), 0),
-      rounded_products(_mm512_maskz_extracti64x4_epi64(0xFF, low, 1), factor), 1);
-  const __m512i second = _mm512_maskz_inserti64x4(
-      0xFF,
-      _mm512_maskz_inserti64x4(
-          0xFF, _mm512_setzero_si512(),
-          rounded_products(_mm512_maskz_extracti64x4_epi64(0xFF, high, 0), factor), 0),
-      rounded_products(_mm512_maskz_extracti64x4_epi64(0xFF, high, 1), factor), 1);
+  const __m512i first = rounded_products_16(low, factor);
+  const __m512i second = rounded_products_16(high, factor);
   // 128-bit lane i: columns 4i..4i+3, then 16 + 4i..16 + 4i + 3.
   __m512i clamped = _mm512_maskz_packs_epi32(~__mmask32{0}, first, second);
   clamped = _mm512_maskz_adds_epi16(~__mmask32{0}, clamped, words.zero_point);
