@@ -19,7 +19,7 @@ namespace orknn::testing {
 inline std::vector<kernels::cpu::KernelVariant> optimized_variants() {
   using kernels::cpu::KernelVariant;
   std::vector<KernelVariant> variants{KernelVariant::kPortable};
-  for (KernelVariant simd : {KernelVariant::kAvx2, KernelVariant::kNeon}) {
+  for (KernelVariant simd : {KernelVariant::kAvx2, KernelVariant::kAvx512, KernelVariant::kNeon}) {
     if (kernels::cpu::kernel_variant_available(simd)) variants.push_back(simd);
   }
   return variants;

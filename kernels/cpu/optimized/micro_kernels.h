@@ -404,6 +404,9 @@ void avx512_vbmi_lookup_int8_row(const int8_t* table, const int8_t* in, int8_t* 
 // x86-64 only: the avx512 table's requantize_lanes (AVX-512 F/BW/VL;
 // x86/avx512_depthwise_lanes.cc).
 void avx512_requantize_lanes(const RequantizeLanes& lanes);
+// x86-64 only: the avx512 table's quantized_binary_row on 16 lanes (AVX-512 F/BW/VL;
+// x86/avx512_quantized_binary.cc).
+void avx512_quantized_binary_row(const QuantizedBinaryRow& row);
 // x86-64 only: the avx512 table's depthwise_dot_rows on AVX-512 VNNI and VBMI (vpdpbusd,
 // vpermb; x86/avx512_depthwise_dot_rows.cc); call it only when cpu_has_avx512_vbmi().
 void avx512_depthwise_dot_rows(const DepthwiseDotRows& rows);
