@@ -32,4 +32,14 @@ inline void with_binary_operation(int operation, Body&& body) {
   }
 }
 
+// Calls body(std::bool_constant<a_full>{}, std::bool_constant<b_full>{}): a row loop templated
+// on whether each operand steps through the row (full) or is one broadcast value.
+template <typename Body>
+inline void with_operand_steps(bool a_full, bool b_full, Body&& body) {
+  if (a_full && b_full) return body(std::true_type{}, std::true_type{});
+  if (a_full) return body(std::true_type{}, std::false_type{});
+  if (b_full) return body(std::false_type{}, std::true_type{});
+  return body(std::false_type{}, std::false_type{});
+}
+
 }  // namespace orknn::kernels::cpu::optimized

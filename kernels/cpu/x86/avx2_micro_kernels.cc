@@ -722,17 +722,9 @@ void quantized_binary_row_of(const QuantizedBinaryRow& row) {
   k.out_scale = _mm256_set1_ps(row.out_scale);
   k.lowest = _mm256_set1_ps(-1e9f);
   k.highest = _mm256_set1_ps(1e9f);
-  const bool a_full = row.a.step != 0;
-  const bool b_full = row.b.step != 0;
-  if (a_full && b_full) {
-    quantized_binary_loop<Operation, true, true>(row, k);
-  } else if (a_full) {
-    quantized_binary_loop<Operation, true, false>(row, k);
-  } else if (b_full) {
-    quantized_binary_loop<Operation, false, true>(row, k);
-  } else {
-    quantized_binary_loop<Operation, false, false>(row, k);
-  }
+  with_operand_steps(row.a.step != 0, row.b.step != 0, [&](auto a_full, auto b_full) {
+    quantized_binary_loop<Operation, decltype(a_full)::value, decltype(b_full)::value>(row, k);
+  });
 }
 
 void quantized_binary_row(const QuantizedBinaryRow& row) {

@@ -96,17 +96,9 @@ ORKNN_TARGET_AVX512_BW void quantized_binary_row_of(const QuantizedBinaryRow& ro
   k.out_scale = _mm512_set1_ps(row.out_scale);
   k.lowest = _mm512_set1_ps(-1e9f);
   k.highest = _mm512_set1_ps(1e9f);
-  const bool a_full = row.a.step != 0;
-  const bool b_full = row.b.step != 0;
-  if (a_full && b_full) {
-    quantized_binary_loop<kOperation, true, true>(row, k);
-  } else if (a_full) {
-    quantized_binary_loop<kOperation, true, false>(row, k);
-  } else if (b_full) {
-    quantized_binary_loop<kOperation, false, true>(row, k);
-  } else {
-    quantized_binary_loop<kOperation, false, false>(row, k);
-  }
+  with_operand_steps(row.a.step != 0, row.b.step != 0, [&](auto a_full, auto b_full) {
+    quantized_binary_loop<kOperation, decltype(a_full)::value, decltype(b_full)::value>(row, k);
+  });
 }
 
 }  // namespace
