@@ -398,6 +398,46 @@ std::pair<double, double> reference_and_variant_seconds(const Options& options,
   return {median(configs[0].cpu_seconds), median(configs[1].cpu_seconds)};
 }
 
+// The markdown table of the one-thread benchmarks that time a kernel against its reference
+// (softmax, bilinear resize, ConvTranspose): the heading before the first row, so a benchmark
+// the filter leaves out prints nothing, and a blank line after the last.
+class SpeedupTable {
+ public:
+  // `unit_per_second` is 1e6 for "us", 1e3 for "ms".
+  SpeedupTable(const char* title, const char* first_column, const char* unit,
+               double unit_per_second, const Options& options)
+      : title_(title),
+        first_column_(first_column),
+        unit_(unit),
+        unit_per_second_(unit_per_second),
+        variant_(cpu::kernel_variant_name(options.variant)) {}
+  ~SpeedupTable() {
+    if (printed_) std::printf("\n");
+  }
+  SpeedupTable(const SpeedupTable&) = delete;
+  SpeedupTable& operator=(const SpeedupTable&) = delete;
+
+  void row(const char* name, double reference_seconds, double variant_seconds) {
+    if (!printed_) {
+      std::printf(
+          "## %s, one thread (%s per run, thread CPU time, interleaved)\n\n| %s | reference | "
+          "%s | speed-up |\n|---|---:|---:|---:|\n",
+          title_, unit_, first_column_, variant_);
+      printed_ = true;
+    }
+    std::printf("| %s | %.2f | %.3f | %.1fx |\n", name, reference_seconds * unit_per_second_,
+                variant_seconds * unit_per_second_, reference_seconds / variant_seconds);
+  }
+
+ private:
+  const char* title_;
+  const char* first_column_;
+  const char* unit_;
+  double unit_per_second_;
+  const char* variant_;
+  bool printed_ = false;
+};
+
 struct Pools {
   std::vector<std::unique_ptr<ThreadPool>> pools;
 };
@@ -703,7 +743,7 @@ void bench_softmax(const Options& options) {
                                  {"softmax 80x8400 (anchors, strided)", {1, 80, 8400}},
                                  {"softmax 21x128x128 (pixels, strided)", {1, 21, 128 * 128}}};
   ThreadPool serial(1);
-  bool header = false;
+  SpeedupTable table("Softmax, float32", "shape", "us", 1e6, options);
   for (const SoftmaxShape& shape : shapes) {
     if (!options.filter.empty() && std::strstr(shape.name, options.filter.c_str()) == nullptr) {
       continue;
@@ -718,19 +758,8 @@ void bench_softmax(const Options& options) {
     const auto [reference_seconds, variant_seconds] = reference_and_variant_seconds(
         options, [&] { reference::softmax(shape.layout, x.data(), y.data()); },
         [&] { kernel->run(x.data(), y.data(), serial); });
-    if (!header) {
-      std::printf(
-          "## Softmax, float32, one thread (us per run, thread CPU time, interleaved)\n\n| shape "
-          "| reference | %s | speed-up |\n|---|---:|---:|---:|\n",
-          cpu::kernel_variant_name(options.variant));
-      header = true;
-    }
-    const double reference_us = reference_seconds * 1e6;
-    const double variant_us = variant_seconds * 1e6;
-    std::printf("| %s | %.1f | %.1f | %.1fx |\n", shape.name, reference_us, variant_us,
-                reference_us / variant_us);
+    table.row(shape.name, reference_seconds, variant_seconds);
   }
-  if (header) std::printf("\n");
 }
 
 // Bilinear Resize (kernels/cpu/dispatch.h prepare_resize_bilinear) against
@@ -752,14 +781,8 @@ void bench_resize_bilinear(const Options& options) {
   const auto [reference_seconds, variant_seconds] = reference_and_variant_seconds(
       options, [&] { reference::resize_bilinear(params, x.data(), y.data()); },
       [&] { kernel->run(x.data(), y.data(), serial); });
-  const double reference_us = reference_seconds * 1e6;
-  const double variant_us = variant_seconds * 1e6;
-  std::printf(
-      "## Bilinear Resize, float32, one thread (us per run, thread CPU time, interleaved)\n\n| "
-      "shape | reference | %s | speed-up |\n|---|---:|---:|---:|\n| %s | %.1f | %.1f | "
-      "%.1fx |\n\n",
-      cpu::kernel_variant_name(options.variant), name, reference_us, variant_us,
-      reference_us / variant_us);
+  SpeedupTable("Bilinear Resize, float32", "shape", "us", 1e6, options)
+      .row(name, reference_seconds, variant_seconds);
 }
 
 // ConvTranspose (kernels/cpu/dispatch.h prepare_conv_transpose2d) against
@@ -774,7 +797,7 @@ void bench_conv_transpose(const Options& options) {
   const Layer layers[] = {{"conv transpose 2x2/2 64->64 @80", 64, 64, 80, 2, 0},
                           {"conv transpose 4x4/2 pad 1 32->16 @40", 32, 16, 40, 4, 1}};
   ThreadPool serial(1);
-  bool header = false;
+  SpeedupTable table("ConvTranspose, float32", "layer", "ms", 1e3, options);
   for (const Layer& layer : layers) {
     if (!options.filter.empty() && std::strstr(layer.name, options.filter.c_str()) == nullptr) {
       continue;
@@ -803,19 +826,8 @@ void bench_conv_transpose(const Options& options) {
           reference::conv_transpose2d(shape, {}, x.data(), weights.data(), bias.data(), y.data());
         },
         [&] { kernel->run(x.data(), nullptr, bias.data(), y.data(), serial); });
-    if (!header) {
-      std::printf(
-          "## ConvTranspose, float32, one thread (ms per run, thread CPU time, interleaved)\n\n"
-          "| layer | reference | %s | speed-up |\n|---|---:|---:|---:|\n",
-          cpu::kernel_variant_name(options.variant));
-      header = true;
-    }
-    const double reference_ms = reference_seconds * 1e3;
-    const double variant_ms = variant_seconds * 1e3;
-    std::printf("| %s | %.2f | %.3f | %.0fx |\n", layer.name, reference_ms, variant_ms,
-                reference_ms / variant_ms);
+    table.row(layer.name, reference_seconds, variant_seconds);
   }
-  if (header) std::printf("\n");
 }
 
 std::vector<size_t> parse_list(const char* text) {

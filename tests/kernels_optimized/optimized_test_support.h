@@ -15,6 +15,13 @@
 
 namespace orknn::testing {
 
+// The number of elements of a tensor of `shape`.
+inline size_t shape_elements(const std::vector<int64_t>& shape) {
+  size_t count = 1;
+  for (int64_t extent : shape) count *= static_cast<size_t>(extent);
+  return count;
+}
+
 // The optimized variants this build and CPU can run (the reference is the oracle).
 inline std::vector<kernels::cpu::KernelVariant> optimized_variants() {
   using kernels::cpu::KernelVariant;

@@ -33,12 +33,6 @@ constexpr reference::BinaryOperation kOperations[] = {
     reference::BinaryOperation::kAdd, reference::BinaryOperation::kSubtract,
     reference::BinaryOperation::kMultiply, reference::BinaryOperation::kDivide};
 
-int64_t elements(const Shape& shape) {
-  int64_t count = 1;
-  for (int64_t dimension : shape) count *= dimension;
-  return count;
-}
-
 std::string describe(const Shape& shape) {
   std::string text = "[";
   for (size_t i = 0; i < shape.size(); ++i) text += (i ? "," : "") + std::to_string(shape[i]);
@@ -84,10 +78,10 @@ void test_supported_broadcasts_match_reference(void** /*state*/) {
   ThreadPool one(1), three(3);
   size_t index = 0;
   for (const BroadcastCase& shapes : supported_cases()) {
-    const std::vector<float> a = operand_values(random, static_cast<size_t>(elements(shapes.a)));
-    const std::vector<float> b = operand_values(random, static_cast<size_t>(elements(shapes.b)));
+    const std::vector<float> a = operand_values(random, shape_elements(shapes.a));
+    const std::vector<float> b = operand_values(random, shape_elements(shapes.b));
     const reference::BroadcastParams params = reference::make_broadcast_params(shapes.a, shapes.b);
-    const auto count = static_cast<size_t>(elements(params.output_shape));
+    const auto count = shape_elements(params.output_shape);
     for (reference::BinaryOperation operation : kOperations) {
       std::vector<float> expected(count);
       reference::binary(operation, params, a.data(), b.data(), expected.data());
@@ -123,7 +117,7 @@ std::vector<int8_t> float_domain_int8(reference::BinaryOperation operation,
   std::vector<float> b_real(b.size());
   for (size_t i = 0; i < a.size(); ++i) a_real[i] = dequantize(a[i], q.a_scale, q.a_zero_point);
   for (size_t i = 0; i < b.size(); ++i) b_real[i] = dequantize(b[i], q.b_scale, q.b_zero_point);
-  std::vector<float> real(static_cast<size_t>(elements(params.output_shape)));
+  std::vector<float> real(shape_elements(params.output_shape));
   reference::binary(operation, params, a_real.data(), b_real.data(), real.data());
   std::vector<int8_t> codes(real.size());
   for (size_t i = 0; i < real.size(); ++i) {
@@ -170,8 +164,8 @@ void test_int8_matches_float_domain(void** /*state*/) {
   };
   size_t index = 0;
   for (const BroadcastCase& shapes : supported_cases()) {
-    const std::vector<int8_t> a = random.codes(static_cast<size_t>(elements(shapes.a)));
-    const std::vector<int8_t> b = random.codes(static_cast<size_t>(elements(shapes.b)));
+    const std::vector<int8_t> a = random.codes(shape_elements(shapes.a));
+    const std::vector<int8_t> b = random.codes(shape_elements(shapes.b));
     const reference::BroadcastParams params = reference::make_broadcast_params(shapes.a, shapes.b);
     for (const auto& quantization : quantizations) {
       for (reference::BinaryOperation operation : kOperations) {
@@ -241,10 +235,10 @@ void test_binary_activation_matches_two_kernels(void** /*state*/) {
   activations[3].operation = reference::UnaryOperation::kHardSwish;
   size_t index = 0;
   for (const BroadcastCase& shapes : supported_cases()) {
-    const std::vector<float> a = operand_values(random, static_cast<size_t>(elements(shapes.a)));
-    const std::vector<float> b = operand_values(random, static_cast<size_t>(elements(shapes.b)));
+    const std::vector<float> a = operand_values(random, shape_elements(shapes.a));
+    const std::vector<float> b = operand_values(random, shape_elements(shapes.b));
     const reference::BroadcastParams params = reference::make_broadcast_params(shapes.a, shapes.b);
-    const auto count = static_cast<size_t>(elements(params.output_shape));
+    const auto count = shape_elements(params.output_shape);
     for (reference::BinaryOperation operation : kOperations) {
       std::vector<float> sums(count);
       reference::binary(operation, params, a.data(), b.data(), sums.data());
@@ -289,8 +283,8 @@ void test_int8_with_output_table(void** /*state*/) {
   quantization.output_table = random.codes(256);
   size_t index = 0;
   for (const BroadcastCase& shapes : supported_cases()) {
-    const std::vector<int8_t> a = random.codes(static_cast<size_t>(elements(shapes.a)));
-    const std::vector<int8_t> b = random.codes(static_cast<size_t>(elements(shapes.b)));
+    const std::vector<int8_t> a = random.codes(shape_elements(shapes.a));
+    const std::vector<int8_t> b = random.codes(shape_elements(shapes.b));
     const reference::BroadcastParams params = reference::make_broadcast_params(shapes.a, shapes.b);
     for (reference::BinaryOperation operation : kOperations) {
       std::vector<int8_t> expected = float_domain_int8(operation, params, a, b, quantization);

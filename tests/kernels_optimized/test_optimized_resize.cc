@@ -29,12 +29,6 @@ using namespace orknn::testing;
 namespace reference = kernels::reference;
 using kernels::cpu::KernelVariant;
 
-size_t element_count(const std::vector<int64_t>& shape) {
-  size_t count = 1;
-  for (int64_t extent : shape) count *= static_cast<size_t>(extent);
-  return count;
-}
-
 std::string describe(const reference::ResizeParams& p) {
   std::string text = "[";
   for (size_t d = 0; d < p.input_shape.size(); ++d) {
@@ -82,8 +76,8 @@ constexpr double kBilinearTolerance = 0.0;
 void check_matches_reference(const reference::ResizeParams& params, Random& random,
                              Mode mode = Mode::kNearest) {
   ThreadPool one(1), three(3);
-  const std::vector<float> input = random.floats(element_count(params.input_shape));
-  std::vector<float> expected(element_count(params.output_shape));
+  const std::vector<float> input = random.floats(shape_elements(params.input_shape));
+  std::vector<float> expected(shape_elements(params.output_shape));
   const bool bilinear = mode == Mode::kBilinear;
   if (bilinear) {
     reference::resize_bilinear(params, input.data(), expected.data());

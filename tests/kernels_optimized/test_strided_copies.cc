@@ -29,12 +29,6 @@ using namespace orknn::testing;
 namespace reference = kernels::reference;
 using devices::cpu::StridedCopies;
 
-size_t count_of(const std::vector<int64_t>& shape) {
-  size_t count = 1;
-  for (int64_t extent : shape) count *= static_cast<size_t>(extent);
-  return count;
-}
-
 std::string describe(const reference::StridedCopyParams& p, size_t element_size) {
   std::string text = std::to_string(element_size) + "-byte elements, shape [";
   for (int64_t e : p.output_shape) text += std::to_string(e) + " ";
@@ -49,7 +43,7 @@ void check_copy(const reference::StridedCopyParams& params, size_t element_size,
                 size_t input_elements, Random& random) {
   std::vector<uint8_t> input(input_elements * element_size);
   for (uint8_t& byte : input) byte = static_cast<uint8_t>(random.integer(0, 255));
-  const size_t output_bytes = count_of(params.output_shape) * element_size;
+  const size_t output_bytes = shape_elements(params.output_shape) * element_size;
   std::vector<uint8_t> expected(output_bytes + 1, 0xA5), output(output_bytes + 1, 0x5A);
   reference::strided_copy(element_size, params, input.data(), expected.data());
   expected.back() = 0x5A;  // the byte past the output stays untouched
@@ -89,7 +83,8 @@ void test_random_transposes_match_reference(void**) {
         std::swap(perm[k - 1], perm[static_cast<size_t>(random.integer(0, int(k) - 1))]);
       }
       const size_t element_size = element_sizes[random.integer(0, 4)];
-      check_copy(reference::transpose_layout(shape, perm), element_size, count_of(shape), random);
+      check_copy(reference::transpose_layout(shape, perm), element_size, shape_elements(shape),
+                 random);
     }
   }
 }
@@ -114,7 +109,7 @@ void test_random_slices_match_reference(void**) {
         slice.output_shape.push_back(random.integer(1, int(available)));
       }
       const size_t element_size = static_cast<size_t>(1) << random.integer(0, 3);
-      check_copy(reference::slice_layout(slice), element_size, count_of(shape), random);
+      check_copy(reference::slice_layout(slice), element_size, shape_elements(shape), random);
     }
   }
 }
