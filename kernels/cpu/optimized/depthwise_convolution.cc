@@ -286,12 +286,38 @@ class DepthwiseConvolutionInt8 final : public Conv2DInt8 {
 // tap is then one full vector load and FMA, whatever the plane's width: the plane-per-channel
 // kernel above spends most of its time on partial vectors, zero fills and per-channel set-up
 // when planes are 7 to 28 wide (MobileNetV2), and copies every input once more for stride 2.
-struct LaneGeometry {
+//
+// The padded input rows a band of output rows reads, as the lanes and the dot-product rows
+// (below) lay them out: each band's padded rows must fit `band_bytes` at `column_bytes` per
+// padded column, and hold at least one output row's window.
+struct PaddedBands {
   size_t padded_width = 0;  // columns the outputs read
   size_t copy_first = 0;    // first padded column that holds an input column
   size_t copy_count = 0;    // input columns inside the padded width
   size_t band_rows = 0;     // output rows per band (the last band may have fewer)
   size_t bands = 0;
+};
+
+PaddedBands padded_bands(const reference::Window2D& w, size_t column_bytes, size_t band_bytes) {
+  PaddedBands g;
+  g.padded_width = static_cast<size_t>((w.output_width - 1) * w.stride_width +
+                                       (w.kernel_width - 1) * w.dilation_width + 1);
+  const size_t pad_left = static_cast<size_t>(w.pad_left);
+  g.copy_first = std::min(pad_left, g.padded_width);
+  g.copy_count =
+      std::min(g.padded_width, pad_left + static_cast<size_t>(w.input_width)) - g.copy_first;
+  const size_t window_rows = static_cast<size_t>((w.kernel_height - 1) * w.dilation_height + 1);
+  const size_t fitting_rows = band_bytes / (g.padded_width * column_bytes);
+  g.band_rows = fitting_rows > window_rows
+                    ? (fitting_rows - window_rows) / static_cast<size_t>(w.stride_height) + 1
+                    : 1;
+  const size_t output_height = static_cast<size_t>(w.output_height);
+  g.band_rows = std::min(g.band_rows, output_height);
+  g.bands = divide_round_up(output_height, g.band_rows);
+  return g;
+}
+
+struct LaneGeometry : PaddedBands {
   size_t input_band_floats = 0;
   size_t output_band_floats = 0;
 };
@@ -301,21 +327,7 @@ LaneGeometry lane_geometry(const reference::Window2D& w) {
   // output row reads (kernel_height x padded width x 8 floats) stay in L1.
   constexpr size_t kBandBytes = 48 * 1024;
   LaneGeometry g;
-  g.padded_width = static_cast<size_t>((w.output_width - 1) * w.stride_width +
-                                       (w.kernel_width - 1) * w.dilation_width + 1);
-  const size_t pad_left = static_cast<size_t>(w.pad_left);
-  const size_t input_width = static_cast<size_t>(w.input_width);
-  g.copy_first = std::min(pad_left, g.padded_width);
-  g.copy_count = std::min(g.padded_width, pad_left + input_width) - g.copy_first;
-  const size_t row_bytes = g.padded_width * kDepthwiseLanes * sizeof(float);
-  const size_t window_rows = static_cast<size_t>((w.kernel_height - 1) * w.dilation_height + 1);
-  const size_t fitting_rows = kBandBytes / row_bytes;
-  g.band_rows = fitting_rows > window_rows
-                    ? (fitting_rows - window_rows) / static_cast<size_t>(w.stride_height) + 1
-                    : 1;
-  const size_t output_height = static_cast<size_t>(w.output_height);
-  g.band_rows = std::min(g.band_rows, output_height);
-  g.bands = divide_round_up(output_height, g.band_rows);
+  static_cast<PaddedBands&>(g) = padded_bands(w, kDepthwiseLanes * sizeof(float), kBandBytes);
   g.input_band_floats = band_input_rows(w, g.band_rows) * g.padded_width * kDepthwiseLanes;
   g.output_band_floats = g.band_rows * static_cast<size_t>(w.output_width) * kDepthwiseLanes;
   return g;
@@ -628,12 +640,7 @@ class LaneDepthwiseConvolutionInt8 final : public Conv2DInt8 {
 // straight into the output rows. The lanes path instead
 // transposes every input into 8-channel float lanes and every sum back (a third of its time):
 // here the input is only copied and the arithmetic stays in int32.
-struct DotGeometry {
-  size_t padded_width = 0;  // bytes per padded row: the columns the outputs read
-  size_t copy_first = 0;    // first padded column that holds an input column
-  size_t copy_count = 0;    // input columns inside the padded width
-  size_t band_rows = 0;     // output rows per band (the last band may have fewer)
-  size_t bands = 0;
+struct DotGeometry : PaddedBands {  // one byte per padded column
   size_t band_bytes = 0;  // a full band's padded rows and the 64 bytes the last one over-reads
   size_t rows_per_vector = 1;
   uint8_t gather[64] = {};  // DepthwiseDotRows::gather
@@ -675,20 +682,7 @@ bool depthwise_dot_gather(const reference::Window2D& w, size_t padded_width, Dot
 DotGeometry dot_geometry(const reference::Window2D& w) {
   constexpr size_t kBandBytes = 16 * 1024;
   DotGeometry g;
-  g.padded_width = static_cast<size_t>((w.output_width - 1) * w.stride_width +
-                                       (w.kernel_width - 1) * w.dilation_width + 1);
-  const size_t pad_left = static_cast<size_t>(w.pad_left);
-  g.copy_first = std::min(pad_left, g.padded_width);
-  g.copy_count =
-      std::min(g.padded_width, pad_left + static_cast<size_t>(w.input_width)) - g.copy_first;
-  const size_t window_rows = static_cast<size_t>((w.kernel_height - 1) * w.dilation_height + 1);
-  const size_t fitting_rows = kBandBytes / g.padded_width;
-  g.band_rows = fitting_rows > window_rows
-                    ? (fitting_rows - window_rows) / static_cast<size_t>(w.stride_height) + 1
-                    : 1;
-  const size_t output_height = static_cast<size_t>(w.output_height);
-  g.band_rows = std::min(g.band_rows, output_height);
-  g.bands = divide_round_up(output_height, g.band_rows);
+  static_cast<PaddedBands&>(g) = padded_bands(w, 1, kBandBytes);
   g.band_bytes = band_input_rows(w, g.band_rows) * g.padded_width + 64;
   g.fits = depthwise_dot_gather(w, g.padded_width, g);
   return g;
