@@ -496,9 +496,17 @@ class DirectConvolution final : public Conv2DInt8 {
     const size_t count = std::min(mr_, columns_ - first);
     tap_lanes(first, count, row_valid, column_valid, lanes);
     int8_t* out = activations + panel * depth_groups_ * mr_ * kQuad;
+    const uint32_t all_rows = count == 32 ? ~0u : (1u << count) - 1u;
     for (size_t t = 0; t < taps_; ++t) {
       const int8_t* source =
           planes + static_cast<ptrdiff_t>(tap_offsets_[t]) + static_cast<ptrdiff_t>(first * kQuad);
+      if (count == mr_ && (lanes[t] & all_rows) == all_rows) {
+        // Every pixel reads inside the input: the quad plane's pixels are the panel's rows.
+        for (size_t q = 0; q < quads_; ++q, source += quad_stride_, out += mr_ * kQuad) {
+          std::memcpy(out, source, mr_ * kQuad);
+        }
+        continue;
+      }
       for (size_t q = 0; q < quads_; ++q, source += quad_stride_, out += mr_ * kQuad) {
         for (size_t r = 0; r < mr_; ++r) {
           int32_t value = padding_;
