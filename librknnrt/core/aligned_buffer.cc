@@ -1,5 +1,7 @@
 #include "core/aligned_buffer.h"
+#include "core/large_allocation.h"
 
+#include <algorithm>
 #include <cstring>
 
 #if defined(__linux__)
@@ -27,22 +29,31 @@ bool huge_pages_enabled() {
   return enabled;
 }
 
+void* allocate_large(size_t bytes) {
+  const bool huge = bytes >= kHugePage && huge_pages_enabled();
+  const size_t alignment = huge ? kHugePage : AlignedBuffer::kAlignment;
+  const size_t rounded = (std::max<size_t>(bytes, 1) + alignment - 1) / alignment * alignment;
+  void* pointer = std::aligned_alloc(alignment, rounded);
+#if defined(__linux__) && defined(MADV_HUGEPAGE)
+  // Before the first touch, so that the pages are huge from the start. A refusal (EINVAL where
+  // the kernel has no transparent huge pages) leaves small pages: nothing to do.
+  if (pointer != nullptr && huge) madvise(pointer, rounded, MADV_HUGEPAGE);
+#endif
+  return pointer;
+}
+
+void free_large(void* pointer) {
+  std::free(pointer);
+}
+
 AlignedBuffer::AlignedBuffer(size_t size) : size_(size) {
   if (size == 0) return;
-  const bool huge = size >= kHugePage && huge_pages_enabled();
-  const size_t alignment = huge ? kHugePage : kAlignment;
-  const size_t rounded = (size + alignment - 1) / alignment * alignment;
-  data_.reset(static_cast<uint8_t*>(std::aligned_alloc(alignment, rounded)));
+  data_.reset(static_cast<uint8_t*>(allocate_large(size)));
   if (!data_) {
     size_ = 0;
     return;
   }
-#if defined(__linux__) && defined(MADV_HUGEPAGE)
-  // Before the first touch (the memset), so that the pages are huge from the start. A refusal
-  // (EINVAL where the kernel has no transparent huge pages) leaves small pages: nothing to do.
-  if (huge) madvise(data_.get(), rounded, MADV_HUGEPAGE);
-#endif
-  std::memset(data_.get(), 0, rounded);
+  std::memset(data_.get(), 0, size);
 }
 
 }  // namespace orknn

@@ -1,10 +1,13 @@
 // AlignedBuffer (core/aligned_buffer.h): every buffer is zeroed and 64-byte aligned; buffers of
-// 2 MiB and more start on a 2 MiB boundary, where transparent huge pages can back them.
+// 2 MiB and more start on a 2 MiB boundary, where transparent huge pages can back them; so do
+// vectors with LargeAllocator (core/large_allocation.h).
 #include <cstdint>
 #include <cstdlib>
 #include <initializer_list>
+#include <vector>
 
 #include "core/aligned_buffer.h"
+#include "core/large_allocation.h"
 
 // cmocka comes last (its macros clash with standard headers) and needs these first.
 #include <setjmp.h>
@@ -50,6 +53,19 @@ void test_large_buffers_start_on_a_huge_page(void**) {
   }
 }
 
+// Packed weights (std::vector with LargeAllocator) are placed the same way.
+void test_large_allocator_vectors(void**) {
+  std::vector<float, orknn::LargeAllocator<float>> small(100, 1.0f);
+  assert_int_equal(reinterpret_cast<uintptr_t>(small.data()) % AlignedBuffer::kAlignment, 0);
+  std::vector<float, orknn::LargeAllocator<float>> large(kHugePage / sizeof(float) + 7, 2.0f);
+  if (orknn::huge_pages_enabled()) {
+    assert_int_equal(reinterpret_cast<uintptr_t>(large.data()) % kHugePage, 0);
+  }
+  assert_true(large.back() == 2.0f);
+  large.assign(3, 5.0f);
+  assert_int_equal(large.size(), 3);
+}
+
 void test_empty_and_failed_buffers(void**) {
   AlignedBuffer empty;
   assert_null(empty.data());
@@ -65,6 +81,7 @@ int main() {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_small_buffers_are_line_aligned_and_zeroed),
       cmocka_unit_test(test_large_buffers_start_on_a_huge_page),
+      cmocka_unit_test(test_large_allocator_vectors),
       cmocka_unit_test(test_empty_and_failed_buffers),
   };
   return cmocka_run_group_tests(tests, nullptr, nullptr);

@@ -28,6 +28,7 @@
 #include <cstring>
 #include <vector>
 
+#include "core/large_allocation.h"
 #include "optimized/blocking.h"
 #include "optimized/dot_product_epilogue.h"
 #include "optimized/dot_product_kernels.h"
@@ -579,7 +580,7 @@ class DirectConvolution final : public Conv2DInt8 {
   int32_t padding_ = 0;
   std::vector<int32_t> tap_offsets_;
   std::vector<int8_t> padding_row_;
-  std::vector<int8_t> packed_weights_;
+  std::vector<int8_t, LargeAllocator<int8_t>> packed_weights_;
   std::vector<int32_t> zero_point_terms_;
   char algorithm_[64];
 };
