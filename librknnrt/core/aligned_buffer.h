@@ -1,10 +1,11 @@
 // A heap buffer with 64-byte alignment (cache line and widest SIMD load), zero-initialised.
+// Buffers of 2 MiB and more (a context's tensor arena, the kernels' scratch) are 2 MiB-aligned
+// and asked to be backed by transparent huge pages (aligned_buffer.cc).
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
-#include <cstring>
 #include <memory>
 
 namespace orknn {
@@ -15,16 +16,7 @@ class AlignedBuffer {
 
   AlignedBuffer() = default;
   // Returns an empty buffer (data() == nullptr) when size > 0 and allocation fails.
-  explicit AlignedBuffer(size_t size) : size_(size) {
-    if (size == 0) return;
-    const size_t rounded = (size + kAlignment - 1) / kAlignment * kAlignment;
-    data_.reset(static_cast<uint8_t*>(std::aligned_alloc(kAlignment, rounded)));
-    if (data_) {
-      std::memset(data_.get(), 0, rounded);
-    } else {
-      size_ = 0;
-    }
-  }
+  explicit AlignedBuffer(size_t size);
 
   uint8_t* data() { return data_.get(); }
   const uint8_t* data() const { return data_.get(); }
@@ -38,5 +30,8 @@ class AlignedBuffer {
   std::unique_ptr<uint8_t, FreeDeleter> data_;
   size_t size_ = 0;
 };
+
+// Whether large buffers ask for huge pages: yes unless ORKNN_HUGE_PAGES=0 (read once).
+bool huge_pages_enabled();
 
 }  // namespace orknn

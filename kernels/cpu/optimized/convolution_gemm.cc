@@ -9,6 +9,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "core/large_allocation.h"
 #include "optimized/blocking.h"
 #include "optimized/optimized_kernels.h"
 #include "optimized/tile_arithmetic.h"
@@ -291,7 +292,7 @@ class GemmConvolution final : public ConvolutionTraits<Arithmetic>::Interface {
   size_t rows_offset_ = 0;
   size_t task_bytes_ = 0;
   size_t dynamic_weights_bytes_ = 0;
-  std::vector<Packed> packed_weights_;
+  std::vector<Packed, LargeAllocator<Packed>> packed_weights_;
   char algorithm_[64];
 };
 

@@ -29,6 +29,7 @@
 #include <cstdio>
 #include <vector>
 
+#include "core/large_allocation.h"
 #include "optimized/blocking.h"
 #include "optimized/optimized_kernels.h"
 
@@ -415,7 +416,7 @@ class DirectConvolution final : public Conv2DFloat {
   std::vector<size_t> phase_columns_;
   size_t chunk_channels_ = 1;
   size_t pass_rows_ = kTileRows;
-  std::vector<float> packed_weights_;
+  std::vector<float, LargeAllocator<float>> packed_weights_;
   FloatActivation activation_{};
   bool has_activation_ = false;
   BlockLimits limits_{};

@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <vector>
 
+#include "core/large_allocation.h"
 #include "optimized/blocking.h"
 #include "optimized/dot_product_epilogue.h"
 #include "optimized/dot_product_im2col.h"
@@ -353,7 +354,7 @@ class DotProductConvolution final : public Conv2DInt8 {
   bool requantizes_in_tile_ = false;  // tile_requantized_activations_in_b
   size_t task_bytes_ = 0;
   bool small_multipliers_ = false;
-  std::vector<int8_t> packed_weights_;
+  std::vector<int8_t, LargeAllocator<int8_t>> packed_weights_;
   std::vector<int32_t> zero_point_terms_;
   char algorithm_[64];
 };

@@ -28,6 +28,7 @@
 #include <cstring>
 #include <vector>
 
+#include "core/large_allocation.h"
 #include "optimized/blocking.h"
 #include "optimized/dot_product_epilogue.h"
 #include "optimized/dot_product_kernels.h"
@@ -161,8 +162,13 @@ class DirectConvolution final : public Conv2DInt8 {
           static_cast<int32_t>(planes_.tap_phase[t] * planes_.plane_bytes +
                                planes_.tap_pixel_offset[t] * static_cast<int64_t>(kQuad)));
     }
-    padding_row_.assign(static_cast<size_t>(w.input_width),
-                        static_cast<int8_t>(requantization.input_zero_point));
+    contiguous_rows_ = !space_to_depth && w.stride_height == 1 && w.stride_width == 1 &&
+                       planes_.phases.size() == 1 && planes_.phases[0].row == 0 &&
+                       planes_.phases[0].column == 0 && w.input_width == w.output_width;
+    // A missing channel's rows: one input row, or a whole plane when rows are copied as one run.
+    padding_row_.assign(
+        static_cast<size_t>(contiguous_rows_ ? w.input_height * w.input_width : w.input_width),
+        static_cast<int8_t>(requantization.input_zero_point));
     const uint32_t padding_byte =
         static_cast<uint8_t>(requantization.input_zero_point ^ activation_sign_flip(kernels));
     padding_ = static_cast<int32_t>(padding_byte * 0x01010101u);
@@ -210,16 +216,11 @@ class DirectConvolution final : public Conv2DInt8 {
     const OutputBlocks blocks = choose_output_blocks(output_channels_, columns_, 1,
                                                      pool.thread_count(), mr_, nr_, kDirectLimits);
     const size_t tasks = block_task_count(1, blocks);
-    // Copy tasks: planes (quad x phase) cut into bands of rows, so a one-quad input (an RGB
-    // image) still spreads over the threads.
-    const size_t planes_count = quads_ * planes_.phases.size();
-    const size_t bands =
-        std::clamp<size_t>(divide_round_up(8 * pool.thread_count(), planes_count), 1,
-                           static_cast<size_t>(std::max<int64_t>(planes_.plane_rows, 1)));
+    const CopySplit copy = copy_split(pool.thread_count());
     for (size_t image = 0; image < static_cast<size_t>(shape_.batch); ++image) {
       const int8_t* image_input_codes = input + image * image_input;
-      pool.parallel_for(planes_count * bands, [&](size_t task, size_t) {
-        copy_band(image_input_codes, task / bands, task % bands, bands, planes);
+      pool.parallel_for(copy.tasks, [&](size_t task, size_t) {
+        copy_task(image_input_codes, copy, task, planes);
       });
       if (channels_in_lanes_) {
         run_channels_in_lanes(planes, bias, output + image * image_output, pool);
@@ -264,6 +265,40 @@ class DirectConvolution final : public Conv2DInt8 {
     }
   }
 
+  // The quad-plane copy's tasks: with at least kCopyTasksPerThread planes (quad x phase) per
+  // thread, ranges of whole planes, about that many per thread; with fewer, every plane cut into
+  // bands of rows, so a one-quad input (an RGB image) still spreads over the threads. A task per
+  // plane cost more than the copy at two threads: ResNet50's 2048 -> 512 @7 layers copied 512
+  // planes of 49 pixels in 45 us on one thread and 127 on two (a claim, a line the other core
+  // wrote, for every few planes; session 8).
+  struct CopySplit {
+    size_t tasks;
+    size_t bands;  // per plane (1 when a task is a range of planes)
+  };
+  static constexpr size_t kCopyTasksPerThread = 8;
+
+  CopySplit copy_split(size_t threads) const {
+    const size_t planes = quads_ * planes_.phases.size();
+    const size_t wanted = kCopyTasksPerThread * threads;
+    if (planes >= wanted) return CopySplit{wanted, 1};
+    const size_t bands =
+        std::clamp<size_t>(divide_round_up(wanted, planes), 1,
+                           static_cast<size_t>(std::max<int64_t>(planes_.plane_rows, 1)));
+    return CopySplit{planes * bands, bands};
+  }
+
+  void copy_task(const int8_t* input, const CopySplit& split, size_t task, int8_t* planes) const {
+    const size_t plane_count = quads_ * planes_.phases.size();
+    if (split.bands > 1 || split.tasks == plane_count) {
+      copy_band(input, task / split.bands, task % split.bands, split.bands, planes);
+      return;
+    }
+    const size_t end = plane_count * (task + 1) / split.tasks;
+    for (size_t plane = plane_count * task / split.tasks; plane < end; ++plane) {
+      copy_band(input, plane, 0, 1, planes);
+    }
+  }
+
   // Band `band` of `bands` of plane `plane` (quad x phase): its input rows interleaved.
   void copy_band(const int8_t* input, size_t plane, size_t band, size_t bands,
                  int8_t* planes) const {
@@ -291,6 +326,20 @@ class DirectConvolution final : public Conv2DInt8 {
         row.out = out + i * static_cast<size_t>(w.output_width) * kQuad;
         kernels_.interleave_quad_row(row);
       }
+      return;
+    }
+    if (contiguous_rows_) {
+      // Stride 1 and rows as wide as the output's: the band's rows are one run in the input and
+      // in the plane, so one call copies them (a 7x7 plane's rows were seven calls of seven).
+      const size_t width = row.count;
+      row.count = (end - first) * width;
+      for (size_t d = 0; d < kQuad; ++d) {
+        const size_t channel = quad * kQuad + d;
+        row.rows[d] = channel < channels_ ? input + channel * plane_size + first * width
+                                          : padding_row_.data();
+      }
+      row.out = out + first * width * kQuad;
+      if (row.count > 0) kernels_.interleave_quad_row(row);
       return;
     }
     for (size_t i = first; i < end; ++i) {
@@ -448,9 +497,17 @@ class DirectConvolution final : public Conv2DInt8 {
     const size_t count = std::min(mr_, columns_ - first);
     tap_lanes(first, count, row_valid, column_valid, lanes);
     int8_t* out = activations + panel * depth_groups_ * mr_ * kQuad;
+    const uint32_t all_rows = count == 32 ? ~0u : (1u << count) - 1u;
     for (size_t t = 0; t < taps_; ++t) {
       const int8_t* source =
           planes + static_cast<ptrdiff_t>(tap_offsets_[t]) + static_cast<ptrdiff_t>(first * kQuad);
+      if (count == mr_ && (lanes[t] & all_rows) == all_rows) {
+        // Every pixel reads inside the input: the quad plane's pixels are the panel's rows.
+        for (size_t q = 0; q < quads_; ++q, source += quad_stride_, out += mr_ * kQuad) {
+          std::memcpy(out, source, mr_ * kQuad);
+        }
+        continue;
+      }
       for (size_t q = 0; q < quads_; ++q, source += quad_stride_, out += mr_ * kQuad) {
         for (size_t r = 0; r < mr_; ++r) {
           int32_t value = padding_;
@@ -497,6 +554,7 @@ class DirectConvolution final : public Conv2DInt8 {
   const Int8Requantization requantization_;
   const QuadPlanes planes_;
   const bool space_to_depth_;
+  bool contiguous_rows_ = false;  // copy_band copies a band's rows as one run
   size_t mr_ = 0;
   size_t nr_ = 0;
   size_t channels_ = 0;
@@ -522,7 +580,7 @@ class DirectConvolution final : public Conv2DInt8 {
   int32_t padding_ = 0;
   std::vector<int32_t> tap_offsets_;
   std::vector<int8_t> padding_row_;
-  std::vector<int8_t> packed_weights_;
+  std::vector<int8_t, LargeAllocator<int8_t>> packed_weights_;
   std::vector<int32_t> zero_point_terms_;
   char algorithm_[64];
 };

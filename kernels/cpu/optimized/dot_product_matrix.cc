@@ -9,6 +9,7 @@
 #include <cstring>
 #include <vector>
 
+#include "core/large_allocation.h"
 #include "optimized/blocking.h"
 #include "optimized/dot_product_epilogue.h"
 #include "optimized/dot_product_kernels.h"
@@ -217,7 +218,7 @@ class DotProductProduct {
   size_t packed_b_size_ = 0;
   bool small_multipliers_ = false;
   bool row_vector_ = false;
-  std::vector<int8_t> packed_b_;
+  std::vector<int8_t, LargeAllocator<int8_t>> packed_b_;
   std::vector<int32_t> zero_point_terms_;
   char algorithm_[64];
 };

@@ -7,6 +7,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "core/large_allocation.h"
 #include "optimized/blocking.h"
 #include "optimized/optimized_kernels.h"
 #include "optimized/product_batch.h"
@@ -343,7 +344,7 @@ class Product {
   size_t b_block_offset_ = 0;
   size_t task_bytes_ = 0;
   size_t packed_b_size_ = 0;
-  std::vector<Packed> packed_b_;
+  std::vector<Packed, LargeAllocator<Packed>> packed_b_;
   char algorithm_[64];
 };
 
