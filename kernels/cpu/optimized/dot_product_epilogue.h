@@ -5,6 +5,8 @@
 // it has one (the constant added inside that pass).
 #pragma once
 
+#include <algorithm>
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 
@@ -15,6 +17,31 @@ namespace orknn::kernels::cpu::optimized {
 
 inline int32_t wrapping_add(int32_t a, int32_t b) {
   return static_cast<int32_t>(static_cast<uint32_t>(a) + static_cast<uint32_t>(b));
+}
+
+// How far one output channel's accumulator can reach from its bias: max |x - zx| x sum |w - zw|
+// over the channel's weight offsets (`weight_offset_sum`, the sum of their magnitudes).
+inline int64_t accumulator_reach(int64_t weight_offset_sum, int32_t input_zero_point) {
+  const int64_t largest_input_offset =
+      std::max<int64_t>(127 - int64_t{input_zero_point}, int64_t{input_zero_point} + 128);
+  return largest_input_offset * weight_offset_sum;
+}
+
+// Whether `rows` output channels may requantize in float (Int8TileRequantization::in_float):
+// every accumulator they can see, |bias| plus the channel's reach, is at most 2^24 and its
+// product with the channel's multiplier at most 2^21 in magnitude (the proof is at
+// Int8TileRequantization). Checked per block at run time because the bias arrives with the run.
+inline bool requantizes_in_float(const int64_t* reach, const int32_t* bias,
+                                 const float* multipliers, size_t rows) {
+  constexpr double kLargestAccumulator = 16777216.0;  // 2^24: int32 -> float is exact
+  constexpr double kLargestProduct = 2097152.0;       // 2^21
+  for (size_t r = 0; r < rows; ++r) {
+    const double bound =
+        static_cast<double>(reach[r]) + (bias ? std::fabs(static_cast<double>(bias[r])) : 0.0);
+    const double multiplier = std::fabs(static_cast<double>(multipliers[r]));
+    if (!(bound <= kLargestAccumulator) || !(bound * multiplier <= kLargestProduct)) return false;
+  }
+  return true;
 }
 
 // One row of `count` accumulators into `output`. Convolutions: one output channel per row
