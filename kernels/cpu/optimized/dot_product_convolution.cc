@@ -122,7 +122,7 @@ class DotProductConvolution final : public Conv2DInt8 {
     const size_t groups = static_cast<size_t>(shape_.groups);
     packed_weights_.assign(groups * group_weights_size_, 0);
     zero_point_terms_.assign(groups * group_rows_, 0);
-    reach_.assign(groups * group_rows_, 0);
+    bias_limits_.assign(groups * group_rows_, -1);
     for (size_t group = 0; group < groups; ++group) {
       int8_t* packed = packed_weights_.data() + group * group_weights_size_;
       for (size_t row = 0; row < group_rows_; ++row) {
@@ -143,7 +143,8 @@ class DotProductConvolution final : public Conv2DInt8 {
             int64_t{requantization_.input_zero_point} + kernels_.activation_offset;
         zero_point_terms_[channel] =
             static_cast<int32_t>(static_cast<uint32_t>(-packed_zero_point * sum));
-        reach_[channel] = accumulator_reach(magnitudes, requantization_.input_zero_point);
+        bias_limits_[channel] = float_requantization_bias_limit(
+            magnitudes, requantization_.input_zero_point, requantization_.multipliers[channel]);
       }
     }
   }
@@ -288,8 +289,9 @@ class DotProductConvolution final : public Conv2DInt8 {
     requantization.output_stride = columns_;
     const size_t block_channel = first_channel + block.first_row;
     requantization.in_float =
-        requantizes_in_float(reach_.data() + block_channel, bias ? bias + block_channel : nullptr,
-                             requantization_.multipliers.data() + block_channel, block.rows);
+        requantizes_in_tile_ &&
+        requantizes_in_float(bias_limits_.data() + block_channel,
+                             bias ? bias + block_channel : nullptr, block.rows);
 
     Int8DotTile tile{};
     tile.c_stride = c_stride;
@@ -363,7 +365,7 @@ class DotProductConvolution final : public Conv2DInt8 {
   bool small_multipliers_ = false;
   std::vector<int8_t> packed_weights_;
   std::vector<int32_t> zero_point_terms_;
-  std::vector<int64_t> reach_;  // per output channel, accumulator_reach
+  std::vector<int64_t> bias_limits_;  // per output channel, float_requantization_bias_limit
   char algorithm_[64];
 };
 

@@ -246,7 +246,7 @@ class DirectConvolution final : public Conv2DInt8 {
     const size_t panel_bytes = depth_groups_ * panel * kQuad;
     packed_weights_.assign(divide_round_up(output_channels_, panel) * panel_bytes, 0);
     zero_point_terms_.assign(output_channels_, 0);
-    reach_.assign(output_channels_, 0);
+    bias_limits_.assign(output_channels_, -1);
     const int64_t packed_zero_point =
         int64_t{requantization_.input_zero_point} + kernels_.activation_offset;
     for (size_t m = 0; m < output_channels_; ++m) {
@@ -264,7 +264,8 @@ class DirectConvolution final : public Conv2DInt8 {
         }
       }
       zero_point_terms_[m] = static_cast<int32_t>(static_cast<uint32_t>(-packed_zero_point * sum));
-      reach_[m] = accumulator_reach(magnitudes, requantization_.input_zero_point);
+      bias_limits_[m] = float_requantization_bias_limit(
+          magnitudes, requantization_.input_zero_point, requantization_.multipliers[m]);
     }
   }
 
@@ -370,8 +371,8 @@ class DirectConvolution final : public Conv2DInt8 {
     requantization.output_maximum = requantization_.output_maximum;
     requantization.output_stride = columns_;
     requantization.in_float =
-        requantizes_in_float(reach_.data() + first_row, bias ? bias + first_row : nullptr,
-                             requantization_.multipliers.data() + first_row, rows);
+        requantizes_in_tile_ && requantizes_in_float(bias_limits_.data() + first_row,
+                                                     bias ? bias + first_row : nullptr, rows);
 
     const size_t end_column = first_column + columns;
     const size_t end_row = first_row + rows;
@@ -531,7 +532,7 @@ class DirectConvolution final : public Conv2DInt8 {
   std::vector<int8_t> padding_row_;
   std::vector<int8_t> packed_weights_;
   std::vector<int32_t> zero_point_terms_;
-  std::vector<int64_t> reach_;  // per output channel, accumulator_reach
+  std::vector<int64_t> bias_limits_;  // per output channel, float_requantization_bias_limit
   char algorithm_[64];
 };
 
