@@ -531,6 +531,15 @@ std::unique_ptr<GlobalPoolFloat> prepare_global_average_pool(int64_t planes, int
   return optimized::make_global_average_pool(micro_kernels(variant), planes, plane_size);
 }
 
+std::unique_ptr<GlobalPoolInt8> prepare_global_average_pool_int8(int64_t planes, int64_t plane_size,
+                                                                 const float* decoded,
+                                                                 KernelVariant variant) {
+  variant = usable(variant);
+  if (variant == KernelVariant::kReference) return nullptr;
+  return optimized::make_global_average_pool_int8(micro_kernels(variant), planes, plane_size,
+                                                  decoded);
+}
+
 std::unique_ptr<UnaryFloat> prepare_unary(const reference::UnaryParams& params, int64_t count,
                                           KernelVariant variant) {
   variant = usable(variant);

@@ -226,6 +226,14 @@ class GlobalPoolFloat : public PreparedKernel {
  public:
   virtual void run(const float* input, float* output, ThreadPool& pool) const = 0;
 };
+// GlobalAveragePool of per-tensor int8 codes, into each plane's float average: the codes decoded
+// through `decoded` (256 floats, indexed by the code's byte: the float domain's decode table),
+// summed in the reference's order and divided as the float kernel does, so the averages are the
+// float domain's bit for bit (the caller encodes them), without decoding the tensor first.
+class GlobalPoolInt8 : public PreparedKernel {
+ public:
+  virtual void run(const int8_t* input, float* output, ThreadPool& pool) const = 0;
+};
 std::unique_ptr<Pool2DFloat> prepare_max_pool2d(const reference::Pool2DShape& shape,
                                                 KernelVariant variant = selected_kernel_variant());
 std::unique_ptr<Pool2DInt8> prepare_max_pool2d_int8(
@@ -235,6 +243,9 @@ std::unique_ptr<Pool2DFloat> prepare_average_pool2d(
     KernelVariant variant = selected_kernel_variant());
 std::unique_ptr<GlobalPoolFloat> prepare_global_average_pool(
     int64_t planes, int64_t plane_size, KernelVariant variant = selected_kernel_variant());
+std::unique_ptr<GlobalPoolInt8> prepare_global_average_pool_int8(
+    int64_t planes, int64_t plane_size, const float* decoded,
+    KernelVariant variant = selected_kernel_variant());
 
 // Float32 Relu, Clip, LeakyRelu, HardSwish (the reference's bits) and Sigmoid, Swish/SiLU, Tanh
 // (a vectorized exp in the SIMD variants: within 1e-6 relative, or 1e-6 absolute below 1e-30),

@@ -391,6 +391,69 @@ void test_extremes_and_groups(void**) {
   }
 }
 
+// The exact accumulator of output channel m at output pixel j: bias + sum (x - zx)(w - zw).
+int64_t accumulator(const Problem& p, int64_t m, int64_t j) {
+  const reference::Window2D& w = p.shape.window;
+  const int64_t channels = p.shape.input_channels;
+  const int64_t oy = j / w.output_width;
+  const int64_t ox = j % w.output_width;
+  int64_t sum = p.bias[static_cast<size_t>(m)];
+  for (int64_t c = 0; c < channels; ++c) {
+    for (int64_t ky = 0; ky < w.kernel_height; ++ky) {
+      for (int64_t kx = 0; kx < w.kernel_width; ++kx) {
+        const int64_t iy = oy * w.stride_height - w.pad_top + ky * w.dilation_height;
+        const int64_t ix = ox * w.stride_width - w.pad_left + kx * w.dilation_width;
+        if (iy < 0 || iy >= w.input_height || ix < 0 || ix >= w.input_width) continue;
+        const int32_t x =
+            p.input[static_cast<size_t>((c * w.input_height + iy) * w.input_width + ix)];
+        const int32_t weight = p.weights[static_cast<size_t>(
+            ((m * channels + c) * w.kernel_height + ky) * w.kernel_width + kx)];
+        sum += int64_t{x - p.q.input_zero_point} *
+               (weight - p.q.weight_zero_points[static_cast<size_t>(m)]);
+      }
+    }
+  }
+  return sum;
+}
+
+// The requantization's rounding where it is hardest to get right (the avx512 tiles round in float
+// where the accumulators are proven small, Int8TileRequantization::in_float): per output channel
+// one pixel's product acc x M is an exact half-integer (M = 2^-8, the bias moved so that acc is an
+// odd multiple of 128: ties go to even) or within a float's rounding of one (M = float((k + 0.5) /
+// acc): a float product would round onto the tie), with the other pixels around it; 1x1 (the GEMM,
+// in place) and 3x3 (the direct convolution) windows over 65 pixels (two full panels and one
+// column), 1-3 threads.
+void test_requantization_ties(void**) {
+  Random random(4242);
+  for (const Engine& engine : engines()) {
+    for (int64_t kernel : {1, 3}) {
+      for (int threads = 1; threads <= 3; ++threads) {
+        ThreadPool pool(static_cast<size_t>(threads));
+        Problem p = make_problem(random, 11, 19, 5, 13, kernel, 1, kernel / 2, 1,
+                                 random.integer(-128, 127), false);
+        const int64_t pixels = p.shape.window.output_height * p.shape.window.output_width;
+        for (int64_t m = 0; m < p.shape.output_channels; ++m) {
+          const int64_t pixel = (m * 7 + threads) % pixels;
+          const int32_t k = random.integer(-60, 60);
+          const auto channel = static_cast<size_t>(m);
+          if (m % 3 == 0) {
+            p.bias[channel] += static_cast<int32_t>((2 * k + 1) * 128 - accumulator(p, m, pixel));
+            p.q.multipliers[channel] = 1.0f / 256.0f;
+          } else {
+            int64_t acc = accumulator(p, m, pixel);
+            if (acc == 0) p.bias[channel] += 1000, acc = 1000;
+            p.q.multipliers[channel] = static_cast<float>((k + 0.5) / static_cast<double>(acc));
+          }
+        }
+        char what[96];
+        std::snprintf(what, sizeof(what), "ties: %lldx%lld window, %d threads",
+                      static_cast<long long>(kernel), static_cast<long long>(kernel), threads);
+        check(p, engine, pool, what);
+      }
+    }
+  }
+}
+
 // What the dot-product GEMM leaves to the int16-pair GEMM: the factories refuse it, and the
 // dispatcher's kernel is exact all the same.
 void test_fallbacks(void**) {
@@ -637,11 +700,17 @@ void test_matmul(void**) {
 
 int main() {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_random_shapes), cmocka_unit_test(test_tile_edges),
-      cmocka_unit_test(test_tap_pieces),    cmocka_unit_test(test_extremes_and_groups),
-      cmocka_unit_test(test_fallbacks),     cmocka_unit_test(test_empty_outputs),
-      cmocka_unit_test(test_gemm),          cmocka_unit_test(test_gemm_one_row),
-      cmocka_unit_test(test_matmul),        cmocka_unit_test(test_availability),
+      cmocka_unit_test(test_random_shapes),
+      cmocka_unit_test(test_tile_edges),
+      cmocka_unit_test(test_tap_pieces),
+      cmocka_unit_test(test_extremes_and_groups),
+      cmocka_unit_test(test_fallbacks),
+      cmocka_unit_test(test_empty_outputs),
+      cmocka_unit_test(test_gemm),
+      cmocka_unit_test(test_gemm_one_row),
+      cmocka_unit_test(test_matmul),
+      cmocka_unit_test(test_availability),
+      cmocka_unit_test(test_requantization_ties),
   };
   return cmocka_run_group_tests(tests, nullptr, nullptr);
 }

@@ -219,6 +219,48 @@ void test_global_average_pool_matches_reference(void** /*state*/) {
   assert_null(kernels::cpu::prepare_max_pool2d(pool_shapes()[0], KernelVariant::kReference).get());
 }
 
+// int8 codes through a decode table: the averages of the decoded values, bit for bit (the
+// float domain decodes every code with that table, then runs the float kernel).
+void test_global_average_pool_int8_matches_reference(void** /*state*/) {
+  Random random(8);
+  ThreadPool one(1), three(3);
+  // A decode table like a quantized tensor's: scale * (code - zero point), rounded to float.
+  float decoded[256];
+  for (int byte = 0; byte < 256; ++byte) {
+    decoded[byte] = 0.0371f * static_cast<float>(static_cast<int8_t>(byte) + 17);
+  }
+  for (int64_t plane_size : {1, 7, 8, 9, 49, 1031}) {
+    for (int64_t planes : {1, 3, 13, 64, 130, 2048}) {
+      const std::vector<int8_t> codes = random.codes(static_cast<size_t>(planes * plane_size));
+      std::vector<float> values(codes.size());
+      for (size_t i = 0; i < codes.size(); ++i) values[i] = decoded[static_cast<uint8_t>(codes[i])];
+      std::vector<float> expected(static_cast<size_t>(planes));
+      reference::global_average_pool(planes, plane_size, values.data(), expected.data());
+      for (KernelVariant variant : optimized_variants()) {
+        auto kernel =
+            kernels::cpu::prepare_global_average_pool_int8(planes, plane_size, decoded, variant);
+        assert_non_null(kernel.get());
+        for (ThreadPool* pool : {&one, &three}) {
+          std::vector<float> output(expected.size(), std::numeric_limits<float>::quiet_NaN());
+          kernel->run(codes.data(), output.data(), *pool);
+          const std::string mismatch = compare_floats(output, expected, 0.0);
+          if (!mismatch.empty()) {
+            fail_msg("int8 global average pool %lld planes of %lld, %s, %zu threads: %s",
+                     static_cast<long long>(planes), static_cast<long long>(plane_size),
+                     kernel->algorithm(), pool->thread_count(), mismatch.c_str());
+          }
+        }
+      }
+    }
+  }
+  assert_null(
+      kernels::cpu::prepare_global_average_pool_int8(4, 0, decoded, KernelVariant::kPortable)
+          .get());
+  assert_null(
+      kernels::cpu::prepare_global_average_pool_int8(4, 9, decoded, KernelVariant::kReference)
+          .get());
+}
+
 }  // namespace
 
 int main() {
@@ -226,6 +268,7 @@ int main() {
       cmocka_unit_test(test_max_pool_matches_reference),
       cmocka_unit_test(test_average_pool_matches_reference),
       cmocka_unit_test(test_global_average_pool_matches_reference),
+      cmocka_unit_test(test_global_average_pool_int8_matches_reference),
   };
   return cmocka_run_group_tests(tests, nullptr, nullptr);
 }

@@ -118,11 +118,12 @@ class DotProductConvolution final : public Conv2DInt8 {
   };
 
   // Weights [M][C/g][kh][kw] -> per group, panels of MR rows of w - zw; and per output channel
-  // the zero-point term -(zx + o) sum_k (w - zw), modulo 2^32.
+  // the zero-point term -(zx + o) sum_k (w - zw), modulo 2^32, and the accumulator's reach.
   void pack_weights(const int8_t* weights) {
     const size_t groups = static_cast<size_t>(shape_.groups);
     packed_weights_.assign(groups * group_weights_size_, 0);
     zero_point_terms_.assign(groups * group_rows_, 0);
+    bias_limits_.assign(groups * group_rows_, -1);
     for (size_t group = 0; group < groups; ++group) {
       int8_t* packed = packed_weights_.data() + group * group_weights_size_;
       for (size_t row = 0; row < group_rows_; ++row) {
@@ -130,10 +131,12 @@ class DotProductConvolution final : public Conv2DInt8 {
         const int8_t* source = weights + channel * depth_;
         const int32_t zero_point = requantization_.weight_zero_points[channel];
         int64_t sum = 0;
+        int64_t magnitudes = 0;
         int8_t* panel = packed + (row / mr_) * depth_groups_ * mr_ * group_depth_;
         for (size_t k = 0; k < depth_; ++k) {
           const int32_t offset = source[k] - zero_point;  // fits int8 (checked by the factory)
           sum += offset;
+          magnitudes += offset < 0 ? -offset : offset;
           panel[((k / group_depth_) * mr_ + row % mr_) * group_depth_ + k % group_depth_] =
               static_cast<int8_t>(offset);
         }
@@ -141,6 +144,8 @@ class DotProductConvolution final : public Conv2DInt8 {
             int64_t{requantization_.input_zero_point} + kernels_.activation_offset;
         zero_point_terms_[channel] =
             static_cast<int32_t>(static_cast<uint32_t>(-packed_zero_point * sum));
+        bias_limits_[channel] = float_requantization_bias_limit(
+            magnitudes, requantization_.input_zero_point, requantization_.multipliers[channel]);
       }
     }
   }
@@ -283,6 +288,11 @@ class DotProductConvolution final : public Conv2DInt8 {
     requantization.output_minimum = requantization_.output_minimum;
     requantization.output_maximum = requantization_.output_maximum;
     requantization.output_stride = columns_;
+    const size_t block_channel = first_channel + block.first_row;
+    requantization.in_float =
+        requantizes_in_tile_ &&
+        requantizes_in_float(bias_limits_.data() + block_channel,
+                             bias ? bias + block_channel : nullptr, block.rows);
 
     Int8DotTile tile{};
     tile.c_stride = c_stride;
@@ -356,6 +366,7 @@ class DotProductConvolution final : public Conv2DInt8 {
   bool small_multipliers_ = false;
   std::vector<int8_t, LargeAllocator<int8_t>> packed_weights_;
   std::vector<int32_t> zero_point_terms_;
+  std::vector<int64_t> bias_limits_;  // per output channel, float_requantization_bias_limit
   char algorithm_[64];
 };
 

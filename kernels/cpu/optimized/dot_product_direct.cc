@@ -247,21 +247,26 @@ class DirectConvolution final : public Conv2DInt8 {
     const size_t panel_bytes = depth_groups_ * panel * kQuad;
     packed_weights_.assign(divide_round_up(output_channels_, panel) * panel_bytes, 0);
     zero_point_terms_.assign(output_channels_, 0);
+    bias_limits_.assign(output_channels_, -1);
     const int64_t packed_zero_point =
         int64_t{requantization_.input_zero_point} + kernels_.activation_offset;
     for (size_t m = 0; m < output_channels_; ++m) {
       const int32_t zero_point = requantization_.weight_zero_points[m];
       int8_t* packed = packed_weights_.data() + (m / panel) * panel_bytes;
       int64_t sum = 0;
+      int64_t magnitudes = 0;
       for (size_t c = 0; c < channels_; ++c) {
         for (size_t t = 0; t < taps_; ++t) {
           const int32_t offset = weights[(m * channels_ + c) * taps_ + t] - zero_point;
           sum += offset;
+          magnitudes += offset < 0 ? -offset : offset;
           const size_t group = t * quads_ + c / kQuad;
           packed[(group * panel + m % panel) * kQuad + c % kQuad] = static_cast<int8_t>(offset);
         }
       }
       zero_point_terms_[m] = static_cast<int32_t>(static_cast<uint32_t>(-packed_zero_point * sum));
+      bias_limits_[m] = float_requantization_bias_limit(
+          magnitudes, requantization_.input_zero_point, requantization_.multipliers[m]);
     }
   }
 
@@ -414,6 +419,9 @@ class DirectConvolution final : public Conv2DInt8 {
     requantization.output_minimum = requantization_.output_minimum;
     requantization.output_maximum = requantization_.output_maximum;
     requantization.output_stride = columns_;
+    requantization.in_float =
+        requantizes_in_tile_ && requantizes_in_float(bias_limits_.data() + first_row,
+                                                     bias ? bias + first_row : nullptr, rows);
 
     const size_t end_column = first_column + columns;
     const size_t end_row = first_row + rows;
@@ -582,6 +590,7 @@ class DirectConvolution final : public Conv2DInt8 {
   std::vector<int8_t> padding_row_;
   std::vector<int8_t, LargeAllocator<int8_t>> packed_weights_;
   std::vector<int32_t> zero_point_terms_;
+  std::vector<int64_t> bias_limits_;  // per output channel, float_requantization_bias_limit
   char algorithm_[64];
 };
 

@@ -5,8 +5,11 @@
 // it has one (the constant added inside that pass).
 #pragma once
 
+#include <algorithm>
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <cstdlib>
 
 #include "optimized/blocking.h"
 #include "optimized/dot_product_kernels.h"
@@ -15,6 +18,35 @@ namespace orknn::kernels::cpu::optimized {
 
 inline int32_t wrapping_add(int32_t a, int32_t b) {
   return static_cast<int32_t>(static_cast<uint32_t>(a) + static_cast<uint32_t>(b));
+}
+
+// The largest |bias| with which output channel's accumulators may requantize in float
+// (Int8TileRequantization::in_float): every accumulator it can see, |bias| plus its reach
+// (max |x - zx| x sum |w - zw|, `weight_offset_magnitudes` being that sum), must be at most 2^24
+// in magnitude and its product with the multiplier at most 2^21 (the proof is at
+// Int8TileRequantization). Negative when no bias qualifies. Computed once at build; the bias
+// arrives with the run, so requantizes_in_float checks it per block.
+inline int64_t float_requantization_bias_limit(int64_t weight_offset_magnitudes,
+                                               int32_t input_zero_point, float multiplier) {
+  constexpr double kLargestAccumulator = 16777216.0;  // 2^24: int32 -> float is exact
+  constexpr double kLargestProduct = 2097152.0;       // 2^21
+  const int64_t largest_input_offset =
+      std::max<int64_t>(127 - int64_t{input_zero_point}, int64_t{input_zero_point} + 128);
+  const double reach = static_cast<double>(largest_input_offset * weight_offset_magnitudes);
+  const double magnitude = std::fabs(static_cast<double>(multiplier));
+  double largest = kLargestAccumulator;
+  if (!(magnitude <= 1.0)) return -1;  // also NaN; small multipliers are below 0.5 anyway
+  if (magnitude > 0.0) largest = std::min(largest, std::floor(kLargestProduct / magnitude));
+  return static_cast<int64_t>(largest - reach);
+}
+
+// Whether `rows` output channels requantize in float with these biases (null: none).
+inline bool requantizes_in_float(const int64_t* bias_limits, const int32_t* bias, size_t rows) {
+  for (size_t r = 0; r < rows; ++r) {
+    const int64_t magnitude = bias ? std::abs(int64_t{bias[r]}) : 0;
+    if (magnitude > bias_limits[r]) return false;
+  }
+  return true;
 }
 
 // One row of `count` accumulators into `output`. Convolutions: one output channel per row

@@ -59,6 +59,15 @@ struct Int8TileRequantization {
   int32_t output_maximum;
   int8_t* output;
   size_t output_stride;
+  // Set by the driver when every accumulator the tile can see is at most 2^24 in magnitude and
+  // its product with the row's multiplier at most 2^21 (requantizes_in_float,
+  // dot_product_epilogue.h). Then a tile may requantize in float with the same bits: acc is
+  // exact as a float, and the double product acc x m (24 x 24 significant bits) is exact, so the
+  // reference rounds the exact product P half to even; one fused multiply-add
+  // fma(acc, m, 1.5 x 2^23) rounds the exact P + 1.5 x 2^23, which lies in [2^23, 2^24) where
+  // floats are the integers, to nearest even (1.5 x 2^23 is even), so it is 1.5 x 2^23 +
+  // round_half_even(P), and its bits minus those of 1.5 x 2^23 are that integer.
+  bool in_float = false;
 };
 
 // One depth group of activation rows into B panels (the convolution's im2col): G rows of

@@ -101,6 +101,9 @@ std::unique_ptr<Pool2DFloat> make_average_pool2d(const MicroKernels& kernels,
 // Null for empty planes.
 std::unique_ptr<GlobalPoolFloat> make_global_average_pool(const MicroKernels& kernels,
                                                           int64_t planes, int64_t plane_size);
+std::unique_ptr<GlobalPoolInt8> make_global_average_pool_int8(const MicroKernels& kernels,
+                                                              int64_t planes, int64_t plane_size,
+                                                              const float* decoded);
 
 // Null for operations unary_row does not cover and for empty tensors.
 std::unique_ptr<UnaryFloat> make_unary(const MicroKernels& kernels,

@@ -366,15 +366,18 @@ class AveragePoolFloat final : public Pool2DFloat {
 // plane is one chain of dependent additions: 49 of them (a 7x7 plane) wait about 200 cycles.
 // Eight planes are summed side by side, eight independent chains, which the core overlaps
 // (mobilenet_v2's 1280 planes of 49: see docs/cpu-kernels.md, session 7). Tasks of 64 planes
-// are split over the pool.
-class GlobalAveragePoolFloat final : public GlobalPoolFloat {
+// are split over the pool. `Values` gives the float value of an input element: the element
+// itself (float32), or an int8 code's decoded value looked up in its table (session 8: the
+// float domain decoded the whole tensor on one thread first, then summed the same values).
+template <typename Interface, typename Element, typename Values>
+class GlobalAveragePool final : public Interface {
  public:
-  GlobalAveragePoolFloat(const MicroKernels& kernels, int64_t planes, int64_t plane_size)
-      : kernels_(kernels), planes_(planes), plane_size_(plane_size) {}
+  GlobalAveragePool(const MicroKernels& kernels, int64_t planes, int64_t plane_size, Values values)
+      : kernels_(kernels), planes_(planes), plane_size_(plane_size), values_(values) {}
   size_t scratch_bytes() const override { return 0; }
   const char* algorithm() const override { return kernels_.name; }
 
-  void run(const float* input, float* output, ThreadPool& pool) const override {
+  void run(const Element* input, float* output, ThreadPool& pool) const override {
     const int64_t tasks = (planes_ + kPlanesPerTask - 1) / kPlanesPerTask;
     auto run_task = [&](size_t task, size_t) {
       const int64_t first = static_cast<int64_t>(task) * kPlanesPerTask;
@@ -396,20 +399,30 @@ class GlobalAveragePoolFloat final : public GlobalPoolFloat {
 
   // Planes [first, first + kCount), each summed in order.
   template <int64_t kCount>
-  void sum_planes(const float* input, float* output, int64_t first) const {
-    const float* values = input + first * plane_size_;
+  void sum_planes(const Element* input, float* output, int64_t first) const {
+    const Element* elements = input + first * plane_size_;
     float sums[kCount] = {};
     for (int64_t i = 0; i < plane_size_; ++i) {
-      for (int64_t k = 0; k < kCount; ++k) sums[k] += values[k * plane_size_ + i];
+      for (int64_t k = 0; k < kCount; ++k) sums[k] += values_(elements[k * plane_size_ + i]);
     }
     for (int64_t k = 0; k < kCount; ++k)
       output[first + k] = sums[k] / static_cast<float>(plane_size_);
   }
 
- private:
   const MicroKernels& kernels_;
   int64_t planes_;
   int64_t plane_size_;
+  Values values_;
+};
+
+struct FloatValues {
+  float operator()(float value) const { return value; }
+};
+
+// An int8 code's decoded value, from a copy of the table (no pointer into the caller's data).
+struct DecodedCodes {
+  float table[256];
+  float operator()(int8_t code) const { return table[static_cast<uint8_t>(code)]; }
 };
 
 }  // namespace
@@ -433,7 +446,18 @@ std::unique_ptr<Pool2DFloat> make_average_pool2d(const MicroKernels& kernels,
 std::unique_ptr<GlobalPoolFloat> make_global_average_pool(const MicroKernels& kernels,
                                                           int64_t planes, int64_t plane_size) {
   if (plane_size <= 0) return nullptr;
-  return std::make_unique<GlobalAveragePoolFloat>(kernels, planes, plane_size);
+  return std::make_unique<GlobalAveragePool<GlobalPoolFloat, float, FloatValues>>(
+      kernels, planes, plane_size, FloatValues{});
+}
+
+std::unique_ptr<GlobalPoolInt8> make_global_average_pool_int8(const MicroKernels& kernels,
+                                                              int64_t planes, int64_t plane_size,
+                                                              const float* decoded) {
+  if (plane_size <= 0) return nullptr;
+  DecodedCodes codes;
+  std::copy(decoded, decoded + 256, codes.table);
+  return std::make_unique<GlobalAveragePool<GlobalPoolInt8, int8_t, DecodedCodes>>(
+      kernels, planes, plane_size, codes);
 }
 
 }  // namespace orknn::kernels::cpu::optimized

@@ -161,6 +161,63 @@ ORKNN_TARGET_AVX512_VNNI void requantize_store_32(__m512i low, __m512i high, int
   _mm256_mask_storeu_epi8(output, mask, _mm512_maskz_extracti64x4_epi64(0xFF, ordered, 0));
 }
 
+// Int8TileRequantization::in_float: 16 sums (the row's constant added) times the multiplier,
+// rounded half to even by one fused multiply-add into 1.5 x 2^23 + round(P), whose bits minus
+// 1.5 x 2^23's are the rounded product; the zero point is subtracted from that bias too (the
+// integers stay below 2^22 + 128, no wrap).
+ORKNN_TARGET_AVX512_VNNI __m512i float_rounded_products(__m512i sums, __m512 multiplier,
+                                                        __m512i bits_bias) {
+  const __m512 shifted = _mm512_fmadd_ps(_mm512_maskz_cvtepi32_ps(0xFFFF, sums), multiplier,
+                                         _mm512_set1_ps(12582912.0f));  // 1.5 x 2^23
+  return _mm512_sub_epi32(_mm512_castps_si512(shifted), bits_bias);
+}
+
+// 1.5 x 2^23's bits less the zero point: float_rounded_products then gives round(P) + zero point.
+ORKNN_TARGET_AVX512_VNNI __m512i float_bits_bias(const Int8TileRequantization& requantization) {
+  return _mm512_set1_epi32(0x4B400000 - requantization.output_zero_point);
+}
+
+// requantize_store_32 in float (Int8TileRequantization::in_float): the same bytes. The values
+// with the zero point are exact int32 (below 2^22 + 128), so the saturating narrowing to 16 bits
+// and the clamp give what requantize_store_32's narrowing, saturating zero point and clamp give.
+ORKNN_TARGET_AVX512_VNNI void requantize_store_32_in_float(__m512i low, __m512i high,
+                                                           int32_t constant, float multiplier,
+                                                           __m512i bits_bias,
+                                                           const WordRequantization& words,
+                                                           size_t columns, int8_t* output) {
+  const __m512i offset = _mm512_set1_epi32(constant);
+  const __m512 factor = _mm512_set1_ps(multiplier);
+  const __m512i first = float_rounded_products(_mm512_add_epi32(low, offset), factor, bits_bias);
+  const __m512i second = float_rounded_products(_mm512_add_epi32(high, offset), factor, bits_bias);
+  // 128-bit lane i: columns 4i..4i+3, then 16 + 4i..16 + 4i + 3 (as requantize_store_32).
+  __m512i clamped = _mm512_maskz_packs_epi32(~__mmask32{0}, first, second);
+  clamped = _mm512_maskz_min_epi16(
+      ~__mmask32{0}, _mm512_maskz_max_epi16(~__mmask32{0}, clamped, words.minimum), words.maximum);
+  const __m512i bytes = _mm512_maskz_packs_epi16(~__mmask64{0}, clamped, clamped);
+  const __m512i order = _mm512_set_epi32(0, 0, 0, 0, 0, 0, 0, 0, 13, 9, 5, 1, 12, 8, 4, 0);
+  const __m512i ordered = _mm512_maskz_permutexvar_epi32(0xFF, order, bytes);
+  const __mmask32 mask =
+      columns >= 32 ? ~__mmask32{0} : static_cast<__mmask32>((__mmask32{1} << columns) - 1);
+  _mm256_mask_storeu_epi8(output, mask, _mm512_maskz_extracti64x4_epi64(0xFF, ordered, 0));
+}
+
+// requantize_store in float (one vector of at most 16 columns), the same bytes: the clamp on
+// int32, then the (now exact) narrowing. (The maskz forms with every lane set: GCC 12's plain
+// forms warn about their undefined source, see the top.)
+ORKNN_TARGET_AVX512_VNNI void requantize_store_in_float(
+    __m512i sums, int32_t constant, float multiplier, __m512i bits_bias,
+    const Int8TileRequantization& requantization, __mmask16 mask, int8_t* output) {
+  __m512i values = float_rounded_products(_mm512_add_epi32(sums, _mm512_set1_epi32(constant)),
+                                          _mm512_set1_ps(multiplier), bits_bias);
+  const int32_t minimum = requantization.output_minimum <= requantization.output_maximum
+                              ? requantization.output_minimum
+                              : requantization.output_maximum;
+  values = _mm512_maskz_min_epi32(
+      0xFFFF, _mm512_maskz_max_epi32(0xFFFF, values, _mm512_set1_epi32(minimum)),
+      _mm512_set1_epi32(requantization.output_maximum));
+  _mm_mask_storeu_epi8(output, mask, _mm512_maskz_cvtsepi32_epi8(0xFFFF, values));
+}
+
 // The requantizing tile's end (vnni_tile_rows with kRequantize): sums[2r] and sums[2r + 1] are
 // row r's two column vectors, plus c when the tile accumulates, requantized into the output.
 template <size_t kRows, size_t kVectors>
@@ -170,6 +227,7 @@ __attribute__((noinline)) ORKNN_TARGET_AVX512_VNNI void requantize_tile_sums(
   const __mmask16 mask_low = lane_mask(tile.columns);
   const __mmask16 mask_high = lane_mask(tile.columns > 16 ? tile.columns - 16 : 0);
   const WordRequantization words = word_requantization(requantization);
+  const __m512i bits_bias = float_bits_bias(requantization);
   for (size_t r = 0; r < kRows; ++r) {
     __m512i low = sums[2 * r];
     __m512i high = kVectors > 1 ? sums[2 * r + 1] : _mm512_setzero_si512();
@@ -181,7 +239,15 @@ __attribute__((noinline)) ORKNN_TARGET_AVX512_VNNI void requantize_tile_sums(
     int8_t* out = requantization.output + r * requantization.output_stride;
     const int32_t constant = requantization.constants[r];
     const float multiplier = requantization.multipliers[r];
-    if constexpr (kVectors > 1) {
+    if (requantization.in_float) {
+      if constexpr (kVectors > 1) {
+        requantize_store_32_in_float(low, high, constant, multiplier, bits_bias, words,
+                                     tile.columns, out);
+      } else {
+        requantize_store_in_float(low, constant, multiplier, bits_bias, requantization, mask_low,
+                                  out);
+      }
+    } else if constexpr (kVectors > 1) {
       requantize_store_32(low, high, constant, multiplier, words, tile.columns, out);
     } else {
       requantize_store(low, constant, multiplier, vectors, mask_low, out);
@@ -439,16 +505,25 @@ ORKNN_TARGET_AVX512_VNNI void vnni_direct_rows(const Int8DirectTile& tile,
   if (requantization) {
     const RequantizationVectors vectors = requantization_vectors(*requantization);
     const WordRequantization words = word_requantization(*requantization);
-#define ORKNN_REQUANTIZE(r)                                                                 \
-  if constexpr (kRows > r) {                                                                \
-    int8_t* out = requantization->output + r * requantization->output_stride;               \
-    const int32_t constant = requantization->constants[r];                                  \
-    const float multiplier = requantization->multipliers[r];                                \
-    if constexpr (kVectors > 1) {                                                           \
-      requantize_store_32(low##r, high##r, constant, multiplier, words, tile.columns, out); \
-    } else {                                                                                \
-      requantize_store(low##r, constant, multiplier, vectors, mask_low, out);               \
-    }                                                                                       \
+    const __m512i bits_bias = float_bits_bias(*requantization);
+#define ORKNN_REQUANTIZE(r)                                                                   \
+  if constexpr (kRows > r) {                                                                  \
+    int8_t* out = requantization->output + r * requantization->output_stride;                 \
+    const int32_t constant = requantization->constants[r];                                    \
+    const float multiplier = requantization->multipliers[r];                                  \
+    if (requantization->in_float) {                                                           \
+      if constexpr (kVectors > 1) {                                                           \
+        requantize_store_32_in_float(low##r, high##r, constant, multiplier, bits_bias, words, \
+                                     tile.columns, out);                                      \
+      } else {                                                                                \
+        requantize_store_in_float(low##r, constant, multiplier, bits_bias, *requantization,   \
+                                  mask_low, out);                                             \
+      }                                                                                       \
+    } else if constexpr (kVectors > 1) {                                                      \
+      requantize_store_32(low##r, high##r, constant, multiplier, words, tile.columns, out);   \
+    } else {                                                                                  \
+      requantize_store(low##r, constant, multiplier, vectors, mask_low, out);                 \
+    }                                                                                         \
   }
     ORKNN_FOR_EACH_ROW(ORKNN_REQUANTIZE)
 #undef ORKNN_REQUANTIZE

@@ -1,6 +1,8 @@
 // CPU kernels of the pooling family, in the float domain (the registry converts fp16 and
 // int8 tensors around them; MaxPool's int64 Indices output passes through unchanged), plus
-// MaxPool on plain integer data. 1-D and 2-D windows run the 2-D kernels, more axes the N-D ones.
+// MaxPool on plain integer data, and int8 MaxPool and GlobalAveragePool that give the float
+// domain's bytes without decoding the tensor. 1-D and 2-D windows run the 2-D kernels, more axes
+// the N-D ones.
 #include <array>
 #include <type_traits>
 
@@ -231,6 +233,57 @@ Result<std::unique_ptr<CpuKernel>> make_global_pool_kernel(const KernelBuildCont
       });
 }
 
+// GlobalAveragePool from per-tensor int8 codes to per-tensor int8 codes: the averages of the
+// decoded codes (the float domain's decode table, summed by the kernel without decoding the
+// tensor first), then the float domain's own encoding of those few values: the float domain's
+// bytes by construction.
+class Int8GlobalAveragePool final : public CpuKernel {
+ public:
+  Int8GlobalAveragePool(std::unique_ptr<CpuKernel> averages, graph::Tensor output)
+      : averages_(std::move(averages)),
+        output_(std::move(output)),
+        reals_(static_cast<size_t>(output_.elements())) {}
+  Status run(const void* const* inputs, void* const* outputs) override {
+    void* reals = reals_.data();
+    ORKNN_RETURN_IF_ERROR(averages_->run(inputs, &reals));
+    graph::encode_from_float(output_, reals_.data(), outputs[0]);
+    return ok_status();
+  }
+
+ private:
+  std::unique_ptr<CpuKernel> averages_;
+  graph::Tensor output_;
+  std::vector<float> reals_;  // one average per plane
+};
+
+Result<std::unique_ptr<CpuKernel>> make_global_average_pool_int8_kernel(
+    const KernelBuildContext& context) {
+  const graph::Tensor* input = context.input(0);
+  const graph::Tensor* output = context.outputs[0];
+  const Shape& shape = input->shape;
+  if (context.outputs.size() != 1 || shape.size() < 3 || input->data_type != DataType::kInt8 ||
+      output->data_type != DataType::kInt8 || input->quantization.is_per_channel() ||
+      output->quantization.is_per_channel()) {
+    return unimplemented(context.node.describe(), ": no int8 global average pool; float domain");
+  }
+  const int64_t planes = shape[0] * shape[1];
+  const int64_t plane_size = graph::element_count(shape) / std::max<int64_t>(planes, 1);
+  if (output->elements() != planes) return context.error("output must have one value per plane");
+  std::array<int8_t, 256> codes;
+  for (int i = 0; i < 256; ++i) codes[static_cast<size_t>(i)] = static_cast<int8_t>(i);
+  graph::Tensor table_input = *input;
+  table_input.shape = {256};
+  std::array<float, 256> decoded;
+  graph::decode_to_float(table_input, codes.data(), decoded.data());
+  std::unique_ptr<CpuKernel> averages =
+      optimized::make_global_average_pool_int8_kernel(planes, plane_size, decoded.data());
+  if (!averages) {
+    return unimplemented(context.node.describe(), ": no int8 global average pool; float domain");
+  }
+  return std::unique_ptr<CpuKernel>(
+      std::make_unique<Int8GlobalAveragePool>(std::move(averages), *output));
+}
+
 }  // namespace
 
 std::vector<CpuOpDefinition> pooling_cpu_ops() {
@@ -238,7 +291,8 @@ std::vector<CpuOpDefinition> pooling_cpu_ops() {
       {"MaxPool", DtypeHandling::kFloatDomain, make_max_pool_kernel, make_max_pool_int8_kernel,
        make_integer_max_pool_kernel},
       {"AveragePool", DtypeHandling::kFloatDomain, make_average_pool_kernel, nullptr},
-      {"GlobalAveragePool", DtypeHandling::kFloatDomain, make_global_pool_kernel<false>, nullptr},
+      {"GlobalAveragePool", DtypeHandling::kFloatDomain, make_global_pool_kernel<false>,
+       make_global_average_pool_int8_kernel},
       {"GlobalMaxPool", DtypeHandling::kFloatDomain, make_global_pool_kernel<true>, nullptr},
   };
 }

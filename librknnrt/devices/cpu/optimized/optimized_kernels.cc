@@ -245,6 +245,17 @@ std::unique_ptr<CpuKernel> make_global_average_pool_kernel(int64_t planes, int64
               });
 }
 
+std::unique_ptr<CpuKernel> make_global_average_pool_int8_kernel(int64_t planes, int64_t plane_size,
+                                                                const float* decoded) {
+  auto prepared = dispatch::prepare_global_average_pool_int8(planes, plane_size, decoded);
+  if (!prepared) return nullptr;
+  return wrap(std::move(prepared),
+              [](const dispatch::GlobalPoolInt8& kernel, const void* const* inputs,
+                 void* const* outputs, ThreadPool& pool) {
+                kernel.run(typed<int8_t>(inputs[0]), static_cast<float*>(outputs[0]), pool);
+              });
+}
+
 std::unique_ptr<CpuKernel> make_unary_kernel(const KernelBuildContext& context,
                                              const kernels::reference::UnaryParams& params) {
   auto prepared = dispatch::prepare_unary(params, context.input(0)->elements());

@@ -80,6 +80,11 @@ std::unique_ptr<CpuKernel> make_max_pool2d_int8_kernel(
 std::unique_ptr<CpuKernel> make_average_pool2d_kernel(const kernels::reference::Pool2DShape& shape,
                                                       bool count_include_pad);
 std::unique_ptr<CpuKernel> make_global_average_pool_kernel(int64_t planes, int64_t plane_size);
+// GlobalAveragePool of int8 codes into float averages (kernels/cpu/dispatch.h
+// prepare_global_average_pool_int8; `decoded`: 256 floats by code byte); null for the reference
+// variant.
+std::unique_ptr<CpuKernel> make_global_average_pool_int8_kernel(int64_t planes, int64_t plane_size,
+                                                                const float* decoded);
 
 // Float32 activations of kernels/cpu/dispatch.h prepare_unary (Clip bounds from inputs 1 and 2
 // when present, read per run); null otherwise.
