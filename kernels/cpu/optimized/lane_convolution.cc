@@ -1,0 +1,245 @@
+// Float convolution with output channels in lanes, for small output planes (docs/cpu-kernels.md,
+// "Session 8: float32 convolutions on small planes with output channels in lanes").
+//
+// The direct convolution (direct_convolution.cc) puts 32 output pixels in a tile's lanes, which a
+// small plane does not fill: a 7x7 plane is 49 = 32 + 17 pixels, a 14x14 one 196 = 6 x 32 + 4. Here
+// the lanes hold output channels (32 per tile, two vectors) and a tile's registers up to 14 output
+// pixels, so the pixel count only decides how many pixels the last panel of a plane has: 7x7 is
+// panels of 14, 14, 14 and 7 pixels, 14x14 fourteen panels of 14, and no lane is idle.
+//
+// Per image: the input planes are copied with their zero padding around them (when the layer has
+// padding), and the im2col of each panel of 14 consecutive output pixels is packed as
+// [depth][pixels] (depth k = channel x taps + tap, the weights' own order), once for every block
+// of output channels to read. A panel's pixels in one output row read their (padded) plane at a
+// constant stride from the row's first pixel, so the packing copies one run per output row a
+// panel touches, per channel and tap. Then per block of 32 output channels (its packed weights,
+// depth x 32 floats, stay in L2 while every panel reads them) every panel's tile runs the whole
+// depth and writes its 32 x pixels outputs with bias and activation applied.
+#include <algorithm>
+#include <cstdio>
+#include <vector>
+
+#include "optimized/blocking.h"
+#include "optimized/optimized_kernels.h"
+
+namespace orknn::kernels::cpu::optimized {
+namespace {
+
+using reference::Conv2DShape;
+using reference::FusedActivation;
+
+constexpr size_t kPanelPixels = 14;    // a tile's pixels (LaneFloatTile)
+constexpr size_t kBlockChannels = 32;  // a tile's output channels
+
+// The output pixels of a panel that lie in one output row: lanes first .. first + count - 1 read
+// their (padded) plane from `offset` (the first lane's top-left tap) at the stride's step.
+struct PanelRun {
+  size_t first;
+  size_t count;
+  size_t offset;
+};
+
+class LaneConvolution final : public Conv2DFloat {
+ public:
+  LaneConvolution(const char* variant, LaneFloatTileFunction tile, const Conv2DShape& shape,
+                  const FusedActivation& activation, const float* weights)
+      : tile_(tile), shape_(shape) {
+    const reference::Window2D& window = shape.window;
+    height_ = static_cast<size_t>(window.input_height);
+    width_ = static_cast<size_t>(window.input_width);
+    channels_ = static_cast<size_t>(shape.input_channels);
+    rows_ = static_cast<size_t>(shape.output_channels);
+    const auto output_height = static_cast<size_t>(window.output_height);
+    const auto output_width = static_cast<size_t>(window.output_width);
+    pixels_ = output_height * output_width;
+    pad_top_ = static_cast<size_t>(window.pad_top);
+    pad_left_ = static_cast<size_t>(window.pad_left);
+    column_step_ = static_cast<size_t>(window.stride_width);
+    // The padded plane holds every position a tap reads: from -pad to the last output's last tap.
+    const int64_t last_row = (window.output_height - 1) * window.stride_height +
+                             (window.kernel_height - 1) * window.dilation_height - window.pad_top;
+    const int64_t last_column = (window.output_width - 1) * window.stride_width +
+                                (window.kernel_width - 1) * window.dilation_width - window.pad_left;
+    padded_height_ =
+        pad_top_ + static_cast<size_t>(std::max<int64_t>(window.input_height, last_row + 1));
+    padded_width_ =
+        pad_left_ + static_cast<size_t>(std::max<int64_t>(window.input_width, last_column + 1));
+    padded_ = padded_height_ != height_ || padded_width_ != width_;
+    padded_plane_ = padded_height_ * padded_width_;
+
+    for (int64_t ky = 0; ky < window.kernel_height; ++ky) {
+      for (int64_t kx = 0; kx < window.kernel_width; ++kx) {
+        tap_offsets_.push_back(static_cast<size_t>(ky * window.dilation_height) * padded_width_ +
+                               static_cast<size_t>(kx * window.dilation_width));
+      }
+    }
+    depth_ = channels_ * tap_offsets_.size();
+
+    // Panels of 14 consecutive output pixels (row-major), each as its runs within output rows.
+    const auto row_step = static_cast<size_t>(window.stride_height) * padded_width_;
+    for (size_t first = 0; first < pixels_; first += kPanelPixels) {
+      panel_runs_.push_back(runs_.size());
+      const size_t end = std::min(pixels_, first + kPanelPixels);
+      for (size_t pixel = first; pixel < end;) {
+        const size_t oy = pixel / output_width;
+        const size_t ox = pixel % output_width;
+        const size_t count = std::min(end - pixel, output_width - ox);
+        runs_.push_back({pixel - first, count, oy * row_step + ox * column_step_});
+        pixel += count;
+      }
+    }
+    panel_runs_.push_back(runs_.size());
+
+    pack_weights(weights);
+    activation_ = to_float_activation(activation);
+    has_activation_ = activation.kind != FusedActivation::Kind::kNone;
+    padded_bytes_ = padded_ ? align_bytes(channels_ * padded_plane_ * sizeof(float)) : 0;
+    std::snprintf(algorithm_, sizeof(algorithm_), "%s lanes %zux%zu", variant, kBlockChannels,
+                  kPanelPixels);
+  }
+
+  // The padded planes and the packed panels, in thread 0's scratch (every thread reads them).
+  size_t scratch_bytes() const override {
+    return padded_bytes_ + panel_count() * kPanelPixels * depth_ * sizeof(float);
+  }
+  const char* algorithm() const override { return algorithm_; }
+
+  void run(const float* input, const float*, const float* bias, float* output,
+           ThreadPool& pool) const override {
+    uint8_t* scratch = pool.scratch(0, scratch_bytes());
+    auto* padded = reinterpret_cast<float*>(scratch);
+    auto* panels = reinterpret_cast<float*>(scratch + padded_bytes_);
+    const size_t image_size = channels_ * height_ * width_;
+    const size_t blocks = divide_round_up(rows_, kBlockChannels);
+    for (size_t image = 0; image < static_cast<size_t>(shape_.batch); ++image) {
+      const float* planes = input + image * image_size;
+      if (padded_) {
+        pool.parallel_for(channels_, [&](size_t channel, size_t) {
+          pad_channel(planes + channel * height_ * width_, padded + channel * padded_plane_);
+        });
+        planes = padded;
+      }
+      pool.parallel_for(panel_count(), [&](size_t panel, size_t) {
+        pack_panel(planes, panel, panels + panel * kPanelPixels * depth_);
+      });
+      float* image_output = output + image * rows_ * pixels_;
+      pool.parallel_for(
+          blocks, [&](size_t block, size_t) { run_block(panels, bias, image_output, block); });
+    }
+  }
+
+ private:
+  size_t panel_count() const { return panel_runs_.size() - 1; }
+
+  // Weights [M][C][kh][kw] -> per block of 32 output channels [depth][32] (zero past M).
+  void pack_weights(const float* weights) {
+    const size_t blocks = divide_round_up(rows_, kBlockChannels);
+    packed_weights_.assign(blocks * depth_ * kBlockChannels, 0.0f);
+    for (size_t row = 0; row < rows_; ++row) {
+      float* out = packed_weights_.data() + (row / kBlockChannels) * depth_ * kBlockChannels +
+                   row % kBlockChannels;
+      for (size_t k = 0; k < depth_; ++k) out[k * kBlockChannels] = weights[row * depth_ + k];
+    }
+  }
+
+  // One channel's plane inside its zero border.
+  void pad_channel(const float* plane, float* out) const {
+    std::fill(out, out + padded_plane_, 0.0f);
+    for (size_t y = 0; y < height_; ++y) {
+      std::copy(plane + y * width_, plane + (y + 1) * width_,
+                out + (y + pad_top_) * padded_width_ + pad_left_);
+    }
+  }
+
+  // The panel's im2col, [depth][pixels]: per channel and tap, each run's pixels from the plane.
+  void pack_panel(const float* planes, size_t panel, float* out) const {
+    const size_t first_run = panel_runs_[panel];
+    const size_t end_run = panel_runs_[panel + 1];
+    const size_t pixels = std::min(kPanelPixels, pixels_ - panel * kPanelPixels);
+    for (size_t channel = 0; channel < channels_; ++channel) {
+      const float* plane = planes + channel * padded_plane_;
+      for (const size_t tap_offset : tap_offsets_) {
+        const float* tap = plane + tap_offset;
+        for (size_t r = first_run; r < end_run; ++r) {
+          const PanelRun& run = runs_[r];
+          const float* in = tap + run.offset;
+          float* lanes = out + run.first;
+          if (column_step_ == 1) {
+            for (size_t j = 0; j < run.count; ++j) lanes[j] = in[j];
+          } else {
+            for (size_t j = 0; j < run.count; ++j) lanes[j] = in[j * column_step_];
+          }
+        }
+        out += pixels;
+      }
+    }
+  }
+
+  // One block of 32 output channels over every panel: its packed weights stay in L2 while the
+  // panels stream past.
+  void run_block(const float* panels, const float* bias, float* output, size_t block) const {
+    LaneFloatTile tile{};
+    tile.channels = std::min(kBlockChannels, rows_ - block * kBlockChannels);
+    tile.depth = depth_;
+    tile.b = packed_weights_.data() + block * depth_ * kBlockChannels;
+    tile.bias = bias ? bias + block * kBlockChannels : nullptr;
+    tile.activation = has_activation_ ? &activation_ : nullptr;
+    tile.c_stride = pixels_;
+    for (size_t panel = 0; panel < panel_count(); ++panel) {
+      const size_t first = panel * kPanelPixels;
+      tile.pixels = std::min(kPanelPixels, pixels_ - first);
+      tile.a = panels + first * depth_;
+      tile.c = output + block * kBlockChannels * pixels_ + first;
+      tile_(tile);
+    }
+  }
+
+  const LaneFloatTileFunction tile_;
+  const Conv2DShape shape_;
+  size_t height_ = 0;
+  size_t width_ = 0;
+  size_t channels_ = 0;
+  size_t rows_ = 0;
+  size_t pixels_ = 0;
+  size_t pad_top_ = 0;
+  size_t pad_left_ = 0;
+  size_t column_step_ = 1;
+  size_t padded_height_ = 0;
+  size_t padded_width_ = 0;
+  size_t padded_plane_ = 0;
+  bool padded_ = false;
+  size_t padded_bytes_ = 0;
+  std::vector<size_t> tap_offsets_;  // per kernel tap, from a pixel's top-left input
+  size_t depth_ = 0;
+  std::vector<PanelRun> runs_;
+  std::vector<size_t> panel_runs_;  // panel i's runs are runs_[panel_runs_[i] .. [i + 1])
+  std::vector<float> packed_weights_;
+  FloatActivation activation_{};
+  bool has_activation_ = false;
+  char algorithm_[64];
+};
+
+}  // namespace
+
+bool lane_convolution_preferred(const Conv2DShape& shape) {
+  const reference::Window2D& window = shape.window;
+  const int64_t pixels = window.output_height * window.output_width;
+  return pixels <= 14 * 14 && shape.output_channels >= 128;
+}
+
+std::unique_ptr<Conv2DFloat> make_lane_conv2d(const char* variant, LaneFloatTileFunction tile,
+                                              const Conv2DShape& shape,
+                                              const FusedActivation& activation,
+                                              const float* constant_weights) {
+  const reference::Window2D& window = shape.window;
+  if (!tile || !constant_weights || shape.groups != 1) return nullptr;
+  if (window.stride_height < 1 || window.stride_width < 1 || window.dilation_height < 1 ||
+      window.dilation_width < 1 || window.output_height < 1 || window.output_width < 1 ||
+      window.input_height < 1 || window.input_width < 1 || window.pad_top < 0 ||
+      window.pad_left < 0) {
+    return nullptr;
+  }
+  return std::make_unique<LaneConvolution>(variant, tile, shape, activation, constant_weights);
+}
+
+}  // namespace orknn::kernels::cpu::optimized
