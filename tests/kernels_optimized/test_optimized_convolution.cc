@@ -780,8 +780,9 @@ void test_lane_random_shapes(void**) {
     Random random(static_cast<uint32_t>(9000 + trial));
     const RandomFloatCase data = random_float_case(random, shape, trial);
     const auto& [input, weights, bias, activation, with_bias, expected, tolerance] = data;
-    auto kernel = optimized::make_lane_conv2d("avx512", optimized::avx512_lane_float_tile, shape,
-                                              activation, weights.data());
+    auto kernel = optimized::make_lane_conv2d("avx512", optimized::avx512_lane_float_tile,
+                                              optimized::avx512_pack_lane_panel, shape, activation,
+                                              weights.data());
     if (!kernel) fail_msg("%s: the lane convolution refused it", name.c_str());
     ++tested;
     for (ThreadPool* pool : {&pools.one, &pools.three}) {
@@ -803,8 +804,9 @@ void test_lane_random_shapes(void**) {
   const ConvCase grouped{"groups 2", 1, 4, 7, 7, 8, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 2};
   const ConvCase same{"3x3 pad 1", 1, 4, 7, 7, 8, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1};
   auto lanes = [&](const ConvCase& c, const float* packed) {
-    return optimized::make_lane_conv2d("avx512", optimized::avx512_lane_float_tile, shape_of(c),
-                                       none, packed) != nullptr;
+    return optimized::make_lane_conv2d("avx512", optimized::avx512_lane_float_tile,
+                                       optimized::avx512_pack_lane_panel, shape_of(c), none,
+                                       packed) != nullptr;
   };
   assert_false(lanes(grouped, weights.data()));
   assert_false(lanes(same, nullptr));

@@ -10,9 +10,9 @@
 // Per image: the input planes are copied with their zero padding around them (when the layer has
 // padding), and the im2col of each panel of 14 consecutive output pixels is packed as
 // [depth][pixels] (depth k = channel x taps + tap, the weights' own order), once for every block
-// of output channels to read. A panel's pixels in one output row read their (padded) plane at a
-// constant stride from the row's first pixel, so the packing copies one run per output row a
-// panel touches, per channel and tap. Then per block of 32 output channels (its packed weights,
+// of output channels to read. A pixel reads its (padded) plane at its own offset plus the tap's,
+// the same for every channel, so the packing is one gather of the panel's offsets per channel and
+// tap (micro_kernels.h LanePanelPacking). Then per block of 32 output channels (its packed weights,
 // depth x 32 floats, stay in L2 while every panel reads them) every panel's tile runs the whole
 // depth and writes its 32 x pixels outputs with bias and activation applied.
 #include <algorithm>
@@ -31,19 +31,11 @@ using reference::FusedActivation;
 constexpr size_t kPanelPixels = 14;    // a tile's pixels (LaneFloatTile)
 constexpr size_t kBlockChannels = 32;  // a tile's output channels
 
-// The output pixels of a panel that lie in one output row: lanes first .. first + count - 1 read
-// their (padded) plane from `offset` (the first lane's top-left tap) at the stride's step.
-struct PanelRun {
-  size_t first;
-  size_t count;
-  size_t offset;
-};
-
 class LaneConvolution final : public Conv2DFloat {
  public:
-  LaneConvolution(const char* variant, LaneFloatTileFunction tile, const Conv2DShape& shape,
-                  const FusedActivation& activation, const float* weights)
-      : tile_(tile), shape_(shape) {
+  LaneConvolution(const char* variant, LaneFloatTileFunction tile, LanePanelPackingFunction pack,
+                  const Conv2DShape& shape, const FusedActivation& activation, const float* weights)
+      : tile_(tile), pack_(pack), shape_(shape) {
     const reference::Window2D& window = shape.window;
     height_ = static_cast<size_t>(window.input_height);
     width_ = static_cast<size_t>(window.input_width);
@@ -54,7 +46,6 @@ class LaneConvolution final : public Conv2DFloat {
     pixels_ = output_height * output_width;
     pad_top_ = static_cast<size_t>(window.pad_top);
     pad_left_ = static_cast<size_t>(window.pad_left);
-    column_step_ = static_cast<size_t>(window.stride_width);
     // The padded plane holds every position a tap reads: from -pad to the last output's last tap.
     const int64_t last_row = (window.output_height - 1) * window.stride_height +
                              (window.kernel_height - 1) * window.dilation_height - window.pad_top;
@@ -66,29 +57,24 @@ class LaneConvolution final : public Conv2DFloat {
         pad_left_ + static_cast<size_t>(std::max<int64_t>(window.input_width, last_column + 1));
     padded_ = padded_height_ != height_ || padded_width_ != width_;
     padded_plane_ = padded_height_ * padded_width_;
+    const auto padded_width = static_cast<int64_t>(padded_width_);
 
     for (int64_t ky = 0; ky < window.kernel_height; ++ky) {
       for (int64_t kx = 0; kx < window.kernel_width; ++kx) {
-        tap_offsets_.push_back(static_cast<size_t>(ky * window.dilation_height) * padded_width_ +
-                               static_cast<size_t>(kx * window.dilation_width));
+        tap_offsets_.push_back(static_cast<int32_t>(ky * window.dilation_height * padded_width +
+                                                    kx * window.dilation_width));
       }
     }
     depth_ = channels_ * tap_offsets_.size();
 
-    // Panels of 14 consecutive output pixels (row-major), each as its runs within output rows.
-    const auto row_step = static_cast<size_t>(window.stride_height) * padded_width_;
-    for (size_t first = 0; first < pixels_; first += kPanelPixels) {
-      panel_runs_.push_back(runs_.size());
-      const size_t end = std::min(pixels_, first + kPanelPixels);
-      for (size_t pixel = first; pixel < end;) {
-        const size_t oy = pixel / output_width;
-        const size_t ox = pixel % output_width;
-        const size_t count = std::min(end - pixel, output_width - ox);
-        runs_.push_back({pixel - first, count, oy * row_step + ox * column_step_});
-        pixel += count;
-      }
+    // Every output pixel's top-left tap in its padded plane (a panel of 14 consecutive pixels
+    // takes 14 consecutive entries).
+    for (size_t pixel = 0; pixel < pixels_; ++pixel) {
+      const auto oy = static_cast<int64_t>(pixel / output_width);
+      const auto ox = static_cast<int64_t>(pixel % output_width);
+      pixel_offsets_.push_back(static_cast<int32_t>(oy * window.stride_height * padded_width +
+                                                    ox * window.stride_width));
     }
-    panel_runs_.push_back(runs_.size());
 
     pack_weights(weights);
     activation_ = to_float_activation(activation);
@@ -129,7 +115,7 @@ class LaneConvolution final : public Conv2DFloat {
   }
 
  private:
-  size_t panel_count() const { return panel_runs_.size() - 1; }
+  size_t panel_count() const { return divide_round_up(pixels_, kPanelPixels); }
 
   // Weights [M][C][kh][kw] -> per block of 32 output channels [depth][32] (zero past M).
   void pack_weights(const float* weights) {
@@ -151,28 +137,18 @@ class LaneConvolution final : public Conv2DFloat {
     }
   }
 
-  // The panel's im2col, [depth][pixels]: per channel and tap, each run's pixels from the plane.
+  // The panel's im2col, [depth][pixels].
   void pack_panel(const float* planes, size_t panel, float* out) const {
-    const size_t first_run = panel_runs_[panel];
-    const size_t end_run = panel_runs_[panel + 1];
-    const size_t pixels = std::min(kPanelPixels, pixels_ - panel * kPanelPixels);
-    for (size_t channel = 0; channel < channels_; ++channel) {
-      const float* plane = planes + channel * padded_plane_;
-      for (const size_t tap_offset : tap_offsets_) {
-        const float* tap = plane + tap_offset;
-        for (size_t r = first_run; r < end_run; ++r) {
-          const PanelRun& run = runs_[r];
-          const float* in = tap + run.offset;
-          float* lanes = out + run.first;
-          if (column_step_ == 1) {
-            for (size_t j = 0; j < run.count; ++j) lanes[j] = in[j];
-          } else {
-            for (size_t j = 0; j < run.count; ++j) lanes[j] = in[j * column_step_];
-          }
-        }
-        out += pixels;
-      }
-    }
+    LanePanelPacking packing{};
+    packing.planes = planes;
+    packing.channels = channels_;
+    packing.plane_stride = padded_plane_;
+    packing.tap_offsets = tap_offsets_.data();
+    packing.taps = tap_offsets_.size();
+    packing.pixel_offsets = pixel_offsets_.data() + panel * kPanelPixels;
+    packing.pixels = std::min(kPanelPixels, pixels_ - panel * kPanelPixels);
+    packing.out = out;
+    pack_(packing);
   }
 
   // One block of 32 output channels over every panel: its packed weights stay in L2 while the
@@ -195,6 +171,7 @@ class LaneConvolution final : public Conv2DFloat {
   }
 
   const LaneFloatTileFunction tile_;
+  const LanePanelPackingFunction pack_;
   const Conv2DShape shape_;
   size_t height_ = 0;
   size_t width_ = 0;
@@ -203,16 +180,14 @@ class LaneConvolution final : public Conv2DFloat {
   size_t pixels_ = 0;
   size_t pad_top_ = 0;
   size_t pad_left_ = 0;
-  size_t column_step_ = 1;
   size_t padded_height_ = 0;
   size_t padded_width_ = 0;
   size_t padded_plane_ = 0;
   bool padded_ = false;
   size_t padded_bytes_ = 0;
-  std::vector<size_t> tap_offsets_;  // per kernel tap, from a pixel's top-left input
+  std::vector<int32_t> tap_offsets_;    // per kernel tap, from a pixel's top-left input
+  std::vector<int32_t> pixel_offsets_;  // per output pixel, its top-left input in the plane
   size_t depth_ = 0;
-  std::vector<PanelRun> runs_;
-  std::vector<size_t> panel_runs_;  // panel i's runs are runs_[panel_runs_[i] .. [i + 1])
   std::vector<float> packed_weights_;
   FloatActivation activation_{};
   bool has_activation_ = false;
@@ -228,18 +203,26 @@ bool lane_convolution_preferred(const Conv2DShape& shape) {
 }
 
 std::unique_ptr<Conv2DFloat> make_lane_conv2d(const char* variant, LaneFloatTileFunction tile,
+                                              LanePanelPackingFunction pack,
                                               const Conv2DShape& shape,
                                               const FusedActivation& activation,
                                               const float* constant_weights) {
   const reference::Window2D& window = shape.window;
-  if (!tile || !constant_weights || shape.groups != 1) return nullptr;
+  if (!tile || !pack || !constant_weights || shape.groups != 1) return nullptr;
   if (window.stride_height < 1 || window.stride_width < 1 || window.dilation_height < 1 ||
       window.dilation_width < 1 || window.output_height < 1 || window.output_width < 1 ||
       window.input_height < 1 || window.input_width < 1 || window.pad_top < 0 ||
       window.pad_left < 0) {
     return nullptr;
   }
-  return std::make_unique<LaneConvolution>(variant, tile, shape, activation, constant_weights);
+  // The packing's offsets are int32 within one padded plane.
+  const int64_t padded_plane = (window.input_height + window.pad_top + window.pad_bottom +
+                                window.kernel_height * window.dilation_height) *
+                               (window.input_width + window.pad_left + window.pad_right +
+                                window.kernel_width * window.dilation_width);
+  if (padded_plane >= (int64_t{1} << 30)) return nullptr;
+  return std::make_unique<LaneConvolution>(variant, tile, pack, shape, activation,
+                                           constant_weights);
 }
 
 }  // namespace orknn::kernels::cpu::optimized

@@ -465,9 +465,25 @@ struct LaneFloatTile {
   size_t c_stride;
 };
 using LaneFloatTileFunction = void (*)(const LaneFloatTile& tile);
+// The im2col of one pixel panel for LaneFloatTile, [channels x taps][pixels]: step
+// (c, t) lane p is planes[c * plane_stride + tap_offsets[t] + pixel_offsets[p]], for p < pixels
+// (1..14). Every offset is within the (padded) planes.
+struct LanePanelPacking {
+  const float* planes;
+  size_t channels;
+  size_t plane_stride;
+  const int32_t* tap_offsets;
+  size_t taps;
+  const int32_t* pixel_offsets;
+  size_t pixels;
+  float* out;
+};
+using LanePanelPackingFunction = void (*)(const LanePanelPacking& packing);
 // x86-64 only: that tile on AVX-512 F, two 16-lane vectors of channels x up to 14 pixels
 // (x86/avx512_lane_tiles.cc).
 void avx512_lane_float_tile(const LaneFloatTile& tile);
+// x86-64 only: that packing with one masked gather per step (x86/avx512_lane_tiles.cc).
+void avx512_pack_lane_panel(const LanePanelPacking& packing);
 // Defined only in AArch64 builds (kernels/cpu/arm/).
 const MicroKernels& neon_micro_kernels();
 

@@ -49,9 +49,10 @@ std::unique_ptr<Conv2DFloat> make_direct_conv2d(const char* variant, DirectFloat
 // (lane_convolution.cc).
 bool lane_convolution_preferred(const reference::Conv2DShape& shape);
 // A convolution with output channels in lanes (lane_convolution.cc) with `tile` (32 channels x
-// 14 pixels, micro_kernels.h LaneFloatTile); null when it does not apply: per-run weights,
-// groups, negative padding.
+// 14 pixels, micro_kernels.h LaneFloatTile) and `pack` (its panels); null when it does not apply:
+// per-run weights, groups, negative padding.
 std::unique_ptr<Conv2DFloat> make_lane_conv2d(const char* variant, LaneFloatTileFunction tile,
+                                              LanePanelPackingFunction pack,
                                               const reference::Conv2DShape& shape,
                                               const reference::FusedActivation& activation,
                                               const float* constant_weights);

@@ -201,4 +201,22 @@ ORKNN_TARGET_AVX512 void avx512_lane_float_tile(const LaneFloatTile& tile) {
   }
 }
 
+// A panel's pixels read their planes at offsets that are fixed across channels and taps (runs of
+// output rows at the stride's step, from a padded plane): one gather of up to 14 lanes per step
+// with the panel's offsets, from the step's tap in the step's plane.
+ORKNN_TARGET_AVX512 void avx512_pack_lane_panel(const LanePanelPacking& packing) {
+  const __mmask16 lanes = first_lanes(packing.pixels);
+  const __m512i pixel_offsets = _mm512_maskz_loadu_epi32(lanes, packing.pixel_offsets);
+  float* out = packing.out;
+  for (size_t channel = 0; channel < packing.channels; ++channel) {
+    const float* plane = packing.planes + channel * packing.plane_stride;
+    for (size_t tap = 0; tap < packing.taps; ++tap) {
+      const __m512 values = _mm512_mask_i32gather_ps(_mm512_setzero_ps(), lanes, pixel_offsets,
+                                                     plane + packing.tap_offsets[tap], 4);
+      _mm512_mask_storeu_ps(out, lanes, values);
+      out += packing.pixels;
+    }
+  }
+}
+
 }  // namespace orknn::kernels::cpu::optimized
