@@ -811,7 +811,7 @@ void test_lane_random_shapes(void**) {
   assert_false(lanes(grouped, weights.data()));
   assert_false(lanes(same, nullptr));
   assert_true(lanes(same, weights.data()));
-  // The dispatcher: lanes for resnet's 14x14 and 7x7 layers (3x3, strided 3x3, pointwise,
+  // The dispatcher: lanes for resnet's 14x14 and 7x7 layers (3x3, strided 3x3, deep pointwise,
   // strided pointwise).
   auto algorithm = [&](const ConvCase& c) {
     return std::string(
@@ -828,6 +828,13 @@ void test_lane_random_shapes(void**) {
   assert_string_equal(algorithm(resnet_3x3_7).c_str(), "avx512 lanes 32x14");
   assert_string_equal(algorithm(resnet_1x1_7).c_str(), "avx512 lanes 32x14");
   assert_string_equal(algorithm(resnet_1x1_2).c_str(), "avx512 lanes 32x14");
+  // Not: a 20x20 plane, fewer than 128 output channels, a shallow pointwise layer over 14x14.
+  const ConvCase plane_20{"3x3 256->256 @20", 1, 256, 20, 20, 256, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1};
+  const ConvCase narrow{"3x3 256->96 @14", 1, 256, 14, 14, 96, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1};
+  const ConvCase shallow{"1x1 256->1024 @14", 1, 256, 14, 14, 1024, 1, 1};
+  assert_true(algorithm(plane_20).find("lanes") == std::string::npos);
+  assert_true(algorithm(narrow).find("lanes") == std::string::npos);
+  assert_true(algorithm(shallow).find("lanes") == std::string::npos);
 }
 #endif
 

@@ -79,6 +79,10 @@ class LaneConvolution final : public Conv2DFloat {
     pack_weights(weights);
     activation_ = to_float_activation(activation);
     has_activation_ = activation.kind != FusedActivation::Kind::kNone;
+    // Groups of panels that fill half of L2 (a block of channels' weights, 4-590 KB, and the
+    // output take the rest).
+    group_panels_ =
+        std::max<size_t>(1, cpu_cache_sizes().level2 / 2 / (kPanelPixels * depth_ * sizeof(float)));
     padded_bytes_ = padded_ ? align_bytes(channels_ * padded_plane_ * sizeof(float)) : 0;
     std::snprintf(algorithm_, sizeof(algorithm_), "%s lanes %zux%zu", variant, kBlockChannels,
                   kPanelPixels);
@@ -97,6 +101,7 @@ class LaneConvolution final : public Conv2DFloat {
     auto* panels = reinterpret_cast<float*>(scratch + padded_bytes_);
     const size_t image_size = channels_ * height_ * width_;
     const size_t blocks = divide_round_up(rows_, kBlockChannels);
+    const size_t groups = divide_round_up(panel_count(), group_panels_);
     for (size_t image = 0; image < static_cast<size_t>(shape_.batch); ++image) {
       const float* planes = input + image * image_size;
       if (padded_) {
@@ -109,8 +114,10 @@ class LaneConvolution final : public Conv2DFloat {
         pack_panel(planes, panel, panels + panel * kPanelPixels * depth_);
       });
       float* image_output = output + image * rows_ * pixels_;
-      pool.parallel_for(
-          blocks, [&](size_t block, size_t) { run_block(panels, bias, image_output, block); });
+      // Group-major: a group's panels stay in L2 while every block of channels reads them.
+      pool.parallel_for(groups * blocks, [&](size_t task, size_t) {
+        run_block(panels, bias, image_output, task % blocks, task / blocks);
+      });
     }
   }
 
@@ -153,7 +160,8 @@ class LaneConvolution final : public Conv2DFloat {
 
   // One block of 32 output channels over every panel: its packed weights stay in L2 while the
   // panels stream past.
-  void run_block(const float* panels, const float* bias, float* output, size_t block) const {
+  void run_block(const float* panels, const float* bias, float* output, size_t block,
+                 size_t group) const {
     LaneFloatTile tile{};
     tile.channels = std::min(kBlockChannels, rows_ - block * kBlockChannels);
     tile.depth = depth_;
@@ -161,7 +169,8 @@ class LaneConvolution final : public Conv2DFloat {
     tile.bias = bias ? bias + block * kBlockChannels : nullptr;
     tile.activation = has_activation_ ? &activation_ : nullptr;
     tile.c_stride = pixels_;
-    for (size_t panel = 0; panel < panel_count(); ++panel) {
+    const size_t end = std::min(panel_count(), (group + 1) * group_panels_);
+    for (size_t panel = group * group_panels_; panel < end; ++panel) {
       const size_t first = panel * kPanelPixels;
       tile.pixels = std::min(kPanelPixels, pixels_ - first);
       tile.a = panels + first * depth_;
@@ -188,6 +197,7 @@ class LaneConvolution final : public Conv2DFloat {
   std::vector<int32_t> tap_offsets_;    // per kernel tap, from a pixel's top-left input
   std::vector<int32_t> pixel_offsets_;  // per output pixel, its top-left input in the plane
   size_t depth_ = 0;
+  size_t group_panels_ = 1;
   std::vector<float> packed_weights_;
   FloatActivation activation_{};
   bool has_activation_ = false;
@@ -199,6 +209,9 @@ class LaneConvolution final : public Conv2DFloat {
 bool lane_convolution_preferred(const Conv2DShape& shape) {
   const reference::Window2D& window = shape.window;
   const int64_t pixels = window.output_height * window.output_width;
+  const bool pointwise = window.kernel_height == 1 && window.kernel_width == 1 &&
+                         window.stride_height == 1 && window.stride_width == 1;
+  if (pointwise && pixels > 7 * 7 && shape.input_channels < 512) return false;
   return pixels <= 14 * 14 && shape.output_channels >= 128;
 }
 
