@@ -823,18 +823,21 @@ void test_lane_random_shapes(void**) {
   const ConvCase resnet_3x3_7{
       "3x3/2 512->512 @14", 1, 512, 14, 14, 512, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1};
   const ConvCase resnet_1x1_7{"1x1 2048->128 @7", 1, 2048, 7, 7, 128, 1, 1};
-  const ConvCase resnet_1x1_2{"1x1/2 256->512 @14", 1, 256, 14, 14, 512, 1, 1, 2, 2};
+  const ConvCase resnet_1x1_2{"1x1/2 1024->2048 @14", 1, 1024, 14, 14, 2048, 1, 1, 2, 2};
   assert_string_equal(algorithm(resnet_3x3_14).c_str(), "avx512 lanes 32x14");
   assert_string_equal(algorithm(resnet_3x3_7).c_str(), "avx512 lanes 32x14");
   assert_string_equal(algorithm(resnet_1x1_7).c_str(), "avx512 lanes 32x14");
   assert_string_equal(algorithm(resnet_1x1_2).c_str(), "avx512 lanes 32x14");
-  // Not: a 20x20 plane, fewer than 128 output channels, a shallow pointwise layer over 14x14.
+  // Not: a 20x20 plane, fewer than 128 output channels, pointwise layers over 14x14 outputs with
+  // fewer than 1024 inputs.
   const ConvCase plane_20{"3x3 256->256 @20", 1, 256, 20, 20, 256, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1};
   const ConvCase narrow{"3x3 256->96 @14", 1, 256, 14, 14, 96, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1};
   const ConvCase shallow{"1x1 256->1024 @14", 1, 256, 14, 14, 1024, 1, 1};
   assert_true(algorithm(plane_20).find("lanes") == std::string::npos);
   assert_true(algorithm(narrow).find("lanes") == std::string::npos);
   assert_true(algorithm(shallow).find("lanes") == std::string::npos);
+  const ConvCase shallow_strided{"1x1/2 512->1024 @28", 1, 512, 28, 28, 1024, 1, 1, 2, 2};
+  assert_true(algorithm(shallow_strided).find("lanes") == std::string::npos);
 }
 #endif
 

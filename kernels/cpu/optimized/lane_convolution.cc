@@ -209,9 +209,8 @@ class LaneConvolution final : public Conv2DFloat {
 bool lane_convolution_preferred(const Conv2DShape& shape) {
   const reference::Window2D& window = shape.window;
   const int64_t pixels = window.output_height * window.output_width;
-  const bool pointwise = window.kernel_height == 1 && window.kernel_width == 1 &&
-                         window.stride_height == 1 && window.stride_width == 1;
-  if (pointwise && pixels > 7 * 7 && shape.input_channels < 512) return false;
+  const bool pointwise = window.kernel_height == 1 && window.kernel_width == 1;
+  if (pointwise && pixels > 7 * 7 && shape.input_channels < 1024) return false;
   return pixels <= 14 * 14 && shape.output_channels >= 128;
 }
 
