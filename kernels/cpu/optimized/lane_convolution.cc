@@ -79,18 +79,17 @@ class LaneConvolution final : public Conv2DFloat {
     pack_weights(weights);
     activation_ = to_float_activation(activation);
     has_activation_ = activation.kind != FusedActivation::Kind::kNone;
-    // Groups of panels that fill half of L2 (a block of channels' weights, 4-590 KB, and the
-    // output take the rest).
-    group_panels_ =
-        std::max<size_t>(1, cpu_cache_sizes().level2 / 2 / (kPanelPixels * depth_ * sizeof(float)));
     padded_bytes_ = padded_ ? align_bytes(channels_ * padded_plane_ * sizeof(float)) : 0;
     std::snprintf(algorithm_, sizeof(algorithm_), "%s lanes %zux%zu", variant, kBlockChannels,
                   kPanelPixels);
   }
 
-  // The padded planes and the packed panels, in thread 0's scratch (every thread reads them).
+  // The padded planes, the packed panels and the partial sums, in thread 0's scratch (every
+  // thread reads the panels; each writes its blocks' sums).
   size_t scratch_bytes() const override {
-    return padded_bytes_ + panel_count() * kPanelPixels * depth_ * sizeof(float);
+    return padded_bytes_ + panels_bytes() +
+           divide_round_up(rows_, kBlockChannels) * panel_count() * kPanelPixels * kBlockChannels *
+               sizeof(float);
   }
   const char* algorithm() const override { return algorithm_; }
 
@@ -100,8 +99,16 @@ class LaneConvolution final : public Conv2DFloat {
     auto* padded = reinterpret_cast<float*>(scratch);
     auto* panels = reinterpret_cast<float*>(scratch + padded_bytes_);
     const size_t image_size = channels_ * height_ * width_;
+    auto* partials = reinterpret_cast<float*>(scratch + padded_bytes_ + panels_bytes());
     const size_t blocks = divide_round_up(rows_, kBlockChannels);
-    const size_t groups = divide_round_up(panel_count(), group_panels_);
+    // One task per thread, each a range of channel blocks (its weights stay in its core's L2).
+    // The depth runs in chunks whose panels and weights (a thread's blocks) fill half of L2, so
+    // that neither is read from L3 once per block or panel; one chunk when the depth fits.
+    const size_t tasks = std::min(blocks, pool.thread_count());
+    const size_t task_rows = divide_round_up(blocks, tasks) * kBlockChannels;
+    const size_t chunk = std::clamp<size_t>(
+        cpu_cache_sizes().level2 / 2 / ((panel_count() * kPanelPixels + task_rows) * sizeof(float)),
+        64, depth_);
     for (size_t image = 0; image < static_cast<size_t>(shape_.batch); ++image) {
       const float* planes = input + image * image_size;
       if (padded_) {
@@ -114,15 +121,18 @@ class LaneConvolution final : public Conv2DFloat {
         pack_panel(planes, panel, panels + panel * kPanelPixels * depth_);
       });
       float* image_output = output + image * rows_ * pixels_;
-      // Group-major: a group's panels stay in L2 while every block of channels reads them.
-      pool.parallel_for(groups * blocks, [&](size_t task, size_t) {
-        run_block(panels, bias, image_output, task % blocks, task / blocks);
+      pool.parallel_for(tasks, [&](size_t task, size_t) {
+        run_blocks(panels, bias, image_output, partials, task * blocks / tasks,
+                   (task + 1) * blocks / tasks, chunk);
       });
     }
   }
 
  private:
   size_t panel_count() const { return divide_round_up(pixels_, kPanelPixels); }
+  size_t panels_bytes() const {
+    return align_bytes(panel_count() * kPanelPixels * depth_ * sizeof(float));
+  }
 
   // Weights [M][C][kh][kw] -> per block of 32 output channels [depth][32] (zero past M).
   void pack_weights(const float* weights) {
@@ -158,24 +168,31 @@ class LaneConvolution final : public Conv2DFloat {
     pack_(packing);
   }
 
-  // One block of 32 output channels over every panel: its packed weights stay in L2 while the
-  // panels stream past.
-  void run_block(const float* panels, const float* bias, float* output, size_t block,
-                 size_t group) const {
+  // Blocks of 32 output channels [first_block, end_block) over every panel, in depth chunks:
+  // per chunk, every block's tiles over every panel, their sums kept in `partials` between the
+  // chunks ([block][panel][14][32]).
+  void run_blocks(const float* panels, const float* bias, float* output, float* partials,
+                  size_t first_block, size_t end_block, size_t chunk) const {
     LaneFloatTile tile{};
-    tile.channels = std::min(kBlockChannels, rows_ - block * kBlockChannels);
-    tile.depth = depth_;
-    tile.b = packed_weights_.data() + block * depth_ * kBlockChannels;
-    tile.bias = bias ? bias + block * kBlockChannels : nullptr;
     tile.activation = has_activation_ ? &activation_ : nullptr;
     tile.c_stride = pixels_;
-    const size_t end = std::min(panel_count(), (group + 1) * group_panels_);
-    for (size_t panel = group * group_panels_; panel < end; ++panel) {
-      const size_t first = panel * kPanelPixels;
-      tile.pixels = std::min(kPanelPixels, pixels_ - first);
-      tile.a = panels + first * depth_;
-      tile.c = output + block * kBlockChannels * pixels_ + first;
-      tile_(tile);
+    for (size_t first_step = 0; first_step < depth_; first_step += chunk) {
+      tile.depth = std::min(chunk, depth_ - first_step);
+      tile.accumulate = first_step > 0;
+      tile.last = first_step + tile.depth == depth_;
+      for (size_t block = first_block; block < end_block; ++block) {
+        tile.channels = std::min(kBlockChannels, rows_ - block * kBlockChannels);
+        tile.b = packed_weights_.data() + (block * depth_ + first_step) * kBlockChannels;
+        tile.bias = bias ? bias + block * kBlockChannels : nullptr;
+        for (size_t panel = 0; panel < panel_count(); ++panel) {
+          const size_t first = panel * kPanelPixels;
+          tile.pixels = std::min(kPanelPixels, pixels_ - first);
+          tile.a = panels + first * depth_ + first_step * tile.pixels;
+          tile.c = output + block * kBlockChannels * pixels_ + first;
+          tile.partial = partials + (block * panel_count() + panel) * kPanelPixels * kBlockChannels;
+          tile_(tile);
+        }
+      }
     }
   }
 
@@ -197,7 +214,6 @@ class LaneConvolution final : public Conv2DFloat {
   std::vector<int32_t> tap_offsets_;    // per kernel tap, from a pixel's top-left input
   std::vector<int32_t> pixel_offsets_;  // per output pixel, its top-left input in the plane
   size_t depth_ = 0;
-  size_t group_panels_ = 1;
   std::vector<float> packed_weights_;
   FloatActivation activation_{};
   bool has_activation_ = false;
