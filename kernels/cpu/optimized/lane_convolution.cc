@@ -101,14 +101,17 @@ class LaneConvolution final : public Conv2DFloat {
     const size_t image_size = channels_ * height_ * width_;
     auto* partials = reinterpret_cast<float*>(scratch + padded_bytes_ + panels_bytes());
     const size_t blocks = divide_round_up(rows_, kBlockChannels);
-    // One task per thread, each a range of channel blocks (its weights stay in its core's L2).
-    // The depth runs in chunks whose panels and weights (a thread's blocks) fill half of L2, so
-    // that neither is read from L3 once per block or panel; one chunk when the depth fits.
-    const size_t tasks = std::min(blocks, pool.thread_count());
-    const size_t task_rows = divide_round_up(blocks, tasks) * kBlockChannels;
-    const size_t chunk = std::clamp<size_t>(
-        cpu_cache_sizes().level2 / 2 / ((panel_count() * kPanelPixels + task_rows) * sizeof(float)),
-        64, depth_);
+    // The depth runs in chunks whose panels and weights (a thread's share of the blocks) fill
+    // half of L2, so that neither is read from L3 once per block or panel (one chunk when the
+    // depth fits). Per chunk, one task per block of channels: claimed dynamically, so a thread
+    // that is held up (this machine is shared) leaves its blocks to the other; claims keep each
+    // thread at its end of the blocks, so its weights stay in its core's L2 across chunks.
+    const size_t thread_rows =
+        divide_round_up(blocks, std::min(blocks, pool.thread_count())) * kBlockChannels;
+    const size_t chunk = std::min(
+        depth_,
+        std::max<size_t>(64, cpu_cache_sizes().level2 / 2 /
+                                 ((panel_count() * kPanelPixels + thread_rows) * sizeof(float))));
     for (size_t image = 0; image < static_cast<size_t>(shape_.batch); ++image) {
       const float* planes = input + image * image_size;
       if (padded_) {
@@ -121,10 +124,12 @@ class LaneConvolution final : public Conv2DFloat {
         pack_panel(planes, panel, panels + panel * kPanelPixels * depth_);
       });
       float* image_output = output + image * rows_ * pixels_;
-      pool.parallel_for(tasks, [&](size_t task, size_t) {
-        run_blocks(panels, bias, image_output, partials, task * blocks / tasks,
-                   (task + 1) * blocks / tasks, chunk);
-      });
+      for (size_t first_step = 0; first_step < depth_; first_step += chunk) {
+        const size_t steps = std::min(chunk, depth_ - first_step);
+        pool.parallel_for(blocks, [&](size_t block, size_t) {
+          run_block(panels, bias, image_output, partials, block, first_step, steps);
+        });
+      }
     }
   }
 
@@ -168,31 +173,27 @@ class LaneConvolution final : public Conv2DFloat {
     pack_(packing);
   }
 
-  // Blocks of 32 output channels [first_block, end_block) over every panel, in depth chunks:
-  // per chunk, every block's tiles over every panel, their sums kept in `partials` between the
-  // chunks ([block][panel][14][32]).
-  void run_blocks(const float* panels, const float* bias, float* output, float* partials,
-                  size_t first_block, size_t end_block, size_t chunk) const {
+  // One block of 32 output channels over every panel, depth steps first_step ..
+  // first_step + steps - 1; the sums wait in `partials` between the chunks
+  // ([block][panel][14][32]).
+  void run_block(const float* panels, const float* bias, float* output, float* partials,
+                 size_t block, size_t first_step, size_t steps) const {
     LaneFloatTile tile{};
     tile.activation = has_activation_ ? &activation_ : nullptr;
     tile.c_stride = pixels_;
-    for (size_t first_step = 0; first_step < depth_; first_step += chunk) {
-      tile.depth = std::min(chunk, depth_ - first_step);
-      tile.accumulate = first_step > 0;
-      tile.last = first_step + tile.depth == depth_;
-      for (size_t block = first_block; block < end_block; ++block) {
-        tile.channels = std::min(kBlockChannels, rows_ - block * kBlockChannels);
-        tile.b = packed_weights_.data() + (block * depth_ + first_step) * kBlockChannels;
-        tile.bias = bias ? bias + block * kBlockChannels : nullptr;
-        for (size_t panel = 0; panel < panel_count(); ++panel) {
-          const size_t first = panel * kPanelPixels;
-          tile.pixels = std::min(kPanelPixels, pixels_ - first);
-          tile.a = panels + first * depth_ + first_step * tile.pixels;
-          tile.c = output + block * kBlockChannels * pixels_ + first;
-          tile.partial = partials + (block * panel_count() + panel) * kPanelPixels * kBlockChannels;
-          tile_(tile);
-        }
-      }
+    tile.depth = steps;
+    tile.accumulate = first_step > 0;
+    tile.last = first_step + steps == depth_;
+    tile.channels = std::min(kBlockChannels, rows_ - block * kBlockChannels);
+    tile.b = packed_weights_.data() + (block * depth_ + first_step) * kBlockChannels;
+    tile.bias = bias ? bias + block * kBlockChannels : nullptr;
+    for (size_t panel = 0; panel < panel_count(); ++panel) {
+      const size_t first = panel * kPanelPixels;
+      tile.pixels = std::min(kPanelPixels, pixels_ - first);
+      tile.a = panels + first * depth_ + first_step * tile.pixels;
+      tile.c = output + block * kBlockChannels * pixels_ + first;
+      tile.partial = partials + (block * panel_count() + panel) * kPanelPixels * kBlockChannels;
+      tile_(tile);
     }
   }
 
