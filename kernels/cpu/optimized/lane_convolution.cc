@@ -84,13 +84,8 @@ class LaneConvolution final : public Conv2DFloat {
                   kPanelPixels);
   }
 
-  // The padded planes, the packed panels and the partial sums, in thread 0's scratch (every
-  // thread reads the panels; each writes its blocks' sums).
-  size_t scratch_bytes() const override {
-    return padded_bytes_ + panels_bytes() +
-           divide_round_up(rows_, kBlockChannels) * panel_count() * kPanelPixels * kBlockChannels *
-               sizeof(float);
-  }
+  // The padded planes and the packed panels, in thread 0's scratch (every thread reads them).
+  size_t scratch_bytes() const override { return padded_bytes_ + panels_bytes(); }
   const char* algorithm() const override { return algorithm_; }
 
   void run(const float* input, const float*, const float* bias, float* output,
@@ -99,25 +94,7 @@ class LaneConvolution final : public Conv2DFloat {
     auto* padded = reinterpret_cast<float*>(scratch);
     auto* panels = reinterpret_cast<float*>(scratch + padded_bytes_);
     const size_t image_size = channels_ * height_ * width_;
-    auto* partials = reinterpret_cast<float*>(scratch + padded_bytes_ + panels_bytes());
     const size_t blocks = divide_round_up(rows_, kBlockChannels);
-    // When every panel fits half of L2 the depth runs whole, block after block: the panels stay
-    // in L2 and each block's weights stream past once, in order (resnet50's 7x7 pointwise layers
-    // and 1x1/2 1024->2048: chunks of 64 steps made them 1.1-1.4x slower, each block's weights
-    // read as 8 KB pieces). Larger panels run the depth in chunks whose panels and weights (a
-    // thread's share of the blocks) fill half of L2, so that neither is read from L3 once per
-    // block or panel. Per chunk, one task per block of channels: claimed dynamically, so a
-    // thread that is held up (this machine is shared) leaves its blocks to the other; claims
-    // keep each thread at its end of the blocks, so its weights stay in its core's L2.
-    const size_t half_level2 = cpu_cache_sizes().level2 / 2;
-    const size_t thread_rows =
-        divide_round_up(blocks, std::min(blocks, pool.thread_count())) * kBlockChannels;
-    const size_t chunk =
-        panels_bytes() <= half_level2
-            ? depth_
-            : std::min(depth_, std::max<size_t>(
-                                   64, half_level2 / ((panel_count() * kPanelPixels + thread_rows) *
-                                                      sizeof(float))));
     for (size_t image = 0; image < static_cast<size_t>(shape_.batch); ++image) {
       const float* planes = input + image * image_size;
       if (padded_) {
@@ -130,12 +107,14 @@ class LaneConvolution final : public Conv2DFloat {
         pack_panel(planes, panel, panels + panel * kPanelPixels * depth_);
       });
       float* image_output = output + image * rows_ * pixels_;
-      for (size_t first_step = 0; first_step < depth_; first_step += chunk) {
-        const size_t steps = std::min(chunk, depth_ - first_step);
-        pool.parallel_for(blocks, [&](size_t block, size_t) {
-          run_block(panels, bias, image_output, partials, block, first_step, steps);
-        });
-      }
+      // Block after block, each over the whole depth: a block's weights stream past once, in
+      // order, while the panels stay in L2 or come from L3 (where depth chunks that kept both in
+      // L2 measured slower: their weights are read in pieces, and the sums go through memory).
+      // One task per block, claimed dynamically: a thread that is held up leaves its blocks to
+      // the other (a static split per thread ran two threads no faster than one on this shared
+      // machine).
+      pool.parallel_for(
+          blocks, [&](size_t block, size_t) { run_block(panels, bias, image_output, block); });
     }
   }
 
@@ -179,26 +158,20 @@ class LaneConvolution final : public Conv2DFloat {
     pack_(packing);
   }
 
-  // One block of 32 output channels over every panel, depth steps first_step ..
-  // first_step + steps - 1; the sums wait in `partials` between the chunks
-  // ([block][panel][14][32]).
-  void run_block(const float* panels, const float* bias, float* output, float* partials,
-                 size_t block, size_t first_step, size_t steps) const {
+  // One block of 32 output channels over every panel.
+  void run_block(const float* panels, const float* bias, float* output, size_t block) const {
     LaneFloatTile tile{};
+    tile.channels = std::min(kBlockChannels, rows_ - block * kBlockChannels);
+    tile.depth = depth_;
+    tile.b = packed_weights_.data() + block * depth_ * kBlockChannels;
+    tile.bias = bias ? bias + block * kBlockChannels : nullptr;
     tile.activation = has_activation_ ? &activation_ : nullptr;
     tile.c_stride = pixels_;
-    tile.depth = steps;
-    tile.accumulate = first_step > 0;
-    tile.last = first_step + steps == depth_;
-    tile.channels = std::min(kBlockChannels, rows_ - block * kBlockChannels);
-    tile.b = packed_weights_.data() + (block * depth_ + first_step) * kBlockChannels;
-    tile.bias = bias ? bias + block * kBlockChannels : nullptr;
     for (size_t panel = 0; panel < panel_count(); ++panel) {
       const size_t first = panel * kPanelPixels;
       tile.pixels = std::min(kPanelPixels, pixels_ - first);
-      tile.a = panels + first * depth_ + first_step * tile.pixels;
+      tile.a = panels + first * depth_;
       tile.c = output + block * kBlockChannels * pixels_ + first;
-      tile.partial = partials + (block * panel_count() + panel) * kPanelPixels * kBlockChannels;
       tile_(tile);
     }
   }
@@ -234,6 +207,8 @@ bool lane_convolution_preferred(const Conv2DShape& shape) {
   const int64_t pixels = window.output_height * window.output_width;
   const bool pointwise = window.kernel_height == 1 && window.kernel_width == 1;
   if (pointwise && pixels > 7 * 7 && shape.input_channels < 1024) return false;
+  const bool strided = window.stride_height > 1 || window.stride_width > 1;
+  if (!pointwise && !strided && pixels > 7 * 7) return false;
   return pixels <= 14 * 14 && shape.output_channels >= 128;
 }
 

@@ -452,9 +452,7 @@ void avx512_direct_float_tile(const DirectFloatTile& tile);
 //   c[j * c_stride + p] = activation(bias[j] + sum_k a[k * pixels + p] * b[k * 32 + j])
 // for j < channels (1..32), p < pixels: A is a pixel panel of the packed im2col ([depth][pixels]),
 // B a block of 32 output channels of the packed weights ([depth][32], zero past the real ones).
-// bias and activation may be null. A depth in chunks keeps its sums between the calls in
-// `partial` ([pixels][32] floats): `accumulate` starts from them (else from the bias), and a call
-// that is not `last` stores them there (else the outputs to c, activated).
+// bias and activation may be null. The whole depth runs in one call (no accumulation in c).
 struct LaneFloatTile {
   size_t pixels;
   size_t channels;
@@ -465,9 +463,6 @@ struct LaneFloatTile {
   const FloatActivation* activation;
   float* c;
   size_t c_stride;
-  float* partial;
-  bool accumulate;
-  bool last;
 };
 using LaneFloatTileFunction = void (*)(const LaneFloatTile& tile);
 // The im2col of one pixel panel for LaneFloatTile, [channels x taps][pixels]: step

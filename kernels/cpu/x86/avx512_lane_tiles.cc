@@ -7,9 +7,8 @@
 //
 // The accumulators hold [pixel][channel]; the output is NCHW ([channel][pixel]), so the epilogue
 // transposes each 16-channel half as a 16 x 16 block (pixels past the panel are don't-care rows)
-// and writes one masked row of `pixels` floats per channel. A deep layer runs its depth in chunks
-// (lane_convolution.cc) whose sums wait in a small buffer, not transposed: the transpose happens
-// once per output tile (a few hundred cycles against 28 x depth FMA cycles).
+// and writes one masked row of `pixels` floats per channel. The whole depth runs in one call, so
+// that transpose happens once per tile (a few hundred cycles against 28 x depth FMA cycles).
 //
 // Every function carries its instruction set as a target attribute (the file is compiled for the
 // baseline x86-64; dispatch.cc calls it only on a CPU with AVX-512 F/BW/VL). No standard-library
@@ -110,16 +109,6 @@ ORKNN_TARGET_AVX512 void lane_tile_pixels(const LaneFloatTile& tile) {
   __m512 high##p = bias_high;
   ORKNN_FOR_EACH_PIXEL(ORKNN_DECLARE)
 #undef ORKNN_DECLARE
-  float* partial = tile.partial;
-  if (tile.accumulate) {
-#define ORKNN_RESUME(p)                                          \
-  if constexpr (kPixels > p) {                                   \
-    low##p = _mm512_loadu_ps(partial + p * kLaneChannels);       \
-    high##p = _mm512_loadu_ps(partial + p * kLaneChannels + 16); \
-  }
-    ORKNN_FOR_EACH_PIXEL(ORKNN_RESUME)
-#undef ORKNN_RESUME
-  }
 
   const float* a = tile.a;
   const float* b = tile.b;
@@ -138,16 +127,6 @@ ORKNN_TARGET_AVX512 void lane_tile_pixels(const LaneFloatTile& tile) {
     b += kLaneChannels;
   }
 
-  if (!tile.last) {
-#define ORKNN_KEEP(p)                                            \
-  if constexpr (kPixels > p) {                                   \
-    _mm512_storeu_ps(partial + p * kLaneChannels, low##p);       \
-    _mm512_storeu_ps(partial + p * kLaneChannels + 16, high##p); \
-  }
-    ORKNN_FOR_EACH_PIXEL(ORKNN_KEEP)
-#undef ORKNN_KEEP
-    return;
-  }
   if (tile.activation) {
     const FloatActivation& activation = *tile.activation;
 #define ORKNN_ACTIVATE(p)                    \
