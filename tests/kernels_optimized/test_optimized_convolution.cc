@@ -811,8 +811,8 @@ void test_lane_random_shapes(void**) {
   assert_false(lanes(grouped, weights.data()));
   assert_false(lanes(same, nullptr));
   assert_true(lanes(same, weights.data()));
-  // The dispatcher: lanes for resnet's 7x7 outputs (3x3, pointwise), its strided 14 -> 7 layers
-  // (3x3/2, 1x1/2) and deep pointwise layers over 14x14.
+  // The dispatcher: lanes for 7x7 outputs (3x3, pointwise, strided pointwise) and strided
+  // kernels over up to 14x14 outputs, with 256 or more output channels.
   auto algorithm = [&](const ConvCase& c) {
     return std::string(
         kernels::cpu::prepare_conv2d(shape_of(c), none, weights.data(), KernelVariant::kAvx512)
@@ -821,27 +821,28 @@ void test_lane_random_shapes(void**) {
   const ConvCase resnet_3x3_7{"3x3 512->512 @7", 1, 512, 7, 7, 512, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1};
   const ConvCase resnet_3x3_2{
       "3x3/2 512->512 @14", 1, 512, 14, 14, 512, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1};
-  const ConvCase resnet_1x1_7{"1x1 2048->128 @7", 1, 2048, 7, 7, 128, 1, 1};
+  const ConvCase resnet_1x1_7{"1x1 2048->512 @7", 1, 2048, 7, 7, 512, 1, 1};
   const ConvCase resnet_1x1_2{"1x1/2 1024->2048 @14", 1, 1024, 14, 14, 2048, 1, 1, 2, 2};
-  const ConvCase resnet_1x1_14{"1x1 1024->256 @14", 1, 1024, 14, 14, 256, 1, 1};
+  const ConvCase strided_14{
+      "3x3/2 256->256 @28", 1, 256, 28, 28, 256, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1};
   assert_string_equal(algorithm(resnet_3x3_7).c_str(), "avx512 lanes 32x14");
   assert_string_equal(algorithm(resnet_3x3_2).c_str(), "avx512 lanes 32x14");
   assert_string_equal(algorithm(resnet_1x1_7).c_str(), "avx512 lanes 32x14");
   assert_string_equal(algorithm(resnet_1x1_2).c_str(), "avx512 lanes 32x14");
-  assert_string_equal(algorithm(resnet_1x1_14).c_str(), "avx512 lanes 32x14");
-  // Not: a stride-1 3x3 over 14x14 or a 20x20 plane, fewer than 128 output channels, pointwise
-  // layers over 14x14 outputs with fewer than 1024 inputs.
+  assert_string_equal(algorithm(strided_14).c_str(), "avx512 lanes 32x14");
+  // Not: a stride-1 3x3 over 14x14, pointwise layers over 14x14, planes over 14x14, fewer than
+  // 256 output channels.
   const ConvCase resnet_3x3_14{
       "3x3 256->256 @14", 1, 256, 14, 14, 256, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1};
-  assert_string_equal(algorithm(resnet_3x3_14).c_str(), "avx512 direct 12x32");
+  const ConvCase resnet_1x1_14{"1x1 1024->256 @14", 1, 1024, 14, 14, 256, 1, 1};
+  const ConvCase strided_pointwise_14{"1x1/2 512->1024 @28", 1, 512, 28, 28, 1024, 1, 1, 2, 2};
   const ConvCase plane_20{"3x3/2 256->256 @40", 1, 256, 40, 40, 256, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1};
-  const ConvCase narrow{"3x3/2 256->96 @14", 1, 256, 14, 14, 96, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1};
-  const ConvCase shallow{"1x1 256->1024 @14", 1, 256, 14, 14, 1024, 1, 1};
+  const ConvCase narrow{"1x1 960->160 @7", 1, 960, 7, 7, 160, 1, 1};
+  assert_string_equal(algorithm(resnet_3x3_14).c_str(), "avx512 direct 12x32");
+  assert_true(algorithm(resnet_1x1_14).find("lanes") == std::string::npos);
+  assert_true(algorithm(strided_pointwise_14).find("lanes") == std::string::npos);
   assert_true(algorithm(plane_20).find("lanes") == std::string::npos);
   assert_true(algorithm(narrow).find("lanes") == std::string::npos);
-  assert_true(algorithm(shallow).find("lanes") == std::string::npos);
-  const ConvCase shallow_strided{"1x1/2 512->1024 @28", 1, 512, 28, 28, 1024, 1, 1, 2, 2};
-  assert_true(algorithm(shallow_strided).find("lanes") == std::string::npos);
 }
 #endif
 

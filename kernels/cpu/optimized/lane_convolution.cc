@@ -204,21 +204,21 @@ class LaneConvolution final : public Conv2DFloat {
 
 bool lane_convolution_preferred(const Conv2DShape& shape) {
   const reference::Window2D& window = shape.window;
-  // Measured against the direct convolution and the GEMM (bench_kernels, one thread, per-layer
-  // minima of interleaved runs; docs/cpu-kernels.md "Session 8"): 7x7 outputs ran 0.86-0.92x
-  // their time (3x3 512->512, 1x1 2048->512 and 512->2048), the strided 14 -> 7 layers 0.71-0.81x
-  // (1x1/2 1024->2048 on the GEMM's im2col, 3x3/2 512->512 on phase planes); on 14x14 outputs a
-  // stride-1 3x3 (256->256) ran as fast as the direct tiles and pointwise layers with fewer than
-  // 1024 inputs slower than the GEMM (256->1024 1.03, and resnet50's 1x1/2 512->1024 1.08 in the
-  // model), 1024->256 0.93-0.98 in the model; 20x20 and larger planes ran 1.06-1.5x slower
-  // (yolov5s 3x3 256->256 @20, 1x1 512->512 @20, resnet50 3x3 128->128 @28). Fewer than 128
-  // output channels would leave the blocks of 32 few and partly empty; untried.
+  // Measured against the direct convolution and the GEMM (bench_kernels, one and two threads,
+  // per-layer minima of interleaved runs; docs/cpu-kernels.md "Session 8"): 7x7 outputs ran
+  // 0.87-0.92x their time (3x3 512->512, 1x1 2048->512 and 512->2048, 320->1280), the strided
+  // 14 -> 7 layers 0.70-0.94x (1x1/2 1024->2048 on the GEMM's im2col, 3x3/2 512->512 and
+  // 256->512 on phase planes). Not taken: a stride-1 3x3 over 14x14 (256->256: as fast as the
+  // direct tiles, whose 196 pixels leave only 28 of 224 lanes idle), pointwise layers over 14x14
+  // (1024->256: 1.01x at one thread, 1.11x at two; 256->1024 1.03x; resnet50's 1x1/2 512->1024
+  // 1.08x in the model), 20x20 and larger planes (1.06-1.5x: yolov5s 3x3 256->256 @20, 1x1
+  // 512->512 @20, resnet50 3x3 128->128 @28), and fewer than 256 output channels (mobilenet_v2's
+  // 1x1 960->160 @7: 0.96x at one thread, 1.27x at two, its 5 blocks of 32 split 3 + 2).
   const int64_t pixels = window.output_height * window.output_width;
   const bool pointwise = window.kernel_height == 1 && window.kernel_width == 1;
   const bool strided = window.stride_height > 1 || window.stride_width > 1;
-  if (pixels > 14 * 14 || shape.output_channels < 128) return false;
-  if (pixels <= 7 * 7) return true;
-  return pointwise ? shape.input_channels >= 1024 : strided;
+  if (pixels > 14 * 14 || shape.output_channels < 256) return false;
+  return pixels <= 7 * 7 || (strided && !pointwise);
 }
 
 std::unique_ptr<Conv2DFloat> make_lane_conv2d(const char* variant, LaneFloatTileFunction tile,
