@@ -378,6 +378,13 @@ std::unique_ptr<Conv2DFloat> prepare_conv2d(const reference::Conv2DShape& shape,
     return kernel;
   }
 #if defined(ORKNN_HAVE_X86_KERNELS)
+  if (variant == KernelVariant::kAvx512 && optimized::lane_convolution_preferred(shape)) {
+    if (auto kernel = optimized::make_lane_conv2d(kernels.name, optimized::avx512_lane_float_tile,
+                                                  optimized::avx512_pack_lane_panel, shape,
+                                                  activation, constant_weights)) {
+      return kernel;
+    }
+  }
   if (variant == KernelVariant::kAvx512 && optimized::direct_convolution_preferred(shape)) {
     if (auto kernel =
             optimized::make_direct_conv2d(kernels.name, optimized::avx512_direct_float_tile, shape,

@@ -733,6 +733,117 @@ void test_direct_random_shapes(void**) {
   assert_true(algorithm(stem_3x3).find("gemm") != std::string::npos);
   assert_true(algorithm(valid).find("gemm") != std::string::npos);
 }
+
+// The convolution with output channels in lanes (optimized/lane_convolution.cc, the avx512
+// variant's tile of 32 output channels x 14 output pixels), built directly so that every shape
+// it accepts runs: 200 random shapes with kernels 1x1 to 5x5, strides 1-3, dilation 1-2, any
+// pads up to the kernel's reach (outputs of any width, not only "same"), planes up to 20x20
+// (panels of 14 pixels that cross output rows, partial last panels of 1-13), input channels 1-40,
+// output channels around the tile's two 16-lane halves (1, 15, 16, 17, 31, 32, 33, 48, 63, 64,
+// 65), batch 1-2, every activation, with and without bias, on 1 and 3 threads; within 1e-5 of
+// the reference. Also: it refuses grouped and per-run weights, and the dispatcher picks it.
+void test_lane_random_shapes(void**) {
+  namespace optimized = kernels::cpu::optimized;
+  if (!kernels::cpu::kernel_variant_available(KernelVariant::kAvx512)) {
+    std::printf(
+        "SKIPPED lane convolution: this CPU does not report AVX-512 F/BW/VL/VNNI "
+        "(detected: '%s')\n",
+        kernels::cpu::detected_cpu_features());
+    return;
+  }
+  Pools pools;
+  Random shapes(4242);
+  const int64_t channel_counts[] = {1, 2, 3, 7, 13, 14, 15, 28, 29, 40};
+  const int64_t output_counts[] = {1, 15, 16, 17, 31, 32, 33, 48, 63, 64, 65};
+  int tested = 0;
+  for (int trial = 0; trial < 200; ++trial) {
+    ConvCase c{"random lanes", 1, 1, 1, 1, 1, 3, 3};
+    c.batch = trial % 9 == 8 ? 2 : 1;
+    c.channels = channel_counts[shapes.integer(0, 9)];
+    c.output_channels = output_counts[shapes.integer(0, 10)];
+    c.kernel_height = trial % 3 == 0 ? 1 : shapes.integer(1, 5);
+    c.kernel_width = trial % 4 == 0 ? shapes.integer(1, 5) : c.kernel_height;
+    c.stride_height = c.stride_width = trial % 2 == 0 ? 1 : shapes.integer(1, 3);
+    if (trial % 7 == 3) c.stride_height = shapes.integer(1, 3);
+    c.dilation_height = c.dilation_width = trial % 5 == 4 ? 2 : 1;
+    c.width = shapes.integer(1, 20);
+    c.height = shapes.integer(1, 20);
+    const auto reach_h = static_cast<int32_t>((c.kernel_height - 1) * c.dilation_height);
+    const auto reach_w = static_cast<int32_t>((c.kernel_width - 1) * c.dilation_width);
+    c.pad_top = shapes.integer(0, reach_h);
+    c.pad_bottom = shapes.integer(0, reach_h);
+    c.pad_left = shapes.integer(0, reach_w);
+    c.pad_right = shapes.integer(0, reach_w);
+    const reference::Conv2DShape shape = shape_of(c);
+    if (shape.window.output_width < 1 || shape.window.output_height < 1) continue;
+    const std::string name = describe_random_case(trial, c);
+    Random random(static_cast<uint32_t>(9000 + trial));
+    const RandomFloatCase data = random_float_case(random, shape, trial);
+    const auto& [input, weights, bias, activation, with_bias, expected, tolerance] = data;
+    auto kernel = optimized::make_lane_conv2d("avx512", optimized::avx512_lane_float_tile,
+                                              optimized::avx512_pack_lane_panel, shape, activation,
+                                              weights.data());
+    if (!kernel) fail_msg("%s: the lane convolution refused it", name.c_str());
+    ++tested;
+    for (ThreadPool* pool : {&pools.one, &pools.three}) {
+      pool->reserve_scratch(kernel->scratch_bytes());
+      std::vector<float> output(expected.size(), std::numeric_limits<float>::quiet_NaN());
+      kernel->run(input.data(), nullptr, with_bias ? bias.data() : nullptr, output.data(), *pool);
+      const std::string mismatch = compare_floats(output, expected, tolerance);
+      if (!mismatch.empty()) {
+        fail_msg("%s (%s, activation %d, bias %d, %zu threads): %s", name.c_str(),
+                 kernel->algorithm(), trial % 4, with_bias, pool->thread_count(), mismatch.c_str());
+      }
+    }
+  }
+  std::printf("lane convolution: %d random shapes\n", tested);
+  assert_true(tested >= 150);
+
+  const std::vector<float> weights(512 * 512 * 9, 0.5f);
+  const reference::FusedActivation none;
+  const ConvCase grouped{"groups 2", 1, 4, 7, 7, 8, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 2};
+  const ConvCase same{"3x3 pad 1", 1, 4, 7, 7, 8, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1};
+  auto lanes = [&](const ConvCase& c, const float* packed) {
+    return optimized::make_lane_conv2d("avx512", optimized::avx512_lane_float_tile,
+                                       optimized::avx512_pack_lane_panel, shape_of(c), none,
+                                       packed) != nullptr;
+  };
+  assert_false(lanes(grouped, weights.data()));
+  assert_false(lanes(same, nullptr));
+  assert_true(lanes(same, weights.data()));
+  // The dispatcher: lanes for 7x7 outputs (3x3, pointwise, strided pointwise) and strided
+  // kernels over up to 14x14 outputs, with 256 or more output channels.
+  auto algorithm = [&](const ConvCase& c) {
+    return std::string(
+        kernels::cpu::prepare_conv2d(shape_of(c), none, weights.data(), KernelVariant::kAvx512)
+            ->algorithm());
+  };
+  const ConvCase resnet_3x3_7{"3x3 512->512 @7", 1, 512, 7, 7, 512, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1};
+  const ConvCase resnet_3x3_2{
+      "3x3/2 512->512 @14", 1, 512, 14, 14, 512, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1};
+  const ConvCase resnet_1x1_7{"1x1 2048->512 @7", 1, 2048, 7, 7, 512, 1, 1};
+  const ConvCase resnet_1x1_2{"1x1/2 1024->2048 @14", 1, 1024, 14, 14, 2048, 1, 1, 2, 2};
+  const ConvCase strided_14{
+      "3x3/2 256->256 @28", 1, 256, 28, 28, 256, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1};
+  assert_string_equal(algorithm(resnet_3x3_7).c_str(), "avx512 lanes 32x14");
+  assert_string_equal(algorithm(resnet_3x3_2).c_str(), "avx512 lanes 32x14");
+  assert_string_equal(algorithm(resnet_1x1_7).c_str(), "avx512 lanes 32x14");
+  assert_string_equal(algorithm(resnet_1x1_2).c_str(), "avx512 lanes 32x14");
+  assert_string_equal(algorithm(strided_14).c_str(), "avx512 lanes 32x14");
+  // Not: a stride-1 3x3 over 14x14, pointwise layers over 14x14, planes over 14x14, fewer than
+  // 256 output channels.
+  const ConvCase resnet_3x3_14{
+      "3x3 256->256 @14", 1, 256, 14, 14, 256, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1};
+  const ConvCase resnet_1x1_14{"1x1 1024->256 @14", 1, 1024, 14, 14, 256, 1, 1};
+  const ConvCase strided_pointwise_14{"1x1/2 512->1024 @28", 1, 512, 28, 28, 1024, 1, 1, 2, 2};
+  const ConvCase plane_20{"3x3/2 256->256 @40", 1, 256, 40, 40, 256, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1};
+  const ConvCase narrow{"1x1 960->160 @7", 1, 960, 7, 7, 160, 1, 1};
+  assert_string_equal(algorithm(resnet_3x3_14).c_str(), "avx512 direct 12x32");
+  assert_true(algorithm(resnet_1x1_14).find("lanes") == std::string::npos);
+  assert_true(algorithm(strided_pointwise_14).find("lanes") == std::string::npos);
+  assert_true(algorithm(plane_20).find("lanes") == std::string::npos);
+  assert_true(algorithm(narrow).find("lanes") == std::string::npos);
+}
 #endif
 
 void test_algorithm_choice(void**) {
@@ -814,6 +925,7 @@ int main() {
     cmocka_unit_test(test_depthwise_int8_large_planes),
 #if defined(__x86_64__)
     cmocka_unit_test(test_direct_random_shapes),
+    cmocka_unit_test(test_lane_random_shapes),
 #endif
     cmocka_unit_test(test_algorithm_choice),
     cmocka_unit_test(test_float_blocks_from_caches),

@@ -447,6 +447,43 @@ struct DirectFloatTile {
 using DirectFloatTileFunction = void (*)(const DirectFloatTile& tile);
 // x86-64 only: that tile on AVX-512 F, 12 rows x 32 columns (x86/avx512_direct_tiles.cc).
 void avx512_direct_float_tile(const DirectFloatTile& tile);
+// One tile of a float convolution with output channels in lanes (lane_convolution.cc): up to
+// 32 output channels of `pixels` (1..14) output pixels over `depth` steps,
+//   c[j * c_stride + p] = activation(bias[j] + sum_k a[k * pixels + p] * b[k * 32 + j])
+// for j < channels (1..32), p < pixels: A is a pixel panel of the packed im2col ([depth][pixels]),
+// B a block of 32 output channels of the packed weights ([depth][32], zero past the real ones).
+// bias and activation may be null. The whole depth runs in one call (no accumulation in c).
+struct LaneFloatTile {
+  size_t pixels;
+  size_t channels;
+  size_t depth;
+  const float* a;
+  const float* b;
+  const float* bias;
+  const FloatActivation* activation;
+  float* c;
+  size_t c_stride;
+};
+using LaneFloatTileFunction = void (*)(const LaneFloatTile& tile);
+// The im2col of one pixel panel for LaneFloatTile, [channels x taps][pixels]: step
+// (c, t) lane p is planes[c * plane_stride + tap_offsets[t] + pixel_offsets[p]], for p < pixels
+// (1..14). Every offset is within the (padded) planes.
+struct LanePanelPacking {
+  const float* planes;
+  size_t channels;
+  size_t plane_stride;
+  const int32_t* tap_offsets;
+  size_t taps;
+  const int32_t* pixel_offsets;
+  size_t pixels;
+  float* out;
+};
+using LanePanelPackingFunction = void (*)(const LanePanelPacking& packing);
+// x86-64 only: that tile on AVX-512 F, two 16-lane vectors of channels x up to 14 pixels
+// (x86/avx512_lane_tiles.cc).
+void avx512_lane_float_tile(const LaneFloatTile& tile);
+// x86-64 only: that packing with one masked gather per step (x86/avx512_lane_tiles.cc).
+void avx512_pack_lane_panel(const LanePanelPacking& packing);
 // Defined only in AArch64 builds (kernels/cpu/arm/).
 const MicroKernels& neon_micro_kernels();
 

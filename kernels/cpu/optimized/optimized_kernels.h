@@ -44,6 +44,19 @@ std::unique_ptr<Conv2DFloat> make_direct_conv2d(const char* variant, DirectFloat
                                                 const reference::FusedActivation& activation,
                                                 const float* constant_weights);
 
+// Whether the convolution with output channels in lanes measured faster than the direct
+// convolution and the GEMM for this shape: small output planes with many output channels
+// (lane_convolution.cc).
+bool lane_convolution_preferred(const reference::Conv2DShape& shape);
+// A convolution with output channels in lanes (lane_convolution.cc) with `tile` (32 channels x
+// 14 pixels, micro_kernels.h LaneFloatTile) and `pack` (its panels); null when it does not apply:
+// per-run weights, groups, negative padding.
+std::unique_ptr<Conv2DFloat> make_lane_conv2d(const char* variant, LaneFloatTileFunction tile,
+                                              LanePanelPackingFunction pack,
+                                              const reference::Conv2DShape& shape,
+                                              const reference::FusedActivation& activation,
+                                              const float* constant_weights);
+
 // int8 depthwise, computed exactly in float (every partial sum is an integer below 2^24); null
 // when the kernel is too large for that.
 std::unique_ptr<Conv2DInt8> make_depthwise_conv2d_int8(

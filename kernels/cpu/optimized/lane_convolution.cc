@@ -1,0 +1,248 @@
+// Float convolution with output channels in lanes, for small output planes (docs/cpu-kernels.md,
+// "Session 8: float32 convolutions on small planes with output channels in lanes").
+//
+// The direct convolution (direct_convolution.cc) puts 32 output pixels in a tile's lanes, which a
+// small plane does not fill: a 7x7 plane is 49 = 32 + 17 pixels, a 14x14 one 196 = 6 x 32 + 4. Here
+// the lanes hold output channels (32 per tile, two vectors) and a tile's registers up to 14 output
+// pixels, so the pixel count only decides how many pixels the last panel of a plane has: 7x7 is
+// panels of 14, 14, 14 and 7 pixels, 14x14 fourteen panels of 14, and no lane is idle.
+//
+// Per image: the input planes are copied with their zero padding around them (when the layer has
+// padding), and the im2col of each panel of 14 consecutive output pixels is packed as
+// [depth][pixels] (depth k = channel x taps + tap, the weights' own order), once for every block
+// of output channels to read. A pixel reads its (padded) plane at its own offset plus the tap's,
+// the same for every channel, so the packing is one gather of the panel's offsets per channel and
+// tap (micro_kernels.h LanePanelPacking). Then per block of 32 output channels (its packed weights,
+// depth x 32 floats, stay in L2 while every panel reads them) every panel's tile runs the whole
+// depth and writes its 32 x pixels outputs, transposed to NCHW, with bias and activation applied.
+#include <algorithm>
+#include <cstdio>
+#include <vector>
+
+#include "core/large_allocation.h"
+#include "optimized/blocking.h"
+#include "optimized/optimized_kernels.h"
+
+namespace orknn::kernels::cpu::optimized {
+namespace {
+
+using reference::Conv2DShape;
+using reference::FusedActivation;
+
+constexpr size_t kPanelPixels = 14;    // a tile's pixels (LaneFloatTile)
+constexpr size_t kBlockChannels = 32;  // a tile's output channels
+
+class LaneConvolution final : public Conv2DFloat {
+ public:
+  LaneConvolution(const char* variant, LaneFloatTileFunction tile, LanePanelPackingFunction pack,
+                  const Conv2DShape& shape, const FusedActivation& activation, const float* weights)
+      : tile_(tile), pack_(pack), shape_(shape) {
+    const reference::Window2D& window = shape.window;
+    height_ = static_cast<size_t>(window.input_height);
+    width_ = static_cast<size_t>(window.input_width);
+    channels_ = static_cast<size_t>(shape.input_channels);
+    rows_ = static_cast<size_t>(shape.output_channels);
+    const auto output_height = static_cast<size_t>(window.output_height);
+    const auto output_width = static_cast<size_t>(window.output_width);
+    pixels_ = output_height * output_width;
+    pad_top_ = static_cast<size_t>(window.pad_top);
+    pad_left_ = static_cast<size_t>(window.pad_left);
+    // The padded plane holds every position a tap reads: from -pad to the last output's last tap.
+    const int64_t last_row = (window.output_height - 1) * window.stride_height +
+                             (window.kernel_height - 1) * window.dilation_height - window.pad_top;
+    const int64_t last_column = (window.output_width - 1) * window.stride_width +
+                                (window.kernel_width - 1) * window.dilation_width - window.pad_left;
+    padded_height_ =
+        pad_top_ + static_cast<size_t>(std::max<int64_t>(window.input_height, last_row + 1));
+    padded_width_ =
+        pad_left_ + static_cast<size_t>(std::max<int64_t>(window.input_width, last_column + 1));
+    padded_ = padded_height_ != height_ || padded_width_ != width_;
+    padded_plane_ = padded_height_ * padded_width_;
+    const auto padded_width = static_cast<int64_t>(padded_width_);
+
+    for (int64_t ky = 0; ky < window.kernel_height; ++ky) {
+      for (int64_t kx = 0; kx < window.kernel_width; ++kx) {
+        tap_offsets_.push_back(static_cast<int32_t>(ky * window.dilation_height * padded_width +
+                                                    kx * window.dilation_width));
+      }
+    }
+    depth_ = channels_ * tap_offsets_.size();
+
+    // Every output pixel's top-left tap in its padded plane (a panel of 14 consecutive pixels
+    // takes 14 consecutive entries).
+    for (size_t pixel = 0; pixel < pixels_; ++pixel) {
+      const auto oy = static_cast<int64_t>(pixel / output_width);
+      const auto ox = static_cast<int64_t>(pixel % output_width);
+      pixel_offsets_.push_back(static_cast<int32_t>(oy * window.stride_height * padded_width +
+                                                    ox * window.stride_width));
+    }
+
+    pack_weights(weights);
+    activation_ = to_float_activation(activation);
+    has_activation_ = activation.kind != FusedActivation::Kind::kNone;
+    padded_bytes_ = padded_ ? align_bytes(channels_ * padded_plane_ * sizeof(float)) : 0;
+    std::snprintf(algorithm_, sizeof(algorithm_), "%s lanes %zux%zu", variant, kBlockChannels,
+                  kPanelPixels);
+  }
+
+  // The padded planes and the packed panels, in thread 0's scratch (every thread reads them).
+  size_t scratch_bytes() const override { return padded_bytes_ + panels_bytes(); }
+  const char* algorithm() const override { return algorithm_; }
+
+  void run(const float* input, const float*, const float* bias, float* output,
+           ThreadPool& pool) const override {
+    uint8_t* scratch = pool.scratch(0, scratch_bytes());
+    auto* padded = reinterpret_cast<float*>(scratch);
+    auto* panels = reinterpret_cast<float*>(scratch + padded_bytes_);
+    const size_t image_size = channels_ * height_ * width_;
+    const size_t blocks = divide_round_up(rows_, kBlockChannels);
+    for (size_t image = 0; image < static_cast<size_t>(shape_.batch); ++image) {
+      const float* planes = input + image * image_size;
+      if (padded_) {
+        pool.parallel_for(channels_, [&](size_t channel, size_t) {
+          pad_channel(planes + channel * height_ * width_, padded + channel * padded_plane_);
+        });
+        planes = padded;
+      }
+      pool.parallel_for(panel_count(), [&](size_t panel, size_t) {
+        pack_panel(planes, panel, panels + panel * kPanelPixels * depth_);
+      });
+      float* image_output = output + image * rows_ * pixels_;
+      // Block after block, each over the whole depth: a block's weights stream past once, in
+      // order, while the panels stay in L2 or come from L3 (where depth chunks that kept both in
+      // L2 measured slower: their weights are read in pieces, and the sums go through memory).
+      // One task per block, claimed dynamically: a thread that is held up leaves its blocks to
+      // the other (a static split per thread ran two threads no faster than one on this shared
+      // machine).
+      pool.parallel_for(
+          blocks, [&](size_t block, size_t) { run_block(panels, bias, image_output, block); });
+    }
+  }
+
+ private:
+  size_t panel_count() const { return divide_round_up(pixels_, kPanelPixels); }
+  size_t panels_bytes() const {
+    return align_bytes(panel_count() * kPanelPixels * depth_ * sizeof(float));
+  }
+
+  // Weights [M][C][kh][kw] -> per block of 32 output channels [depth][32] (zero past M).
+  void pack_weights(const float* weights) {
+    const size_t blocks = divide_round_up(rows_, kBlockChannels);
+    packed_weights_.assign(blocks * depth_ * kBlockChannels, 0.0f);
+    for (size_t row = 0; row < rows_; ++row) {
+      float* out = packed_weights_.data() + (row / kBlockChannels) * depth_ * kBlockChannels +
+                   row % kBlockChannels;
+      for (size_t k = 0; k < depth_; ++k) out[k * kBlockChannels] = weights[row * depth_ + k];
+    }
+  }
+
+  // One channel's plane inside its zero border.
+  void pad_channel(const float* plane, float* out) const {
+    std::fill(out, out + padded_plane_, 0.0f);
+    for (size_t y = 0; y < height_; ++y) {
+      std::copy(plane + y * width_, plane + (y + 1) * width_,
+                out + (y + pad_top_) * padded_width_ + pad_left_);
+    }
+  }
+
+  // The panel's im2col, [depth][pixels].
+  void pack_panel(const float* planes, size_t panel, float* out) const {
+    LanePanelPacking packing{};
+    packing.planes = planes;
+    packing.channels = channels_;
+    packing.plane_stride = padded_plane_;
+    packing.tap_offsets = tap_offsets_.data();
+    packing.taps = tap_offsets_.size();
+    packing.pixel_offsets = pixel_offsets_.data() + panel * kPanelPixels;
+    packing.pixels = std::min(kPanelPixels, pixels_ - panel * kPanelPixels);
+    packing.out = out;
+    pack_(packing);
+  }
+
+  // One block of 32 output channels over every panel.
+  void run_block(const float* panels, const float* bias, float* output, size_t block) const {
+    LaneFloatTile tile{};
+    tile.channels = std::min(kBlockChannels, rows_ - block * kBlockChannels);
+    tile.depth = depth_;
+    tile.b = packed_weights_.data() + block * depth_ * kBlockChannels;
+    tile.bias = bias ? bias + block * kBlockChannels : nullptr;
+    tile.activation = has_activation_ ? &activation_ : nullptr;
+    tile.c_stride = pixels_;
+    for (size_t panel = 0; panel < panel_count(); ++panel) {
+      const size_t first = panel * kPanelPixels;
+      tile.pixels = std::min(kPanelPixels, pixels_ - first);
+      tile.a = panels + first * depth_;
+      tile.c = output + block * kBlockChannels * pixels_ + first;
+      tile_(tile);
+    }
+  }
+
+  const LaneFloatTileFunction tile_;
+  const LanePanelPackingFunction pack_;
+  const Conv2DShape shape_;
+  size_t height_ = 0;
+  size_t width_ = 0;
+  size_t channels_ = 0;
+  size_t rows_ = 0;
+  size_t pixels_ = 0;
+  size_t pad_top_ = 0;
+  size_t pad_left_ = 0;
+  size_t padded_height_ = 0;
+  size_t padded_width_ = 0;
+  size_t padded_plane_ = 0;
+  bool padded_ = false;
+  size_t padded_bytes_ = 0;
+  std::vector<int32_t> tap_offsets_;    // per kernel tap, from a pixel's top-left input
+  std::vector<int32_t> pixel_offsets_;  // per output pixel, its top-left input in the plane
+  size_t depth_ = 0;
+  std::vector<float, LargeAllocator<float>> packed_weights_;
+  FloatActivation activation_{};
+  bool has_activation_ = false;
+  char algorithm_[64];
+};
+
+}  // namespace
+
+bool lane_convolution_preferred(const Conv2DShape& shape) {
+  const reference::Window2D& window = shape.window;
+  // Measured against the direct convolution and the GEMM (bench_kernels, one and two threads,
+  // per-layer minima of interleaved runs; docs/cpu-kernels.md "Session 8"): 7x7 outputs ran
+  // 0.87-0.92x their time (3x3 512->512, 1x1 2048->512 and 512->2048, 320->1280), the strided
+  // 14 -> 7 layers 0.70-0.94x (1x1/2 1024->2048 on the GEMM's im2col, 3x3/2 512->512 and
+  // 256->512 on phase planes). Not taken: a stride-1 3x3 over 14x14 (256->256: as fast as the
+  // direct tiles, whose 196 pixels leave only 28 of 224 lanes idle), pointwise layers over 14x14
+  // (1024->256: 1.01x at one thread, 1.11x at two; 256->1024 1.03x; resnet50's 1x1/2 512->1024
+  // 1.08x in the model), 20x20 and larger planes (1.06-1.5x: yolov5s 3x3 256->256 @20, 1x1
+  // 512->512 @20, resnet50 3x3 128->128 @28), and fewer than 256 output channels (mobilenet_v2's
+  // 1x1 960->160 @7: 0.96x at one thread, 1.27x at two, its 5 blocks of 32 split 3 + 2).
+  const int64_t pixels = window.output_height * window.output_width;
+  const bool pointwise = window.kernel_height == 1 && window.kernel_width == 1;
+  const bool strided = window.stride_height > 1 || window.stride_width > 1;
+  if (pixels > 14 * 14 || shape.output_channels < 256) return false;
+  return pixels <= 7 * 7 || (strided && !pointwise);
+}
+
+std::unique_ptr<Conv2DFloat> make_lane_conv2d(const char* variant, LaneFloatTileFunction tile,
+                                              LanePanelPackingFunction pack,
+                                              const Conv2DShape& shape,
+                                              const FusedActivation& activation,
+                                              const float* constant_weights) {
+  const reference::Window2D& window = shape.window;
+  if (!tile || !pack || !constant_weights || shape.groups != 1) return nullptr;
+  if (window.stride_height < 1 || window.stride_width < 1 || window.dilation_height < 1 ||
+      window.dilation_width < 1 || window.output_height < 1 || window.output_width < 1 ||
+      window.input_height < 1 || window.input_width < 1 || window.pad_top < 0 ||
+      window.pad_left < 0) {
+    return nullptr;
+  }
+  // The packing's offsets are int32 within one padded plane.
+  const int64_t padded_plane = (window.input_height + window.pad_top + window.pad_bottom +
+                                window.kernel_height * window.dilation_height) *
+                               (window.input_width + window.pad_left + window.pad_right +
+                                window.kernel_width * window.dilation_width);
+  if (padded_plane >= (int64_t{1} << 30)) return nullptr;
+  return std::make_unique<LaneConvolution>(variant, tile, pack, shape, activation,
+                                           constant_weights);
+}
+
+}  // namespace orknn::kernels::cpu::optimized
