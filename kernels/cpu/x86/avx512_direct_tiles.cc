@@ -14,37 +14,23 @@
 #include <immintrin.h>
 
 #include "optimized/micro_kernels.h"
-
-#define ORKNN_TARGET_AVX512 __attribute__((target("avx2,fma,avx512f,avx512bw,avx512vl")))
+#include "x86/avx512_float_helpers.h"
 
 namespace orknn::kernels::cpu::optimized {
 namespace {
 
+using avx512_float::activate;
+using avx512_float::first_lanes;
+using avx512_float::kAllLanes;
+
 constexpr size_t kTileRows = 12;
 constexpr size_t kTileColumns = 32;  // a pixel block
-constexpr __mmask16 kAllLanes = 0xFFFF;
 
 // clang-format off
 #define ORKNN_FOR_EACH_ROW(MACRO) \
   MACRO(0) MACRO(1) MACRO(2) MACRO(3) MACRO(4) MACRO(5) MACRO(6) MACRO(7) MACRO(8) MACRO(9) \
   MACRO(10) MACRO(11)
 // clang-format on
-
-ORKNN_TARGET_AVX512 __mmask16 lane_mask(size_t columns) {
-  if (columns >= 16) return kAllLanes;
-  return static_cast<__mmask16>((1u << columns) - 1u);
-}
-
-// As avx512_float_tiles.cc's activate(): the leaky slope on negatives, then max(minimum, value)
-// and min(maximum, value) with the value second (a NaN value stays, as with std::max/min).
-ORKNN_TARGET_AVX512 __m512 activate(const FloatActivation& activation, __m512 value) {
-  if (activation.leaky) {
-    const __mmask16 negative = _mm512_cmp_ps_mask(value, _mm512_setzero_ps(), _CMP_LT_OQ);
-    value = _mm512_mask_mul_ps(value, negative, value, _mm512_set1_ps(activation.leaky_alpha));
-  }
-  value = _mm512_maskz_max_ps(kAllLanes, _mm512_set1_ps(activation.minimum), value);
-  return _mm512_maskz_min_ps(kAllLanes, _mm512_set1_ps(activation.maximum), value);
-}
 
 ORKNN_TARGET_AVX512 __m256 activate_half(const FloatActivation& activation, __m256 value) {
   if (activation.leaky) {
@@ -60,8 +46,8 @@ ORKNN_TARGET_AVX512 __m256 activate_half(const FloatActivation& activation, __m2
 // runs a ymm FMA in half a zmm FMA's time, so those blocks cost 3 halves instead of 4.
 template <size_t kRows, size_t kHighLanes, bool kPrefetch>
 ORKNN_TARGET_AVX512 void direct_tile_rows(const DirectFloatTile& tile) {
-  const __mmask16 store_low = lane_mask(tile.columns);
-  const __mmask16 store_high = lane_mask(tile.columns > 16 ? tile.columns - 16 : 0);
+  const __mmask16 store_low = first_lanes(tile.columns);
+  const __mmask16 store_high = first_lanes(tile.columns > 16 ? tile.columns - 16 : 0);
   float* c = tile.c;
   const size_t c_stride = tile.c_stride;
 

@@ -18,14 +18,16 @@
 #include <immintrin.h>
 
 #include "optimized/micro_kernels.h"
-
-#define ORKNN_TARGET_AVX512 __attribute__((target("avx2,fma,avx512f,avx512bw,avx512vl")))
+#include "x86/avx512_float_helpers.h"
 
 namespace orknn::kernels::cpu::optimized {
 namespace {
 
+using avx512_float::activate;
+using avx512_float::first_lanes;
+using avx512_float::kAllLanes;
+
 constexpr size_t kLaneChannels = 32;  // two zmm of output channels
-constexpr __mmask16 kAllLanes = 0xFFFF;
 constexpr __mmask8 kAllDoubles = 0xFF;
 
 // clang-format off
@@ -33,22 +35,6 @@ constexpr __mmask8 kAllDoubles = 0xFF;
   MACRO(0) MACRO(1) MACRO(2) MACRO(3) MACRO(4) MACRO(5) MACRO(6) MACRO(7) MACRO(8) MACRO(9) \
   MACRO(10) MACRO(11) MACRO(12) MACRO(13)
 // clang-format on
-
-ORKNN_TARGET_AVX512 __mmask16 first_lanes(size_t count) {
-  if (count >= 16) return kAllLanes;
-  return static_cast<__mmask16>((1u << count) - 1u);
-}
-
-// As avx512_direct_tiles.cc's activate(): the leaky slope on negatives, then max(minimum, value)
-// and min(maximum, value) with the value second (a NaN value stays, as with std::max/min).
-ORKNN_TARGET_AVX512 __m512 activate(const FloatActivation& activation, __m512 value) {
-  if (activation.leaky) {
-    const __mmask16 negative = _mm512_cmp_ps_mask(value, _mm512_setzero_ps(), _CMP_LT_OQ);
-    value = _mm512_mask_mul_ps(value, negative, value, _mm512_set1_ps(activation.leaky_alpha));
-  }
-  value = _mm512_maskz_max_ps(kAllLanes, _mm512_set1_ps(activation.minimum), value);
-  return _mm512_maskz_min_ps(kAllLanes, _mm512_set1_ps(activation.maximum), value);
-}
 
 // rows[p] holds pixel p's 16 channels (p < pixels; the others are don't-care): transposes them
 // in registers (unpacks within 128-bit lanes, then 128-bit lane shuffles) and stores channel j's

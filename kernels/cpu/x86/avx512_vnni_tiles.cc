@@ -130,6 +130,23 @@ ORKNN_TARGET_AVX512_VNNI __m512i rounded_products_16(__m512i sums, __m512d facto
       rounded_products(_mm512_maskz_extracti64x4_epi64(0xFF, sums, 1), factor), 1);
 }
 
+// The end of requantize_store_32 and its float form: 32 outputs as int16 words (128-bit lane i
+// holds columns 4i..4i+3, then 16 + 4i..16 + 4i + 3) clamped to the output range, narrowed to
+// bytes and stored in column order (the first `columns`).
+ORKNN_TARGET_AVX512_VNNI void store_clamped_words_32(__m512i words16,
+                                                     const WordRequantization& words,
+                                                     size_t columns, int8_t* output) {
+  const __m512i clamped = _mm512_maskz_min_epi16(
+      ~__mmask32{0}, _mm512_maskz_max_epi16(~__mmask32{0}, words16, words.minimum), words.maximum);
+  // Lane i's bytes: dword 0 columns 4i..4i+3, dword 1 columns 16 + 4i.. (and the same again).
+  const __m512i bytes = _mm512_maskz_packs_epi16(~__mmask64{0}, clamped, clamped);
+  const __m512i order = _mm512_set_epi32(0, 0, 0, 0, 0, 0, 0, 0, 13, 9, 5, 1, 12, 8, 4, 0);
+  const __m512i ordered = _mm512_maskz_permutexvar_epi32(0xFF, order, bytes);
+  const __mmask32 mask =
+      columns >= 32 ? ~__mmask32{0} : static_cast<__mmask32>((__mmask32{1} << columns) - 1);
+  _mm256_mask_storeu_epi8(output, mask, _mm512_maskz_extracti64x4_epi64(0xFF, ordered, 0));
+}
+
 // 32 sums of one row (two vectors, the row's constant not yet added) requantized into the 32
 // bytes at `output` under `columns` (1..32): the products rounded in four groups of eight
 // doubles as requantize_store does, then zero point, clamp and narrowing on 16-bit lanes, 32 at
@@ -150,15 +167,7 @@ ORKNN_TARGET_AVX512_VNNI void requantize_store_32(__m512i low, __m512i high, int
   // 128-bit lane i: columns 4i..4i+3, then 16 + 4i..16 + 4i + 3.
   __m512i clamped = _mm512_maskz_packs_epi32(~__mmask32{0}, first, second);
   clamped = _mm512_maskz_adds_epi16(~__mmask32{0}, clamped, words.zero_point);
-  clamped = _mm512_maskz_min_epi16(
-      ~__mmask32{0}, _mm512_maskz_max_epi16(~__mmask32{0}, clamped, words.minimum), words.maximum);
-  // Lane i's bytes: dword 0 columns 4i..4i+3, dword 1 columns 16 + 4i.. (and the same again).
-  const __m512i bytes = _mm512_maskz_packs_epi16(~__mmask64{0}, clamped, clamped);
-  const __m512i order = _mm512_set_epi32(0, 0, 0, 0, 0, 0, 0, 0, 13, 9, 5, 1, 12, 8, 4, 0);
-  const __m512i ordered = _mm512_maskz_permutexvar_epi32(0xFF, order, bytes);
-  const __mmask32 mask =
-      columns >= 32 ? ~__mmask32{0} : static_cast<__mmask32>((__mmask32{1} << columns) - 1);
-  _mm256_mask_storeu_epi8(output, mask, _mm512_maskz_extracti64x4_epi64(0xFF, ordered, 0));
+  store_clamped_words_32(clamped, words, columns, output);
 }
 
 // Int8TileRequantization::in_float: 16 sums (the row's constant added) times the multiplier,
@@ -191,14 +200,7 @@ ORKNN_TARGET_AVX512_VNNI void requantize_store_32_in_float(__m512i low, __m512i 
   const __m512i second = float_rounded_products(_mm512_add_epi32(high, offset), factor, bits_bias);
   // 128-bit lane i: columns 4i..4i+3, then 16 + 4i..16 + 4i + 3 (as requantize_store_32).
   __m512i clamped = _mm512_maskz_packs_epi32(~__mmask32{0}, first, second);
-  clamped = _mm512_maskz_min_epi16(
-      ~__mmask32{0}, _mm512_maskz_max_epi16(~__mmask32{0}, clamped, words.minimum), words.maximum);
-  const __m512i bytes = _mm512_maskz_packs_epi16(~__mmask64{0}, clamped, clamped);
-  const __m512i order = _mm512_set_epi32(0, 0, 0, 0, 0, 0, 0, 0, 13, 9, 5, 1, 12, 8, 4, 0);
-  const __m512i ordered = _mm512_maskz_permutexvar_epi32(0xFF, order, bytes);
-  const __mmask32 mask =
-      columns >= 32 ? ~__mmask32{0} : static_cast<__mmask32>((__mmask32{1} << columns) - 1);
-  _mm256_mask_storeu_epi8(output, mask, _mm512_maskz_extracti64x4_epi64(0xFF, ordered, 0));
+  store_clamped_words_32(clamped, words, columns, output);
 }
 
 // requantize_store in float (one vector of at most 16 columns), the same bytes: the clamp on
