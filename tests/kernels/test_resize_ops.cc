@@ -425,7 +425,10 @@ void test_int8_nearest_gathers_codes(void**) {
   for (size_t i = 0; i < codes.size(); ++i) codes[i] = static_cast<int8_t>((i * 37) % 256 - 128);
   graph::Quantization in_q{{0.05f}, {-3}};
   const graph::Quantization outs[] = {in_q, {{0.07f}, {5}}, {{0.01f}, {-100}}};
-  const std::vector<float> scale_sets[] = {{1, 1, 2, 1.5f}, {1, 1, 0.6f, 2.3f}, {1, 2, 1, 1}};
+  // {1, 1, 2, 2} with the input's quantization takes the doubling copy; the others the gather
+  // with and without the table.
+  const std::vector<float> scale_sets[] = {
+      {1, 1, 2, 1.5f}, {1, 1, 0.6f, 2.3f}, {1, 2, 1, 1}, {1, 1, 2, 2}};
   for (const std::vector<float>& scales : scale_sets) {
     for (const graph::Quantization& out_q : outs) {
       StoredRun run =

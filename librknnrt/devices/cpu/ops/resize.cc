@@ -3,6 +3,7 @@
 // the rest (cubic, antialias, tf_crop_and_resize, half_pixel_symmetric, linear over leading
 // dimensions, align_corners with an inexact scale).
 #include <array>
+#include <cstdint>
 #include <cstring>
 #include <vector>
 
@@ -140,7 +141,8 @@ Result<std::unique_ptr<CpuKernel>> make_resize_kernel(const KernelBuildContext& 
 // float domain's result for it is encode(decode(code)) of the code it copies. A 256-entry table
 // built with those same conversions (the identity when the quantizations agree) and a gather of
 // codes give that result bit for bit. Rows that read the same input row as the previous output
-// row are copied from it. Other int8 Resizes take the float domain.
+// row are copied from it; with the identity table the codes are copied as they are. Other int8
+// Resizes take the float domain.
 Result<std::unique_ptr<CpuKernel>> make_resize_int8_kernel(const KernelBuildContext& context) {
   const graph::Node& node = context.node;
   ORKNN_ASSIGN_OR_RETURN(Attributes attributes, parse_attributes(context));
@@ -187,24 +189,46 @@ Result<std::unique_ptr<CpuKernel>> make_resize_int8_kernel(const KernelBuildCont
       position[d] = 0;
     }
   }
-  return make_function_kernel(
-      [table, columns, row_sources](const void* const* inputs, void* const* outputs) {
-        const auto* input = static_cast<const int8_t*>(inputs[0]);
-        auto* output = static_cast<int8_t*>(outputs[0]);
-        const size_t width = columns.size();
-        for (size_t row = 0; row < row_sources.size(); ++row) {
-          int8_t* out = output + row * width;
-          if (row > 0 && row_sources[row] == row_sources[row - 1]) {
-            std::memcpy(out, out - width, width);
-            continue;
-          }
-          const int8_t* source = input + row_sources[row];
-          for (size_t j = 0; j < width; ++j) {
-            out[j] = table[static_cast<size_t>(source[columns[j]] + 128)];
-          }
+  // The common upsampling (YOLO necks: the same quantization in and out, every column twice)
+  // copies each code into two bytes without the table (yolov5s int8's two Resizes, one thread:
+  // 472 us with the table on every code).
+  bool identity = true;
+  for (size_t i = 0; i < table.size(); ++i) {
+    identity = identity && table[i] == static_cast<int8_t>(static_cast<int>(i) - 128);
+  }
+  bool doubles = identity;
+  for (size_t o = 0; o < columns.size(); ++o) {
+    doubles = doubles && columns[o] == static_cast<int64_t>(o / 2);
+  }
+  return make_function_kernel([table, columns, row_sources, identity, doubles](
+                                  const void* const* inputs, void* const* outputs) {
+    const auto* input = static_cast<const int8_t*>(inputs[0]);
+    auto* output = static_cast<int8_t*>(outputs[0]);
+    const size_t width = columns.size();
+    for (size_t row = 0; row < row_sources.size(); ++row) {
+      int8_t* out = output + row * width;
+      if (row > 0 && row_sources[row] == row_sources[row - 1]) {
+        std::memcpy(out, out - width, width);
+        continue;
+      }
+      const int8_t* source = input + row_sources[row];
+      if (doubles) {
+        for (size_t j = 0; j < width / 2; ++j) {
+          // The code in both bytes of a 16-bit word.
+          const auto pair = static_cast<uint16_t>(static_cast<uint8_t>(source[j]) * 0x0101u);
+          std::memcpy(out + 2 * j, &pair, sizeof(pair));
         }
-        return ok_status();
-      });
+        if (width % 2 != 0) out[width - 1] = source[width / 2];
+      } else if (identity) {
+        for (size_t j = 0; j < width; ++j) out[j] = source[columns[j]];
+      } else {
+        for (size_t j = 0; j < width; ++j) {
+          out[j] = table[static_cast<size_t>(source[columns[j]] + 128)];
+        }
+      }
+    }
+    return ok_status();
+  });
 }
 
 }  // namespace
