@@ -254,6 +254,23 @@ struct Pools {
   ThreadPool* all[3] = {&one, &two, &three};
 };
 
+// Runs `kernel` on a random case with one thread and with three, each against the reference.
+void check_one_and_three_threads(const kernels::cpu::Conv2DFloat& kernel,
+                                 const RandomFloatCase& data, const std::string& name, int trial,
+                                 Pools& pools) {
+  for (ThreadPool* pool : {&pools.one, &pools.three}) {
+    pool->reserve_scratch(kernel.scratch_bytes());
+    std::vector<float> output(data.expected.size(), std::numeric_limits<float>::quiet_NaN());
+    kernel.run(data.input.data(), nullptr, data.with_bias ? data.bias.data() : nullptr,
+               output.data(), *pool);
+    const std::string mismatch = compare_floats(output, data.expected, data.tolerance);
+    if (!mismatch.empty()) {
+      fail_msg("%s (%s, activation %d, bias %d, %zu threads): %s", name.c_str(), kernel.algorithm(),
+               trial % 4, data.with_bias, pool->thread_count(), mismatch.c_str());
+    }
+  }
+}
+
 void test_float_convolution(void**) {
   Pools pools;
   size_t case_index = 0;
@@ -668,16 +685,7 @@ void test_direct_random_shapes(void**) {
                                                 shape, activation, weights.data());
     if (!kernel) fail_msg("%s: the direct convolution refused it", name.c_str());
     ++tested;
-    for (ThreadPool* pool : {&pools.one, &pools.three}) {
-      pool->reserve_scratch(kernel->scratch_bytes());
-      std::vector<float> output(expected.size(), std::numeric_limits<float>::quiet_NaN());
-      kernel->run(input.data(), nullptr, with_bias ? bias.data() : nullptr, output.data(), *pool);
-      const std::string mismatch = compare_floats(output, expected, tolerance);
-      if (!mismatch.empty()) {
-        fail_msg("%s (%s, activation %d, bias %d, %zu threads): %s", name.c_str(),
-                 kernel->algorithm(), trial % 4, with_bias, pool->thread_count(), mismatch.c_str());
-      }
-    }
+    check_one_and_three_threads(*kernel, data, name, trial, pools);
   }
 
   std::printf("direct convolution: %d random shapes\n", tested);
@@ -785,16 +793,7 @@ void test_lane_random_shapes(void**) {
                                               weights.data());
     if (!kernel) fail_msg("%s: the lane convolution refused it", name.c_str());
     ++tested;
-    for (ThreadPool* pool : {&pools.one, &pools.three}) {
-      pool->reserve_scratch(kernel->scratch_bytes());
-      std::vector<float> output(expected.size(), std::numeric_limits<float>::quiet_NaN());
-      kernel->run(input.data(), nullptr, with_bias ? bias.data() : nullptr, output.data(), *pool);
-      const std::string mismatch = compare_floats(output, expected, tolerance);
-      if (!mismatch.empty()) {
-        fail_msg("%s (%s, activation %d, bias %d, %zu threads): %s", name.c_str(),
-                 kernel->algorithm(), trial % 4, with_bias, pool->thread_count(), mismatch.c_str());
-      }
-    }
+    check_one_and_three_threads(*kernel, data, name, trial, pools);
   }
   std::printf("lane convolution: %d random shapes\n", tested);
   assert_true(tested >= 150);
