@@ -9,6 +9,7 @@
 #include "driver_shim/emu/emulator.h"
 #include "driver_shim/npu_registers.h"
 #include "reference/convolution.h"
+#include "reference/quantized_add.h"
 
 namespace orknn::driver_shim::emu {
 
@@ -99,6 +100,12 @@ uint64_t Emulator::execute_convolution(CoreRegisters& r, bool* dma_error) {
   const int32_t operand_zero_point = as_signed(r.get(kDpuEwCvtOffset));
   const float sum_scale = register_as_float(r.get(kDpuOutCvtScale));
   const int32_t sum_zero_point = as_signed(r.get(kDpuEwReluxCmp));
+  // The CPU's int8 Add on the codes (docs/quantization.md 4.6); its sum is commutative, so the
+  // convolution's result may have been either operand of the graph's Add.
+  const kernels::reference::QuantizedAdd sum =
+      kernels::reference::make_quantized_add(result_scale, output_zero_point, operand_scale,
+                                             operand_zero_point, sum_scale, sum_zero_point,
+                                             /*subtract=*/false);
 
   for (uint32_t oc = 0; oc < output.channels; ++oc) {
     int32_t bias = 0;
@@ -157,11 +164,7 @@ uint64_t Emulator::execute_convolution(CoreRegisters& r, bool* dma_error) {
             silu ? kernels::reference::requantize_silu(static_cast<int32_t>(accumulator),
                                                        multiplier, result_scale, output_zero_point)
                  : requantize(accumulator, multiplier, output_zero_point, low, high);
-        if (add) {
-          const float sum = decode(y, result_scale, output_zero_point) +
-                            decode(*operand.at(oc, oh, ow), operand_scale, operand_zero_point);
-          y = encode(sum, sum_scale, sum_zero_point);
-        }
+        if (add) y = kernels::reference::quantized_add(y, *operand.at(oc, oh, ow), sum);
         if (use_lut) y = r.lut[static_cast<size_t>(y + 128)];
         *output.at(oc, oh, ow) = y;
       }
@@ -203,15 +206,14 @@ uint64_t Emulator::execute_standalone_dpu(const CoreRegisters& r, bool* dma_erro
   const float operand_scale = register_as_float(r.get(kDpuEwCvtScale));
   const int32_t output_zero_point = as_signed(r.get(kDpuOutCvtOffset));
   const float output_scale = register_as_float(r.get(kDpuOutCvtScale));
+  const kernels::reference::QuantizedAdd sum = kernels::reference::make_quantized_add(
+      input_scale, input_zero_point, operand_scale, operand_zero_point, output_scale,
+      output_zero_point, /*subtract=*/false);
   for (uint32_t c = 0; c < input.channels; ++c) {
     for (uint32_t h = 0; h < input.height; ++h) {
       for (uint32_t w = 0; w < input.width; ++w) {
         int8_t value = *input.at(c, h, w);
-        if (add) {
-          const float sum = decode(value, input_scale, input_zero_point) +
-                            decode(*operand.at(c, h, w), operand_scale, operand_zero_point);
-          value = encode(sum, output_scale, output_zero_point);
-        }
+        if (add) value = kernels::reference::quantized_add(value, *operand.at(c, h, w), sum);
         if (use_lut) value = r.lut[static_cast<size_t>(value + 128)];
         *output.at(c, h, w) = value;
       }

@@ -182,6 +182,29 @@ class ReferenceConv2DInt8 final : public Conv2DInt8 {
   const int8_t* constant_weights_;
 };
 
+// int8 Add and Sub on the codes (reference/quantized_add.h) with any broadcast, and the
+// following activation's table when there is one.
+class ReferenceQuantizedAdd final : public BinaryInt8 {
+ public:
+  ReferenceQuantizedAdd(const std::vector<int64_t>& a_shape, const std::vector<int64_t>& b_shape,
+                        const reference::QuantizedAdd& add, const std::vector<int8_t>& table)
+      : params_(reference::make_broadcast_params(a_shape, b_shape)), add_(add), table_(table) {}
+  size_t scratch_bytes() const override { return 0; }
+  const char* algorithm() const override { return "reference"; }
+  void run(const int8_t* a, const int8_t* b, int8_t* output, ThreadPool&) const override {
+    reference::quantized_add(params_, a, b, add_, output);
+    if (table_.empty()) return;
+    int64_t count = 1;
+    for (int64_t dimension : params_.output_shape) count *= dimension;
+    for (int64_t i = 0; i < count; ++i) output[i] = table_[static_cast<size_t>(output[i] + 128)];
+  }
+
+ private:
+  const reference::BroadcastParams params_;
+  const reference::QuantizedAdd add_;
+  const std::vector<int8_t> table_;
+};
+
 class ReferenceGemm final : public GemmFloat {
  public:
   ReferenceGemm(const reference::GemmParams& params, const reference::FusedActivation& activation,
@@ -505,9 +528,18 @@ std::unique_ptr<BinaryInt8> prepare_binary_int8(reference::BinaryOperation opera
                                                 const BinaryInt8Quantization& quantization,
                                                 KernelVariant variant) {
   variant = usable(variant);
-  if (variant == KernelVariant::kReference) return nullptr;
-  return optimized::make_binary_int8(micro_kernels(variant), operation, a_shape, b_shape,
-                                     quantization);
+  if (variant != KernelVariant::kReference) {
+    if (auto kernel = optimized::make_binary_int8(micro_kernels(variant), operation, a_shape,
+                                                  b_shape, quantization)) {
+      return kernel;
+    }
+  }
+  if (operation != reference::BinaryOperation::kAdd &&
+      operation != reference::BinaryOperation::kSubtract) {
+    return nullptr;  // Mul and Div: the float domain
+  }
+  return std::make_unique<ReferenceQuantizedAdd>(
+      a_shape, b_shape, quantized_add_of(operation, quantization), quantization.output_table);
 }
 
 std::unique_ptr<Pool2DFloat> prepare_max_pool2d(const reference::Pool2DShape& shape,

@@ -41,6 +41,7 @@
 #include "reference/gemm.h"
 #include "reference/normalization.h"
 #include "reference/pooling.h"
+#include "reference/quantized_add.h"
 #include "reference/resize.h"
 
 namespace orknn::kernels::cpu {
@@ -186,9 +187,12 @@ std::unique_ptr<BinaryFloat> prepare_binary_activation(
     const std::vector<int64_t>& b_shape, const reference::UnaryParams& activation,
     KernelVariant variant = selected_kernel_variant());
 
-// The same on per-tensor int8 tensors, bit-exact with the CPU device's float domain: decode
-// both operands (float(code - zero_point) x scale), the float operation, encode the result
-// (graph/tensor_conversion.cc). Add, Sub, Mul, Div; null as above.
+// The same on per-tensor int8 tensors. Add and Sub compute on the codes
+// (reference/quantized_add.h, quantized_add_of below) and are never null: the reference
+// variant and broadcasts the optimized rows do not cover run the reference kernel. Mul and Div
+// are bit-exact with the CPU device's float domain: decode both operands
+// (float(code - zero_point) x scale), the float operation, encode the result
+// (graph/tensor_conversion.cc); null as above.
 struct BinaryInt8Quantization {
   float a_scale = 1.0f;
   int32_t a_zero_point = 0;
@@ -200,6 +204,13 @@ struct BinaryInt8Quantization {
   // applied to each chunk of results while it is in cache; empty: none.
   std::vector<int8_t> output_table;
 };
+// Add's or Sub's ratios and zero points (reference::make_quantized_add).
+inline reference::QuantizedAdd quantized_add_of(reference::BinaryOperation operation,
+                                                const BinaryInt8Quantization& q) {
+  return reference::make_quantized_add(q.a_scale, q.a_zero_point, q.b_scale, q.b_zero_point,
+                                       q.output_scale, q.output_zero_point,
+                                       operation == reference::BinaryOperation::kSubtract);
+}
 class BinaryInt8 : public PreparedKernel {
  public:
   virtual void run(const int8_t* a, const int8_t* b, int8_t* output, ThreadPool& pool) const = 0;

@@ -2,6 +2,7 @@
 // reference::binary: bit for bit (one IEEE operation per element in both), for every optimized
 // variant, on 1 and 3 threads, over the broadcasts they take (equal shapes, scalars, channel
 // runs) at vector-width edges; and the broadcasts they leave to the reference.
+#include <algorithm>
 #include <limits>
 #include <memory>
 #include <vector>
@@ -11,6 +12,7 @@
 #include "dispatch.h"
 #include "kernels_optimized/optimized_test_support.h"
 #include "reference/elementwise.h"
+#include "reference/quantized_add.h"
 
 // cmocka comes last (its macros clash with standard headers) and needs these first.
 #include <setjmp.h>
@@ -126,6 +128,22 @@ std::vector<int8_t> float_domain_int8(reference::BinaryOperation operation,
   return codes;
 }
 
+// What the int8 kernels must give: Add and Sub on the codes (reference/quantized_add.h, whose
+// own oracle is test_quantized_add), Mul and Div the float domain's codes.
+std::vector<int8_t> expected_int8(reference::BinaryOperation operation,
+                                  const reference::BroadcastParams& params,
+                                  const std::vector<int8_t>& a, const std::vector<int8_t>& b,
+                                  const kernels::cpu::BinaryInt8Quantization& q) {
+  if (operation != reference::BinaryOperation::kAdd &&
+      operation != reference::BinaryOperation::kSubtract) {
+    return float_domain_int8(operation, params, a, b, q);
+  }
+  std::vector<int8_t> codes(shape_elements(params.output_shape));
+  reference::quantized_add(params, a.data(), b.data(), kernels::cpu::quantized_add_of(operation, q),
+                           codes.data());
+  return codes;
+}
+
 // Every optimized variant's int8 kernel for one case, on one and three threads, against the
 // expected codes, bit for bit; `label` names the test in the failure message.
 void expect_int8_kernels_match(const char* label, size_t index,
@@ -154,13 +172,14 @@ void expect_int8_kernels_match(const char* label, size_t index,
 
 // Every code on both sides (Div by a zero offset gives +-inf or NaN, which encode to the
 // saturated code or the zero point), outputs that saturate, and ties of the rounding.
-void test_int8_matches_float_domain(void** /*state*/) {
+void test_int8_matches_expected_codes(void** /*state*/) {
   Random random(77);
   ThreadPool one(1), three(3);
   const kernels::cpu::BinaryInt8Quantization quantizations[] = {
       {0.05f, 3, 0.02f, -5, 0.1f, -2, {}},
       {0.5f, 0, 0.5f, 0, 0.25f, 0, {}},  // many exact halves: ties to even
       {0.01f, -128, 0.2f, 127, 0.003f, 100, {}},
+      {0.125f, 1, 0.25f, -3, 0.25f, 5, {}},  // Add's ratios 0.5 and 1: ties on the codes
   };
   size_t index = 0;
   for (const BroadcastCase& shapes : supported_cases()) {
@@ -169,8 +188,7 @@ void test_int8_matches_float_domain(void** /*state*/) {
     const reference::BroadcastParams params = reference::make_broadcast_params(shapes.a, shapes.b);
     for (const auto& quantization : quantizations) {
       for (reference::BinaryOperation operation : kOperations) {
-        const std::vector<int8_t> expected =
-            float_domain_int8(operation, params, a, b, quantization);
+        const std::vector<int8_t> expected = expected_int8(operation, params, a, b, quantization);
         expect_int8_kernels_match("int8 case", index, operation, shapes, quantization, a, b,
                                   expected, one, three);
       }
@@ -179,7 +197,7 @@ void test_int8_matches_float_domain(void** /*state*/) {
   }
 }
 
-// Every pair of codes through the int8 kernel against the float domain, for random
+// Every pair of codes through the int8 kernel against the expected codes, for random
 // quantizations (an output code depends only on its two input codes).
 void test_int8_every_code_pair(void** /*state*/) {
   Random random(79);
@@ -203,7 +221,7 @@ void test_int8_every_code_pair(void** /*state*/) {
     if (trial % 4 == 0) quantization.output_scale = 0.125f;  // many exact halves
     if (trial % 4 == 1) quantization.b_scale = quantization.a_scale;
     for (reference::BinaryOperation operation : kOperations) {
-      const std::vector<int8_t> expected = float_domain_int8(operation, params, a, b, quantization);
+      const std::vector<int8_t> expected = expected_int8(operation, params, a, b, quantization);
       for (KernelVariant variant : optimized_variants()) {
         auto kernel =
             kernels::cpu::prepare_binary_int8(operation, shape, shape, quantization, variant);
@@ -275,24 +293,38 @@ void test_binary_activation_matches_two_kernels(void** /*state*/) {
 }
 
 // The int8 operation with a following activation's table applied to every result code: the
-// float domain's codes looked up in the table (a random one, so every entry matters).
+// expected codes looked up in the table. A random table (every entry matters) and tables that
+// are clamps (a Relu or Clip keeping its input's quantization), which Add and Sub apply inside
+// their row instead of a lookup pass: bounds inside the range, at its ends, and the identity.
 void test_int8_with_output_table(void** /*state*/) {
   Random random(78);
   ThreadPool one(1), three(3);
-  kernels::cpu::BinaryInt8Quantization quantization{0.05f, 3, 0.02f, -5, 0.1f, -2, {}};
-  quantization.output_table = random.codes(256);
+  auto clamp_table = [](int minimum, int maximum) {
+    std::vector<int8_t> table(256);
+    for (int code = -128; code < 128; ++code) {
+      table[static_cast<size_t>(code + 128)] =
+          static_cast<int8_t>(std::min(std::max(code, minimum), maximum));
+    }
+    return table;
+  };
+  std::vector<int8_t> almost_clamp = clamp_table(-3, 100);
+  almost_clamp[200] = 5;  // one entry off: must stay a table
+  const std::vector<std::vector<int8_t>> tables = {random.codes(256),    clamp_table(-2, 127),
+                                                   clamp_table(-20, 45), clamp_table(-128, 127),
+                                                   clamp_table(7, 7),    almost_clamp};
   size_t index = 0;
   for (const BroadcastCase& shapes : supported_cases()) {
     const std::vector<int8_t> a = random.codes(shape_elements(shapes.a));
     const std::vector<int8_t> b = random.codes(shape_elements(shapes.b));
     const reference::BroadcastParams params = reference::make_broadcast_params(shapes.a, shapes.b);
-    for (reference::BinaryOperation operation : kOperations) {
-      std::vector<int8_t> expected = float_domain_int8(operation, params, a, b, quantization);
-      for (int8_t& code : expected) {
-        code = quantization.output_table[static_cast<size_t>(code + 128)];
+    for (const std::vector<int8_t>& table : tables) {
+      kernels::cpu::BinaryInt8Quantization quantization{0.05f, 3, 0.02f, -5, 0.1f, -2, table};
+      for (reference::BinaryOperation operation : kOperations) {
+        std::vector<int8_t> expected = expected_int8(operation, params, a, b, quantization);
+        for (int8_t& code : expected) code = table[static_cast<size_t>(code + 128)];
+        expect_int8_kernels_match("int8 table case", index, operation, shapes, quantization, a, b,
+                                  expected, one, three);
       }
-      expect_int8_kernels_match("int8 table case", index, operation, shapes, quantization, a, b,
-                                expected, one, three);
     }
     ++index;
   }
@@ -326,7 +358,7 @@ void test_other_broadcasts_are_left_to_the_reference(void** /*state*/) {
 int main() {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_supported_broadcasts_match_reference),
-      cmocka_unit_test(test_int8_matches_float_domain),
+      cmocka_unit_test(test_int8_matches_expected_codes),
       cmocka_unit_test(test_int8_every_code_pair),
       cmocka_unit_test(test_binary_activation_matches_two_kernels),
       cmocka_unit_test(test_int8_with_output_table),

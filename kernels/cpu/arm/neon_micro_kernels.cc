@@ -469,6 +469,54 @@ void quantized_binary_row(const QuantizedBinaryRow& row) {
   });
 }
 
+// int8 Add/Sub on the codes (micro_kernels.h QuantizedAddRow), eight outputs per block: two
+// products and a sum, each rounded (this file is compiled without FMA contraction), FCVTNS
+// rounds half to even; the row's precondition keeps every result inside int32 without a clamp.
+int32x4_t quantized_add_quad(int16x4_t a_codes, int16x4_t b_codes, const QuantizedAddRow& row) {
+  const float32x4_t a_offsets =
+      vcvtq_f32_s32(vsubq_s32(vmovl_s16(a_codes), vdupq_n_s32(row.a.zero_point)));
+  const float32x4_t b_offsets =
+      vcvtq_f32_s32(vsubq_s32(vmovl_s16(b_codes), vdupq_n_s32(row.b.zero_point)));
+  const float32x4_t sums = vaddq_f32(vmulq_f32(a_offsets, vdupq_n_f32(row.a.scale)),
+                                     vmulq_f32(b_offsets, vdupq_n_f32(row.b.scale)));
+  return vaddq_s32(vcvtnq_s32_f32(sums), vdupq_n_s32(row.out_zero_point));
+}
+
+// Eight codes of an operand widened, or its first code repeated.
+int16x8_t operand_codes8(const QuantizedOperand& operand, size_t index) {
+  return operand.step == 0 ? vdupq_n_s16(operand.codes[0])
+                           : vmovl_s8(vld1_s8(operand.codes + index));
+}
+
+void quantized_add_block(const QuantizedAddRow& row, size_t index, int8_t* out) {
+  const int16x8_t a = operand_codes8(row.a, index);
+  const int16x8_t b = operand_codes8(row.b, index);
+  const int32x4_t low = quantized_add_quad(vget_low_s16(a), vget_low_s16(b), row);
+  const int32x4_t high = quantized_add_quad(vget_high_s16(a), vget_high_s16(b), row);
+  const int8x8_t codes = vqmovn_s16(vcombine_s16(vqmovn_s32(low), vqmovn_s32(high)));
+  vst1_s8(out, vmin_s8(vmax_s8(codes, vdup_n_s8(row.out_minimum)), vdup_n_s8(row.out_maximum)));
+}
+
+// The last count % 8 elements run on copies padded to eight, through the same code.
+void quantized_add_row(const QuantizedAddRow& row) {
+  const size_t rest = row.count % 8;
+  const size_t i = row.count - rest;
+  for (size_t block = 0; block < i; block += 8) quantized_add_block(row, block, row.out + block);
+  if (rest == 0) return;
+  int8_t a_codes[8] = {};
+  int8_t b_codes[8] = {};
+  int8_t out[8];
+  for (size_t j = 0; j < rest; ++j) {
+    a_codes[j] = row.a.codes[(i + j) * row.a.step];
+    b_codes[j] = row.b.codes[(i + j) * row.b.step];
+  }
+  QuantizedAddRow tail = row;
+  tail.a.codes = a_codes;
+  tail.b.codes = b_codes;
+  quantized_add_block(tail, 0, out);
+  for (size_t j = 0; j < rest; ++j) row.out[i + j] = out[j];
+}
+
 // ---- the reproducible exp and the int8 SiLU epilogue ----------------------------------------
 
 // orknn::reproducible_exp (core/reproducible_exp.cc) on four lanes, operation for operation in
@@ -619,6 +667,7 @@ const MicroKernels& neon_micro_kernels() {
                                     depthwise_plane,
                                     binary_row,
                                     quantized_binary_row,
+                                    quantized_add_row,
                                     max_row_float,
                                     max_row_int8,
                                     add_row_float,

@@ -156,11 +156,40 @@ class OptimizedBinary final : public BinaryFloat {
   RowActivation activation_;
 };
 
+struct CodeClamp {
+  int8_t minimum = -128;
+  int8_t maximum = 127;
+};
+
+// Whether table[code + 128] == clamp(code, minimum, maximum) for every code, and the bounds.
+bool code_table_is_clamp(const std::vector<int8_t>& table, CodeClamp* clamp) {
+  if (table.size() != 256 || table.front() > table.back()) return false;
+  const CodeClamp candidate{table.front(), table.back()};
+  for (int code = -128; code < 128; ++code) {
+    const int expected = std::min<int>(std::max<int>(code, candidate.minimum), candidate.maximum);
+    if (table[static_cast<size_t>(code + 128)] != expected) return false;
+  }
+  *clamp = candidate;
+  return true;
+}
+
+// int8 Add/Sub on the codes (quantized_add_row) and Mul/Div in the float domain's arithmetic
+// (quantized_binary_row), then the following activation's table while the part is in cache.
 class OptimizedBinaryInt8 final : public BinaryInt8 {
  public:
   OptimizedBinaryInt8(const MicroKernels& kernels, int operation, const BinaryPlan& plan,
-                      const BinaryInt8Quantization& quantization)
-      : kernels_(kernels), operation_(operation), plan_(plan), quantization_(quantization) {}
+                      const BinaryInt8Quantization& quantization,
+                      const std::optional<reference::QuantizedAdd>& add)
+      : kernels_(kernels),
+        operation_(operation),
+        plan_(plan),
+        quantization_(quantization),
+        add_(add),
+        table_(quantization.output_table) {
+    // The add row clamps for free: a table that is a clamp (a Relu or Clip keeping its input's
+    // quantization) needs no lookup pass.
+    if (add_ && !table_.empty() && code_table_is_clamp(table_, &clamp_)) table_.clear();
+  }
 
   size_t scratch_bytes() const override { return 0; }
   const char* algorithm() const override { return kernels_.name; }
@@ -168,18 +197,29 @@ class OptimizedBinaryInt8 final : public BinaryInt8 {
   void run(const int8_t* a, const int8_t* b, int8_t* output, ThreadPool& pool) const override {
     for_each_row_part(
         plan_, pool, [&](size_t output_offset, size_t count, size_t a_offset, size_t b_offset) {
-          QuantizedBinaryRow row;
-          row.operation = operation_;
-          row.a = {a + a_offset, plan_.a.step, quantization_.a_scale, quantization_.a_zero_point};
-          row.b = {b + b_offset, plan_.b.step, quantization_.b_scale, quantization_.b_zero_point};
-          row.out = output + output_offset;
-          row.out_scale = quantization_.output_scale;
-          row.out_zero_point = quantization_.output_zero_point;
-          row.count = count;
-          kernels_.quantized_binary_row(row);
-          if (!quantization_.output_table.empty()) {
-            kernels_.lookup_int8_row(quantization_.output_table.data(), row.out, row.out, count);
+          int8_t* out = output + output_offset;
+          if (add_) {
+            QuantizedAddRow row;
+            row.a = {a + a_offset, plan_.a.step, add_->a_ratio, add_->a_zero_point};
+            row.b = {b + b_offset, plan_.b.step, add_->b_ratio, add_->b_zero_point};
+            row.out = out;
+            row.out_zero_point = add_->output_zero_point;
+            row.out_minimum = clamp_.minimum;
+            row.out_maximum = clamp_.maximum;
+            row.count = count;
+            kernels_.quantized_add_row(row);
+          } else {
+            QuantizedBinaryRow row;
+            row.operation = operation_;
+            row.a = {a + a_offset, plan_.a.step, quantization_.a_scale, quantization_.a_zero_point};
+            row.b = {b + b_offset, plan_.b.step, quantization_.b_scale, quantization_.b_zero_point};
+            row.out = out;
+            row.out_scale = quantization_.output_scale;
+            row.out_zero_point = quantization_.output_zero_point;
+            row.count = count;
+            kernels_.quantized_binary_row(row);
           }
+          if (!table_.empty()) kernels_.lookup_int8_row(table_.data(), out, out, count);
         });
   }
 
@@ -188,6 +228,9 @@ class OptimizedBinaryInt8 final : public BinaryInt8 {
   int operation_;
   BinaryPlan plan_;
   BinaryInt8Quantization quantization_;
+  std::optional<reference::QuantizedAdd> add_;  // Add and Sub
+  CodeClamp clamp_;
+  std::vector<int8_t> table_;  // the activation's, unless clamp_ does its work
 };
 
 int operation_code(reference::BinaryOperation operation) {
@@ -298,7 +341,14 @@ std::unique_ptr<BinaryInt8> make_binary_int8(const MicroKernels& kernels,
   const int code = operation_code(operation);
   const std::optional<BinaryPlan> plan = plan_binary(a_shape, b_shape);
   if (code < 0 || !plan) return nullptr;
-  return std::make_unique<OptimizedBinaryInt8>(kernels, code, *plan, quantization);
+  std::optional<reference::QuantizedAdd> add;
+  if (operation == reference::BinaryOperation::kAdd ||
+      operation == reference::BinaryOperation::kSubtract) {
+    add = quantized_add_of(operation, quantization);
+    // Ratios so large that results need the reference's clamp: the reference kernel.
+    if (!quantized_add_row_applies(add->a_ratio, add->b_ratio)) return nullptr;
+  }
+  return std::make_unique<OptimizedBinaryInt8>(kernels, code, *plan, quantization, add);
 }
 
 }  // namespace orknn::kernels::cpu::optimized

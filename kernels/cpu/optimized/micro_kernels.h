@@ -12,6 +12,7 @@
 //    a pair are summed exactly in int32 (pmaddwd semantics).
 #pragma once
 
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 
@@ -195,6 +196,28 @@ struct QuantizedBinaryRow {
 };
 // The plain C++ row, for variants without their own.
 void portable_quantized_binary_row(const QuantizedBinaryRow& row);
+
+// int8 Add and Sub on the codes (reference/quantized_add.h, bit for bit), each operand's
+// `scale` being its ratio to the output scale (negated for Sub's second operand): for i < count
+//   out[i] = saturate(round_half_even(float(a_i - a.zero_point) * a.scale +
+//                                     float(b_i - b.zero_point) * b.scale) + out_zero_point)
+// with a_i = a.codes[i * a.step], then clamped to [out_minimum, out_maximum] (a following
+// Relu or Clip whose code table is a clamp). Precondition (quantized_add_row_applies): finite
+// ratios with 255 x (|a.scale| + |b.scale|) <= 2^30, so no result needs the reference's clamp.
+struct QuantizedAddRow {
+  QuantizedOperand a;
+  QuantizedOperand b;
+  int8_t* out;
+  int32_t out_zero_point;
+  int8_t out_minimum;
+  int8_t out_maximum;
+  size_t count;
+};
+inline bool quantized_add_row_applies(float a_ratio, float b_ratio) {
+  const float reach = 255.0f * (std::fabs(a_ratio) + std::fabs(b_ratio));
+  return reach <= 1073741824.0f;  // false for NaN and infinities too
+}
+void portable_quantized_add_row(const QuantizedAddRow& row);
 void portable_max_row_float(float* accumulator, const float* row, size_t count);
 void portable_max_row_int8(int8_t* accumulator, const int8_t* row, size_t count);
 void portable_add_row_float(float* accumulator, const float* row, size_t count);
@@ -361,6 +384,7 @@ struct MicroKernels {
   void (*depthwise_plane)(const DepthwisePlane& plane);
   void (*binary_row)(const BinaryRow& row);
   void (*quantized_binary_row)(const QuantizedBinaryRow& row);
+  void (*quantized_add_row)(const QuantizedAddRow& row);
   // Pooling rows: accumulator[i] = max(accumulator[i], row[i]) (the larger; the accumulator on
   // ties) or accumulator[i] += row[i], for i < count.
   void (*max_row_float)(float* accumulator, const float* row, size_t count);

@@ -1,6 +1,7 @@
 // Plain C++ micro-kernels: the "portable" variant, for CPUs without a SIMD variant and as a
 // second implementation that checks the drivers independently of any intrinsics. Written so
 // compilers can vectorise the inner loops at the target's baseline ISA.
+#include <algorithm>
 #include <cmath>
 
 #include "core/dtype.h"
@@ -9,6 +10,7 @@
 #include "optimized/micro_kernels.h"
 #include "reference/convolution.h"
 #include "reference/elementwise.h"
+#include "reference/quantized_add.h"
 
 namespace orknn::kernels::cpu::optimized {
 namespace {
@@ -207,6 +209,20 @@ void portable_quantized_binary_row(const QuantizedBinaryRow& row) {
   });
 }
 
+void portable_quantized_add_row(const QuantizedAddRow& row) {
+  reference::QuantizedAdd add;
+  add.a_ratio = row.a.scale;
+  add.b_ratio = row.b.scale;
+  add.a_zero_point = row.a.zero_point;
+  add.b_zero_point = row.b.zero_point;
+  add.output_zero_point = row.out_zero_point;
+  for (size_t i = 0; i < row.count; ++i) {
+    const int8_t code =
+        reference::quantized_add(row.a.codes[i * row.a.step], row.b.codes[i * row.b.step], add);
+    row.out[i] = std::min(std::max(code, row.out_minimum), row.out_maximum);
+  }
+}
+
 void portable_lookup_int8_row(const int8_t* table, const int8_t* in, int8_t* out, size_t count) {
   for (size_t i = 0; i < count; ++i) out[i] = table[in[i] + 128];
 }
@@ -285,6 +301,7 @@ const MicroKernels& portable_micro_kernels() {
                                     depthwise_plane,
                                     binary_row,
                                     portable_quantized_binary_row,
+                                    portable_quantized_add_row,
                                     portable_max_row_float,
                                     portable_max_row_int8,
                                     portable_add_row_float,

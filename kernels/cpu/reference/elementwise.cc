@@ -1,5 +1,7 @@
 #include "reference/elementwise.h"
 
+#include "reference/broadcast_walk.h"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -22,36 +24,6 @@ std::vector<int64_t> broadcast_strides(const std::vector<int64_t>& shape,
     stride *= shape[i];
   }
   return strides;
-}
-
-// Visits output elements in row-major order, calling visit(a_offset, b_offset, output_offset)
-// for each. Recursion keeps the walk allocation-free for any rank.
-template <typename Visit>
-void walk(const BroadcastParams& params, size_t dimension, int64_t a_offset, int64_t b_offset,
-          int64_t* output_offset, const Visit& visit) {
-  const int64_t size = params.output_shape[dimension];
-  const int64_t a_stride = params.a_strides[dimension];
-  const int64_t b_stride = params.b_strides[dimension];
-  if (dimension + 1 == params.output_shape.size()) {
-    for (int64_t i = 0; i < size; ++i) {
-      visit(a_offset + i * a_stride, b_offset + i * b_stride, (*output_offset)++);
-    }
-    return;
-  }
-  for (int64_t i = 0; i < size; ++i) {
-    walk(params, dimension + 1, a_offset + i * a_stride, b_offset + i * b_stride, output_offset,
-         visit);
-  }
-}
-
-template <typename Visit>
-void walk_all(const BroadcastParams& params, const Visit& visit) {
-  if (params.output_shape.empty()) {  // a scalar output has exactly one element
-    visit(0, 0, 0);
-    return;
-  }
-  int64_t output_offset = 0;
-  walk(params, 0, 0, 0, &output_offset, visit);
 }
 
 float sigmoid(float x) {
@@ -105,7 +77,7 @@ float apply_binary(BinaryOperation operation, float a, float b) {
 
 void binary(BinaryOperation operation, const BroadcastParams& params, const float* a,
             const float* b, float* output) {
-  walk_all(params, [&](int64_t a_offset, int64_t b_offset, int64_t output_offset) {
+  broadcast_walk(params, [&](int64_t a_offset, int64_t b_offset, int64_t output_offset) {
     output[output_offset] = apply_binary(operation, a[a_offset], b[b_offset]);
   });
 }
@@ -189,7 +161,7 @@ T integer_power_of(T base, double exponent) {
 template <typename T>
 void integer_binary(BinaryOperation operation, const BroadcastParams& params, const T* a,
                     const T* b, T* output) {
-  walk_all(params, [&](int64_t a_offset, int64_t b_offset, int64_t output_offset) {
+  broadcast_walk(params, [&](int64_t a_offset, int64_t b_offset, int64_t output_offset) {
     output[output_offset] = apply_integer_binary(operation, a[a_offset], b[b_offset]);
   });
 }
@@ -197,7 +169,7 @@ void integer_binary(BinaryOperation operation, const BroadcastParams& params, co
 template <typename T>
 void integer_power(const BroadcastParams& params, const T* base, const double* exponent,
                    T* output) {
-  walk_all(params, [&](int64_t a_offset, int64_t b_offset, int64_t output_offset) {
+  broadcast_walk(params, [&](int64_t a_offset, int64_t b_offset, int64_t output_offset) {
     output[output_offset] = integer_power_of(base[a_offset], exponent[b_offset]);
   });
 }
@@ -220,7 +192,7 @@ ORKNN_INSTANTIATE_INTEGER_BINARY(int64_t)
 #undef ORKNN_INSTANTIATE_INTEGER_BINARY
 
 void broadcast_to(const BroadcastParams& params, const float* input, float* output) {
-  walk_all(params, [&](int64_t a_offset, int64_t, int64_t output_offset) {
+  broadcast_walk(params, [&](int64_t a_offset, int64_t, int64_t output_offset) {
     output[output_offset] = input[a_offset];
   });
 }

@@ -733,6 +733,91 @@ void quantized_binary_row(const QuantizedBinaryRow& row) {
   });
 }
 
+// int8 Add/Sub on the codes (micro_kernels.h QuantizedAddRow): per 8 outputs two widenings,
+// two conversions, two multiplies and a sum, where the float domain's row above also divides.
+// vcvtps2dq rounds half to even (default MXCSR), as nearbyint; the row's precondition keeps
+// every result inside int32 without a clamp.
+struct QuantizedAddConstants {
+  __m256i a_zero_point, b_zero_point, out_zero_point;
+  __m256 a_ratio, b_ratio, a_broadcast, b_broadcast;
+  __m128i out_minimum, out_maximum;
+};
+
+inline __m256 code_offsets8(const int8_t* codes, __m256i zero_point) {
+  const __m128i raw = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(codes));
+  return _mm256_cvtepi32_ps(_mm256_sub_epi32(_mm256_cvtepi8_epi32(raw), zero_point));
+}
+
+// Eight int32 codes from a's and b's offsets times their ratios (or a broadcast product).
+template <bool AFull, bool BFull>
+inline __m256i quantized_add8(const int8_t* a, const int8_t* b, const QuantizedAddConstants& k) {
+  const __m256 a_products =
+      AFull ? _mm256_mul_ps(code_offsets8(a, k.a_zero_point), k.a_ratio) : k.a_broadcast;
+  const __m256 b_products =
+      BFull ? _mm256_mul_ps(code_offsets8(b, k.b_zero_point), k.b_ratio) : k.b_broadcast;
+  const __m256 sums = _mm256_add_ps(a_products, b_products);
+  return _mm256_add_epi32(_mm256_cvtps_epi32(sums), k.out_zero_point);
+}
+
+// Sixteen int32 codes saturated to int8, clamped and stored: the two packs interleave 128-bit
+// halves, so a dword shuffle puts the four groups of four back in order.
+inline void store_codes16(__m256i low, __m256i high, const QuantizedAddConstants& k, int8_t* out) {
+  const __m256i words = _mm256_packs_epi32(low, high);
+  const __m128i bytes =
+      _mm_packs_epi16(_mm256_castsi256_si128(words), _mm256_extracti128_si256(words, 1));
+  const __m128i clamped = _mm_min_epi8(_mm_max_epi8(bytes, k.out_minimum), k.out_maximum);
+  _mm_storeu_si128(reinterpret_cast<__m128i*>(out),
+                   _mm_shuffle_epi32(clamped, _MM_SHUFFLE(3, 1, 2, 0)));
+}
+
+// The last count % 16 elements run through the same vector code on copies padded to sixteen.
+template <bool AFull, bool BFull>
+void quantized_add_loop(const QuantizedAddRow& row, const QuantizedAddConstants& k) {
+  const int8_t* a = row.a.codes;
+  const int8_t* b = row.b.codes;
+  const size_t count = row.count;
+  size_t i = 0;
+  for (; i + 16 <= count; i += 16) {
+    const size_t a_index = AFull ? i : 0;
+    const size_t b_index = BFull ? i : 0;
+    store_codes16(quantized_add8<AFull, BFull>(a + a_index, b + b_index, k),
+                  quantized_add8<AFull, BFull>(a + a_index + (AFull ? 8 : 0),
+                                               b + b_index + (BFull ? 8 : 0), k),
+                  k, row.out + i);
+  }
+  const size_t rest = count - i;
+  if (rest == 0) return;
+  int8_t a_codes[16] = {};
+  int8_t b_codes[16] = {};
+  int8_t tail[16];
+  for (size_t j = 0; j < rest; ++j) {
+    a_codes[j] = a[AFull ? i + j : 0];
+    b_codes[j] = b[BFull ? i + j : 0];
+  }
+  store_codes16(quantized_add8<AFull, BFull>(a_codes, b_codes, k),
+                quantized_add8<AFull, BFull>(a_codes + 8, b_codes + 8, k), k, tail);
+  for (size_t j = 0; j < rest; ++j) row.out[i + j] = tail[j];
+}
+
+void quantized_add_row(const QuantizedAddRow& row) {
+  QuantizedAddConstants k;
+  k.a_zero_point = _mm256_set1_epi32(row.a.zero_point);
+  k.b_zero_point = _mm256_set1_epi32(row.b.zero_point);
+  k.out_zero_point = _mm256_set1_epi32(row.out_zero_point);
+  k.out_minimum = _mm_set1_epi8(row.out_minimum);
+  k.out_maximum = _mm_set1_epi8(row.out_maximum);
+  k.a_ratio = _mm256_set1_ps(row.a.scale);
+  k.b_ratio = _mm256_set1_ps(row.b.scale);
+  // One IEEE product each, as the vector lanes compute them.
+  k.a_broadcast = _mm256_mul_ps(
+      _mm256_set1_ps(static_cast<float>(int32_t{row.a.codes[0]} - row.a.zero_point)), k.a_ratio);
+  k.b_broadcast = _mm256_mul_ps(
+      _mm256_set1_ps(static_cast<float>(int32_t{row.b.codes[0]} - row.b.zero_point)), k.b_ratio);
+  with_operand_steps(row.a.step != 0, row.b.step != 0, [&](auto a_full, auto b_full) {
+    quantized_add_loop<decltype(a_full)::value, decltype(b_full)::value>(row, k);
+  });
+}
+
 // _mm256_max_ps(row, accumulator) returns the accumulator unless row is larger, as the scalar
 // tail does.
 void max_row_float(float* accumulator, const float* row, size_t count) {
@@ -1408,6 +1493,7 @@ const MicroKernels& avx2_micro_kernels() {
                                     depthwise_plane,
                                     binary_row,
                                     quantized_binary_row,
+                                    quantized_add_row,
                                     max_row_float,
                                     max_row_int8,
                                     add_row_float,

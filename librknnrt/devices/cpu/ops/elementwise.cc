@@ -227,9 +227,10 @@ Result<std::unique_ptr<CpuKernel>> make_binary_kernel(const KernelBuildContext& 
       });
 }
 
-// Add, Sub, Mul, Div on per-tensor int8 tensors in one pass (decode, operate, encode per
-// element), bit-exact with the float domain the registry falls back to when this is
-// unimplemented (other operations, tensors or broadcasts, or the reference variant).
+// Add, Sub, Mul, Div on per-tensor int8 tensors in one pass. Add and Sub compute on the codes
+// (kernels/cpu/reference/quantized_add.h; every variant, the reference one included); Mul and
+// Div decode, operate and encode per element, bit-exact with the float domain the registry
+// falls back to when this is unimplemented (other tensors or broadcasts, the reference variant).
 Result<std::unique_ptr<CpuKernel>> make_binary_int8_kernel(const KernelBuildContext& context) {
   if (auto fast =
           optimized::make_binary_int8_kernel(context, binary_operation(context.node.op_type))) {
