@@ -4,10 +4,11 @@
 // broadcast of A; the avx2 GEMM tile's shape). The blocks go column half by column half: both
 // row blocks of one half read the same 16 B columns of every depth step, which the first
 // leaves in L1 for the second where they fit (up to 256 steps of 16 unaligned floats: up to
-// 32 KB of lines, so on deep chunks the second reads much of them from L2; the dispatcher's
-// avx2_direct_convolution_preferred follows what that measured). A (12 floats per step) is
-// read by all four blocks. A 12 x 8 register block (B read once per tile, A four times)
-// measured slower on most layers (session 9).
+// 32 KB of lines, so on deep chunks the second probably reads many of them from L2). A (12
+// floats per step) is read by all four blocks. A 12 x 8 register block (B read once per tile,
+// A four times) and the two row blocks interleaved over short depth segments (partial sums in
+// an L1 buffer) measured slower (session 9); avx2_direct_convolution_preferred picks the layers
+// where this tile beat the GEMM.
 //
 // B is read straight from the input planes with vmaskmovps: a lane whose bit in the tap's mask
 // is clear is neither read (so an address before or after a plane cannot fault) nor nonzero.
