@@ -4,7 +4,11 @@
 // "peak" of the tables), and of the reference kernels they replace.
 //
 //   bench_kernels [--reps N] [--threads 1,2] [--filter TEXT|micro] [--reference] [--variant NAME]
-//                 [--peak-fp32 GFLOPS] [--peak-int8 GOPS] [--peaks-only]
+//                 [--peak-fp32 GFLOPS] [--peak-int8 GOPS] [--peaks-only] [--direct-vs-gemm]
+//
+// --direct-vs-gemm runs only the float32 convolution layers (x86-64), each as the variant's
+// im2col GEMM and as its direct convolution, interleaved on one thread in one process, and
+// prints both times and which one the dispatcher picks.
 //
 // --filter micro runs the micro-kernel section alone (with a dot-product variant, e.g. avx512,
 // also its int8 tile, with A in L1 and streaming from a 144-row block).
@@ -34,6 +38,7 @@
 #include "dispatch.h"
 #include "optimized/dot_product_kernels.h"
 #include "optimized/micro_kernels.h"
+#include "optimized/optimized_kernels.h"
 #include "peak_rate.h"
 
 namespace {
@@ -55,6 +60,7 @@ struct Options {
   // efficiency is read against this, while the tables' int8 peak is the machine's best.
   double peak_int16_pairs = 0.0;
   bool peaks_only = false;
+  bool direct_vs_gemm = false;
 };
 
 double seconds_since(Clock::time_point start) {
@@ -299,7 +305,8 @@ struct Layer {
   int64_t pad = -1;  // on every side; -1: kernel / 2
 };
 
-// ResNet50 v1.5 (torchvision) and MobileNetV2 layers at 224x224; `size` is the input side.
+// ResNet50 v1.5 (torchvision) and MobileNetV2 layers at 224x224, ResNet18's strided ones, YOLOv5s
+// layers at 640x640; `size` is the input side.
 const Layer kLayers[] = {
     {"resnet50 conv1 7x7/2 3->64 @224", 3, 224, 64, 7, 2, 1},
     {"resnet50 1x1 64->64 @56", 64, 56, 64, 1, 1, 1},
@@ -318,20 +325,31 @@ const Layer kLayers[] = {
     {"resnet50 1x1 512->2048 @7", 512, 7, 2048, 1, 1, 1},
     {"resnet50 1x1/2 1024->2048 @14", 1024, 14, 2048, 1, 2, 1},
     {"resnet50 3x3/2 512->512 @14", 512, 14, 512, 3, 2, 1},
+    {"resnet18 3x3/2 64->128 @56", 64, 56, 128, 3, 2, 1},
+    {"resnet18 3x3/2 128->256 @28", 128, 28, 256, 3, 2, 1},
     {"resnet18 3x3/2 256->512 @14", 256, 14, 512, 3, 2, 1},
     {"mobilenetv2 3x3/2 3->32 @224", 3, 224, 32, 3, 2, 1},
     {"yolov5s 6x6/2 3->32 @640", 3, 640, 32, 6, 2, 1, 2},
     {"yolov5s 3x3/2 32->64 @320", 32, 320, 64, 3, 2, 1},
     {"yolov5s 3x3 32->32 @160", 32, 160, 32, 3, 1, 1},
+    {"yolov5s 3x3/2 64->128 @160", 64, 160, 128, 3, 2, 1},
+    {"yolov5s 3x3 64->64 @80", 64, 80, 64, 3, 1, 1},
+    {"yolov5s 3x3/2 256->512 @40", 256, 40, 512, 3, 2, 1},
     {"yolov5s 3x3 128->128 @40", 128, 40, 128, 3, 1, 1},
     {"yolov5s 3x3 256->256 @20", 256, 20, 256, 3, 1, 1},
     {"yolov5s 3x3/2 128->256 @80", 128, 80, 256, 3, 2, 1},
     {"yolov5s 1x1 64->64 @160", 64, 160, 64, 1, 1, 1},
+    {"yolov5s 1x1 64->32 @160", 64, 160, 32, 1, 1, 1},
+    {"yolov5s 1x1 32->64 @160", 32, 160, 64, 1, 1, 1},
+    {"yolov5s 1x1 256->64 @80", 256, 80, 64, 1, 1, 1},
+    {"yolov5s 1x1 128->64 @80", 128, 80, 64, 1, 1, 1},
     {"yolov5s 1x1 128->128 @80", 128, 80, 128, 1, 1, 1},
     {"yolov5s 1x1 512->512 @20", 512, 20, 512, 1, 1, 1},
     {"yolov5s 1x1 1024->512 @20", 1024, 20, 512, 1, 1, 1},
     {"mobilenetv2 dw3x3 32 @112", 32, 112, 32, 3, 1, 32},
     {"mobilenetv2 1x1 16->96 @112", 16, 112, 96, 1, 1, 1},
+    {"mobilenetv2 1x1 32->16 @112", 32, 112, 16, 1, 1, 1},
+    {"mobilenetv2 1x1 96->24 @56", 96, 56, 24, 1, 1, 1},
     {"mobilenetv2 dw3x3/2 96 @112", 96, 112, 96, 3, 2, 96},
     {"mobilenetv2 dw3x3 144 @56", 144, 56, 144, 3, 1, 144},
     {"mobilenetv2 1x1 144->24 @56", 144, 56, 24, 1, 1, 1},
@@ -561,6 +579,89 @@ void bench_convolutions(const Options& options, bool int8) {
     std::fflush(stdout);
   }
   std::printf("\n");
+}
+
+// The float32 layers as the variant's im2col GEMM and as its direct convolution (x86-64:
+// avx2 or avx512 tiles), interleaved on one thread: median thread CPU time of options.reps runs
+// each, their range, and the dispatcher's choice. Layers the direct convolution does not
+// accept (depthwise) are left out.
+void bench_direct_against_gemm(const Options& options) {
+#if defined(__x86_64__)
+  namespace optimized = cpu::optimized;
+  const optimized::MicroKernels* table = nullptr;
+  optimized::DirectFloatTileFunction tile = nullptr;
+  if (options.variant == cpu::KernelVariant::kAvx2) {
+    table = &optimized::avx2_micro_kernels();
+    tile = optimized::avx2_direct_float_tile;
+  }
+  if (options.variant == cpu::KernelVariant::kAvx512) {
+    table = &optimized::avx512_micro_kernels();
+    tile = optimized::avx512_direct_float_tile;
+  }
+  if (!table) {
+    std::printf("--direct-vs-gemm: variant %s has no direct tile\n",
+                cpu::kernel_variant_name(options.variant));
+    return;
+  }
+  ThreadPool serial(1);
+  std::printf(
+      "## Direct against im2col GEMM, float32 (%s, 1 thread, thread CPU time, median of %d)\n\n"
+      "| layer | GEMM us | (min-max) | direct us | (min-max) | direct/GEMM | dispatcher |\n"
+      "|---|---:|---:|---:|---:|---:|---|\n",
+      cpu::kernel_variant_name(options.variant), options.reps);
+  for (const Layer& layer : kLayers) {
+    if (!options.filter.empty() && std::strstr(layer.name, options.filter.c_str()) == nullptr) {
+      continue;
+    }
+    const reference::Conv2DShape shape = shape_of(layer);
+    const auto input_size = static_cast<size_t>(shape.input_channels * shape.window.input_height *
+                                                shape.window.input_width);
+    const auto weight_size =
+        static_cast<size_t>(shape.output_channels * (shape.input_channels / shape.groups) *
+                            shape.window.kernel_height * shape.window.kernel_width);
+    const auto output_size = static_cast<size_t>(
+        shape.output_channels * shape.window.output_height * shape.window.output_width);
+    std::vector<float> x = random_floats(input_size, 3), w = random_floats(weight_size, 4);
+    std::vector<float> bias = random_floats(static_cast<size_t>(shape.output_channels), 5);
+    std::vector<float> y(output_size);
+    reference::FusedActivation relu;
+    relu.kind = reference::FusedActivation::Kind::kRelu;
+    std::unique_ptr<cpu::Conv2DFloat> direct = optimized::make_direct_conv2d(
+        cpu::kernel_variant_name(options.variant), tile, shape, relu, w.data());
+    if (!direct) continue;
+    std::unique_ptr<cpu::Conv2DFloat> gemm =
+        optimized::make_gemm_conv2d(*table, shape, relu, w.data());
+    const std::string chosen =
+        cpu::prepare_conv2d(shape, relu, w.data(), options.variant)->algorithm();
+    serial.reserve_scratch(std::max(direct->scratch_bytes(), gemm->scratch_bytes()));
+    std::vector<Config> configs;
+    configs.push_back({"gemm",
+                       [&] { gemm->run(x.data(), w.data(), bias.data(), y.data(), serial); },
+                       options.reps,
+                       {},
+                       {}});
+    configs.push_back({"direct",
+                       [&] { direct->run(x.data(), w.data(), bias.data(), y.data(), serial); },
+                       options.reps,
+                       {},
+                       {}});
+    run_interleaved(configs);
+    const auto [gemm_low, gemm_high] =
+        std::minmax_element(configs[0].cpu_seconds.begin(), configs[0].cpu_seconds.end());
+    const auto [direct_low, direct_high] =
+        std::minmax_element(configs[1].cpu_seconds.begin(), configs[1].cpu_seconds.end());
+    const double gemm_us = median(configs[0].cpu_seconds) * 1e6;
+    const double direct_us = median(configs[1].cpu_seconds) * 1e6;
+    std::printf("| %s | %.0f | %.0f-%.0f | %.0f | %.0f-%.0f | %.2f | %s |\n", layer.name, gemm_us,
+                *gemm_low * 1e6, *gemm_high * 1e6, direct_us, *direct_low * 1e6, *direct_high * 1e6,
+                direct_us / gemm_us, chosen.c_str());
+    std::fflush(stdout);
+  }
+  std::printf("\n");
+#else
+  (void)options;
+  std::printf("--direct-vs-gemm: x86-64 only\n");
+#endif
 }
 
 void bench_gemms(const Options& options) {
@@ -880,16 +981,23 @@ int main(int argc, char** argv) {
       options.peak_int8 = std::atof(value());
     } else if (arg == "--peaks-only") {
       options.peaks_only = true;
+    } else if (arg == "--direct-vs-gemm") {
+      options.direct_vs_gemm = true;
     } else {
       std::fprintf(stderr,
                    "usage: %s [--reps N] [--threads 1,2] [--filter TEXT] [--reference] "
-                   "[--variant NAME] [--peak-fp32 GFLOPS] [--peak-int8 GOPS] [--peaks-only]\n",
+                   "[--variant NAME] [--peak-fp32 GFLOPS] [--peak-int8 GOPS] [--peaks-only] "
+                   "[--direct-vs-gemm]\n",
                    argv[0]);
       return 2;
     }
   }
   std::printf("# OpenRKNN kernel benchmark: variant %s, medians of %d interleaved repetitions\n\n",
               cpu::kernel_variant_name(options.variant), options.reps);
+  if (options.direct_vs_gemm) {  // times only: no peaks needed
+    bench_direct_against_gemm(options);
+    return 0;
+  }
   measure_and_print_peaks(options);
   if (options.peaks_only) return 0;
   if (options.filter.empty() || options.filter == "micro") bench_micro_kernels(options);

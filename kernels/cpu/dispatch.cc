@@ -415,6 +415,12 @@ std::unique_ptr<Conv2DFloat> prepare_conv2d(const reference::Conv2DShape& shape,
       return kernel;
     }
   }
+  if (variant == KernelVariant::kAvx2 && optimized::avx2_direct_convolution_preferred(shape)) {
+    if (auto kernel = optimized::make_direct_conv2d(kernels.name, optimized::avx2_direct_float_tile,
+                                                    shape, activation, constant_weights)) {
+      return kernel;
+    }
+  }
 #endif
   return optimized::make_gemm_conv2d(kernels, shape, activation, constant_weights);
 }

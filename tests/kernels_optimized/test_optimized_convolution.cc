@@ -623,33 +623,30 @@ void test_depthwise_int8_large_planes(void**) {
 
 // The dispatcher picks the algorithms the shapes call for.
 #if defined(__x86_64__)
-// The direct convolution (optimized/direct_convolution.cc, the avx512 variant's implicit GEMM
-// without im2col), built directly so that every shape it accepts runs, including those the
-// dispatcher gives the GEMM (strides above 1, large pointwise planes): 200 random shapes with
-// kernels 1x1 to 7x7, strides 1-3, dilation 1-2, pads chosen so that the output is
-// ceil(width / stride) wide (the shapes it accepts), widths 1-70 (pixel blocks of 32 that cross
-// output rows, partial last blocks), input channels 1-40 (one or several depth chunks of 256 /
-// taps channels) and 1-40 output channels (the 12-row tile's edges), batch 1-2, every
-// activation, with and without bias, on 1 and 3 threads; within 1e-5 of the reference. Also: it
-// refuses the shapes it cannot read at a constant offset, and the dispatcher picks it.
-void test_direct_random_shapes(void**) {
+// The direct convolution (optimized/direct_convolution.cc, the avx512 and avx2 variants'
+// implicit GEMM without im2col), built directly with each tile this CPU runs so that every shape
+// it accepts runs, including those the dispatcher gives the GEMM (strides above 1, large
+// pointwise planes): 200 random shapes per tile with kernels 1x1 to 7x7, strides 1-3, dilation
+// 1-2, pads chosen so that the output is ceil(width / stride) wide (the shapes it accepts),
+// widths 1-70 (pixel blocks of 32 that cross output rows, partial last blocks: the avx2 tile's
+// 8- and 16-column vectors and halves), input channels 1-40 (one or several depth chunks of
+// 256 / taps channels) and 1-40 output channels (the 12-row tile's edges and the avx2 tile's
+// 6-row blocks), batch 1-2, every activation, with and without bias, on 1 and 3 threads; within
+// 1e-5 of the reference. Also: it refuses the shapes it cannot read at a constant offset, and
+// the dispatcher picks it.
+void check_direct_random_shapes(const char* variant,
+                                kernels::cpu::optimized::DirectFloatTileFunction tile) {
   namespace optimized = kernels::cpu::optimized;
-  if (!kernels::cpu::kernel_variant_available(KernelVariant::kAvx512)) {
-    std::printf(
-        "SKIPPED direct convolution: this CPU does not report AVX-512 F/BW/VL/VNNI "
-        "(detected: '%s')\n",
-        kernels::cpu::detected_cpu_features());
-    return;
-  }
   Pools pools;
   Random shapes(777);
-  const int64_t channel_counts[] = {1, 2, 3, 11, 12, 13, 23, 24, 25, 28, 29, 33, 40};
+  const int64_t channel_counts[] = {1,  2,  3,  5,  6,  7,  11, 12, 13, 17,
+                                    18, 19, 23, 24, 25, 28, 29, 33, 40};
   int tested = 0;
   for (int trial = 0; trial < 200; ++trial) {
     ConvCase c{"random direct", 1, 1, 1, 1, 1, 3, 3};
     c.batch = trial % 9 == 8 ? 2 : 1;
-    c.channels = channel_counts[shapes.integer(0, 12)];
-    c.output_channels = channel_counts[shapes.integer(0, 12)];
+    c.channels = channel_counts[shapes.integer(0, 18)];
+    c.output_channels = channel_counts[shapes.integer(0, 18)];
     c.kernel_height = shapes.integer(1, 7);
     c.kernel_width = trial % 4 == 0 ? shapes.integer(1, 7) : c.kernel_height;
     c.stride_height = c.stride_width = trial % 3 == 0 ? 1 : shapes.integer(1, 3);
@@ -681,15 +678,55 @@ void test_direct_random_shapes(void**) {
     Random random(static_cast<uint32_t>(7000 + trial));
     const RandomFloatCase data = random_float_case(random, shape, trial);
     const auto& [input, weights, bias, activation, with_bias, expected, tolerance] = data;
-    auto kernel = optimized::make_direct_conv2d("avx512", optimized::avx512_direct_float_tile,
-                                                shape, activation, weights.data());
+    auto kernel = optimized::make_direct_conv2d(variant, tile, shape, activation, weights.data());
     if (!kernel) fail_msg("%s: the direct convolution refused it", name.c_str());
     ++tested;
     check_one_and_three_threads(*kernel, data, name, trial, pools);
   }
 
-  std::printf("direct convolution: %d random shapes\n", tested);
+  std::printf("%s direct convolution: %d random shapes\n", variant, tested);
   assert_true(tested >= 150);
+}
+
+void test_direct_random_shapes(void**) {
+  namespace optimized = kernels::cpu::optimized;
+  if (kernels::cpu::kernel_variant_available(KernelVariant::kAvx2)) {
+    check_direct_random_shapes("avx2", optimized::avx2_direct_float_tile);
+    // The avx2 dispatcher (avx2_direct_convolution_preferred): direct for stride-1 3x3 layers
+    // of up to 128 channels on 28x28 to 80x80 planes and for narrowing deep pointwise layers on
+    // 80x80 planes; the GEMM elsewhere.
+    const reference::FusedActivation none;
+    auto algorithm = [&](const ConvCase& c) {
+      const std::vector<float> weights(weight_size(shape_of(c)), 0.5f);
+      return std::string(
+          kernels::cpu::prepare_conv2d(shape_of(c), none, weights.data(), KernelVariant::kAvx2)
+              ->algorithm());
+    };
+    const ConvCase resnet_56{"3x3 64->64 @56", 1, 64, 56, 56, 64, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1};
+    const ConvCase yolo_40{"3x3 128->128 @40", 1, 128, 40, 40, 128, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1};
+    const ConvCase yolo_160{"3x3 32->32 @160", 1, 32, 160, 160, 32, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1};
+    const ConvCase deep_14{"3x3 256->256 @14", 1, 256, 14, 14, 256, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1};
+    const ConvCase strided{"3x3/2 64->128 @56", 1, 64, 56, 56, 128, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1};
+    const ConvCase narrowing_80{"1x1 256->64 @80", 1, 256, 80, 80, 64, 1, 1};
+    const ConvCase even_80{"1x1 128->128 @80", 1, 128, 80, 80, 128, 1, 1};
+    const ConvCase narrowing_56{"1x1 256->64 @56", 1, 256, 56, 56, 64, 1, 1};
+    assert_string_equal(algorithm(resnet_56).c_str(), "avx2 direct 12x32");
+    assert_string_equal(algorithm(yolo_40).c_str(), "avx2 direct 12x32");
+    assert_string_equal(algorithm(narrowing_80).c_str(), "avx2 direct 12x32");
+    for (const ConvCase* c : {&yolo_160, &deep_14, &strided, &even_80, &narrowing_56}) {
+      assert_true(algorithm(*c).find("gemm") != std::string::npos);
+    }
+  } else {
+    std::printf("SKIPPED avx2 direct convolution: this CPU does not report AVX2 and FMA\n");
+  }
+  if (!kernels::cpu::kernel_variant_available(KernelVariant::kAvx512)) {
+    std::printf(
+        "SKIPPED avx512 direct convolution: this CPU does not report AVX-512 F/BW/VL/VNNI "
+        "(detected: '%s')\n",
+        kernels::cpu::detected_cpu_features());
+    return;
+  }
+  check_direct_random_shapes("avx512", optimized::avx512_direct_float_tile);
 
   // Refused: an output narrower than the input at stride 1 (no padding), grouped, per-run weights.
   const std::vector<float> weights(128 * 96, 0.5f);

@@ -460,6 +460,34 @@ bool direct_convolution_preferred(const Conv2DShape& shape) {
   return pixels <= 7 * 7 || (gemm_in_place && pixels <= 56 * 56) || large_narrowing;
 }
 
+bool avx2_direct_convolution_preferred(const Conv2DShape& shape) {
+  // The avx2 tile runs the 12 x 32 tile as 6 x 16 register blocks and wins where the direct path
+  // saves the most copying (3x3 layers of moderate depth on mid-sized planes); elsewhere the GEMM's
+  // packed panels do (why is not established: 12 x 8 blocks and row blocks interleaved over depth
+  // segments, which cut B's re-reads, were no faster). Measured on Zen 3 (bench_kernels
+  // --direct-vs-gemm --variant avx2: one thread, direct / GEMM time, three runs;
+  // docs/cpu-kernels.md "Session 9"): stride-1 3x3 64->64 @56 0.75-0.83, 128->128 @28 0.84-0.92,
+  // 64->64 @80 0.86-0.97, 128->128 @40 0.92-0.97 (direct); 256->256 @14 0.96-1.00, 256->256 @20
+  // 0.99-1.08, 512->512 @7 0.99-1.09, 32->32 @160 1.30-1.61 (GEMM). Pointwise layers: narrowing
+  // deep ones on 80x80 planes won (256->64 0.85-0.87, 128->64 0.81-0.93), the rest were even or
+  // lost (256->64 @56 0.96-1.04, 144->24 @56 1.07-1.19, 64->32 @160 1.38-1.64, 7x7 planes
+  // 1.16-1.43). Strided layers were even or lost (3x3/2 with 64-128 inputs 0.95-1.10, 256-512
+  // inputs 1.08-1.18, the 7x7/2 stem 0.85-1.01, the 6x6/2 stem 1.29-1.49; 1x1/2 256->512 @56
+  // 0.91-0.95 but 1024->2048 @14 1.16-1.37) and stay on the GEMM.
+  const reference::Window2D& window = shape.window;
+  if (window.stride_height != 1 || window.stride_width != 1) return false;
+  if (window.dilation_height != 1 || window.dilation_width != 1) return false;
+  if (window.kernel_height * window.kernel_width > 9) return false;  // unmeasured
+  const int64_t pixels = window.output_height * window.output_width;
+  const bool pointwise = window.kernel_height == 1 && window.kernel_width == 1;
+  if (pointwise) {
+    return shape.input_channels >= 128 && 2 * shape.output_channels <= shape.input_channels &&
+           pixels >= 80 * 80 && pixels < 160 * 160;
+  }
+  return shape.input_channels <= 128 && shape.output_channels <= 128 && pixels >= 28 * 28 &&
+         pixels <= 80 * 80;
+}
+
 std::unique_ptr<Conv2DFloat> make_direct_conv2d(const char* variant, DirectFloatTileFunction tile,
                                                 const Conv2DShape& shape,
                                                 const FusedActivation& activation,

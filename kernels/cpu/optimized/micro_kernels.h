@@ -471,6 +471,9 @@ struct DirectFloatTile {
 using DirectFloatTileFunction = void (*)(const DirectFloatTile& tile);
 // x86-64 only: that tile on AVX-512 F, 12 rows x 32 columns (x86/avx512_direct_tiles.cc).
 void avx512_direct_float_tile(const DirectFloatTile& tile);
+// x86-64 only: that tile on AVX2 + FMA, as register blocks of 6 rows x 16 columns
+// (x86/avx2_direct_tiles.cc).
+void avx2_direct_float_tile(const DirectFloatTile& tile);
 // One tile of a float convolution with output channels in lanes (lane_convolution.cc): up to
 // 32 output channels of `pixels` (1..14) output pixels over `depth` steps,
 //   c[j * c_stride + p] = activation(bias[j] + sum_k a[k * pixels + p] * b[k * 32 + j])
