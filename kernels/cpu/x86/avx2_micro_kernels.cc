@@ -733,6 +733,42 @@ void quantized_binary_row(const QuantizedBinaryRow& row) {
   });
 }
 
+// The int8 table lookup (micro_kernels.h lookup_int8_row) on 32 codes at a time: vpshufb
+// looks up 16-entry pieces of the table by each code's low four bits, and a tree of byte blends
+// on the index's bits 4-7 (each shifted into its byte's top bit, which vpblendvb reads) picks
+// the piece: 16 shuffles and 15 blends per 32 codes where the scalar loop takes a load each.
+inline __m256i lookup32(const __m256i* pieces, __m256i codes) {
+  const __m256i index = _mm256_xor_si256(codes, _mm256_set1_epi8(static_cast<char>(0x80)));
+  const __m256i low = _mm256_and_si256(index, _mm256_set1_epi8(0x0F));
+  // Word shifts move each byte's bit 4, 5, 6 into its bit 7 (bits crossing into the next byte
+  // land below its bit 7, which the blends ignore).
+  const __m256i bit4 = _mm256_slli_epi16(index, 3);
+  const __m256i bit5 = _mm256_slli_epi16(index, 2);
+  const __m256i bit6 = _mm256_slli_epi16(index, 1);
+  __m256i level[8];
+  for (int j = 0; j < 8; ++j) {
+    level[j] = _mm256_blendv_epi8(_mm256_shuffle_epi8(pieces[2 * j], low),
+                                  _mm256_shuffle_epi8(pieces[2 * j + 1], low), bit4);
+  }
+  for (int j = 0; j < 4; ++j) level[j] = _mm256_blendv_epi8(level[2 * j], level[2 * j + 1], bit5);
+  for (int j = 0; j < 2; ++j) level[j] = _mm256_blendv_epi8(level[2 * j], level[2 * j + 1], bit6);
+  return _mm256_blendv_epi8(level[0], level[1], index);
+}
+
+void lookup_int8_row(const int8_t* table, const int8_t* in, int8_t* out, size_t count) {
+  __m256i pieces[16];
+  for (int k = 0; k < 16; ++k) {
+    pieces[k] = _mm256_broadcastsi128_si256(
+        _mm_loadu_si128(reinterpret_cast<const __m128i*>(table + 16 * k)));
+  }
+  size_t i = 0;
+  for (; i + 32 <= count; i += 32) {
+    const __m256i codes = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(in + i));
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + i), lookup32(pieces, codes));
+  }
+  for (; i < count; ++i) out[i] = table[in[i] + 128];
+}
+
 // int8 Add/Sub on the codes (micro_kernels.h QuantizedAddRow): per 8 outputs two widenings,
 // two conversions, two multiplies and a sum, where the float domain's row above also divides.
 // vcvtps2dq rounds half to even (default MXCSR), as nearbyint; the row's precondition keeps
@@ -1502,7 +1538,7 @@ const MicroKernels& avx2_micro_kernels() {
                                     reproducible_exp_row,
                                     widen_int8_row,
                                     float_sums_to_accumulators,
-                                    portable_lookup_int8_row,
+                                    lookup_int8_row,
                                     depthwise_lanes,
                                     interleave_float_rows,
                                     interleave_int8_rows,

@@ -164,9 +164,8 @@ MicroKernels make_avx512_micro_kernels() {
   kernels.float_columns = avx512_float_tile_columns();
   kernels.float_tile = avx512_float_tile;
   // VBMI is not part of the avx512 variant's requirement (F/BW/VL/VNNI: Cascade Lake has those
-  // but no VBMI), so the table lookup falls back to the scalar loop where it is missing.
-  kernels.lookup_int8_row =
-      cpu_has_avx512_vbmi() ? avx512_vbmi_lookup_int8_row : portable_lookup_int8_row;
+  // but no VBMI), so the table lookup keeps avx2's vpshufb row where it is missing.
+  if (cpu_has_avx512_vbmi()) kernels.lookup_int8_row = avx512_vbmi_lookup_int8_row;
   kernels.requantize_lanes = avx512_requantize_lanes;
   kernels.quantized_binary_row = avx512_quantized_binary_row;
   // The int8 depthwise dot-product rows need VBMI's byte permute (vpermb) besides VNNI.
