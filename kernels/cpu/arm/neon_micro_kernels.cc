@@ -437,17 +437,15 @@ float decode_one(const QuantizedOperand& operand) {
          operand.scale;
 }
 
-// The last count % 8 elements run on copies padded to eight, through the same code.
-template <int Operation>
-void quantized_binary_row_of(const QuantizedBinaryRow& row) {
-  const float32x4_t a_broadcast = vdupq_n_f32(decode_one(row.a));
-  const float32x4_t b_broadcast = vdupq_n_f32(decode_one(row.b));
+// A row of int8 operands (QuantizedBinaryRow, QuantizedAddRow) in blocks of eight:
+// block(row, index, out) writes out[0..8) from the operands at `index`. The last count % 8
+// elements run through the same block on copies padded to eight.
+template <typename Row, typename Block>
+void in_blocks_of_eight(const Row& row, Block&& block) {
   // rest computed as a remainder so the compiler sees it is below 8 (the copies below).
   const size_t rest = row.count % 8;
   const size_t i = row.count - rest;
-  for (size_t block = 0; block < i; block += 8) {
-    quantized_binary_block<Operation>(row, block, a_broadcast, b_broadcast, row.out + block);
-  }
+  for (size_t index = 0; index < i; index += 8) block(row, index, row.out + index);
   if (rest == 0) return;
   int8_t a_codes[8] = {};
   int8_t b_codes[8] = {};
@@ -456,11 +454,20 @@ void quantized_binary_row_of(const QuantizedBinaryRow& row) {
     a_codes[j] = row.a.codes[(i + j) * row.a.step];
     b_codes[j] = row.b.codes[(i + j) * row.b.step];
   }
-  QuantizedBinaryRow tail = row;
+  Row tail = row;
   tail.a.codes = a_codes;
   tail.b.codes = b_codes;
-  quantized_binary_block<Operation>(tail, 0, a_broadcast, b_broadcast, out);
+  block(tail, 0, out);
   for (size_t j = 0; j < rest; ++j) row.out[i + j] = out[j];
+}
+
+template <int Operation>
+void quantized_binary_row_of(const QuantizedBinaryRow& row) {
+  const float32x4_t a_broadcast = vdupq_n_f32(decode_one(row.a));
+  const float32x4_t b_broadcast = vdupq_n_f32(decode_one(row.b));
+  in_blocks_of_eight(row, [&](const QuantizedBinaryRow& part, size_t index, int8_t* out) {
+    quantized_binary_block<Operation>(part, index, a_broadcast, b_broadcast, out);
+  });
 }
 
 void quantized_binary_row(const QuantizedBinaryRow& row) {
@@ -497,24 +504,8 @@ void quantized_add_block(const QuantizedAddRow& row, size_t index, int8_t* out) 
   vst1_s8(out, vmin_s8(vmax_s8(codes, vdup_n_s8(row.out_minimum)), vdup_n_s8(row.out_maximum)));
 }
 
-// The last count % 8 elements run on copies padded to eight, through the same code.
 void quantized_add_row(const QuantizedAddRow& row) {
-  const size_t rest = row.count % 8;
-  const size_t i = row.count - rest;
-  for (size_t block = 0; block < i; block += 8) quantized_add_block(row, block, row.out + block);
-  if (rest == 0) return;
-  int8_t a_codes[8] = {};
-  int8_t b_codes[8] = {};
-  int8_t out[8];
-  for (size_t j = 0; j < rest; ++j) {
-    a_codes[j] = row.a.codes[(i + j) * row.a.step];
-    b_codes[j] = row.b.codes[(i + j) * row.b.step];
-  }
-  QuantizedAddRow tail = row;
-  tail.a.codes = a_codes;
-  tail.b.codes = b_codes;
-  quantized_add_block(tail, 0, out);
-  for (size_t j = 0; j < rest; ++j) row.out[i + j] = out[j];
+  in_blocks_of_eight(row, quantized_add_block);
 }
 
 // ---- the reproducible exp and the int8 SiLU epilogue ----------------------------------------

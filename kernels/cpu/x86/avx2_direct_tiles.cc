@@ -21,6 +21,7 @@
 #include <immintrin.h>
 
 #include "optimized/micro_kernels.h"
+#include "x86/avx2_float_activation.h"
 
 #define ORKNN_TARGET_AVX2 __attribute__((target("avx2,fma")))
 
@@ -48,23 +49,9 @@ ORKNN_TARGET_AVX2 __m256i first_lanes(size_t count) {
   return lane_mask(count >= 8 ? 0xFFu : (1u << count) - 1u);
 }
 
-struct Activation {
-  __m256 minimum;
-  __m256 maximum;
-  __m256 leaky_alpha;
-  bool leaky;
-};
-
-ORKNN_TARGET_AVX2 __m256 activate(const Activation& activation, __m256 value) {
-  if (activation.leaky) {
-    const __m256 negative = _mm256_cmp_ps(value, _mm256_setzero_ps(), _CMP_LT_OQ);
-    value = _mm256_blendv_ps(value, _mm256_mul_ps(value, activation.leaky_alpha), negative);
-  }
-  // max_ps / min_ps return their second operand when either is NaN: a NaN sum stays NaN, as
-  // with the reference's std::max(value, minimum).
-  value = _mm256_max_ps(activation.minimum, value);
-  return _mm256_min_ps(activation.maximum, value);
-}
+using avx2_float::activate;
+using avx2_float::broadcast_activation;
+using avx2_float::VectorActivation;
 
 // One register block: kRows (1..6) rows from `row` of the tile, kVectors (1: columns 0-7 of
 // the half, 2: 0-15) columns from `column` (0 or 16). `columns` is the block's real columns
@@ -163,9 +150,7 @@ ORKNN_TARGET_AVX2 void direct_block(const DirectFloatTile& tile, size_t row, siz
 #undef ORKNN_STEP
 
   if (tile.activation) {
-    const Activation activation{
-        _mm256_set1_ps(tile.activation->minimum), _mm256_set1_ps(tile.activation->maximum),
-        _mm256_set1_ps(tile.activation->leaky_alpha), tile.activation->leaky};
+    const VectorActivation activation = broadcast_activation(*tile.activation);
 #define ORKNN_ACTIVATE(r)                                                 \
   if constexpr (kRows > r) {                                              \
     low##r = activate(activation, low##r);                                \

@@ -10,6 +10,7 @@
 #include "core/reproducible_exp.h"
 #include "optimized/binary_operation.h"
 #include "optimized/micro_kernels.h"
+#include "x86/avx2_float_activation.h"
 #include "x86/byte_transpose.h"
 
 namespace orknn::kernels::cpu::optimized {
@@ -22,29 +23,9 @@ constexpr size_t kFloatColumns = 16;
 constexpr size_t kIntRows = 6;
 constexpr size_t kIntColumns = 16;
 
-struct VectorActivation {
-  __m256 minimum;
-  __m256 maximum;
-  __m256 leaky_alpha;
-  bool leaky;
-};
-
-VectorActivation broadcast_activation(const FloatActivation& activation) {
-  return VectorActivation{_mm256_set1_ps(activation.minimum), _mm256_set1_ps(activation.maximum),
-                          _mm256_set1_ps(activation.leaky_alpha), activation.leaky};
-}
-
-inline __m256 activate(const VectorActivation& activation, __m256 value) {
-  if (activation.leaky) {
-    // value < 0 ? value * alpha : value
-    const __m256 negative = _mm256_cmp_ps(value, _mm256_setzero_ps(), _CMP_LT_OQ);
-    value = _mm256_blendv_ps(value, _mm256_mul_ps(value, activation.leaky_alpha), negative);
-  }
-  // std::max(value, minimum) keeps a NaN value, and so does max_ps with value second; likewise
-  // std::min(value, maximum) and min_ps.
-  value = _mm256_max_ps(activation.minimum, value);
-  return _mm256_min_ps(activation.maximum, value);
-}
+using avx2_float::activate;
+using avx2_float::broadcast_activation;
+using avx2_float::VectorActivation;
 
 // The tiles keep their accumulators in named variables (not arrays, which GCC leaves in
 // memory), one pair per row, and handle rows >= kRows with `if constexpr`.
