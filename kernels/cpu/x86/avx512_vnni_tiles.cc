@@ -236,10 +236,11 @@ ORKNN_TARGET_AVX512_VNNI TileEnd tile_end(const Int8TileRequantization& requanti
 // Whether row r's sums (its constant added) requantize in float: proven for the whole block
 // (in_float), or, with float_bounds, every real column's |sum| below the row's bound. Two
 // operations per 16 sums (an absolute value that zeroes the columns past the tile's, which hold
-// the constant alone or the padding's sums and are not stored, and an unsigned comparison) and a
-// branch, where the double path takes about ten per 8. Unsigned because |INT32_MIN| wraps to
-// itself: 2^31 as unsigned, beyond every bound. (The maskz form: GCC 12's plain one warns about
-// its undefined source, see the top.)
+// the constant alone or the padding's sums and are not stored, and an unsigned comparison), two
+// mask moves, an OR and a branch, where the double path takes eight per 16 (an extract, two
+// conversions to double, two products, two conversions back, an insert) and the float path three.
+// Unsigned because |INT32_MIN| wraps to itself: 2^31 as unsigned, beyond every bound. (The maskz
+// form: GCC 12's plain one warns about its undefined source, see the top.)
 template <size_t kVectors>
 ORKNN_TARGET_AVX512_VNNI bool row_in_float(const Int8TileRequantization& requantization, size_t r,
                                            __m512i low, __m512i high, const TileEnd& end) {
