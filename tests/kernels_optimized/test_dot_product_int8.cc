@@ -454,6 +454,82 @@ void test_requantization_ties(void**) {
   }
 }
 
+// The avx512 kernels' check of the real sums (Int8TileRequantization::float_bounds and
+// requantize_offset_row): where the static bound fails, a row (or 16 sums of it) requantizes in
+// float only when every real sum is within the row's limit, min(2^24, 2^21 / |m|). The input is
+// hot (x = 127, zx = -128) in four columns of the plane, cold (x = zx) in three others and
+// partly hot elsewhere ("the first h channels hot"), so one tile row holds sums on both sides of
+// its limit: in both column vectors (hot columns 0-3), or only in the second (hot columns 20-23
+// of 32, which a check of the first vector alone lets through). Per output channel:
+//  - m = 0.45, every w - zw = -128, a small bias: the cold pixels' sums are the bias (outputs in
+//    range, exact only if the float path is), the hot ones below -1.5 x 2^23 / m, where a float
+//    product would wrap to the wrong sign;
+//  - m = 2^-17, the same weights, the cold pixels' sum 261 x 2^16 + 1 (above 2^24): the
+//    reference's product is 130.5 + 2^-17 (131), while the float of that sum is 261 x 2^16, whose
+//    product 130.5 rounds half to even to 130, so a check without the 2^24 cap fails; the partly
+//    hot pixels' sums are below 2^24;
+//  - the usual random weights and multiplier, sums within every bound.
+// 1x1 over 880 channels (the GEMM, several depth chunks) and 3x3 over 100 (the direct
+// convolution, and the im2col GEMM's engine) on 5x13 and 3x32 / 5x32 planes; 1x1 over 1100 (the
+// GEMM) and 3x3 over 128 (channels in lanes: requantize_offset_row) on 7x7; 1-2 threads. With
+// every row in float, without the 2^24 cap, or with the second vector unchecked, it fails.
+void test_requantization_bounds(void**) {
+  Random random(9191);
+  struct Layer {
+    int64_t kernel, channels, output_channels, height, width;
+    int64_t hot, cold;  // the first of four hot columns, of three cold ones
+  };
+  const Layer layers[] = {{1, 880, 11, 5, 13, 0, 10},  {3, 100, 11, 5, 13, 0, 10},
+                          {1, 880, 11, 3, 32, 20, 26}, {3, 100, 11, 5, 32, 20, 26},
+                          {1, 1100, 40, 7, 7, 0, 4},   {3, 128, 40, 7, 7, 0, 4}};
+  for (const Engine& engine : engines()) {
+    for (const Layer& layer : layers) {
+      for (int threads = 1; threads <= 2; ++threads) {
+        ThreadPool pool(static_cast<size_t>(threads));
+        const int64_t channels = layer.channels;
+        Problem p = make_problem(random, channels, layer.output_channels, layer.height, layer.width,
+                                 layer.kernel, 1, layer.kernel / 2, 1, -128, false);
+        p.q.output_zero_point = -100;
+        const int64_t plane = layer.height * layer.width;
+        for (int64_t position = 0; position < plane; ++position) {
+          const int64_t column = position % layer.width;
+          const bool hot = column >= layer.hot && column < layer.hot + 4;
+          const bool cold = column >= layer.cold && column < layer.cold + 3;
+          const int64_t hot_channels = hot ? channels : cold ? 0 : random.integer(1, 40);
+          for (int64_t c = 0; c < channels; ++c) {
+            p.input[static_cast<size_t>(c * plane + position)] = c < hot_channels ? 127 : -128;
+          }
+        }
+        const int64_t depth = channels * layer.kernel * layer.kernel;
+        const int64_t cold_pixel = layer.cold + 1;  // row 0: every tap cold (or padding)
+        for (int64_t m = 0; m < p.shape.output_channels; ++m) {
+          const auto channel = static_cast<size_t>(m);
+          if (m % 3 == 2) continue;
+          p.q.weight_zero_points[channel] = 0;
+          std::fill_n(p.weights.begin() + m * depth, depth, static_cast<int8_t>(-128));
+          if (m % 3 == 0) {
+            p.q.multipliers[channel] = 0.45f;
+            p.bias[channel] = random.integer(-50, 500);
+          } else {
+            p.q.multipliers[channel] = 1.0f / 131072.0f;  // 2^-17
+            p.bias[channel] = 0;                          // accumulator() counts the bias
+            p.bias[channel] = static_cast<int32_t>(261 * 65536 + 1 - accumulator(p, m, cold_pixel));
+          }
+        }
+        char what[128];
+        std::snprintf(
+            what, sizeof(what),
+            "sums across the float bound: %lldx%lld, %lld -> %lld at %lldx%lld, %d threads",
+            static_cast<long long>(layer.kernel), static_cast<long long>(layer.kernel),
+            static_cast<long long>(channels), static_cast<long long>(layer.output_channels),
+            static_cast<long long>(layer.height), static_cast<long long>(layer.width), threads);
+        const std::string algorithm = check(p, engine, pool, what);
+        if (threads == 1) std::printf("%s: %s\n", what, algorithm.c_str());
+      }
+    }
+  }
+}
+
 // What the dot-product GEMM leaves to the int16-pair GEMM: the factories refuse it, and the
 // dispatcher's kernel is exact all the same.
 void test_fallbacks(void**) {
@@ -711,6 +787,7 @@ int main() {
       cmocka_unit_test(test_matmul),
       cmocka_unit_test(test_availability),
       cmocka_unit_test(test_requantization_ties),
+      cmocka_unit_test(test_requantization_bounds),
   };
   return cmocka_run_group_tests(tests, nullptr, nullptr);
 }

@@ -124,6 +124,7 @@ class DotProductConvolution final : public Conv2DInt8 {
     packed_weights_.assign(groups * group_weights_size_, 0);
     zero_point_terms_.assign(groups * group_rows_, 0);
     bias_limits_.assign(groups * group_rows_, -1);
+    float_bounds_.assign(groups * group_rows_, 0);
     for (size_t group = 0; group < groups; ++group) {
       int8_t* packed = packed_weights_.data() + group * group_weights_size_;
       for (size_t row = 0; row < group_rows_; ++row) {
@@ -146,6 +147,7 @@ class DotProductConvolution final : public Conv2DInt8 {
             static_cast<int32_t>(static_cast<uint32_t>(-packed_zero_point * sum));
         bias_limits_[channel] = float_requantization_bias_limit(
             magnitudes, requantization_.input_zero_point, requantization_.multipliers[channel]);
+        float_bounds_[channel] = float_requantization_bound(requantization_.multipliers[channel]);
       }
     }
   }
@@ -320,6 +322,7 @@ class DotProductConvolution final : public Conv2DInt8 {
             if (requantize) {
               requantization.constants = constants + (row - block.first_row);
               requantization.multipliers = requantization_.multipliers.data() + first_channel + row;
+              requantization.float_bounds = float_bounds_.data() + first_channel + row;
               requantization.output = group_output + row * columns_ + block.first_column + q * nr_;
               kernels_.tile_requantized_activations_in_b(tile, requantization);
             } else {
@@ -366,7 +369,8 @@ class DotProductConvolution final : public Conv2DInt8 {
   bool small_multipliers_ = false;
   std::vector<int8_t, LargeAllocator<int8_t>> packed_weights_;
   std::vector<int32_t> zero_point_terms_;
-  std::vector<int64_t> bias_limits_;  // per output channel, float_requantization_bias_limit
+  std::vector<int64_t> bias_limits_;    // per output channel, float_requantization_bias_limit
+  std::vector<uint32_t> float_bounds_;  // per output channel, float_requantization_bound
   char algorithm_[64];
 };
 

@@ -248,6 +248,7 @@ class DirectConvolution final : public Conv2DInt8 {
     packed_weights_.assign(divide_round_up(output_channels_, panel) * panel_bytes, 0);
     zero_point_terms_.assign(output_channels_, 0);
     bias_limits_.assign(output_channels_, -1);
+    float_bounds_.assign(output_channels_, 0);
     const int64_t packed_zero_point =
         int64_t{requantization_.input_zero_point} + kernels_.activation_offset;
     for (size_t m = 0; m < output_channels_; ++m) {
@@ -267,6 +268,7 @@ class DirectConvolution final : public Conv2DInt8 {
       zero_point_terms_[m] = static_cast<int32_t>(static_cast<uint32_t>(-packed_zero_point * sum));
       bias_limits_[m] = float_requantization_bias_limit(
           magnitudes, requantization_.input_zero_point, requantization_.multipliers[m]);
+      float_bounds_[m] = float_requantization_bound(requantization_.multipliers[m]);
     }
   }
 
@@ -469,6 +471,7 @@ class DirectConvolution final : public Conv2DInt8 {
             tile.a = packed_weights_.data() + (row / mr_) * panel_bytes;
             requantization.constants = constants + (row - first_row);
             requantization.multipliers = requantization_.multipliers.data() + row;
+            requantization.float_bounds = float_bounds_.data() + row;
             requantization.output = output + row * columns_ + pixel;
             kernels_.tile_direct(tile, &requantization);
           }
@@ -590,7 +593,8 @@ class DirectConvolution final : public Conv2DInt8 {
   std::vector<int8_t> padding_row_;
   std::vector<int8_t, LargeAllocator<int8_t>> packed_weights_;
   std::vector<int32_t> zero_point_terms_;
-  std::vector<int64_t> bias_limits_;  // per output channel, float_requantization_bias_limit
+  std::vector<int64_t> bias_limits_;    // per output channel, float_requantization_bias_limit
+  std::vector<uint32_t> float_bounds_;  // per output channel, float_requantization_bound
   char algorithm_[64];
 };
 

@@ -20,24 +20,40 @@ inline int32_t wrapping_add(int32_t a, int32_t b) {
   return static_cast<int32_t>(static_cast<uint32_t>(a) + static_cast<uint32_t>(b));
 }
 
-// The largest |bias| with which output channel's accumulators may requantize in float
-// (Int8TileRequantization::in_float): every accumulator it can see, |bias| plus its reach
-// (max |x - zx| x sum |w - zw|, `weight_offset_magnitudes` being that sum), must be at most 2^24
-// in magnitude and its product with the multiplier at most 2^21 (the proof is at
-// Int8TileRequantization). Negative when no bias qualifies. Computed once at build; the bias
-// arrives with the run, so requantizes_in_float checks it per block.
-inline int64_t float_requantization_bias_limit(int64_t weight_offset_magnitudes,
-                                               int32_t input_zero_point, float multiplier) {
+// The largest |accumulator| (the bias and zero-point term added) with which a row of this
+// multiplier requantizes in float with the reference's bits (Int8TileRequantization::in_float):
+// at most 2^24, so the int32 -> float conversion is exact, and its product with the multiplier
+// at most 2^21 (the proof is at Int8TileRequantization). Negative when none does (|m| > 1, NaN).
+inline int64_t float_requantization_accumulator_limit(float multiplier) {
   constexpr double kLargestAccumulator = 16777216.0;  // 2^24: int32 -> float is exact
   constexpr double kLargestProduct = 2097152.0;       // 2^21
+  const double magnitude = std::fabs(static_cast<double>(multiplier));
+  if (!(magnitude <= 1.0)) return -1;  // also NaN; small multipliers are below 0.5 anyway
+  double largest = kLargestAccumulator;
+  if (magnitude > 0.0) largest = std::min(largest, std::floor(kLargestProduct / magnitude));
+  return static_cast<int64_t>(largest);
+}
+
+// The per-row bound the tiles check their real sums against when the static limit below fails
+// (Int8TileRequantization::float_bounds): one past the accumulator limit, 0 when no accumulator
+// qualifies, so `|acc| >= bound` (unsigned) sends a row to the double path.
+inline uint32_t float_requantization_bound(float multiplier) {
+  const int64_t limit = float_requantization_accumulator_limit(multiplier);
+  return limit < 0 ? 0u : static_cast<uint32_t>(limit + 1);
+}
+
+// The largest |bias| with which an output channel's accumulators may requantize in float
+// whatever the input: every accumulator it can see, |bias| plus its reach (max |x - zx| x
+// sum |w - zw|, `weight_offset_magnitudes` being that sum), must be within the accumulator limit
+// above. Negative when no bias qualifies. Computed once at build; the bias arrives with the
+// run, so requantizes_in_float checks it per block.
+inline int64_t float_requantization_bias_limit(int64_t weight_offset_magnitudes,
+                                               int32_t input_zero_point, float multiplier) {
   const int64_t largest_input_offset =
       std::max<int64_t>(127 - int64_t{input_zero_point}, int64_t{input_zero_point} + 128);
-  const double reach = static_cast<double>(largest_input_offset * weight_offset_magnitudes);
-  const double magnitude = std::fabs(static_cast<double>(multiplier));
-  double largest = kLargestAccumulator;
-  if (!(magnitude <= 1.0)) return -1;  // also NaN; small multipliers are below 0.5 anyway
-  if (magnitude > 0.0) largest = std::min(largest, std::floor(kLargestProduct / magnitude));
-  return static_cast<int64_t>(largest - reach);
+  const int64_t limit = float_requantization_accumulator_limit(multiplier);
+  if (limit < 0) return -1;
+  return limit - largest_input_offset * weight_offset_magnitudes;
 }
 
 // Whether `rows` output channels requantize in float with these biases (null: none).
@@ -56,10 +72,12 @@ template <typename Constant>
 void finish_row(const DotProductKernels& kernels, const reference::Int8Requantization& q,
                 size_t channel, bool per_column, bool small_multipliers, int32_t* accumulators,
                 size_t count, Constant&& constant, int8_t* output) {
-  const RequantizeRow row =
+  RequantizeRow row =
       requantize_row_of(q, channel, per_column, small_multipliers, accumulators, count, output);
   if (!per_column && !q.silu && small_multipliers && kernels.requantize_offset_row) {
-    // One channel's row: its constant is added inside the requantization pass.
+    // One channel's row: its constant is added inside the requantization pass, which checks
+    // the sums against the float bound (a division per row, rows of 49 and more outputs).
+    row.float_bound = float_requantization_bound(q.multipliers[channel]);
     kernels.requantize_offset_row(row, constant(0));
     return;
   }

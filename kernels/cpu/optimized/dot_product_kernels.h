@@ -68,6 +68,12 @@ struct Int8TileRequantization {
   // floats are the integers, to nearest even (1.5 x 2^23 is even), so it is 1.5 x 2^23 +
   // round_half_even(P), and its bits minus those of 1.5 x 2^23 are that integer.
   bool in_float = false;
+  // Per tile row, for the blocks whose static bound fails (in_float false): one past the largest
+  // |acc| of the row's multiplier (float_requantization_bound), 0 for none. A tile that has them
+  // compares its real sums (the constant added, the real columns) and requantizes a row in float
+  // when every one is below the bound, with the same bits by the proof above; otherwise the row
+  // takes the double path. Null: no check, the double path.
+  const uint32_t* float_bounds = nullptr;
 };
 
 // One depth group of activation rows into B panels (the convolution's im2col): G rows of
@@ -180,7 +186,8 @@ struct DotProductKernels {
   size_t largest_tap_stride;
   // Optional (null: add the constant in a pass, then base's requantize_row): a convolution row's
   // requantization (one multiplier, small_multipliers, no SiLU) of accumulators[i] + offset,
-  // the sum modulo 2^32, with requantize_row's results.
+  // the sum modulo 2^32, with requantize_row's results (sums below row.float_bound may take
+  // the float form of Int8TileRequantization::in_float).
   void (*requantize_offset_row)(const RequantizeRow& row, int32_t offset);
   // Optional (null: store the int32 sums, then requantize them row by row): the convolution
   // tile whose last depth chunk writes int8 outputs (Int8TileRequantization). Used when every

@@ -89,6 +89,10 @@ struct RequantizeRow {
   int32_t output_maximum;
   int8_t* output;
   bool small_multipliers;
+  // For DotProductKernels::requantize_offset_row: one past the largest |accumulator| (the offset
+  // added) that may requantize in float with the same bits (float_requantization_bound,
+  // dot_product_epilogue.h); 0: none, the double path.
+  uint32_t float_bound = 0;
 };
 
 // The SiLU epilogue of docs/quantization.md 4.3 over a row of one output channel's accumulators:

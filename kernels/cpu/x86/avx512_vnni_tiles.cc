@@ -78,13 +78,12 @@ ORKNN_TARGET_AVX512_VNNI void requantize_eight(__m256i sums, __m512d factor,
   _mm256_mask_cvtsepi32_storeu_epi8(output, mask, rounded);
 }
 
-// 16 sums of one row plus the row's constant (modulo 2^32), requantized and stored to the
+// 16 sums of one row (the row's constant added, modulo 2^32) requantized and stored to the
 // lanes of `mask`. (The halves are taken with the maskz extracts: GCC 12's plain forms warn
 // about their undefined source, see the top.)
-ORKNN_TARGET_AVX512_VNNI void requantize_store(__m512i sums, int32_t constant, float multiplier,
+ORKNN_TARGET_AVX512_VNNI void requantize_store(__m512i sums, float multiplier,
                                                const RequantizationVectors& vectors, __mmask16 mask,
                                                int8_t* output) {
-  sums = _mm512_add_epi32(sums, _mm512_set1_epi32(constant));
   const __m512d factor = _mm512_set1_pd(static_cast<double>(multiplier));
   requantize_eight(_mm512_maskz_extracti64x4_epi64(0xFF, sums, 0), factor, vectors,
                    static_cast<__mmask8>(mask), output);
@@ -147,20 +146,17 @@ ORKNN_TARGET_AVX512_VNNI void store_clamped_words_32(__m512i words16,
   _mm256_mask_storeu_epi8(output, mask, _mm512_maskz_extracti64x4_epi64(0xFF, ordered, 0));
 }
 
-// 32 sums of one row (two vectors, the row's constant not yet added) requantized into the 32
-// bytes at `output` under `columns` (1..32): the products rounded in four groups of eight
+// 32 sums of one row (two vectors, the row's constant added) requantized into the 32 bytes at
+// `output` under `columns` (1..32): the products rounded in four groups of eight
 // doubles as requantize_store does, then zero point, clamp and narrowing on 16-bit lanes, 32 at
 // a time: the int32 -> int16 narrowing saturates, the zero point is added with saturation and
 // the clamp follows, which gives requantize_store's bytes because the output range lies within
 // int8 and |zero point| <= 128 (a value the narrowing saturated stays beyond the range after the
 // zero point, so the clamp ends it at the same bound). Two packs, a lane reorder and one masked
 // store, where requantize_store does the zero point, clamp and a store per eight outputs.
-ORKNN_TARGET_AVX512_VNNI void requantize_store_32(__m512i low, __m512i high, int32_t constant,
-                                                  float multiplier, const WordRequantization& words,
-                                                  size_t columns, int8_t* output) {
-  const __m512i offset = _mm512_set1_epi32(constant);
-  low = _mm512_add_epi32(low, offset);
-  high = _mm512_add_epi32(high, offset);
+ORKNN_TARGET_AVX512_VNNI void requantize_store_32(__m512i low, __m512i high, float multiplier,
+                                                  const WordRequantization& words, size_t columns,
+                                                  int8_t* output) {
   const __m512d factor = _mm512_set1_pd(static_cast<double>(multiplier));
   const __m512i first = rounded_products_16(low, factor);
   const __m512i second = rounded_products_16(high, factor);
@@ -190,14 +186,12 @@ ORKNN_TARGET_AVX512_VNNI __m512i float_bits_bias(const Int8TileRequantization& r
 // with the zero point are exact int32 (below 2^22 + 128), so the saturating narrowing to 16 bits
 // and the clamp give what requantize_store_32's narrowing, saturating zero point and clamp give.
 ORKNN_TARGET_AVX512_VNNI void requantize_store_32_in_float(__m512i low, __m512i high,
-                                                           int32_t constant, float multiplier,
-                                                           __m512i bits_bias,
+                                                           float multiplier, __m512i bits_bias,
                                                            const WordRequantization& words,
                                                            size_t columns, int8_t* output) {
-  const __m512i offset = _mm512_set1_epi32(constant);
   const __m512 factor = _mm512_set1_ps(multiplier);
-  const __m512i first = float_rounded_products(_mm512_add_epi32(low, offset), factor, bits_bias);
-  const __m512i second = float_rounded_products(_mm512_add_epi32(high, offset), factor, bits_bias);
+  const __m512i first = float_rounded_products(low, factor, bits_bias);
+  const __m512i second = float_rounded_products(high, factor, bits_bias);
   // 128-bit lane i: columns 4i..4i+3, then 16 + 4i..16 + 4i + 3 (as requantize_store_32).
   __m512i clamped = _mm512_maskz_packs_epi32(~__mmask32{0}, first, second);
   store_clamped_words_32(clamped, words, columns, output);
@@ -207,10 +201,9 @@ ORKNN_TARGET_AVX512_VNNI void requantize_store_32_in_float(__m512i low, __m512i 
 // int32, then the (now exact) narrowing. (The maskz forms with every lane set: GCC 12's plain
 // forms warn about their undefined source, see the top.)
 ORKNN_TARGET_AVX512_VNNI void requantize_store_in_float(
-    __m512i sums, int32_t constant, float multiplier, __m512i bits_bias,
-    const Int8TileRequantization& requantization, __mmask16 mask, int8_t* output) {
-  __m512i values = float_rounded_products(_mm512_add_epi32(sums, _mm512_set1_epi32(constant)),
-                                          _mm512_set1_ps(multiplier), bits_bias);
+    __m512i sums, float multiplier, __m512i bits_bias, const Int8TileRequantization& requantization,
+    __mmask16 mask, int8_t* output) {
+  __m512i values = float_rounded_products(sums, _mm512_set1_ps(multiplier), bits_bias);
   const int32_t minimum = requantization.output_minimum <= requantization.output_maximum
                               ? requantization.output_minimum
                               : requantization.output_maximum;
@@ -220,40 +213,91 @@ ORKNN_TARGET_AVX512_VNNI void requantize_store_in_float(
   _mm_mask_storeu_epi8(output, mask, _mm512_maskz_cvtsepi32_epi8(0xFFFF, values));
 }
 
+// What a requantizing tile's rows share (requantize_tile_row).
+struct TileEnd {
+  RequantizationVectors vectors;
+  WordRequantization words;
+  __m512i bits_bias;
+  __mmask16 mask_low;   // the real columns of the first vector
+  __mmask16 mask_high;  // and of the second
+};
+
+ORKNN_TARGET_AVX512_VNNI TileEnd tile_end(const Int8TileRequantization& requantization,
+                                          size_t columns) {
+  TileEnd end;
+  end.vectors = requantization_vectors(requantization);
+  end.words = word_requantization(requantization);
+  end.bits_bias = float_bits_bias(requantization);
+  end.mask_low = lane_mask(columns);
+  end.mask_high = lane_mask(columns > 16 ? columns - 16 : 0);
+  return end;
+}
+
+// Whether row r's sums (its constant added) requantize in float: proven for the whole block
+// (in_float), or, with float_bounds, every real column's |sum| below the row's bound. Two
+// operations per 16 sums (an absolute value that zeroes the columns past the tile's, which hold
+// the constant alone or the padding's sums and are not stored, and an unsigned comparison), two
+// mask moves, an OR and a branch, where the double path takes eight per 16 (an extract, two
+// conversions to double, two products, two conversions back, an insert) and the float path three.
+// Unsigned because |INT32_MIN| wraps to itself: 2^31 as unsigned, beyond every bound. (The maskz
+// form: GCC 12's plain one warns about its undefined source, see the top.)
+template <size_t kVectors>
+ORKNN_TARGET_AVX512_VNNI bool row_in_float(const Int8TileRequantization& requantization, size_t r,
+                                           __m512i low, __m512i high, const TileEnd& end) {
+  if (requantization.in_float) return true;
+  if (!requantization.float_bounds) return false;
+  const __m512i bound = _mm512_set1_epi32(static_cast<int32_t>(requantization.float_bounds[r]));
+  __mmask16 beyond = _mm512_cmpge_epu32_mask(_mm512_maskz_abs_epi32(end.mask_low, low), bound);
+  if constexpr (kVectors > 1) {
+    beyond = static_cast<__mmask16>(
+        beyond | _mm512_cmpge_epu32_mask(_mm512_maskz_abs_epi32(end.mask_high, high), bound));
+  }
+  return beyond == 0;
+}
+
+// Row r of a requantizing tile: low and high are its two column vectors (high unused with one
+// vector), plus c when the tile accumulates; the row's constant is added here, then the row is
+// requantized in float (row_in_float) or in double, the same bytes either way. Inlined: GCC 12
+// otherwise calls it once per row from the direct tile, where the code was inline before.
+template <size_t kVectors>
+__attribute__((always_inline)) inline ORKNN_TARGET_AVX512_VNNI void requantize_tile_row(
+    __m512i low, __m512i high, size_t r, const Int8TileRequantization& requantization,
+    const TileEnd& end, size_t columns) {
+  int8_t* out = requantization.output + r * requantization.output_stride;
+  const __m512i offset = _mm512_set1_epi32(requantization.constants[r]);
+  low = _mm512_add_epi32(low, offset);
+  if constexpr (kVectors > 1) high = _mm512_add_epi32(high, offset);
+  const float multiplier = requantization.multipliers[r];
+  if (row_in_float<kVectors>(requantization, r, low, high, end)) {
+    if constexpr (kVectors > 1) {
+      requantize_store_32_in_float(low, high, multiplier, end.bits_bias, end.words, columns, out);
+    } else {
+      requantize_store_in_float(low, multiplier, end.bits_bias, requantization, end.mask_low, out);
+    }
+  } else if constexpr (kVectors > 1) {
+    requantize_store_32(low, high, multiplier, end.words, columns, out);
+  } else {
+    requantize_store(low, multiplier, end.vectors, end.mask_low, out);
+  }
+}
+
 // The requantizing tile's end (vnni_tile_rows with kRequantize): sums[2r] and sums[2r + 1] are
 // row r's two column vectors, plus c when the tile accumulates, requantized into the output.
 template <size_t kRows, size_t kVectors>
 __attribute__((noinline)) ORKNN_TARGET_AVX512_VNNI void requantize_tile_sums(
     const Int8DotTile& tile, const Int8TileRequantization& requantization, const __m512i* sums) {
-  const RequantizationVectors vectors = requantization_vectors(requantization);
-  const __mmask16 mask_low = lane_mask(tile.columns);
-  const __mmask16 mask_high = lane_mask(tile.columns > 16 ? tile.columns - 16 : 0);
-  const WordRequantization words = word_requantization(requantization);
-  const __m512i bits_bias = float_bits_bias(requantization);
+  const TileEnd end = tile_end(requantization, tile.columns);
   for (size_t r = 0; r < kRows; ++r) {
     __m512i low = sums[2 * r];
     __m512i high = kVectors > 1 ? sums[2 * r + 1] : _mm512_setzero_si512();
     const int32_t* c = tile.c + r * tile.c_stride;
     if (tile.accumulate) {
-      low = _mm512_add_epi32(low, _mm512_maskz_loadu_epi32(mask_low, c));
-      if (kVectors > 1) high = _mm512_add_epi32(high, _mm512_maskz_loadu_epi32(mask_high, c + 16));
-    }
-    int8_t* out = requantization.output + r * requantization.output_stride;
-    const int32_t constant = requantization.constants[r];
-    const float multiplier = requantization.multipliers[r];
-    if (requantization.in_float) {
-      if constexpr (kVectors > 1) {
-        requantize_store_32_in_float(low, high, constant, multiplier, bits_bias, words,
-                                     tile.columns, out);
-      } else {
-        requantize_store_in_float(low, constant, multiplier, bits_bias, requantization, mask_low,
-                                  out);
+      low = _mm512_add_epi32(low, _mm512_maskz_loadu_epi32(end.mask_low, c));
+      if (kVectors > 1) {
+        high = _mm512_add_epi32(high, _mm512_maskz_loadu_epi32(end.mask_high, c + 16));
       }
-    } else if constexpr (kVectors > 1) {
-      requantize_store_32(low, high, constant, multiplier, words, tile.columns, out);
-    } else {
-      requantize_store(low, constant, multiplier, vectors, mask_low, out);
     }
+    requantize_tile_row<kVectors>(low, high, r, requantization, end, tile.columns);
   }
 }
 
@@ -505,27 +549,10 @@ ORKNN_TARGET_AVX512_VNNI void vnni_direct_rows(const Int8DirectTile& tile,
   const __mmask16 mask_low = lane_mask(tile.columns);
   const __mmask16 mask_high = lane_mask(tile.columns > 16 ? tile.columns - 16 : 0);
   if (requantization) {
-    const RequantizationVectors vectors = requantization_vectors(*requantization);
-    const WordRequantization words = word_requantization(*requantization);
-    const __m512i bits_bias = float_bits_bias(*requantization);
-#define ORKNN_REQUANTIZE(r)                                                                   \
-  if constexpr (kRows > r) {                                                                  \
-    int8_t* out = requantization->output + r * requantization->output_stride;                 \
-    const int32_t constant = requantization->constants[r];                                    \
-    const float multiplier = requantization->multipliers[r];                                  \
-    if (requantization->in_float) {                                                           \
-      if constexpr (kVectors > 1) {                                                           \
-        requantize_store_32_in_float(low##r, high##r, constant, multiplier, bits_bias, words, \
-                                     tile.columns, out);                                      \
-      } else {                                                                                \
-        requantize_store_in_float(low##r, constant, multiplier, bits_bias, *requantization,   \
-                                  mask_low, out);                                             \
-      }                                                                                       \
-    } else if constexpr (kVectors > 1) {                                                      \
-      requantize_store_32(low##r, high##r, constant, multiplier, words, tile.columns, out);   \
-    } else {                                                                                  \
-      requantize_store(low##r, constant, multiplier, vectors, mask_low, out);                 \
-    }                                                                                         \
+    const TileEnd end = tile_end(*requantization, tile.columns);
+#define ORKNN_REQUANTIZE(r)                                                                \
+  if constexpr (kRows > r) {                                                               \
+    requantize_tile_row<kVectors>(low##r, high##r, r, *requantization, end, tile.columns); \
   }
     ORKNN_FOR_EACH_ROW(ORKNN_REQUANTIZE)
 #undef ORKNN_REQUANTIZE
@@ -616,34 +643,59 @@ ORKNN_TARGET_AVX512_VNNI void interleave_quad_row(const Int8QuadRow& row) {
   }
 }
 
-// requantize_row's small-multiplier path (x86/avx2_micro_kernels.cc) on eight lanes of double,
-// with the channel's constant added first and masked loads and stores for the tail (the maskz
-// forms with every lane set: GCC 12's plain forms warn about their undefined source): int32 to
-// double is exact, one double product, vcvtpd2dq rounds half to even in the default MXCSR mode
+// requantize_row's small-multiplier path (x86/avx2_micro_kernels.cc) with the channel's
+// constant added first, 16 sums at a time, with masked loads and stores for the tail (the maskz
+// forms with every lane set: GCC 12's plain forms warn about their undefined source). When the
+// 16 real sums are below row.float_bound in magnitude (two operations, as the tiles'
+// row_in_float), in float as Int8TileRequantization::in_float proves exact: one FMA rounds the
+// product half to even, the values (zero point included) are exact int32 below 2^22 + 128, then
+// the clamp and the narrowing. Otherwise on two halves of eight doubles: int32 to double is
+// exact, one double product, vcvtpd2dq rounds half to even in the default MXCSR mode
 // (nearbyint), |product| < 2^30 so the zero point and clamp are exact in int32, and the
 // saturating narrowing (vpmovsdb) sees values already within int8.
 ORKNN_TARGET_AVX512_VNNI void requantize_offset_row(const RequantizeRow& row, int32_t offset) {
-  const __m256i constant = _mm256_set1_epi32(offset);
-  const __m512d multiplier = _mm512_set1_pd(static_cast<double>(row.multipliers[0]));
+  const __m512i constant = _mm512_set1_epi32(offset);
+  const float multiplier = row.multipliers[0];
+  const __m512d factor = _mm512_set1_pd(static_cast<double>(multiplier));
+  const __m512 float_factor = _mm512_set1_ps(multiplier);
+  const __m512i bound = _mm512_set1_epi32(static_cast<int32_t>(row.float_bound));
+  const __m512i bits_bias = _mm512_set1_epi32(0x4B400000 - row.output_zero_point);
   const __m256i zero_point = _mm256_set1_epi32(row.output_zero_point);
   // min(max(v, low), high) with low > high gives high, as the reference's clamp does.
-  const __m256i minimum = _mm256_set1_epi32(
-      row.output_minimum <= row.output_maximum ? row.output_minimum : row.output_maximum);
-  const __m256i maximum = _mm256_set1_epi32(row.output_maximum);
+  const int32_t low =
+      row.output_minimum <= row.output_maximum ? row.output_minimum : row.output_maximum;
+  const __m512i minimum = _mm512_set1_epi32(low);
+  const __m512i maximum = _mm512_set1_epi32(row.output_maximum);
+  const __m256i minimum8 = _mm256_set1_epi32(low);
+  const __m256i maximum8 = _mm256_set1_epi32(row.output_maximum);
   const int32_t* accumulators = row.accumulators;
   int8_t* output = row.output;
   const size_t count = row.count;
-  for (size_t i = 0; i < count; i += 8) {
+  for (size_t i = 0; i < count; i += 16) {
     const size_t left = count - i;
-    const __mmask8 mask =
-        left >= 8 ? static_cast<__mmask8>(0xFF) : static_cast<__mmask8>((1u << left) - 1u);
-    const __m256i sums =
-        _mm256_add_epi32(_mm256_maskz_loadu_epi32(mask, accumulators + i), constant);
-    __m256i rounded = _mm512_maskz_cvtpd_epi32(
-        0xFF, _mm512_mul_pd(_mm512_maskz_cvtepi32_pd(0xFF, sums), multiplier));
-    rounded = _mm256_add_epi32(rounded, zero_point);
-    rounded = _mm256_min_epi32(_mm256_max_epi32(rounded, minimum), maximum);
-    _mm256_mask_cvtsepi32_storeu_epi8(output + i, mask, rounded);
+    const __mmask16 mask =
+        left >= 16 ? static_cast<__mmask16>(0xFFFF) : static_cast<__mmask16>((1u << left) - 1u);
+    const __m512i sums =
+        _mm512_add_epi32(_mm512_maskz_loadu_epi32(mask, accumulators + i), constant);
+    // The lanes past the row are zeroed (the constant alone there must not send it to double).
+    if (_mm512_cmpge_epu32_mask(_mm512_maskz_abs_epi32(mask, sums), bound) == 0) {
+      __m512i values = float_rounded_products(sums, float_factor, bits_bias);
+      values =
+          _mm512_maskz_min_epi32(0xFFFF, _mm512_maskz_max_epi32(0xFFFF, values, minimum), maximum);
+      _mm_mask_storeu_epi8(output + i, mask, _mm512_maskz_cvtsepi32_epi8(0xFFFF, values));
+      continue;
+    }
+    for (size_t half = 0; half < 2; ++half) {
+      const auto lanes = static_cast<__mmask8>(mask >> (8 * half));
+      if (lanes == 0) break;
+      const __m256i eight = half == 0 ? _mm512_maskz_extracti64x4_epi64(0xFF, sums, 0)
+                                      : _mm512_maskz_extracti64x4_epi64(0xFF, sums, 1);
+      __m256i rounded = _mm512_maskz_cvtpd_epi32(
+          0xFF, _mm512_mul_pd(_mm512_maskz_cvtepi32_pd(0xFF, eight), factor));
+      rounded = _mm256_add_epi32(rounded, zero_point);
+      rounded = _mm256_min_epi32(_mm256_max_epi32(rounded, minimum8), maximum8);
+      _mm256_mask_cvtsepi32_storeu_epi8(output + i + 8 * half, lanes, rounded);
+    }
   }
 }
 
