@@ -2,6 +2,8 @@
 // requantization micro-kernels against reference::requantize: float32 within 1e-5 of the output
 // scale, int8 bit-exact, for every optimized variant, on 1 and 3 threads, with packed and
 // per-run B.
+#include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <limits>
 #include <memory>
@@ -408,13 +410,68 @@ void test_requantize_row(void**) {
   }
 }
 
+// RequantizeRow::in_float: rows whose accumulators are within 2^24 and whose products with the
+// row's multiplier are within 2^21 (the caller's promise) give reference::requantize's bytes,
+// ties included, at the bounds, and for lengths around the 16-output steps.
+void test_requantize_row_in_float(void**) {
+  namespace optimized = kernels::cpu::optimized;
+  Random random(19);
+  const float multipliers[] = {0.5f, 0.25f, 0.125f, 1.0f, 3e-3f, 0.0078125f, 0.37f, 1e-7f};
+  constexpr int64_t kLargestAccumulator = int64_t{1} << 24;
+  constexpr double kLargestProduct = 2097152.0;  // 2^21
+  for (const optimized::MicroKernels* table : optimized_micro_kernels()) {
+    for (size_t count : {1u, 15u, 16u, 17u, 31u, 32u, 48u, 61u}) {
+      for (int trial = 0; trial < 48; ++trial) {
+        const float m = multipliers[trial % 8];
+        const int64_t bound = std::min<int64_t>(
+            kLargestAccumulator, static_cast<int64_t>(std::floor(kLargestProduct / m)));
+        std::vector<int32_t> accumulators(count);
+        for (int32_t& value : accumulators) {
+          value = trial % 3 == 0
+                      ? random.integer(-40, 40)  // ties at multiples of 0.5
+                      : random.integer(static_cast<int32_t>(-bound), static_cast<int32_t>(bound));
+        }
+        if (trial % 6 == 1) accumulators[0] = static_cast<int32_t>(bound);
+        if (trial % 6 == 2) accumulators[count - 1] = static_cast<int32_t>(-bound);
+        const int32_t zero_point = random.integer(-128, 127);
+        int32_t low = -128, high = 127;
+        if (trial % 5 == 3) low = std::max(-128, zero_point);
+        if (trial % 5 == 4) {
+          low = random.integer(-128, 127);
+          high = random.integer(-128, 127);  // may be below low: the reference yields high
+        }
+        std::vector<int8_t> expected(count), output(count, 0x55);
+        for (size_t i = 0; i < count; ++i) {
+          expected[i] = reference::requantize(accumulators[i], m, zero_point, low, high);
+        }
+        optimized::RequantizeRow row{accumulators.data(),
+                                     count,
+                                     &m,
+                                     false,
+                                     zero_point,
+                                     low,
+                                     high,
+                                     output.data(),
+                                     optimized::small_multipliers(&m, 1, zero_point)};
+        row.in_float = true;
+        table->requantize_row(row);
+        const std::string mismatch = compare_exact(output, expected);
+        if (!mismatch.empty()) {
+          fail_msg("%s in-float requantize, %zu values, trial %d: %s", table->name, count, trial,
+                   mismatch.c_str());
+        }
+      }
+    }
+  }
+}
+
 }  // namespace
 
 int main() {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_float_gemm),     cmocka_unit_test(test_int8_gemm),
       cmocka_unit_test(test_one_row_gemm),   cmocka_unit_test(test_matmul),
-      cmocka_unit_test(test_requantize_row),
+      cmocka_unit_test(test_requantize_row), cmocka_unit_test(test_requantize_row_in_float),
   };
   return cmocka_run_group_tests(tests, nullptr, nullptr);
 }

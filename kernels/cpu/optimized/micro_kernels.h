@@ -77,8 +77,12 @@ struct Int16PairTile {
 // with m_i = multipliers[0] when per_element is false, multipliers[i] otherwise.
 // `small_multipliers` (set by the caller with small_multipliers() below) promises every
 // multiplier is at most 0.49 and |output_zero_point| < 2^20: then |accumulator x multiplier| <
-// 2^30, the +-1e9 bound never applies and the kernel may finish in int32. `output` must not
-// overlap the accumulators (a kernel may compute an output twice).
+// 2^30, the +-1e9 bound never applies and the kernel may finish in int32. `in_float` (set by
+// the caller, with per_element false) promises more: every accumulator is at most 2^24 in
+// magnitude and its product with the multiplier at most 2^21 (float_requantization_bias_limit,
+// dot_product_epilogue.h), so a kernel may round the product with one float FMA, exactly (the
+// proof is at Int8TileRequantization::in_float, dot_product_kernels.h); kernels without such a path
+// ignore it. `output` must not overlap the accumulators (a kernel may compute an output twice).
 struct RequantizeRow {
   const int32_t* accumulators;
   size_t count;
@@ -89,6 +93,7 @@ struct RequantizeRow {
   int32_t output_maximum;
   int8_t* output;
   bool small_multipliers;
+  bool in_float = false;
 };
 
 // The SiLU epilogue of docs/quantization.md 4.3 over a row of one output channel's accumulators:
