@@ -301,6 +301,8 @@ using DeinterleaveFloatRows = void (*)(const float* in, size_t count, float* con
 //   rows[l][c] = clamp(round_half_to_even(double(int32(sums[c * 8 + l]) + bias[l]) *
 //                double(multipliers[l])) + output_zero_point, output_minimum, output_maximum)
 // on the small-multiplier path of RequantizeRow (the caller checked small_multipliers()).
+// `in_float`, as RequantizeRow's: every int32(sum) + bias[l] is within 2^24 and its product with
+// multipliers[l] within 2^21 (kernels without a float path ignore it).
 struct RequantizeLanes {
   const float* sums;
   size_t count;
@@ -310,6 +312,7 @@ struct RequantizeLanes {
   int32_t output_minimum;
   int32_t output_maximum;
   int8_t* const* rows;  // [8], every one writable
+  bool in_float = false;
 };
 
 // ---- int8 depthwise on rows of codes with 4-tap dot products --------------------------------

@@ -1520,6 +1520,26 @@ inline __m128i requantize_lane_pixel(const float* sums, __m256i bias, __m256d mu
   return _mm_packs_epi16(words, words);
 }
 
+// The same for RequantizeLanes::in_float (requantize16_in_float's rounding): the sum plus the
+// bias is exact in float within 2^24, and one FMA rounds its product half to even.
+struct FloatLaneConstants {
+  __m256 bias;
+  __m256 multipliers;
+  __m256 magic;        // 1.5 x 2^23
+  __m256i magic_bits;  // 0x4B400000 - zero point
+};
+
+inline __m128i requantize_lane_pixel_in_float(const float* sums, const FloatLaneConstants& f,
+                                              const SmallRequantizeConstants& k) {
+  const __m256 value = _mm256_add_ps(_mm256_loadu_ps(sums), f.bias);
+  __m256i rounded = _mm256_sub_epi32(
+      _mm256_castps_si256(_mm256_fmadd_ps(value, f.multipliers, f.magic)), f.magic_bits);
+  rounded = _mm256_min_epi32(_mm256_max_epi32(rounded, k.minimum), k.maximum);
+  const __m128i words =
+      _mm_packs_epi32(_mm256_castsi256_si128(rounded), _mm256_extracti128_si256(rounded, 1));
+  return _mm_packs_epi16(words, words);
+}
+
 void requantize_lanes(const RequantizeLanes& lanes) {
   const int32_t minimum =
       lanes.output_minimum <= lanes.output_maximum ? lanes.output_minimum : lanes.output_maximum;
@@ -1529,6 +1549,17 @@ void requantize_lanes(const RequantizeLanes& lanes) {
   const __m256i bias = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(lanes.bias));
   const __m256d multipliers_low = _mm256_cvtps_pd(_mm_loadu_ps(lanes.multipliers));
   const __m256d multipliers_high = _mm256_cvtps_pd(_mm_loadu_ps(lanes.multipliers + 4));
+  // The zero point goes into the constant subtracted from the FMA's bits (int32, no overflow
+  // for zero points within int8's codes); otherwise the int32 path.
+  const bool in_float =
+      lanes.in_float && lanes.output_zero_point >= -128 && lanes.output_zero_point <= 127;
+  const FloatLaneConstants f{_mm256_cvtepi32_ps(bias), _mm256_loadu_ps(lanes.multipliers),
+                             _mm256_set1_ps(12582912.0f),
+                             _mm256_set1_epi32(0x4B400000 - lanes.output_zero_point)};
+  auto pixel = [&](const float* sums) {
+    return in_float ? requantize_lane_pixel_in_float(sums, f, k)
+                    : requantize_lane_pixel(sums, bias, multipliers_low, multipliers_high, k);
+  };
   const size_t count = lanes.count;
   int8_t* const* rows = lanes.rows;
   __m128i r[8];
@@ -1536,9 +1567,7 @@ void requantize_lanes(const RequantizeLanes& lanes) {
   if (count < 8) {
     alignas(16) int8_t staging[16];
     for (size_t c = 0; c < 8; ++c) {
-      r[c] = c < count ? requantize_lane_pixel(lanes.sums + c * 8, bias, multipliers_low,
-                                               multipliers_high, k)
-                       : _mm_setzero_si128();
+      r[c] = c < count ? pixel(lanes.sums + c * 8) : _mm_setzero_si128();
     }
     transpose8x8_bytes(r, columns);
     for (size_t l = 0; l < 8; ++l) {
@@ -1550,10 +1579,7 @@ void requantize_lanes(const RequantizeLanes& lanes) {
   // The last block ends at the row's end and may overlap the one before (same values).
   for (size_t c = 0;; c += 8) {
     if (c + 8 > count) c = count - 8;
-    for (size_t p = 0; p < 8; ++p) {
-      r[p] = requantize_lane_pixel(lanes.sums + (c + p) * 8, bias, multipliers_low,
-                                   multipliers_high, k);
-    }
+    for (size_t p = 0; p < 8; ++p) r[p] = pixel(lanes.sums + (c + p) * 8);
     transpose8x8_bytes(r, columns);
     for (size_t l = 0; l < 8; l += 2) {
       _mm_storel_epi64(reinterpret_cast<__m128i*>(rows[l] + c), columns[l / 2]);
