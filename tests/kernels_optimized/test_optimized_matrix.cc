@@ -397,7 +397,8 @@ void test_requantize_row(void**) {
             low,
             high,
             output.data(),
-            optimized::small_multipliers(multipliers.data(), per_element ? count : 1, zero_point)};
+            optimized::small_multipliers(multipliers.data(), per_element ? count : 1, zero_point),
+            false};
         if (trial % 2 == 1) assert_true(row.small_multipliers);
         table->requantize_row(row);
         const std::string mismatch = compare_exact(output, expected);
@@ -452,8 +453,8 @@ void test_requantize_row_in_float(void**) {
                                      low,
                                      high,
                                      output.data(),
-                                     optimized::small_multipliers(&m, 1, zero_point)};
-        row.in_float = true;
+                                     optimized::small_multipliers(&m, 1, zero_point),
+                                     true};
         table->requantize_row(row);
         const std::string mismatch = compare_exact(output, expected);
         if (!mismatch.empty()) {
