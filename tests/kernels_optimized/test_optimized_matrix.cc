@@ -2,6 +2,8 @@
 // requantization micro-kernels against reference::requantize: float32 within 1e-5 of the output
 // scale, int8 bit-exact, for every optimized variant, on 1 and 3 threads, with packed and
 // per-run B.
+#include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <limits>
 #include <memory>
@@ -395,7 +397,8 @@ void test_requantize_row(void**) {
             low,
             high,
             output.data(),
-            optimized::small_multipliers(multipliers.data(), per_element ? count : 1, zero_point)};
+            optimized::small_multipliers(multipliers.data(), per_element ? count : 1, zero_point),
+            false};
         if (trial % 2 == 1) assert_true(row.small_multipliers);
         table->requantize_row(row);
         const std::string mismatch = compare_exact(output, expected);
@@ -408,13 +411,139 @@ void test_requantize_row(void**) {
   }
 }
 
+// RequantizeRow::in_float: rows whose accumulators are within 2^24 and whose products with the
+// row's multiplier are within 2^21 (the caller's promise) give reference::requantize's bytes,
+// ties included, at the bounds, and for lengths around the 16-output steps.
+void test_requantize_row_in_float(void**) {
+  namespace optimized = kernels::cpu::optimized;
+  Random random(19);
+  const float multipliers[] = {0.5f, 0.25f, 0.125f, 1.0f, 3e-3f, 0.0078125f, 0.37f, 1e-7f};
+  constexpr int64_t kLargestAccumulator = int64_t{1} << 24;
+  constexpr double kLargestProduct = 2097152.0;  // 2^21
+  for (const optimized::MicroKernels* table : optimized_micro_kernels()) {
+    for (size_t count : {1u, 15u, 16u, 17u, 31u, 32u, 48u, 61u}) {
+      for (int trial = 0; trial < 48; ++trial) {
+        const float m = multipliers[trial % 8];
+        const int64_t bound = std::min<int64_t>(
+            kLargestAccumulator, static_cast<int64_t>(std::floor(kLargestProduct / m)));
+        std::vector<int32_t> accumulators(count);
+        for (int32_t& value : accumulators) {
+          value = trial % 3 == 0
+                      ? random.integer(-40, 40)  // ties at multiples of 0.5
+                      : random.integer(static_cast<int32_t>(-bound), static_cast<int32_t>(bound));
+        }
+        if (trial % 6 == 1) accumulators[0] = static_cast<int32_t>(bound);
+        if (trial % 6 == 2) accumulators[count - 1] = static_cast<int32_t>(-bound);
+        const int32_t zero_point = random.integer(-128, 127);
+        int32_t low = -128, high = 127;
+        if (trial % 5 == 3) low = std::max(-128, zero_point);
+        if (trial % 5 == 4) {
+          low = random.integer(-128, 127);
+          high = random.integer(-128, 127);  // may be below low: the reference yields high
+        }
+        std::vector<int8_t> expected(count), output(count, 0x55);
+        for (size_t i = 0; i < count; ++i) {
+          expected[i] = reference::requantize(accumulators[i], m, zero_point, low, high);
+        }
+        optimized::RequantizeRow row{accumulators.data(),
+                                     count,
+                                     &m,
+                                     false,
+                                     zero_point,
+                                     low,
+                                     high,
+                                     output.data(),
+                                     optimized::small_multipliers(&m, 1, zero_point),
+                                     true};
+        table->requantize_row(row);
+        const std::string mismatch = compare_exact(output, expected);
+        if (!mismatch.empty()) {
+          fail_msg("%s in-float requantize, %zu values, trial %d: %s", table->name, count, trial,
+                   mismatch.c_str());
+        }
+      }
+    }
+  }
+}
+
+// requantize_lanes (the int8 depthwise's sums in 8 lanes, exact integers as floats) equals
+// reference::requantize of int32(sum) + bias per lane, with and without `in_float` (whose
+// promise the sums keep: within 2^24 and 2^21 / m with the bias), ties and clamps included.
+void test_requantize_lanes(void**) {
+  namespace optimized = kernels::cpu::optimized;
+  Random random(23);
+  const float small_ones[] = {0.25f, 0.125f, 3e-3f, 1e-7f, 0.49f, 0.0625f, 0.375f, 1e-4f};
+  constexpr double kLargestAccumulator = 16777216.0;  // 2^24
+  constexpr double kLargestProduct = 2097152.0;       // 2^21
+  for (const optimized::MicroKernels* table : optimized_micro_kernels()) {
+    for (size_t count : {1u, 7u, 8u, 9u, 16u, 37u}) {
+      for (int trial = 0; trial < 40; ++trial) {
+        float multipliers[8];
+        int32_t bias[8];
+        int32_t bounds[8];
+        for (size_t l = 0; l < 8; ++l) {
+          multipliers[l] = small_ones[random.integer(0, 7)];
+          bounds[l] = static_cast<int32_t>(
+              std::min(kLargestAccumulator, std::floor(kLargestProduct / multipliers[l])));
+          bias[l] = trial % 3 == 0 ? random.integer(-3, 3)
+                                   : random.integer(-bounds[l] / 2, bounds[l] / 2);
+        }
+        std::vector<float> sums(count * 8);
+        for (size_t c = 0; c < count; ++c) {
+          for (size_t l = 0; l < 8; ++l) {
+            const int32_t half = bounds[l] / 2;
+            sums[c * 8 + l] = static_cast<float>(trial % 3 == 0 ? random.integer(-40, 40)
+                                                                : random.integer(-half, half));
+          }
+        }
+        const int32_t zero_point = random.integer(-128, 127);
+        int32_t low = -128, high = 127;
+        if (trial % 5 == 3) low = std::max(-128, zero_point);
+        if (trial % 5 == 4) {
+          low = random.integer(-128, 127);
+          high = random.integer(-128, 127);
+        }
+        std::vector<int8_t> output(count * 8, 0x55);
+        int8_t* rows[8];
+        for (size_t l = 0; l < 8; ++l) rows[l] = output.data() + l * count;
+        optimized::RequantizeLanes lanes{};
+        lanes.sums = sums.data();
+        lanes.count = count;
+        lanes.bias = bias;
+        lanes.multipliers = multipliers;
+        lanes.output_zero_point = zero_point;
+        lanes.output_minimum = low;
+        lanes.output_maximum = high;
+        lanes.rows = rows;
+        lanes.in_float = trial % 2 == 0;
+        table->requantize_lanes(lanes);
+        for (size_t l = 0; l < 8; ++l) {
+          for (size_t c = 0; c < count; ++c) {
+            const int8_t expected =
+                reference::requantize(static_cast<int32_t>(sums[c * 8 + l]) + bias[l],
+                                      multipliers[l], zero_point, low, high);
+            if (rows[l][c] != expected) {
+              fail_msg(
+                  "%s requantize_lanes%s, %zu pixels, trial %d: lane %zu pixel %zu: %d, "
+                  "expected %d",
+                  table->name, lanes.in_float ? " in float" : "", count, trial, l, c, rows[l][c],
+                  expected);
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
 }  // namespace
 
 int main() {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_float_gemm),     cmocka_unit_test(test_int8_gemm),
-      cmocka_unit_test(test_one_row_gemm),   cmocka_unit_test(test_matmul),
-      cmocka_unit_test(test_requantize_row),
+      cmocka_unit_test(test_float_gemm),       cmocka_unit_test(test_int8_gemm),
+      cmocka_unit_test(test_one_row_gemm),     cmocka_unit_test(test_matmul),
+      cmocka_unit_test(test_requantize_row),   cmocka_unit_test(test_requantize_row_in_float),
+      cmocka_unit_test(test_requantize_lanes),
   };
   return cmocka_run_group_tests(tests, nullptr, nullptr);
 }

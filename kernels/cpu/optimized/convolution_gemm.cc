@@ -11,6 +11,7 @@
 
 #include "core/large_allocation.h"
 #include "optimized/blocking.h"
+#include "optimized/dot_product_epilogue.h"
 #include "optimized/optimized_kernels.h"
 #include "optimized/tile_arithmetic.h"
 
@@ -86,6 +87,7 @@ class GemmConvolution final : public ConvolutionTraits<Arithmetic>::Interface {
     if (constant_weights) {
       packed_weights_.resize(weights_size);
       pack_weights(constant_weights, packed_weights_.data());
+      if constexpr (kIsInt8<Arithmetic>) set_bias_limits(constant_weights);
     } else {
       dynamic_weights_bytes_ = align_bytes(weights_size * sizeof(Packed));
     }
@@ -148,6 +150,25 @@ class GemmConvolution final : public ConvolutionTraits<Arithmetic>::Interface {
       }
       pack_row_panels<Arithmetic>(weights + first_channel * depth_, zero_points, group_rows_,
                                   depth_, mr_, packed + group * group_weights_size_);
+    }
+  }
+
+  // Per output channel, the largest |bias| with which its accumulators requantize in float
+  // (RequantizeRow::in_float): with 1x1 and small 3x3 layers every accumulator is far below
+  // 2^24, and the float rounding takes a third of the double path's operations. Constant
+  // weights only (the reach is the sum of |w - zw|); the bias is checked per block.
+  void set_bias_limits(const Element* weights) {
+    const size_t channels = static_cast<size_t>(shape_.output_channels);
+    bias_limits_.assign(channels, -1);
+    for (size_t channel = 0; channel < channels; ++channel) {
+      const int32_t zero_point = parameters_.weight_zero_points[channel];
+      int64_t magnitudes = 0;
+      for (size_t k = 0; k < depth_; ++k) {
+        const int64_t offset = int64_t{weights[channel * depth_ + k]} - zero_point;
+        magnitudes += offset < 0 ? -offset : offset;
+      }
+      bias_limits_[channel] = float_requantization_bias_limit(
+          magnitudes, parameters_.input_zero_point, parameters_.multipliers[channel]);
     }
   }
 
@@ -259,13 +280,17 @@ class GemmConvolution final : public ConvolutionTraits<Arithmetic>::Interface {
     }
 
     if constexpr (kIsInt8<Arithmetic>) {
+      const bool in_float =
+          !bias_limits_.empty() &&
+          requantizes_in_float(bias_limits_.data() + first_channel + first_row,
+                               group_bias ? group_bias + first_row : nullptr, grid.rows);
       for (size_t r = 0; r < grid.rows; ++r) {
         const size_t channel = first_channel + first_row + r;
-        requantize_int8_row(
-            kernels_, parameters_, channel,
-            requantize_row_of(parameters_, channel, false, small_multipliers_,
-                              c_base + r * c_stride, grid.columns,
-                              group_output + (first_row + r) * columns_ + first_column));
+        RequantizeRow row = requantize_row_of(
+            parameters_, channel, false, small_multipliers_, c_base + r * c_stride, grid.columns,
+            group_output + (first_row + r) * columns_ + first_column);
+        row.in_float = in_float;
+        requantize_int8_row(kernels_, parameters_, channel, row);
       }
     }
   }
@@ -293,6 +318,8 @@ class GemmConvolution final : public ConvolutionTraits<Arithmetic>::Interface {
   size_t task_bytes_ = 0;
   size_t dynamic_weights_bytes_ = 0;
   std::vector<Packed, LargeAllocator<Packed>> packed_weights_;
+  // int8 with constant weights: per output channel, float_requantization_bias_limit.
+  std::vector<int64_t> bias_limits_;
   char algorithm_[64];
 };
 

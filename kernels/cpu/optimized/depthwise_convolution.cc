@@ -4,9 +4,11 @@
 // vector lanes (DepthwiseLanes, "channels in lanes" below), which most layers take.
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <vector>
 
 #include "optimized/blocking.h"
+#include "optimized/dot_product_epilogue.h"
 #include "optimized/optimized_kernels.h"
 
 namespace orknn::kernels::cpu::optimized {
@@ -569,11 +571,19 @@ class LaneDepthwiseConvolutionInt8 final : public Conv2DInt8 {
     const size_t output_channels = static_cast<size_t>(shape.output_channels);
     const size_t taps = lanes_.taps_;
     weights_.resize(output_channels * taps);
+    // Per channel, the largest |bias| with which its sums requantize in float
+    // (RequantizeLanes::in_float): the reach is max |x - zx| x sum |w - zw| over the taps.
+    bias_limits_.resize(output_channels);
     for (size_t channel = 0; channel < output_channels; ++channel) {
+      int64_t magnitudes = 0;
       for (size_t t = 0; t < taps; ++t) {
-        weights_[channel * taps + t] = static_cast<float>(constant_weights[channel * taps + t] -
-                                                          q_.weight_zero_points[channel]);
+        const int32_t offset =
+            constant_weights[channel * taps + t] - q_.weight_zero_points[channel];
+        weights_[channel * taps + t] = static_cast<float>(offset);
+        magnitudes += offset < 0 ? -offset : offset;
       }
+      bias_limits_[channel] =
+          float_requantization_bias_limit(magnitudes, q_.input_zero_point, q_.multipliers[channel]);
     }
     std::snprintf(algorithm_, sizeof(algorithm_), "%s int8 depthwise %lldx%lld lanes", kernels.name,
                   static_cast<long long>(shape.window.kernel_height),
@@ -596,11 +606,13 @@ class LaneDepthwiseConvolutionInt8 final : public Conv2DInt8 {
       auto* lane_bias = reinterpret_cast<int32_t*>(extra + 64);
       auto* lane_multipliers = reinterpret_cast<float*>(extra + 128);
       const size_t first_channel = task / lanes_.geometry_.bands % lanes_.groups_ * kDepthwiseLanes;
+      bool in_float = true;
       for (size_t l = 0; l < kDepthwiseLanes; ++l) {
         const size_t channel = std::min(first_channel + l, output_channels - 1);
         zero_bias[l] = 0.0f;
         lane_bias[l] = bias ? bias[channel] : 0;
         lane_multipliers[l] = q_.multipliers[channel];
+        in_float = in_float && std::abs(int64_t{lane_bias[l]}) <= bias_limits_[channel];
       }
       auto interleave = [&](InterleaveRows<int8_t> rows) {
         rows.zero_point = zero_point;
@@ -620,6 +632,7 @@ class LaneDepthwiseConvolutionInt8 final : public Conv2DInt8 {
       requantize.output_minimum = q_.output_minimum;
       requantize.output_maximum = q_.output_maximum;
       requantize.rows = rows;
+      requantize.in_float = in_float;
       kernels.requantize_lanes(requantize);
     });
   }
@@ -628,6 +641,7 @@ class LaneDepthwiseConvolutionInt8 final : public Conv2DInt8 {
   const LaneDepthwise lanes_;
   const Int8Requantization q_;
   std::vector<float> weights_;
+  std::vector<int64_t> bias_limits_;  // per output channel, float_requantization_bias_limit
   char algorithm_[64];
 };
 

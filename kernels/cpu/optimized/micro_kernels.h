@@ -77,8 +77,12 @@ struct Int16PairTile {
 // with m_i = multipliers[0] when per_element is false, multipliers[i] otherwise.
 // `small_multipliers` (set by the caller with small_multipliers() below) promises every
 // multiplier is at most 0.49 and |output_zero_point| < 2^20: then |accumulator x multiplier| <
-// 2^30, the +-1e9 bound never applies and the kernel may finish in int32. `output` must not
-// overlap the accumulators (a kernel may compute an output twice).
+// 2^30, the +-1e9 bound never applies and the kernel may finish in int32. `in_float` (set by
+// the caller, with per_element false) promises more: every accumulator is at most 2^24 in
+// magnitude and its product with the multiplier at most 2^21 (float_requantization_bias_limit,
+// dot_product_epilogue.h), so a kernel may round the product with one float FMA, exactly (the
+// proof is at Int8TileRequantization::in_float, dot_product_kernels.h); kernels without such a path
+// ignore it. `output` must not overlap the accumulators (a kernel may compute an output twice).
 struct RequantizeRow {
   const int32_t* accumulators;
   size_t count;
@@ -89,6 +93,7 @@ struct RequantizeRow {
   int32_t output_maximum;
   int8_t* output;
   bool small_multipliers;
+  bool in_float = false;
   // For DotProductKernels::requantize_offset_row: one past the largest |accumulator| (the offset
   // added) that may requantize in float with the same bits (float_requantization_bound,
   // dot_product_epilogue.h); 0: none, the double path.
@@ -300,6 +305,8 @@ using DeinterleaveFloatRows = void (*)(const float* in, size_t count, float* con
 //   rows[l][c] = clamp(round_half_to_even(double(int32(sums[c * 8 + l]) + bias[l]) *
 //                double(multipliers[l])) + output_zero_point, output_minimum, output_maximum)
 // on the small-multiplier path of RequantizeRow (the caller checked small_multipliers()).
+// `in_float`, as RequantizeRow's: every int32(sum) + bias[l] is within 2^24 and its product with
+// multipliers[l] within 2^21 (kernels without a float path ignore it).
 struct RequantizeLanes {
   const float* sums;
   size_t count;
@@ -309,6 +316,7 @@ struct RequantizeLanes {
   int32_t output_minimum;
   int32_t output_maximum;
   int8_t* const* rows;  // [8], every one writable
+  bool in_float = false;
 };
 
 // ---- int8 depthwise on rows of codes with 4-tap dot products --------------------------------

@@ -381,6 +381,52 @@ inline void requantize8_small(const int32_t* accumulators, const float* multipli
   _mm_storel_epi64(reinterpret_cast<__m128i*>(output), _mm_packs_epi16(words, words));
 }
 
+// RequantizeRow::in_float on 16 accumulators: float(acc) x m + 1.5 x 2^23 in one FMA is
+// 1.5 x 2^23 + round_half_even(acc x m) (the proof is at Int8TileRequantization::in_float), so
+// its bits minus 0x4B400000 are the rounded product; the zero point is subtracted from that
+// constant. The int32 -> int16 saturation keeps every value outside [-128, 127] outside it, so
+// the clamp on 16-bit lanes is the reference's. Per 16 outputs two conversions, two FMAs and
+// two subtractions, where the int32 path takes four conversions to and from double, four
+// double products and an insert.
+struct FloatRequantizeConstants {
+  __m256 multiplier;
+  __m256 magic;        // 1.5 x 2^23
+  __m256i magic_bits;  // 0x4B400000 - zero point
+  __m256i minimum;     // int16 lanes
+  __m256i maximum;
+};
+
+inline void requantize16_in_float(const int32_t* accumulators, const FloatRequantizeConstants& k,
+                                  int8_t* output) {
+  const __m256 low =
+      _mm256_cvtepi32_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(accumulators)));
+  const __m256 high =
+      _mm256_cvtepi32_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(accumulators + 8)));
+  const __m256i rounded_low = _mm256_sub_epi32(
+      _mm256_castps_si256(_mm256_fmadd_ps(low, k.multiplier, k.magic)), k.magic_bits);
+  const __m256i rounded_high = _mm256_sub_epi32(
+      _mm256_castps_si256(_mm256_fmadd_ps(high, k.multiplier, k.magic)), k.magic_bits);
+  // packs works within 128-bit lanes: [l0-3 h0-3 | l4-7 h4-7] -> [l0-7 | h0-7].
+  __m256i words = _mm256_permute4x64_epi64(_mm256_packs_epi32(rounded_low, rounded_high), 0xD8);
+  words = _mm256_min_epi16(_mm256_max_epi16(words, k.minimum), k.maximum);
+  const __m128i bytes =
+      _mm_packs_epi16(_mm256_castsi256_si128(words), _mm256_extracti128_si256(words, 1));
+  _mm_storeu_si128(reinterpret_cast<__m128i*>(output), bytes);
+}
+
+// The 16-output steps of an in_float row; returns how many outputs they wrote.
+size_t requantize_row_in_float(const RequantizeRow& row) {
+  const FloatRequantizeConstants k{_mm256_set1_ps(row.multipliers[0]), _mm256_set1_ps(12582912.0f),
+                                   _mm256_set1_epi32(0x4B400000 - row.output_zero_point),
+                                   _mm256_set1_epi16(static_cast<int16_t>(row.output_minimum)),
+                                   _mm256_set1_epi16(static_cast<int16_t>(row.output_maximum))};
+  const int32_t* const accumulators = row.accumulators;
+  int8_t* const output = row.output;
+  const size_t whole = row.count / 16 * 16;
+  for (size_t i = 0; i < whole; i += 16) requantize16_in_float(accumulators + i, k, output + i);
+  return whole;
+}
+
 void requantize_row(const RequantizeRow& row) {
   const RequantizeConstants k{_mm256_set1_pd(-1e9), _mm256_set1_pd(1e9),
                               _mm256_set1_pd(static_cast<double>(row.output_zero_point)),
@@ -399,7 +445,12 @@ void requantize_row(const RequantizeRow& row) {
   const float* const multipliers_in = row.multipliers;
   int8_t* const output_out = row.output;
   const size_t whole = row.count / 8 * 8;
-  size_t i = 0;
+  // An in_float row's 16-output steps first (their clamp runs on 16-bit lanes: the output range
+  // must be int8's); the rest, fewer than 16, on the paths below, which give the same bytes.
+  const bool in_float = row.in_float && !row.per_element && row.output_minimum >= -128 &&
+                        row.output_maximum <= 127 && row.output_minimum <= row.output_maximum &&
+                        row.output_zero_point >= -128 && row.output_zero_point <= 127;
+  size_t i = in_float ? requantize_row_in_float(row) : 0;
   if (row.small_multipliers && row.per_element) {
     for (; i < whole; i += 8) {
       requantize8_small(accumulators_in + i, multipliers_in + i, true, uniform, small,
@@ -1450,6 +1501,26 @@ inline __m128i requantize_lane_pixel(const float* sums, __m256i bias, __m256d mu
   return _mm_packs_epi16(words, words);
 }
 
+// The same for RequantizeLanes::in_float (requantize16_in_float's rounding): the sum plus the
+// bias is exact in float within 2^24, and one FMA rounds its product half to even.
+struct FloatLaneConstants {
+  __m256 bias;
+  __m256 multipliers;
+  __m256 magic;        // 1.5 x 2^23
+  __m256i magic_bits;  // 0x4B400000 - zero point
+};
+
+inline __m128i requantize_lane_pixel_in_float(const float* sums, const FloatLaneConstants& f,
+                                              const SmallRequantizeConstants& k) {
+  const __m256 value = _mm256_add_ps(_mm256_loadu_ps(sums), f.bias);
+  __m256i rounded = _mm256_sub_epi32(
+      _mm256_castps_si256(_mm256_fmadd_ps(value, f.multipliers, f.magic)), f.magic_bits);
+  rounded = _mm256_min_epi32(_mm256_max_epi32(rounded, k.minimum), k.maximum);
+  const __m128i words =
+      _mm_packs_epi32(_mm256_castsi256_si128(rounded), _mm256_extracti128_si256(rounded, 1));
+  return _mm_packs_epi16(words, words);
+}
+
 void requantize_lanes(const RequantizeLanes& lanes) {
   const int32_t minimum =
       lanes.output_minimum <= lanes.output_maximum ? lanes.output_minimum : lanes.output_maximum;
@@ -1459,6 +1530,17 @@ void requantize_lanes(const RequantizeLanes& lanes) {
   const __m256i bias = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(lanes.bias));
   const __m256d multipliers_low = _mm256_cvtps_pd(_mm_loadu_ps(lanes.multipliers));
   const __m256d multipliers_high = _mm256_cvtps_pd(_mm_loadu_ps(lanes.multipliers + 4));
+  // The zero point goes into the constant subtracted from the FMA's bits (int32, no overflow
+  // for zero points within int8's codes); otherwise the int32 path.
+  const bool in_float =
+      lanes.in_float && lanes.output_zero_point >= -128 && lanes.output_zero_point <= 127;
+  const FloatLaneConstants f{_mm256_cvtepi32_ps(bias), _mm256_loadu_ps(lanes.multipliers),
+                             _mm256_set1_ps(12582912.0f),
+                             _mm256_set1_epi32(0x4B400000 - lanes.output_zero_point)};
+  auto pixel = [&](const float* sums) {
+    return in_float ? requantize_lane_pixel_in_float(sums, f, k)
+                    : requantize_lane_pixel(sums, bias, multipliers_low, multipliers_high, k);
+  };
   const size_t count = lanes.count;
   int8_t* const* rows = lanes.rows;
   __m128i r[8];
@@ -1466,9 +1548,7 @@ void requantize_lanes(const RequantizeLanes& lanes) {
   if (count < 8) {
     alignas(16) int8_t staging[16];
     for (size_t c = 0; c < 8; ++c) {
-      r[c] = c < count ? requantize_lane_pixel(lanes.sums + c * 8, bias, multipliers_low,
-                                               multipliers_high, k)
-                       : _mm_setzero_si128();
+      r[c] = c < count ? pixel(lanes.sums + c * 8) : _mm_setzero_si128();
     }
     transpose8x8_bytes(r, columns);
     for (size_t l = 0; l < 8; ++l) {
@@ -1480,10 +1560,7 @@ void requantize_lanes(const RequantizeLanes& lanes) {
   // The last block ends at the row's end and may overlap the one before (same values).
   for (size_t c = 0;; c += 8) {
     if (c + 8 > count) c = count - 8;
-    for (size_t p = 0; p < 8; ++p) {
-      r[p] = requantize_lane_pixel(lanes.sums + (c + p) * 8, bias, multipliers_low,
-                                   multipliers_high, k);
-    }
+    for (size_t p = 0; p < 8; ++p) r[p] = pixel(lanes.sums + (c + p) * 8);
     transpose8x8_bytes(r, columns);
     for (size_t l = 0; l < 8; l += 2) {
       _mm_storel_epi64(reinterpret_cast<__m128i*>(rows[l] + c), columns[l / 2]);
