@@ -102,10 +102,9 @@ uint64_t Emulator::execute_convolution(CoreRegisters& r, bool* dma_error) {
   const int32_t sum_zero_point = as_signed(r.get(kDpuEwReluxCmp));
   // The CPU's int8 Add on the codes (docs/quantization.md 4.6); its sum is commutative, so the
   // convolution's result may have been either operand of the graph's Add.
-  const kernels::reference::QuantizedAdd sum =
-      kernels::reference::make_quantized_add(result_scale, output_zero_point, operand_scale,
-                                             operand_zero_point, sum_scale, sum_zero_point,
-                                             /*subtract=*/false);
+  const kernels::reference::QuantizedAdd sum = kernels::reference::make_quantized_add(
+      result_scale, output_zero_point, operand_scale, operand_zero_point, sum_scale, sum_zero_point,
+      /*subtract=*/false);
 
   for (uint32_t oc = 0; oc < output.channels; ++oc) {
     int32_t bias = 0;
