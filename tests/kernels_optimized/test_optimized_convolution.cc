@@ -254,6 +254,7 @@ struct Pools {
   ThreadPool* all[3] = {&one, &two, &three};
 };
 
+#if defined(__x86_64__)  // its callers test the direct and lane tiles, which are x86-only
 // Runs `kernel` on a random case with one thread and with three, each against the reference.
 void check_one_and_three_threads(const kernels::cpu::Conv2DFloat& kernel,
                                  const RandomFloatCase& data, const std::string& name, int trial,
@@ -270,6 +271,7 @@ void check_one_and_three_threads(const kernels::cpu::Conv2DFloat& kernel,
     }
   }
 }
+#endif
 
 void test_float_convolution(void**) {
   Pools pools;
