@@ -189,6 +189,7 @@ class OptimizedBinaryInt8 final : public BinaryInt8 {
     // The add row clamps for free: a table that is a clamp (a Relu or Clip keeping its input's
     // quantization) needs no lookup pass.
     if (add_ && !table_.empty() && code_table_is_clamp(table_, &clamp_)) table_.clear();
+    quantization_.output_table.clear();  // table_ is the one the rows apply
   }
 
   size_t scratch_bytes() const override { return 0; }
