@@ -656,6 +656,11 @@ void check_direct_random_shapes(const char* variant,
     c.dilation_height = c.dilation_width = trial % 5 == 4 ? 2 : 1;
     c.width = shapes.integer(1, 70);
     c.height = shapes.integer(1, 20);
+    if (trial % 6 == 5) {
+      // Planes of a multiple of 256 floats: stride-1 layers read a spaced copy of them.
+      c.width = 16 * shapes.integer(1, 4);
+      c.height = 16;
+    }
     // Pads for an output width of ceil(width / stride): a total within the stride - 1 that the
     // output size's floor drops (none left when the input already overhangs by a stride), the
     // left one random within the kernel's reach.
@@ -695,8 +700,9 @@ void test_direct_random_shapes(void**) {
   if (kernels::cpu::kernel_variant_available(KernelVariant::kAvx2)) {
     check_direct_random_shapes("avx2", optimized::avx2_direct_float_tile);
     // The avx2 dispatcher (avx2_direct_convolution_preferred): direct for stride-1 3x3 layers
-    // of up to 128 channels on 28x28 to 80x80 planes and for narrowing deep pointwise layers on
-    // 80x80 planes; the GEMM elsewhere.
+    // of up to 128 channels on 28x28 to 160x160 planes (those of a multiple of 1 KB on spaced
+    // copies), strided layers with outputs of 160x160 and more, and narrowing deep pointwise
+    // layers on 80x80 planes; the GEMM elsewhere.
     const reference::FusedActivation none;
     auto algorithm = [&](const ConvCase& c) {
       const std::vector<float> weights(weight_size(shape_of(c)), 0.5f);
@@ -709,13 +715,19 @@ void test_direct_random_shapes(void**) {
     const ConvCase yolo_160{"3x3 32->32 @160", 1, 32, 160, 160, 32, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1};
     const ConvCase deep_14{"3x3 256->256 @14", 1, 256, 14, 14, 256, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1};
     const ConvCase strided{"3x3/2 64->128 @56", 1, 64, 56, 56, 128, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1};
+    const ConvCase strided_320{
+        "3x3/2 32->64 @320", 1, 32, 320, 320, 64, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1};
+    const ConvCase strided_80{
+        "3x3/2 64->128 @160", 1, 64, 160, 160, 128, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1};
     const ConvCase narrowing_80{"1x1 256->64 @80", 1, 256, 80, 80, 64, 1, 1};
     const ConvCase even_80{"1x1 128->128 @80", 1, 128, 80, 80, 128, 1, 1};
     const ConvCase narrowing_56{"1x1 256->64 @56", 1, 256, 56, 56, 64, 1, 1};
     assert_string_equal(algorithm(resnet_56).c_str(), "avx2 direct 12x32");
     assert_string_equal(algorithm(yolo_40).c_str(), "avx2 direct 12x32");
     assert_string_equal(algorithm(narrowing_80).c_str(), "avx2 direct 12x32");
-    for (const ConvCase* c : {&yolo_160, &deep_14, &strided, &even_80, &narrowing_56}) {
+    assert_string_equal(algorithm(yolo_160).c_str(), "avx2 direct 12x32 spaced planes");
+    assert_string_equal(algorithm(strided_320).c_str(), "avx2 direct 12x32 phases");
+    for (const ConvCase* c : {&deep_14, &strided, &strided_80, &even_80, &narrowing_56}) {
       assert_true(algorithm(*c).find("gemm") != std::string::npos);
     }
   } else {

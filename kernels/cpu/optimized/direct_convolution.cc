@@ -62,6 +62,16 @@ size_t chunk_channels(size_t channels, size_t taps) {
 // 62 -> 81-106, distances of 32-128 floats).
 constexpr size_t kPrefetchDistance = 128;
 
+// Planes of a multiple of this many floats (1 KB) alias in L1 (DirectConvolution's constructor).
+constexpr size_t kAliasingPlane = 256;
+
+// The smallest stride of at least `plane` floats that is an odd multiple of 32 floats (128
+// bytes): successive planes then start 2 x odd cache lines apart modulo 4 KB, which steps
+// through 32 of the 64 L1 sets before it repeats.
+size_t spaced_plane_stride(size_t plane) {
+  return plane + (32 + 64 - plane % 64) % 64;
+}
+
 // A run of consecutive input planes read at one offset: one kernel tap's channels, or (strided
 // layers of few channels) the taps of several phases whose planes follow each other.
 struct Tap {
@@ -106,7 +116,15 @@ class DirectConvolution final : public Conv2DFloat {
     phased_ = stride_height_ > 1 || stride_width_ > 1;
     phase_height_ = divide_round_up(height_, stride_height_);
     phase_width_ = divide_round_up(width_, stride_width_);  // == output_width_ (factory)
-    channel_stride_ = phase_height_ * phase_width_;
+    // Planes a multiple of 1 KB apart put every channel's block at one of at most four offsets
+    // within 4 KB, so the 28 channels a chunk reads at one tap share a few L1 sets and evict each
+    // other (160x160 planes: all in the same sets). The phase planes are spaced so that channels
+    // fall 32 sets apart instead, and so are copies of the input planes of such sizes for
+    // kernels larger than 1x1 (a pointwise layer does too little per input element to pay for
+    // the copy: 1x1 128->64 @80 ran 1.17x slower with it).
+    const size_t plane = phase_height_ * phase_width_;
+    copied_ = !phased_ && plane % kAliasingPlane == 0 && kernel_height_ * kernel_width_ > 1;
+    channel_stride_ = phased_ || copied_ ? spaced_plane_stride(plane) : plane;
 
     kernel_tap_count_ = kernel_height_ * kernel_width_;
     chunk_channels_ = chunk_channels(channels_, kernel_tap_count_);
@@ -130,9 +148,13 @@ class DirectConvolution final : public Conv2DFloat {
     task_bytes_ = align_bytes(2 * taps_.size() * sizeof(const float*)) +
                   align_bytes((taps_.size() + row_offsets_.size() + column_offsets_.size()) *
                               sizeof(uint32_t));
-    phase_bytes_ = phased_ ? phase_rows_.size() * channels_ * channel_stride_ * sizeof(float) : 0;
+    phase_bytes_ =
+        phased_ || copied_ ? phase_rows_.size() * channels_ * channel_stride_ * sizeof(float) : 0;
     std::snprintf(algorithm_, sizeof(algorithm_), "%s direct %zux%zu%s", variant, kTileRows,
-                  kTileColumns, phased_ ? " phases" : "");
+                  kTileColumns,
+                  phased_   ? " phases"
+                  : copied_ ? " spaced planes"
+                            : "");
   }
 
   // Every thread's mask and address tables; the phase planes live after thread 0's.
@@ -146,11 +168,17 @@ class DirectConvolution final : public Conv2DFloat {
     const size_t image_size = channels_ * height_ * width_;
     for (size_t image = 0; image < static_cast<size_t>(shape_.batch); ++image) {
       const float* planes = input + image * image_size;
-      if (phased_) {
+      if (phased_ || copied_) {
         auto* phases = reinterpret_cast<float*>(pool.scratch(0, scratch_bytes()) + task_bytes_);
+        const size_t plane = height_ * width_;
         pool.parallel_for(channels_, [&](size_t channel, size_t) {
-          split_channel(planes + channel * height_ * width_, phases + channel * channel_stride_,
-                        channels_ * channel_stride_);
+          if (copied_) {
+            std::copy(planes + channel * plane, planes + (channel + 1) * plane,
+                      phases + channel * channel_stride_);
+          } else {
+            split_channel(planes + channel * plane, phases + channel * channel_stride_,
+                          channels_ * channel_stride_);
+          }
         });
         planes = phases;
       }
@@ -402,6 +430,7 @@ class DirectConvolution final : public Conv2DFloat {
   size_t channels_ = 0;
   size_t rows_ = 0;
   bool phased_ = false;
+  bool copied_ = false;  // stride 1, the input planes copied at a spaced stride
   size_t phase_height_ = 0;
   size_t phase_width_ = 0;
   size_t channel_stride_ = 0;
@@ -474,18 +503,25 @@ bool avx2_direct_convolution_preferred(const Conv2DShape& shape) {
   // 1.16-1.43). Strided layers were even or lost (3x3/2 with 64-128 inputs 0.95-1.10, 256-512
   // inputs 1.08-1.18, the 7x7/2 stem 0.85-1.01, the 6x6/2 stem 1.29-1.49; 1x1/2 256->512 @56
   // 0.91-0.95 but 1024->2048 @14 1.16-1.37) and stay on the GEMM.
+  // Session 10 spaced the planes the tile reads (DirectConvolution: planes 1 KB multiples apart
+  // had evicted each other in L1), which turned the large planes around (same benchmark, two
+  // runs): 3x3 32->32 @160 1.72 -> 0.86-0.88, the 6x6/2 stem 3->32 @640 1.52 -> 0.89, 3x3/2
+  // 32->64 @320 1.26 -> 0.94-0.97; 3x3/2 64->128 @160 (80x80 outputs) stayed even (0.98-1.01)
+  // and the pointwise layers of 160x160 planes (not copied) on the GEMM.
   const reference::Window2D& window = shape.window;
-  if (window.stride_height != 1 || window.stride_width != 1) return false;
   if (window.dilation_height != 1 || window.dilation_width != 1) return false;
-  if (window.kernel_height * window.kernel_width > 9) return false;  // unmeasured
   const int64_t pixels = window.output_height * window.output_width;
   const bool pointwise = window.kernel_height == 1 && window.kernel_width == 1;
+  if (window.stride_height != 1 || window.stride_width != 1) {
+    return !pointwise && pixels >= 160 * 160;
+  }
+  if (window.kernel_height * window.kernel_width > 9) return false;  // unmeasured
   if (pointwise) {
     return shape.input_channels >= 128 && 2 * shape.output_channels <= shape.input_channels &&
            pixels >= 80 * 80 && pixels < 160 * 160;
   }
   return shape.input_channels <= 128 && shape.output_channels <= 128 && pixels >= 28 * 28 &&
-         pixels <= 80 * 80;
+         pixels <= 160 * 160;
 }
 
 std::unique_ptr<Conv2DFloat> make_direct_conv2d(const char* variant, DirectFloatTileFunction tile,
