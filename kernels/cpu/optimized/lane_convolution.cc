@@ -222,6 +222,15 @@ bool lane_convolution_preferred(const Conv2DShape& shape) {
   return pixels <= 7 * 7 || (strided && !pointwise);
 }
 
+bool avx2_lane_convolution_preferred(const Conv2DShape& shape) {
+  const reference::Window2D& window = shape.window;
+  // Measured against the avx2 GEMM and direct convolution on Zen 3 (bench_kernels
+  // --direct-vs-gemm, one thread, medians of interleaved runs; docs/cpu-kernels.md "Session
+  // 10"): TODO.
+  const int64_t pixels = window.output_height * window.output_width;
+  return pixels <= 7 * 7 && shape.output_channels >= 256;
+}
+
 std::unique_ptr<Conv2DFloat> make_lane_conv2d(const char* variant, LaneFloatTileFunction tile,
                                               LanePanelPackingFunction pack,
                                               const Conv2DShape& shape,
