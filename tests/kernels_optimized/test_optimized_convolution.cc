@@ -790,8 +790,28 @@ void check_avx2_lane_dispatch() {
         kernels::cpu::prepare_conv2d(shape_of(c), none, weights.data(), KernelVariant::kAvx2)
             ->algorithm());
   };
+  // Lanes for 7x7 outputs with 256 or more output channels and a depth over 256 (3x3, pointwise,
+  // the strided 14 -> 7 layers); not for 14x14 outputs (also strided ones), fewer output
+  // channels or a depth of 256.
   const ConvCase resnet_3x3_7{"3x3 512->512 @7", 1, 512, 7, 7, 512, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1};
+  const ConvCase resnet_1x1_7{"1x1 2048->512 @7", 1, 2048, 7, 7, 512, 1, 1};
+  const ConvCase resnet_1x1_2{"1x1/2 1024->2048 @14", 1, 1024, 14, 14, 2048, 1, 1, 2, 2};
+  const ConvCase resnet_3x3_2{
+      "3x3/2 256->512 @14", 1, 256, 14, 14, 512, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1};
   assert_string_equal(algorithm(resnet_3x3_7).c_str(), "avx2 lanes 32x14");
+  assert_string_equal(algorithm(resnet_1x1_7).c_str(), "avx2 lanes 32x14");
+  assert_string_equal(algorithm(resnet_1x1_2).c_str(), "avx2 lanes 32x14");
+  assert_string_equal(algorithm(resnet_3x3_2).c_str(), "avx2 lanes 32x14");
+  const ConvCase resnet_3x3_14{
+      "3x3 256->256 @14", 1, 256, 14, 14, 256, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1};
+  const ConvCase resnet_1x1_14{"1x1 1024->256 @14", 1, 1024, 14, 14, 256, 1, 1};
+  const ConvCase strided_14{
+      "3x3/2 128->256 @28", 1, 128, 28, 28, 256, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1};
+  const ConvCase narrow{"1x1 960->160 @7", 1, 960, 7, 7, 160, 1, 1};
+  const ConvCase shallow{"1x1/2 256->512 @14", 1, 256, 14, 14, 512, 1, 1, 2, 2};
+  for (const ConvCase* c : {&resnet_3x3_14, &resnet_1x1_14, &strided_14, &narrow, &shallow}) {
+    assert_true(algorithm(*c).find("lanes") == std::string::npos);
+  }
 }
 
 // The convolution with output channels in lanes (optimized/lane_convolution.cc; the avx512
