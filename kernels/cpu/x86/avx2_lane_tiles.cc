@@ -9,10 +9,11 @@
 // Every group reads all of the step's 32 weights, so the depth runs in chunks of kChunkSteps
 // whose weights (kChunkSteps x 128 bytes) and panel (kChunkSteps x 4 x pixels bytes) stay in L1
 // for all the groups; the sums wait between chunks in `sums` ([pixel][32 channels], on the
-// stack). The chunk's first group also prefetches the next chunk, which then arrives while the
-// other groups run (a block's weights, e.g. 590 KB for a 3x3 over 512 channels, come from L3
-// for every panel: without the prefetch the first group waits on them). Whole depths per group
-// and chunks without the prefetch measured slower (docs/cpu-kernels.md "Session 10").
+// stack). The chunk's first three groups also prefetch the next chunk, a line per step each,
+// so that it arrives while this one runs (a block's weights, e.g. 590 KB for a 3x3 over 512
+// channels, come from L3 for every panel: without the prefetch the first group waits on them).
+// Whole depths per group, chunks without the prefetch and the first group prefetching all of
+// the next chunk measured slower (docs/cpu-kernels.md "Session 10").
 //
 // The epilogue transposes the sums to the output's [channel][pixel] as 8 x 8 blocks in
 // registers (pixels past the tile are zero rows, not stored), with bias and activation.
@@ -39,8 +40,9 @@ using avx2_float::VectorActivation;
 constexpr size_t kLaneChannels = 32;  // a tile's channels, B's row
 constexpr size_t kMaxPixels = 14;     // a tile's pixels
 // Depth steps per chunk: weights 8 KB, panel up to 3.5 KB, twice that with the next chunk's
-// prefetch (scratch loop on resnet's 3x3 512 @7 and 1x1 @7 panels and weights: 32-64 steps
-// 70-77% of the FMA peak, 128 66-71%, whole depths 58-70%).
+// prefetch (scratch loop on resnet's 3x3 512 @7 and 1x1 @7 panels and weights, with the
+// prefetch: 32-64 steps 71-77% of the FMA peak, 128 59-71%, 256-512 50-62%; whole depths
+// 58-70%).
 constexpr size_t kChunkSteps = 64;
 
 // The first `count` lanes (0..8) all ones: a vmaskmovps mask.
