@@ -328,6 +328,7 @@ const Layer kLayers[] = {
     {"resnet18 3x3/2 64->128 @56", 64, 56, 128, 3, 2, 1},
     {"resnet18 3x3/2 128->256 @28", 128, 28, 256, 3, 2, 1},
     {"resnet18 3x3/2 256->512 @14", 256, 14, 512, 3, 2, 1},
+    {"resnet18 1x1/2 256->512 @14", 256, 14, 512, 1, 2, 1, 0},
     {"mobilenetv2 3x3/2 3->32 @224", 3, 224, 32, 3, 2, 1},
     {"yolov5s 6x6/2 3->32 @640", 3, 640, 32, 6, 2, 1, 2},
     {"yolov5s 3x3/2 32->64 @320", 32, 320, 64, 3, 2, 1},
@@ -581,22 +582,28 @@ void bench_convolutions(const Options& options, bool int8) {
   std::printf("\n");
 }
 
-// The float32 layers as the variant's im2col GEMM and as its direct convolution (x86-64:
-// avx2 or avx512 tiles), interleaved on one thread: median thread CPU time of options.reps runs
-// each, their range, and the dispatcher's choice. Layers the direct convolution does not
-// accept (depthwise) are left out.
+// The float32 layers as the variant's im2col GEMM, as its direct convolution and as its
+// convolution with output channels in lanes (x86-64: avx2 or avx512 tiles), interleaved on one
+// thread: median thread CPU time of options.reps runs each, their range, and the dispatcher's
+// choice. Layers the direct convolution does not accept (depthwise) are left out.
 void bench_direct_against_gemm(const Options& options) {
 #if defined(__x86_64__)
   namespace optimized = cpu::optimized;
   const optimized::MicroKernels* table = nullptr;
   optimized::DirectFloatTileFunction tile = nullptr;
+  optimized::LaneFloatTileFunction lane_tile = nullptr;
+  optimized::LanePanelPackingFunction lane_pack = nullptr;
   if (options.variant == cpu::KernelVariant::kAvx2) {
     table = &optimized::avx2_micro_kernels();
     tile = optimized::avx2_direct_float_tile;
+    lane_tile = optimized::avx2_lane_float_tile;
+    lane_pack = optimized::avx2_pack_lane_panel;
   }
   if (options.variant == cpu::KernelVariant::kAvx512) {
     table = &optimized::avx512_micro_kernels();
     tile = optimized::avx512_direct_float_tile;
+    lane_tile = optimized::avx512_lane_float_tile;
+    lane_pack = optimized::avx512_pack_lane_panel;
   }
   if (!table) {
     std::printf("--direct-vs-gemm: variant %s has no direct tile\n",
@@ -606,8 +613,9 @@ void bench_direct_against_gemm(const Options& options) {
   ThreadPool serial(1);
   std::printf(
       "## Direct against im2col GEMM, float32 (%s, 1 thread, thread CPU time, median of %d)\n\n"
-      "| layer | GEMM us | (min-max) | direct us | (min-max) | direct/GEMM | dispatcher |\n"
-      "|---|---:|---:|---:|---:|---:|---|\n",
+      "| layer | GEMM us | (min-max) | direct us | (min-max) | direct/GEMM | lanes us | (min-max) "
+      "| lanes/GEMM | dispatcher |\n"
+      "|---|---:|---:|---:|---:|---:|---:|---:|---:|---|\n",
       cpu::kernel_variant_name(options.variant), options.reps);
   for (const Layer& layer : kLayers) {
     if (!options.filter.empty() && std::strstr(layer.name, options.filter.c_str()) == nullptr) {
@@ -631,9 +639,12 @@ void bench_direct_against_gemm(const Options& options) {
     if (!direct) continue;
     std::unique_ptr<cpu::Conv2DFloat> gemm =
         optimized::make_gemm_conv2d(*table, shape, relu, w.data());
+    std::unique_ptr<cpu::Conv2DFloat> lanes = optimized::make_lane_conv2d(
+        cpu::kernel_variant_name(options.variant), lane_tile, lane_pack, shape, relu, w.data());
     const std::string chosen =
         cpu::prepare_conv2d(shape, relu, w.data(), options.variant)->algorithm();
-    serial.reserve_scratch(std::max(direct->scratch_bytes(), gemm->scratch_bytes()));
+    serial.reserve_scratch(std::max({direct->scratch_bytes(), gemm->scratch_bytes(),
+                                     lanes ? lanes->scratch_bytes() : size_t{0}}));
     std::vector<Config> configs;
     configs.push_back({"gemm",
                        [&] { gemm->run(x.data(), w.data(), bias.data(), y.data(), serial); },
@@ -645,6 +656,13 @@ void bench_direct_against_gemm(const Options& options) {
                        options.reps,
                        {},
                        {}});
+    if (lanes) {
+      configs.push_back({"lanes",
+                         [&] { lanes->run(x.data(), w.data(), bias.data(), y.data(), serial); },
+                         options.reps,
+                         {},
+                         {}});
+    }
     run_interleaved(configs);
     const auto [gemm_low, gemm_high] =
         std::minmax_element(configs[0].cpu_seconds.begin(), configs[0].cpu_seconds.end());
@@ -652,9 +670,19 @@ void bench_direct_against_gemm(const Options& options) {
         std::minmax_element(configs[1].cpu_seconds.begin(), configs[1].cpu_seconds.end());
     const double gemm_us = median(configs[0].cpu_seconds) * 1e6;
     const double direct_us = median(configs[1].cpu_seconds) * 1e6;
-    std::printf("| %s | %.0f | %.0f-%.0f | %.0f | %.0f-%.0f | %.2f | %s |\n", layer.name, gemm_us,
+    std::printf("| %s | %.0f | %.0f-%.0f | %.0f | %.0f-%.0f | %.2f |", layer.name, gemm_us,
                 *gemm_low * 1e6, *gemm_high * 1e6, direct_us, *direct_low * 1e6, *direct_high * 1e6,
-                direct_us / gemm_us, chosen.c_str());
+                direct_us / gemm_us);
+    if (lanes) {
+      const auto [lanes_low, lanes_high] =
+          std::minmax_element(configs[2].cpu_seconds.begin(), configs[2].cpu_seconds.end());
+      const double lanes_us = median(configs[2].cpu_seconds) * 1e6;
+      std::printf(" %.0f | %.0f-%.0f | %.2f |", lanes_us, *lanes_low * 1e6, *lanes_high * 1e6,
+                  lanes_us / gemm_us);
+    } else {
+      std::printf(" - | - | - |");
+    }
+    std::printf(" %s |\n", chosen.c_str());
     std::fflush(stdout);
   }
   std::printf("\n");

@@ -415,6 +415,13 @@ std::unique_ptr<Conv2DFloat> prepare_conv2d(const reference::Conv2DShape& shape,
       return kernel;
     }
   }
+  if (variant == KernelVariant::kAvx2 && optimized::avx2_lane_convolution_preferred(shape)) {
+    if (auto kernel = optimized::make_lane_conv2d(kernels.name, optimized::avx2_lane_float_tile,
+                                                  optimized::avx2_pack_lane_panel, shape,
+                                                  activation, constant_weights)) {
+      return kernel;
+    }
+  }
   if (variant == KernelVariant::kAvx2 && optimized::avx2_direct_convolution_preferred(shape)) {
     if (auto kernel = optimized::make_direct_conv2d(kernels.name, optimized::avx2_direct_float_tile,
                                                     shape, activation, constant_weights)) {

@@ -793,33 +793,62 @@ void test_direct_random_shapes(void**) {
   assert_true(algorithm(valid).find("gemm") != std::string::npos);
 }
 
-// The convolution with output channels in lanes (optimized/lane_convolution.cc, the avx512
-// variant's tile of 32 output channels x 14 output pixels), built directly so that every shape
+// The avx2 dispatcher's choice of the lane convolution (avx2_lane_convolution_preferred).
+void check_avx2_lane_dispatch() {
+  const std::vector<float> weights(512 * 512 * 9, 0.5f);
+  const reference::FusedActivation none;
+  auto algorithm = [&](const ConvCase& c) {
+    return std::string(
+        kernels::cpu::prepare_conv2d(shape_of(c), none, weights.data(), KernelVariant::kAvx2)
+            ->algorithm());
+  };
+  // Lanes for 7x7 outputs with 256 or more output channels and a depth over 256 (3x3, pointwise,
+  // the strided 14 -> 7 layers); not for 14x14 outputs (also strided ones), fewer output
+  // channels or a depth of 256.
+  const ConvCase resnet_3x3_7{"3x3 512->512 @7", 1, 512, 7, 7, 512, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1};
+  const ConvCase resnet_1x1_7{"1x1 2048->512 @7", 1, 2048, 7, 7, 512, 1, 1};
+  const ConvCase resnet_1x1_2{"1x1/2 1024->2048 @14", 1, 1024, 14, 14, 2048, 1, 1, 2, 2};
+  const ConvCase resnet_3x3_2{
+      "3x3/2 256->512 @14", 1, 256, 14, 14, 512, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1};
+  assert_string_equal(algorithm(resnet_3x3_7).c_str(), "avx2 lanes 32x14");
+  assert_string_equal(algorithm(resnet_1x1_7).c_str(), "avx2 lanes 32x14");
+  assert_string_equal(algorithm(resnet_1x1_2).c_str(), "avx2 lanes 32x14");
+  assert_string_equal(algorithm(resnet_3x3_2).c_str(), "avx2 lanes 32x14");
+  const ConvCase resnet_3x3_14{
+      "3x3 256->256 @14", 1, 256, 14, 14, 256, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1};
+  const ConvCase resnet_1x1_14{"1x1 1024->256 @14", 1, 1024, 14, 14, 256, 1, 1};
+  const ConvCase strided_14{
+      "3x3/2 128->256 @28", 1, 128, 28, 28, 256, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1};
+  const ConvCase narrow{"1x1 960->160 @7", 1, 960, 7, 7, 160, 1, 1};
+  const ConvCase shallow{"1x1/2 256->512 @14", 1, 256, 14, 14, 512, 1, 1, 2, 2};
+  for (const ConvCase* c : {&resnet_3x3_14, &resnet_1x1_14, &strided_14, &narrow, &shallow}) {
+    assert_true(algorithm(*c).find("lanes") == std::string::npos);
+  }
+}
+
+// The convolution with output channels in lanes (optimized/lane_convolution.cc; the avx512
+// variant's tile of 32 output channels x 14 output pixels, the avx2 one as pixel groups of 4
+// vectors of 8 channels x up to 3 pixels over depth chunks), built directly so that every shape
 // it accepts runs: 200 random shapes with kernels 1x1 to 5x5, strides 1-3, dilation 1-2, any
 // pads up to the kernel's reach (outputs of any width, not only "same"), planes up to 20x20
-// (panels of 14 pixels that cross output rows, partial last panels of 1-13), input channels 1-40,
-// output channels around the tile's two 16-lane halves (1, 15, 16, 17, 31, 32, 33, 48, 63, 64,
-// 65), batch 1-2, every activation, with and without bias, on 1 and 3 threads; within 1e-5 of
-// the reference. Also: it refuses grouped and per-run weights, and the dispatcher picks it.
-void test_lane_random_shapes(void**) {
+// (panels of 14 pixels that cross output rows, partial last panels of 1-13), input channels 1-40
+// (depths past the avx2 tile's 128-step chunks), output channels around the tiles' 8- and
+// 16-lane vectors (1, 7, 8, 9, 15, 16, 17, 23, 24, 25, 31, 32, 33, 48, 63, 64, 65), batch 1-2,
+// every activation, with and without bias, on 1 and 3 threads; within 1e-5 of the reference.
+void check_lane_random_shapes(const char* variant,
+                              kernels::cpu::optimized::LaneFloatTileFunction tile,
+                              kernels::cpu::optimized::LanePanelPackingFunction pack) {
   namespace optimized = kernels::cpu::optimized;
-  if (!kernels::cpu::kernel_variant_available(KernelVariant::kAvx512)) {
-    std::printf(
-        "SKIPPED lane convolution: this CPU does not report AVX-512 F/BW/VL/VNNI "
-        "(detected: '%s')\n",
-        kernels::cpu::detected_cpu_features());
-    return;
-  }
   Pools pools;
   Random shapes(4242);
   const int64_t channel_counts[] = {1, 2, 3, 7, 13, 14, 15, 28, 29, 40};
-  const int64_t output_counts[] = {1, 15, 16, 17, 31, 32, 33, 48, 63, 64, 65};
+  const int64_t output_counts[] = {1, 7, 8, 9, 15, 16, 17, 23, 24, 25, 31, 32, 33, 48, 63, 64, 65};
   int tested = 0;
   for (int trial = 0; trial < 200; ++trial) {
     ConvCase c{"random lanes", 1, 1, 1, 1, 1, 3, 3};
     c.batch = trial % 9 == 8 ? 2 : 1;
     c.channels = channel_counts[shapes.integer(0, 9)];
-    c.output_channels = output_counts[shapes.integer(0, 10)];
+    c.output_channels = output_counts[shapes.integer(0, 16)];
     c.kernel_height = trial % 3 == 0 ? 1 : shapes.integer(1, 5);
     c.kernel_width = trial % 4 == 0 ? shapes.integer(1, 5) : c.kernel_height;
     c.stride_height = c.stride_width = trial % 2 == 0 ? 1 : shapes.integer(1, 3);
@@ -839,15 +868,35 @@ void test_lane_random_shapes(void**) {
     Random random(static_cast<uint32_t>(9000 + trial));
     const RandomFloatCase data = random_float_case(random, shape, trial);
     const auto& [input, weights, bias, activation, with_bias, expected, tolerance] = data;
-    auto kernel = optimized::make_lane_conv2d("avx512", optimized::avx512_lane_float_tile,
-                                              optimized::avx512_pack_lane_panel, shape, activation,
-                                              weights.data());
+    auto kernel =
+        optimized::make_lane_conv2d(variant, tile, pack, shape, activation, weights.data());
     if (!kernel) fail_msg("%s: the lane convolution refused it", name.c_str());
     ++tested;
     check_one_and_three_threads(*kernel, data, name, trial, pools);
   }
-  std::printf("lane convolution: %d random shapes\n", tested);
+  std::printf("%s lane convolution: %d random shapes\n", variant, tested);
   assert_true(tested >= 150);
+}
+
+// Also: it refuses grouped and per-run weights, and the dispatchers pick it.
+void test_lane_random_shapes(void**) {
+  namespace optimized = kernels::cpu::optimized;
+  if (kernels::cpu::kernel_variant_available(KernelVariant::kAvx2)) {
+    check_lane_random_shapes("avx2", optimized::avx2_lane_float_tile,
+                             optimized::avx2_pack_lane_panel);
+    check_avx2_lane_dispatch();
+  } else {
+    std::printf("SKIPPED avx2 lane convolution: this CPU does not report AVX2 and FMA\n");
+  }
+  if (!kernels::cpu::kernel_variant_available(KernelVariant::kAvx512)) {
+    std::printf(
+        "SKIPPED avx512 lane convolution: this CPU does not report AVX-512 F/BW/VL/VNNI "
+        "(detected: '%s')\n",
+        kernels::cpu::detected_cpu_features());
+    return;
+  }
+  check_lane_random_shapes("avx512", optimized::avx512_lane_float_tile,
+                           optimized::avx512_pack_lane_panel);
 
   const std::vector<float> weights(512 * 512 * 9, 0.5f);
   const reference::FusedActivation none;

@@ -222,6 +222,26 @@ bool lane_convolution_preferred(const Conv2DShape& shape) {
   return pixels <= 7 * 7 || (strided && !pointwise);
 }
 
+bool avx2_lane_convolution_preferred(const Conv2DShape& shape) {
+  const reference::Window2D& window = shape.window;
+  // Measured against the avx2 GEMM and direct convolution on Zen 3 (bench_kernels --variant
+  // avx2 --direct-vs-gemm, one thread, medians of 9 interleaved runs; docs/cpu-kernels.md
+  // "Session 10"): 7x7 outputs ran 0.89-0.95x the GEMM's time (the direct tiles there are
+  // 1.02-1.30x the GEMM): 3x3 512->512, 1x1 2048->512, 512->2048, 320->1280, and the strided
+  // 14 -> 7 layers 1x1/2 1024->2048, 3x3/2 512->512 and 256->512. Not taken: 14x14 outputs
+  // (3x3 256->256 1.06x, 1x1 1024->256 1.10x, 256->1024 1.23x, 3x3/2 128->256 from 28x28
+  // 1.09x; on AVX2 the tile runs the panel's pixels as 3-pixel groups over depth chunks, and a
+  // 14x14 layer's 1-2 MB of panels come from L3 for every block), 20x20 and larger (1.08-1.49x),
+  // and fewer than 256 output channels (mobilenet_v2's 1x1 960->160 @7, 0.94x at one thread:
+  // 5 blocks of 32 split 3 + 2 on two threads, 1.27x on AVX-512, see lane_convolution_preferred),
+  // nor a depth (input channels x taps) of 256 or less: resnet18's 1x1/2 256->512 14 -> 7, 1.08x
+  // in bench_kernels and 1.22x in the model (194 -> 237 us; mobilenet_v2's 1x1 320->1280 @7,
+  // depth 320, 0.90-0.95x).
+  const int64_t pixels = window.output_height * window.output_width;
+  const int64_t depth = shape.input_channels * window.kernel_height * window.kernel_width;
+  return pixels <= 7 * 7 && shape.output_channels >= 256 && depth > 256;
+}
+
 std::unique_ptr<Conv2DFloat> make_lane_conv2d(const char* variant, LaneFloatTileFunction tile,
                                               LanePanelPackingFunction pack,
                                               const Conv2DShape& shape,

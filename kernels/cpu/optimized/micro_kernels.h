@@ -523,6 +523,11 @@ using LanePanelPackingFunction = void (*)(const LanePanelPacking& packing);
 void avx512_lane_float_tile(const LaneFloatTile& tile);
 // x86-64 only: that packing with one masked gather per step (x86/avx512_lane_tiles.cc).
 void avx512_pack_lane_panel(const LanePanelPacking& packing);
+// x86-64 only: that tile on AVX2 + FMA, as pixel groups of 4 vectors of 8 channels x up to 3
+// pixels over chunks of the depth (x86/avx2_lane_tiles.cc).
+void avx2_lane_float_tile(const LaneFloatTile& tile);
+// x86-64 only: that packing as copies of runs or one load per pixel (x86/avx2_lane_tiles.cc).
+void avx2_pack_lane_panel(const LanePanelPacking& packing);
 // Defined only in AArch64 builds (kernels/cpu/arm/).
 const MicroKernels& neon_micro_kernels();
 

@@ -52,6 +52,9 @@ std::unique_ptr<Conv2DFloat> make_direct_conv2d(const char* variant, DirectFloat
 // convolution and the GEMM for this shape: small output planes with many output channels
 // (lane_convolution.cc).
 bool lane_convolution_preferred(const reference::Conv2DShape& shape);
+// The same for the avx2 variant's tile (x86/avx2_lane_tiles.cc), measured against the avx2
+// GEMM and direct convolution.
+bool avx2_lane_convolution_preferred(const reference::Conv2DShape& shape);
 // A convolution with output channels in lanes (lane_convolution.cc) with `tile` (32 channels x
 // 14 pixels, micro_kernels.h LaneFloatTile) and `pack` (its panels); null when it does not apply:
 // per-run weights, groups, negative padding.
