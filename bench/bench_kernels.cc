@@ -692,8 +692,8 @@ void bench_int8_lanes_against_gemm(const Options& options) {
         continue;
       }
       const reference::Conv2DShape shape = shape_of(layer);
-      const auto input_size = static_cast<size_t>(
-          shape.input_channels * shape.window.input_height * shape.window.input_width);
+      const auto input_size = static_cast<size_t>(shape.input_channels * shape.window.input_height *
+                                                  shape.window.input_width);
       const auto weight_size =
           static_cast<size_t>(shape.output_channels * (shape.input_channels / shape.groups) *
                               shape.window.kernel_height * shape.window.kernel_width);
@@ -717,12 +717,16 @@ void bench_int8_lanes_against_gemm(const Options& options) {
           cpu::prepare_conv2d_int8(shape, q, w.data(), options.variant)->algorithm();
       pool.reserve_scratch(std::max(lanes->scratch_bytes(), gemm->scratch_bytes()));
       std::vector<Config> configs;
-      configs.push_back(
-          {"gemm", [&] { gemm->run(x.data(), w.data(), bias.data(), y.data(), pool); },
-           options.reps, {}, {}});
-      configs.push_back(
-          {"lanes", [&] { lanes->run(x.data(), w.data(), bias.data(), y.data(), pool); },
-           options.reps, {}, {}});
+      configs.push_back({"gemm",
+                         [&] { gemm->run(x.data(), w.data(), bias.data(), y.data(), pool); },
+                         options.reps,
+                         {},
+                         {}});
+      configs.push_back({"lanes",
+                         [&] { lanes->run(x.data(), w.data(), bias.data(), y.data(), pool); },
+                         options.reps,
+                         {},
+                         {}});
       run_interleaved(configs);
       const double gemm_us = median(configs[0].seconds) * 1e6;
       const double lanes_us = median(configs[1].seconds) * 1e6;

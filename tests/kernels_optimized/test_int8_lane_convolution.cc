@@ -60,38 +60,38 @@ Case random_case(Random& random, int trial) {
   const int64_t output_width = trial % 2 == 0 ? 7 : random.integer(1, 10);
   const int64_t reach_height = (w.kernel_height - 1) * w.dilation_height + 1;
   const int64_t reach_width = (w.kernel_width - 1) * w.dilation_width + 1;
-  w.input_height = std::max<int64_t>(
-      1, (output_height - 1) * w.stride_height + reach_height - w.pad_top - w.pad_bottom +
-             random.integer(0, w.stride_height - 1));
-  w.input_width = std::max<int64_t>(1, (output_width - 1) * w.stride_width + reach_width -
-                                           w.pad_left - w.pad_right +
-                                           random.integer(0, w.stride_width - 1));
+  w.input_height =
+      std::max<int64_t>(1, (output_height - 1) * w.stride_height + reach_height - w.pad_top -
+                               w.pad_bottom + random.integer(0, w.stride_height - 1));
+  w.input_width =
+      std::max<int64_t>(1, (output_width - 1) * w.stride_width + reach_width - w.pad_left -
+                               w.pad_right + random.integer(0, w.stride_width - 1));
   w.output_height = conv_output_size(w.input_height, w.kernel_height, w.stride_height,
                                      w.dilation_height, w.pad_top, w.pad_bottom);
-  w.output_width = conv_output_size(w.input_width, w.kernel_width, w.stride_width,
-                                    w.dilation_width, w.pad_left, w.pad_right);
+  w.output_width = conv_output_size(w.input_width, w.kernel_width, w.stride_width, w.dilation_width,
+                                    w.pad_left, w.pad_right);
   // Depth up to ~1200 (several 256-pair chunks), often odd; channels across panels and blocks.
   shape.input_channels = trial % 8 == 7 ? random.integer(100, 140) : random.integer(1, 40);
   const int64_t outputs[] = {1, 15, 16, 17, 63, 64, 65, 100, 130};
   shape.output_channels = outputs[random.integer(0, 8)];
   char text[320];
-  std::snprintf(text, sizeof(text),
-                "trial %d: N%lld C%lld M%lld %lldx%lld -> %lldx%lld k%lldx%lld s%lldx%lld d%lld "
-                "pads %lld %lld %lld %lld",
-                trial, static_cast<long long>(shape.batch),
-                static_cast<long long>(shape.input_channels),
-                static_cast<long long>(shape.output_channels), static_cast<long long>(w.input_height),
-                static_cast<long long>(w.input_width), static_cast<long long>(w.output_height),
-                static_cast<long long>(w.output_width), static_cast<long long>(w.kernel_height),
-                static_cast<long long>(w.kernel_width), static_cast<long long>(w.stride_height),
-                static_cast<long long>(w.stride_width), static_cast<long long>(w.dilation_height),
-                static_cast<long long>(w.pad_top), static_cast<long long>(w.pad_left),
-                static_cast<long long>(w.pad_bottom), static_cast<long long>(w.pad_right));
+  std::snprintf(
+      text, sizeof(text),
+      "trial %d: N%lld C%lld M%lld %lldx%lld -> %lldx%lld k%lldx%lld s%lldx%lld d%lld "
+      "pads %lld %lld %lld %lld",
+      trial, static_cast<long long>(shape.batch), static_cast<long long>(shape.input_channels),
+      static_cast<long long>(shape.output_channels), static_cast<long long>(w.input_height),
+      static_cast<long long>(w.input_width), static_cast<long long>(w.output_height),
+      static_cast<long long>(w.output_width), static_cast<long long>(w.kernel_height),
+      static_cast<long long>(w.kernel_width), static_cast<long long>(w.stride_height),
+      static_cast<long long>(w.stride_width), static_cast<long long>(w.dilation_height),
+      static_cast<long long>(w.pad_top), static_cast<long long>(w.pad_left),
+      static_cast<long long>(w.pad_bottom), static_cast<long long>(w.pad_right));
   return {shape, text};
 }
 
-reference::Int8Requantization random_requantization(Random& random, int64_t channels,
-                                                    int64_t depth, int trial) {
+reference::Int8Requantization random_requantization(Random& random, int64_t channels, int64_t depth,
+                                                    int trial) {
   reference::Int8Requantization q;
   // Zero points anywhere in int8, and now and then outside it (padding without an int8 code).
   q.input_zero_point = trial % 9 == 8 ? random.integer(-300, 300) : random.integer(-128, 127);
@@ -137,8 +137,8 @@ void test_lanes_match_reference(void**) {
     const reference::Window2D& w = shape.window;
     if (w.output_height < 1 || w.output_width < 1) continue;
     const int64_t depth = shape.input_channels * w.kernel_height * w.kernel_width;
-    const std::vector<int8_t> input = random.codes(
-        element_count(shape, shape.input_channels, w.input_height, w.input_width));
+    const std::vector<int8_t> input =
+        random.codes(element_count(shape, shape.input_channels, w.input_height, w.input_width));
     const std::vector<int8_t> weights =
         random.codes(static_cast<size_t>(shape.output_channels * depth));
     const std::vector<int32_t> bias =
@@ -155,13 +155,12 @@ void test_lanes_match_reference(void**) {
       if (!kernel) fail_msg("%s: no lane kernel on %s", c.text.c_str(), table->name);
       for (ThreadPool* pool : {&one, &two}) {
         std::vector<int8_t> output(expected.size(), 0x55);
-        kernel->run(input.data(), nullptr, with_bias ? bias.data() : nullptr, output.data(),
-                    *pool);
+        kernel->run(input.data(), nullptr, with_bias ? bias.data() : nullptr, output.data(), *pool);
         const std::string mismatch = compare_exact(output, expected);
         if (!mismatch.empty()) {
           fail_msg("%s (%s, bias %d, zx %d, silu %d, %zu threads): %s", c.text.c_str(),
-                   kernel->algorithm(), with_bias, q.input_zero_point, q.silu,
-                   pool->thread_count(), mismatch.c_str());
+                   kernel->algorithm(), with_bias, q.input_zero_point, q.silu, pool->thread_count(),
+                   mismatch.c_str());
         }
       }
     }

@@ -23,7 +23,6 @@
 // chunk stays in L1), every pixel panel's tile (their chunks come from L2).
 #include <algorithm>
 #include <cstdio>
-#include <cstdlib>
 #include <vector>
 
 #include "core/large_allocation.h"
@@ -47,16 +46,6 @@ class Int8LaneConvolution final : public Conv2DInt8 {
     mr_ = kernels.int16_rows;
     nr_ = kernels.int16_columns;
     block_channels_ = kBlockPanels * nr_;
-    depth_chunk_ = kDepthChunk;
-    if (const char* text = std::getenv("ORKNN_I8L_BLOCK")) {
-      block_channels_ = static_cast<size_t>(std::atoi(text)) * nr_;
-    }
-    if (const char* text = std::getenv("ORKNN_I8L_CHUNK")) {
-      depth_chunk_ = static_cast<size_t>(std::atoi(text));
-    }
-    if (const char* text = std::getenv("ORKNN_I8L_ORDER")) {
-      panels_outer_ = std::atoi(text) != 0;
-    }
     height_ = static_cast<size_t>(window.input_height);
     width_ = static_cast<size_t>(window.input_width);
     channels_ = static_cast<size_t>(shape.input_channels);
@@ -84,10 +73,10 @@ class Int8LaneConvolution final : public Conv2DInt8 {
     for (size_t channel = 0; channel < channels_; ++channel) {
       for (int64_t ky = 0; ky < window.kernel_height; ++ky) {
         for (int64_t kx = 0; kx < window.kernel_width; ++kx) {
-          depth_offsets_.push_back(static_cast<int32_t>(
-              channel * padded_plane_ +
-              static_cast<size_t>(ky * window.dilation_height * padded_width +
-                                  kx * window.dilation_width)));
+          depth_offsets_.push_back(
+              static_cast<int32_t>(channel * padded_plane_ +
+                                   static_cast<size_t>(ky * window.dilation_height * padded_width +
+                                                       kx * window.dilation_width)));
         }
       }
     }
@@ -111,8 +100,7 @@ class Int8LaneConvolution final : public Conv2DInt8 {
     panels_bytes_ = align_bytes(pixel_panels() * pairs_ * mr_ * 2 * sizeof(int16_t));
     sums_bytes_ = align_bytes(pixel_panels() * mr_ * block_channels_ * sizeof(int32_t));
     row_bytes_ = align_bytes(pixels_ * sizeof(int32_t));
-    std::snprintf(algorithm_, sizeof(algorithm_), "%s int8 lanes %zux%zu", kernels.name, nr_,
-                  mr_);
+    std::snprintf(algorithm_, sizeof(algorithm_), "%s int8 lanes %zux%zu", kernels.name, nr_, mr_);
   }
 
   // Thread 0's scratch holds the image's padded planes and pixel panels (every thread reads
@@ -145,9 +133,11 @@ class Int8LaneConvolution final : public Conv2DInt8 {
   }
 
  private:
-  // Output channels per task: a multiple of NR (chosen by measurement, docs/cpu-kernels.md).
+  // Weight panels per task (64 output channels on avx2) and depth pairs per chunk: a weight
+  // panel's chunk (16 KB on avx2) stays in L1 while the pixel panels' chunks come from L2. Blocks
+  // of 1, 2 and 8 panels, chunks of 128 and 512 pairs or the whole depth, and the pixel panels
+  // outer measured the same or slower on the 7x7 layers (within the machine's noise).
   static constexpr size_t kBlockPanels = 4;
-  // Depth pairs per chunk: a weight panel's chunk (NR x 2 x chunk int16) stays in L1.
   static constexpr size_t kDepthChunk = 256;
 
   size_t pixel_panels() const { return divide_round_up(pixels_, mr_); }
@@ -164,8 +154,8 @@ class Int8LaneConvolution final : public Conv2DInt8 {
         const int64_t offset = int64_t{weights[channel * depth_ + k]} - zero_point;
         magnitudes += offset < 0 ? -offset : offset;
       }
-      bias_limits_[channel] = float_requantization_bias_limit(magnitudes, q_.input_zero_point,
-                                                              q_.multipliers[channel]);
+      bias_limits_[channel] =
+          float_requantization_bias_limit(magnitudes, q_.input_zero_point, q_.multipliers[channel]);
     }
   }
 
@@ -217,7 +207,7 @@ class Int8LaneConvolution final : public Conv2DInt8 {
     const size_t channels = std::min(block_channels_, rows_ - first_channel);
     const size_t first_panel = first_channel / nr_;
     const size_t panels_in_block = divide_round_up(channels, nr_);
-    const size_t chunk = depth_chunk_ ? depth_chunk_ : pairs_;
+    const size_t chunk = kDepthChunk;
     Int16PairTile tile{};
     tile.c_stride = block_channels_;
     tile.row_bias = nullptr;
@@ -229,27 +219,22 @@ class Int8LaneConvolution final : public Conv2DInt8 {
         tile.columns = std::min(nr_, channels - channel);
         tile.rows = std::min(mr_, pixels_ - pixel_panel * mr_);
         tile.a = panels + (pixel_panel * pairs_ + pair_begin) * mr_ * 2;
-        tile.b = packed_weights_.data() +
-                 ((first_panel + weight_panel) * pairs_ + pair_begin) * nr_ * 2;
+        tile.b =
+            packed_weights_.data() + ((first_panel + weight_panel) * pairs_ + pair_begin) * nr_ * 2;
         tile.c = sums + pixel_panel * mr_ * block_channels_ + channel;
         tile.column_bias = !tile.accumulate && bias ? bias + first_channel + channel : nullptr;
         kernels_.int16_pair_tile(tile);
       };
-      if (panels_outer_) {
-        for (size_t w = 0; w < panels_in_block; ++w) {
-          for (size_t p = 0; p < pixel_panels(); ++p) run_tile(w, p);
-        }
-      } else {
-        for (size_t p = 0; p < pixel_panels(); ++p) {
-          for (size_t w = 0; w < panels_in_block; ++w) run_tile(w, p);
-        }
+      for (size_t w = 0; w < panels_in_block; ++w) {
+        for (size_t p = 0; p < pixel_panels(); ++p) run_tile(w, p);
       }
     }
 
     const bool in_float = requantizes_in_float(bias_limits_.data() + first_channel,
                                                bias ? bias + first_channel : nullptr, channels);
     for (size_t j = 0; j < channels; ++j) {
-      for (size_t pixel = 0; pixel < pixels_; ++pixel) row[pixel] = sums[pixel * block_channels_ + j];
+      for (size_t pixel = 0; pixel < pixels_; ++pixel)
+        row[pixel] = sums[pixel * block_channels_ + j];
       const size_t channel = first_channel + j;
       RequantizeRow requantize = requantize_row_of(q_, channel, false, small_multipliers_, row,
                                                    pixels_, output + channel * pixels_);
@@ -264,8 +249,6 @@ class Int8LaneConvolution final : public Conv2DInt8 {
   size_t mr_ = 0;
   size_t nr_ = 0;
   size_t block_channels_ = 0;
-  size_t depth_chunk_ = 0;
-  bool panels_outer_ = true;
   size_t height_ = 0;
   size_t width_ = 0;
   size_t channels_ = 0;
@@ -295,10 +278,18 @@ class Int8LaneConvolution final : public Conv2DInt8 {
 
 bool int8_lane_convolution_preferred(const Conv2DShape& shape) {
   const reference::Window2D& window = shape.window;
+  // Measured against the avx2 im2col GEMM on Zen 3 (bench_kernels --int8-lanes-vs-gemm, one and
+  // two threads, interleaved; docs/cpu-kernels.md "Session 10"): 7x7 outputs of 3x3 and strided
+  // windows ran 0.67-0.86x its time (3x3 512->512; 3x3/2 256->512 and 512->512 from 14x14; 1x1/2
+  // 1024->2048 from 14x14, whose GEMM gathers a strided im2col), 1x1/2 256->512 0.92-1.01x. Not
+  // taken: stride-1 pointwise layers at 7x7 (2048->512 and 512->2048: 0.92-1.02x; the GEMM packs
+  // their B as plain rows, and its last panel of one pixel runs on one vector of 8), and 14x14
+  // outputs (3x3 256->256 1.01-1.06x, 1x1 256<->1024 1.19-1.29x, 3x3/2 128->256 0.88-1.04x: 196
+  // pixels fill 12 panels and a 4-pixel one, 96% of the GEMM's lanes).
   const int64_t pixels = window.output_height * window.output_width;
-  const int64_t limit = std::getenv("ORKNN_I8L_PIXELS") ? std::atoi(std::getenv("ORKNN_I8L_PIXELS"))
-                                                        : 7 * 7;
-  return pixels <= limit && shape.output_channels >= 64;
+  const bool pointwise = window.kernel_height == 1 && window.kernel_width == 1;
+  const bool strided = window.stride_height > 1 || window.stride_width > 1;
+  return pixels <= 7 * 7 && (!pointwise || strided);
 }
 
 std::unique_ptr<Conv2DInt8> make_int8_lane_conv2d(const MicroKernels& kernels,
