@@ -278,18 +278,20 @@ class Int8LaneConvolution final : public Conv2DInt8 {
 
 bool int8_lane_convolution_preferred(const Conv2DShape& shape) {
   const reference::Window2D& window = shape.window;
-  // Measured against the avx2 im2col GEMM on Zen 3 (bench_kernels --int8-lanes-vs-gemm, one and
-  // two threads, interleaved; docs/cpu-kernels.md "Session 10"): 7x7 outputs of 3x3 and strided
-  // windows ran 0.67-0.86x its time (3x3 512->512; 3x3/2 256->512 and 512->512 from 14x14; 1x1/2
-  // 1024->2048 from 14x14, whose GEMM gathers a strided im2col), 1x1/2 256->512 0.92-1.01x. Not
-  // taken: stride-1 pointwise layers at 7x7 (2048->512 and 512->2048: 0.92-1.02x; the GEMM packs
-  // their B as plain rows, and its last panel of one pixel runs on one vector of 8), and 14x14
-  // outputs (3x3 256->256 1.01-1.06x, 1x1 256<->1024 1.19-1.29x, 3x3/2 128->256 0.88-1.04x: 196
-  // pixels fill 12 panels and a 4-pixel one, 96% of the GEMM's lanes).
+  // Measured against the avx2 im2col GEMM on Zen 3 (bench_kernels --int8-lanes-vs-gemm at one
+  // and two threads, and resnet18 / resnet50 int8 per layer; docs/cpu-kernels.md "Session 10"):
+  // 7x7 outputs of 3x3 windows ran 0.67-0.86x its time (3x3 512->512; 3x3/2 256->512 and
+  // 512->512 from 14x14, whose GEMM gathers a strided im2col), and so did a deep strided 1x1
+  // (1x1/2 1024->2048 from 14x14: 0.73-0.86x). Not taken: 1x1/2 256->512 (0.92-1.03x), stride-1
+  // pointwise layers at 7x7 (2048->512 and 512->2048: 0.92-1.03x; the GEMM packs their B as
+  // plain rows, and its last panel of one pixel runs on one vector of 8, so its lanes are 88%
+  // full against the lanes' 91%), and 14x14 outputs (3x3 256->256 1.01-1.06x, 1x1 256<->1024
+  // 1.19-1.29x, 3x3/2 128->256 0.88-1.04x: 196 pixels fill 96% of the GEMM's lanes).
   const int64_t pixels = window.output_height * window.output_width;
   const bool pointwise = window.kernel_height == 1 && window.kernel_width == 1;
   const bool strided = window.stride_height > 1 || window.stride_width > 1;
-  return pixels <= 7 * 7 && (!pointwise || strided);
+  if (pixels > 7 * 7) return false;
+  return !pointwise || (strided && shape.input_channels >= 512);
 }
 
 std::unique_ptr<Conv2DInt8> make_int8_lane_conv2d(const MicroKernels& kernels,
