@@ -5,10 +5,15 @@
 //
 //   bench_kernels [--reps N] [--threads 1,2] [--filter TEXT|micro] [--reference] [--variant NAME]
 //                 [--peak-fp32 GFLOPS] [--peak-int8 GOPS] [--peaks-only] [--direct-vs-gemm]
+//                 [--int8-lanes-vs-gemm]
 //
 // --direct-vs-gemm runs only the float32 convolution layers (x86-64), each as the variant's
 // im2col GEMM and as its direct convolution, interleaved on one thread in one process, and
 // prints both times and which one the dispatcher picks.
+//
+// --int8-lanes-vs-gemm runs only the int8 convolution layers, each as the variant table's im2col
+// GEMM and with output channels in lanes (int8_lane_convolution.cc), interleaved, per thread
+// count of --threads, and prints both times and which one the dispatcher picks.
 //
 // --filter micro runs the micro-kernel section alone (with a dot-product variant, e.g. avx512,
 // also its int8 tile, with A in L1 and streaming from a 144-row block).
@@ -61,6 +66,7 @@ struct Options {
   double peak_int16_pairs = 0.0;
   bool peaks_only = false;
   bool direct_vs_gemm = false;
+  bool int8_lanes_vs_gemm = false;
 };
 
 double seconds_since(Clock::time_point start) {
@@ -692,6 +698,76 @@ void bench_direct_against_gemm(const Options& options) {
 #endif
 }
 
+// The int8 layers as the variant's im2col GEMM and with output channels in lanes (the same
+// int16-pair tile with pixels and channels swapped, int8_lane_convolution.cc), interleaved on
+// each thread count: median wall time of options.reps runs each, and the dispatcher's choice.
+void bench_int8_lanes_against_gemm(const Options& options) {
+  namespace optimized = cpu::optimized;
+  const optimized::MicroKernels& table =
+      options.variant == cpu::KernelVariant::kAvx512 ? optimized::avx512_micro_kernels()
+      : options.variant == cpu::KernelVariant::kAvx2 ? optimized::avx2_micro_kernels()
+                                                     : optimized::portable_micro_kernels();
+  for (size_t threads : options.threads) {
+    ThreadPool pool(threads);
+    std::printf(
+        "## int8 channels in lanes against im2col GEMM (%s, %zu threads, wall time, median of "
+        "%d)\n\n| layer | GEMM us | (min) | lanes us | (min) | lanes/GEMM | dispatcher |\n"
+        "|---|---:|---:|---:|---:|---:|---|\n",
+        table.name, threads, options.reps);
+    for (const Layer& layer : kLayers) {
+      if (!options.filter.empty() && std::strstr(layer.name, options.filter.c_str()) == nullptr) {
+        continue;
+      }
+      const reference::Conv2DShape shape = shape_of(layer);
+      const auto input_size = static_cast<size_t>(shape.input_channels * shape.window.input_height *
+                                                  shape.window.input_width);
+      const auto weight_size =
+          static_cast<size_t>(shape.output_channels * (shape.input_channels / shape.groups) *
+                              shape.window.kernel_height * shape.window.kernel_width);
+      const auto output_size = static_cast<size_t>(
+          shape.output_channels * shape.window.output_height * shape.window.output_width);
+      std::vector<int8_t> x = random_codes(input_size, 6), w = random_codes(weight_size, 7);
+      std::vector<int32_t> bias(static_cast<size_t>(shape.output_channels), 1000);
+      std::vector<int8_t> y(output_size);
+      reference::Int8Requantization q;
+      q.input_zero_point = 3;
+      q.weight_zero_points.assign(static_cast<size_t>(shape.output_channels), 0);
+      q.multipliers.assign(static_cast<size_t>(shape.output_channels), 1e-4f);
+      q.output_zero_point = -2;
+      q.output_minimum = -2;  // fused Relu
+      std::unique_ptr<cpu::Conv2DInt8> lanes =
+          optimized::make_int8_lane_conv2d(table, shape, q, w.data());
+      if (!lanes) continue;
+      std::unique_ptr<cpu::Conv2DInt8> gemm =
+          optimized::make_gemm_conv2d_int8(table, shape, q, w.data());
+      const std::string chosen =
+          cpu::prepare_conv2d_int8(shape, q, w.data(), options.variant)->algorithm();
+      pool.reserve_scratch(std::max(lanes->scratch_bytes(), gemm->scratch_bytes()));
+      std::vector<Config> configs;
+      configs.push_back({"gemm",
+                         [&] { gemm->run(x.data(), w.data(), bias.data(), y.data(), pool); },
+                         options.reps,
+                         {},
+                         {}});
+      configs.push_back({"lanes",
+                         [&] { lanes->run(x.data(), w.data(), bias.data(), y.data(), pool); },
+                         options.reps,
+                         {},
+                         {}});
+      run_interleaved(configs);
+      const double gemm_us = median(configs[0].seconds) * 1e6;
+      const double lanes_us = median(configs[1].seconds) * 1e6;
+      std::printf("| %s | %.0f | %.0f | %.0f | %.0f | %.2f | %s |\n", layer.name, gemm_us,
+                  *std::min_element(configs[0].seconds.begin(), configs[0].seconds.end()) * 1e6,
+                  lanes_us,
+                  *std::min_element(configs[1].seconds.begin(), configs[1].seconds.end()) * 1e6,
+                  lanes_us / gemm_us, chosen.c_str());
+      std::fflush(stdout);
+    }
+    std::printf("\n");
+  }
+}
+
 void bench_gemms(const Options& options) {
   struct GemmShape {
     const char* name;
@@ -1011,11 +1087,13 @@ int main(int argc, char** argv) {
       options.peaks_only = true;
     } else if (arg == "--direct-vs-gemm") {
       options.direct_vs_gemm = true;
+    } else if (arg == "--int8-lanes-vs-gemm") {
+      options.int8_lanes_vs_gemm = true;
     } else {
       std::fprintf(stderr,
                    "usage: %s [--reps N] [--threads 1,2] [--filter TEXT] [--reference] "
                    "[--variant NAME] [--peak-fp32 GFLOPS] [--peak-int8 GOPS] [--peaks-only] "
-                   "[--direct-vs-gemm]\n",
+                   "[--direct-vs-gemm] [--int8-lanes-vs-gemm]\n",
                    argv[0]);
       return 2;
     }
@@ -1024,6 +1102,10 @@ int main(int argc, char** argv) {
               cpu::kernel_variant_name(options.variant), options.reps);
   if (options.direct_vs_gemm) {  // times only: no peaks needed
     bench_direct_against_gemm(options);
+    return 0;
+  }
+  if (options.int8_lanes_vs_gemm) {
+    bench_int8_lanes_against_gemm(options);
     return 0;
   }
   measure_and_print_peaks(options);

@@ -75,6 +75,16 @@ std::unique_ptr<Conv2DInt8> make_gemm_conv2d_int8(
     const MicroKernels& kernels, const reference::Conv2DShape& shape,
     const reference::Int8Requantization& requantization, const int8_t* constant_weights);
 
+// Whether the int8 convolution with output channels in lanes measured faster than the im2col
+// GEMM on the avx2 table for this shape: small output planes (int8_lane_convolution.cc).
+bool int8_lane_convolution_preferred(const reference::Conv2DShape& shape);
+// int8 convolution with output channels in lanes (int8_lane_convolution.cc): the table's
+// int16-pair tile with pixels as A's rows and weight panels as B; null when it does not apply:
+// per-run weights, groups, negative padding, an offset that does not fit int16.
+std::unique_ptr<Conv2DInt8> make_int8_lane_conv2d(
+    const MicroKernels& kernels, const reference::Conv2DShape& shape,
+    const reference::Int8Requantization& requantization, const int8_t* constant_weights);
+
 std::unique_ptr<GemmFloat> make_gemm(const MicroKernels& kernels,
                                      const reference::GemmParams& params,
                                      const reference::FusedActivation& activation,
