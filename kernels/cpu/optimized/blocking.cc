@@ -145,6 +145,30 @@ BlockLimits float_convolution_limits(const CpuCacheSizes& caches, size_t mr, siz
   return limits;
 }
 
+bool lane_window_readable(const reference::Window2D& window) {
+  return window.stride_height >= 1 && window.stride_width >= 1 && window.dilation_height >= 1 &&
+         window.dilation_width >= 1 && window.output_height >= 1 && window.output_width >= 1 &&
+         window.input_height >= 1 && window.input_width >= 1 && window.pad_top >= 0 &&
+         window.pad_left >= 0;
+}
+
+int64_t lane_padded_plane(const reference::Window2D& window) {
+  return (window.input_height + window.pad_top + window.pad_bottom +
+          window.kernel_height * window.dilation_height) *
+         (window.input_width + window.pad_left + window.pad_right +
+          window.kernel_width * window.dilation_width);
+}
+
+bool int16_pair_offsets_fit(int32_t input_zero_point,
+                            const std::vector<int32_t>& weight_zero_points) {
+  constexpr int64_t kLimit = 32767;
+  if (largest_int8_offset(input_zero_point) > kLimit) return false;
+  for (int32_t zero_point : weight_zero_points) {
+    if (largest_int8_offset(zero_point) > kLimit) return false;
+  }
+  return true;
+}
+
 Im2colGeometry im2col_geometry(const reference::Conv2DShape& shape) {
   const reference::Window2D& window = shape.window;
   Im2colGeometry geometry;

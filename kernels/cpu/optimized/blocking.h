@@ -4,6 +4,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <vector>
 
 #include "core/cpu_caches.h"
 #include "optimized/micro_kernels.h"
@@ -175,6 +176,17 @@ struct Im2colGeometry {
   }
 };
 Im2colGeometry im2col_geometry(const reference::Conv2DShape& shape);
+
+// What the lane convolutions (lane_convolution.cc, int8_lane_convolution.cc) can read: positive
+// strides, dilations and sizes, no negative leading pad. They copy the input into zero-bordered
+// planes, one per channel, addressed by int32 offsets.
+bool lane_window_readable(const reference::Window2D& window);
+// The size of such a plane: the input with its pads and a kernel's reach past them.
+int64_t lane_padded_plane(const reference::Window2D& window);
+// Whether x - zx and every w - zw fit int16 without reaching -32768 (pmaddwd's one overflowing
+// pair), as the int16-pair convolutions need.
+bool int16_pair_offsets_fit(int32_t input_zero_point,
+                            const std::vector<int32_t>& weight_zero_points);
 
 // A run of consecutive output pixels in one output row and one B panel.
 struct Segment {

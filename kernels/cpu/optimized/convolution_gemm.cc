@@ -158,18 +158,10 @@ class GemmConvolution final : public ConvolutionTraits<Arithmetic>::Interface {
   // 2^24, and the float rounding takes a third of the double path's operations. Constant
   // weights only (the reach is the sum of |w - zw|); the bias is checked per block.
   void set_bias_limits(const Element* weights) {
-    const size_t channels = static_cast<size_t>(shape_.output_channels);
-    bias_limits_.assign(channels, -1);
-    for (size_t channel = 0; channel < channels; ++channel) {
-      const int32_t zero_point = parameters_.weight_zero_points[channel];
-      int64_t magnitudes = 0;
-      for (size_t k = 0; k < depth_; ++k) {
-        const int64_t offset = int64_t{weights[channel * depth_ + k]} - zero_point;
-        magnitudes += offset < 0 ? -offset : offset;
-      }
-      bias_limits_[channel] = float_requantization_bias_limit(
-          magnitudes, parameters_.input_zero_point, parameters_.multipliers[channel]);
-    }
+    bias_limits_ = float_requantization_bias_limits(
+        weights, static_cast<size_t>(shape_.output_channels), depth_,
+        parameters_.weight_zero_points.data(), parameters_.input_zero_point,
+        parameters_.multipliers.data());
   }
 
   // Packs B for depth steps [step_begin, +steps): float im2col rows (read with a row stride) or
@@ -323,16 +315,6 @@ class GemmConvolution final : public ConvolutionTraits<Arithmetic>::Interface {
   char algorithm_[64];
 };
 
-// x - zx and w - zw must fit int16 without reaching -32768 (pmaddwd's one overflowing pair).
-bool offsets_fit_int16(const Int8Requantization& q) {
-  constexpr int64_t kLimit = 32767;
-  if (largest_int8_offset(q.input_zero_point) > kLimit) return false;
-  for (int32_t zero_point : q.weight_zero_points) {
-    if (largest_int8_offset(zero_point) > kLimit) return false;
-  }
-  return true;
-}
-
 }  // namespace
 
 std::unique_ptr<Conv2DFloat> make_gemm_conv2d(const MicroKernels& kernels, const Conv2DShape& shape,
@@ -346,7 +328,9 @@ std::unique_ptr<Conv2DInt8> make_gemm_conv2d_int8(const MicroKernels& kernels,
                                                   const Conv2DShape& shape,
                                                   const Int8Requantization& requantization,
                                                   const int8_t* constant_weights) {
-  if (!offsets_fit_int16(requantization)) return nullptr;
+  if (!int16_pair_offsets_fit(requantization.input_zero_point, requantization.weight_zero_points)) {
+    return nullptr;
+  }
   return std::make_unique<GemmConvolution<Int16PairArithmetic>>(kernels, shape, requantization,
                                                                 constant_weights);
 }

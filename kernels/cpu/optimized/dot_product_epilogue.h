@@ -10,6 +10,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
+#include <vector>
 
 #include "optimized/blocking.h"
 #include "optimized/dot_product_kernels.h"
@@ -54,6 +55,26 @@ inline int64_t float_requantization_bias_limit(int64_t weight_offset_magnitudes,
   const int64_t limit = float_requantization_accumulator_limit(multiplier);
   if (limit < 0) return -1;
   return limit - largest_input_offset * weight_offset_magnitudes;
+}
+
+// float_requantization_bias_limit of every output channel of constant weights [channels][depth]
+// (the GEMM-like convolutions, whose weights are one contiguous row per output channel).
+inline std::vector<int64_t> float_requantization_bias_limits(const int8_t* weights, size_t channels,
+                                                             size_t depth,
+                                                             const int32_t* weight_zero_points,
+                                                             int32_t input_zero_point,
+                                                             const float* multipliers) {
+  std::vector<int64_t> limits(channels);
+  for (size_t channel = 0; channel < channels; ++channel) {
+    int64_t magnitudes = 0;
+    for (size_t k = 0; k < depth; ++k) {
+      const int64_t offset = int64_t{weights[channel * depth + k]} - weight_zero_points[channel];
+      magnitudes += offset < 0 ? -offset : offset;
+    }
+    limits[channel] =
+        float_requantization_bias_limit(magnitudes, input_zero_point, multipliers[channel]);
+  }
+  return limits;
 }
 
 // Whether `rows` output channels requantize in float with these biases (null: none).

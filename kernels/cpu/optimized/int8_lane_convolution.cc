@@ -146,17 +146,9 @@ class Int8LaneConvolution final : public Conv2DInt8 {
   // Per output channel, the largest |bias| with which its sums requantize in float
   // (RequantizeRow::in_float), as convolution_gemm.cc computes it.
   void set_bias_limits(const int8_t* weights) {
-    bias_limits_.assign(rows_, -1);
-    for (size_t channel = 0; channel < rows_; ++channel) {
-      const int32_t zero_point = q_.weight_zero_points[channel];
-      int64_t magnitudes = 0;
-      for (size_t k = 0; k < depth_; ++k) {
-        const int64_t offset = int64_t{weights[channel * depth_ + k]} - zero_point;
-        magnitudes += offset < 0 ? -offset : offset;
-      }
-      bias_limits_[channel] =
-          float_requantization_bias_limit(magnitudes, q_.input_zero_point, q_.multipliers[channel]);
-    }
+    bias_limits_ =
+        float_requantization_bias_limits(weights, rows_, depth_, q_.weight_zero_points.data(),
+                                         q_.input_zero_point, q_.multipliers.data());
   }
 
   // One channel's plane as x - zx inside its border of zeros.
@@ -300,23 +292,12 @@ std::unique_ptr<Conv2DInt8> make_int8_lane_conv2d(const MicroKernels& kernels,
                                                   const int8_t* constant_weights) {
   const reference::Window2D& window = shape.window;
   if (!constant_weights || shape.groups != 1 || !kernels.int16_pair_tile) return nullptr;
-  if (window.stride_height < 1 || window.stride_width < 1 || window.dilation_height < 1 ||
-      window.dilation_width < 1 || window.output_height < 1 || window.output_width < 1 ||
-      window.input_height < 1 || window.input_width < 1 || window.pad_top < 0 ||
-      window.pad_left < 0) {
+  if (!lane_window_readable(window)) return nullptr;
+  if (!int16_pair_offsets_fit(requantization.input_zero_point, requantization.weight_zero_points)) {
     return nullptr;
   }
-  // x - zx and w - zw must fit int16 without reaching -32768 (pmaddwd's one overflowing pair).
-  constexpr int64_t kLimit = 32767;
-  if (largest_int8_offset(requantization.input_zero_point) > kLimit) return nullptr;
-  for (int32_t zero_point : requantization.weight_zero_points) {
-    if (largest_int8_offset(zero_point) > kLimit) return nullptr;
-  }
   // The packing's offsets (channel planes and taps) are int32.
-  const int64_t padded_plane = (window.input_height + window.pad_top + window.pad_bottom +
-                                window.kernel_height * window.dilation_height) *
-                               (window.input_width + window.pad_left + window.pad_right +
-                                window.kernel_width * window.dilation_width);
+  const int64_t padded_plane = lane_padded_plane(window);
   if (padded_plane * shape.input_channels >= (int64_t{1} << 30)) return nullptr;
   return std::make_unique<Int8LaneConvolution>(kernels, shape, requantization, constant_weights);
 }

@@ -249,17 +249,9 @@ std::unique_ptr<Conv2DFloat> make_lane_conv2d(const char* variant, LaneFloatTile
                                               const float* constant_weights) {
   const reference::Window2D& window = shape.window;
   if (!tile || !pack || !constant_weights || shape.groups != 1) return nullptr;
-  if (window.stride_height < 1 || window.stride_width < 1 || window.dilation_height < 1 ||
-      window.dilation_width < 1 || window.output_height < 1 || window.output_width < 1 ||
-      window.input_height < 1 || window.input_width < 1 || window.pad_top < 0 ||
-      window.pad_left < 0) {
-    return nullptr;
-  }
+  if (!lane_window_readable(window)) return nullptr;
   // The packing's offsets are int32 within one padded plane.
-  const int64_t padded_plane = (window.input_height + window.pad_top + window.pad_bottom +
-                                window.kernel_height * window.dilation_height) *
-                               (window.input_width + window.pad_left + window.pad_right +
-                                window.kernel_width * window.dilation_width);
+  const int64_t padded_plane = lane_padded_plane(window);
   if (padded_plane >= (int64_t{1} << 30)) return nullptr;
   return std::make_unique<LaneConvolution>(variant, tile, pack, shape, activation,
                                            constant_weights);

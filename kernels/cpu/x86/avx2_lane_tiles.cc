@@ -35,6 +35,7 @@ namespace {
 
 using avx2_float::activate;
 using avx2_float::broadcast_activation;
+using avx2_float::transpose8x8;
 using avx2_float::VectorActivation;
 
 constexpr size_t kLaneChannels = 32;  // a tile's channels, B's row
@@ -117,35 +118,6 @@ ORKNN_TARGET_AVX2 void group(const float* a, size_t pixels, const float* b, size
     group_steps<kPixels, false>(a + pixel, pixels, b, steps, start, sums + pixel * kLaneChannels,
                                 nullptr);
   }
-}
-
-// An 8 x 8 transpose in registers: r[k] lane l -> r[l] lane k.
-ORKNN_TARGET_AVX2 void transpose8x8(__m256* r) {
-  const __m256 t0 = _mm256_unpacklo_ps(r[0], r[1]);
-  const __m256 t1 = _mm256_unpackhi_ps(r[0], r[1]);
-  const __m256 t2 = _mm256_unpacklo_ps(r[2], r[3]);
-  const __m256 t3 = _mm256_unpackhi_ps(r[2], r[3]);
-  const __m256 t4 = _mm256_unpacklo_ps(r[4], r[5]);
-  const __m256 t5 = _mm256_unpackhi_ps(r[4], r[5]);
-  const __m256 t6 = _mm256_unpacklo_ps(r[6], r[7]);
-  const __m256 t7 = _mm256_unpackhi_ps(r[6], r[7]);
-  // Per 128-bit lane: q0 holds element 0 of rows 0-3, q1 element 1, ... (rows 4-7 in q4-q7).
-  const __m256 q0 = _mm256_shuffle_ps(t0, t2, 0x44);
-  const __m256 q1 = _mm256_shuffle_ps(t0, t2, 0xEE);
-  const __m256 q2 = _mm256_shuffle_ps(t1, t3, 0x44);
-  const __m256 q3 = _mm256_shuffle_ps(t1, t3, 0xEE);
-  const __m256 q4 = _mm256_shuffle_ps(t4, t6, 0x44);
-  const __m256 q5 = _mm256_shuffle_ps(t4, t6, 0xEE);
-  const __m256 q6 = _mm256_shuffle_ps(t5, t7, 0x44);
-  const __m256 q7 = _mm256_shuffle_ps(t5, t7, 0xEE);
-  r[0] = _mm256_permute2f128_ps(q0, q4, 0x20);
-  r[1] = _mm256_permute2f128_ps(q1, q5, 0x20);
-  r[2] = _mm256_permute2f128_ps(q2, q6, 0x20);
-  r[3] = _mm256_permute2f128_ps(q3, q7, 0x20);
-  r[4] = _mm256_permute2f128_ps(q0, q4, 0x31);
-  r[5] = _mm256_permute2f128_ps(q1, q5, 0x31);
-  r[6] = _mm256_permute2f128_ps(q2, q6, 0x31);
-  r[7] = _mm256_permute2f128_ps(q3, q7, 0x31);
 }
 
 // The sums of the tile's pixels ([pixel][32]) to c ([channel][pixel]), bias and activation
