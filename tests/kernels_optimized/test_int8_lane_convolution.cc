@@ -225,7 +225,8 @@ void test_lanes_decline(void**) {
   reference::Int8Requantization q;
   q.weight_zero_points.assign(8, 0);
   q.multipliers.assign(8, 0.01f);
-  const std::vector<int8_t> weights(8 * 4, 1);
+  // Sized for the ungrouped layer below (8 x 8); the grouped one reads less.
+  const std::vector<int8_t> weights(8 * 8, 1);
   const optimized::MicroKernels& table = optimized::portable_micro_kernels();
   assert_null(optimized::make_int8_lane_conv2d(table, shape, q, weights.data()).get());
   shape.groups = 1;
