@@ -385,6 +385,18 @@ reference::Conv2DShape shape_of(const Layer& layer) {
   return shape;
 }
 
+// Element counts of a layer's input, weights and output (batch 1).
+struct LayerSizes {
+  size_t input, weights, output;
+};
+LayerSizes sizes_of(const reference::Conv2DShape& shape) {
+  const reference::Window2D& w = shape.window;
+  return {static_cast<size_t>(shape.input_channels * w.input_height * w.input_width),
+          static_cast<size_t>(shape.output_channels * (shape.input_channels / shape.groups) *
+                              w.kernel_height * w.kernel_width),
+          static_cast<size_t>(shape.output_channels * w.output_height * w.output_width)};
+}
+
 double operations(const reference::Conv2DShape& s) {
   return 2.0 * static_cast<double>(s.output_channels) * s.window.output_height *
          s.window.output_width * (s.input_channels / s.groups) * s.window.kernel_height *
@@ -500,13 +512,7 @@ void bench_convolutions(const Options& options, bool int8) {
       continue;
     }
     const reference::Conv2DShape shape = shape_of(layer);
-    const size_t input_size = static_cast<size_t>(shape.input_channels * shape.window.input_height *
-                                                  shape.window.input_width);
-    const size_t weight_size =
-        static_cast<size_t>(shape.output_channels * (shape.input_channels / shape.groups) *
-                            shape.window.kernel_height * shape.window.kernel_width);
-    const size_t output_size = static_cast<size_t>(
-        shape.output_channels * shape.window.output_height * shape.window.output_width);
+    const auto [input_size, weight_size, output_size] = sizes_of(shape);
     const double ops = operations(shape);
     std::vector<Config> configs;
     std::string algorithm;
@@ -628,13 +634,7 @@ void bench_direct_against_gemm(const Options& options) {
       continue;
     }
     const reference::Conv2DShape shape = shape_of(layer);
-    const auto input_size = static_cast<size_t>(shape.input_channels * shape.window.input_height *
-                                                shape.window.input_width);
-    const auto weight_size =
-        static_cast<size_t>(shape.output_channels * (shape.input_channels / shape.groups) *
-                            shape.window.kernel_height * shape.window.kernel_width);
-    const auto output_size = static_cast<size_t>(
-        shape.output_channels * shape.window.output_height * shape.window.output_width);
+    const auto [input_size, weight_size, output_size] = sizes_of(shape);
     std::vector<float> x = random_floats(input_size, 3), w = random_floats(weight_size, 4);
     std::vector<float> bias = random_floats(static_cast<size_t>(shape.output_channels), 5);
     std::vector<float> y(output_size);
@@ -719,13 +719,7 @@ void bench_int8_lanes_against_gemm(const Options& options) {
         continue;
       }
       const reference::Conv2DShape shape = shape_of(layer);
-      const auto input_size = static_cast<size_t>(shape.input_channels * shape.window.input_height *
-                                                  shape.window.input_width);
-      const auto weight_size =
-          static_cast<size_t>(shape.output_channels * (shape.input_channels / shape.groups) *
-                              shape.window.kernel_height * shape.window.kernel_width);
-      const auto output_size = static_cast<size_t>(
-          shape.output_channels * shape.window.output_height * shape.window.output_width);
+      const auto [input_size, weight_size, output_size] = sizes_of(shape);
       std::vector<int8_t> x = random_codes(input_size, 6), w = random_codes(weight_size, 7);
       std::vector<int32_t> bias(static_cast<size_t>(shape.output_channels), 1000);
       std::vector<int8_t> y(output_size);
