@@ -159,6 +159,32 @@ int64_t lane_padded_plane(const reference::Window2D& window) {
           window.kernel_width * window.dilation_width);
 }
 
+LanePlanes lane_planes(const reference::Window2D& window) {
+  LanePlanes planes;
+  const int64_t last_row = (window.output_height - 1) * window.stride_height +
+                           (window.kernel_height - 1) * window.dilation_height - window.pad_top;
+  const int64_t last_column = (window.output_width - 1) * window.stride_width +
+                              (window.kernel_width - 1) * window.dilation_width - window.pad_left;
+  planes.height =
+      static_cast<size_t>(window.pad_top + std::max<int64_t>(window.input_height, last_row + 1));
+  planes.width =
+      static_cast<size_t>(window.pad_left + std::max<int64_t>(window.input_width, last_column + 1));
+  const auto width = static_cast<int64_t>(planes.width);
+  for (int64_t ky = 0; ky < window.kernel_height; ++ky) {
+    for (int64_t kx = 0; kx < window.kernel_width; ++kx) {
+      planes.tap_offsets.push_back(
+          static_cast<int32_t>(ky * window.dilation_height * width + kx * window.dilation_width));
+    }
+  }
+  for (int64_t oy = 0; oy < window.output_height; ++oy) {
+    for (int64_t ox = 0; ox < window.output_width; ++ox) {
+      planes.pixel_offsets.push_back(
+          static_cast<int32_t>(oy * window.stride_height * width + ox * window.stride_width));
+    }
+  }
+  return planes;
+}
+
 bool int16_pair_offsets_fit(int32_t input_zero_point,
                             const std::vector<int32_t>& weight_zero_points) {
   constexpr int64_t kLimit = 32767;

@@ -183,6 +183,19 @@ Im2colGeometry im2col_geometry(const reference::Conv2DShape& shape);
 bool lane_window_readable(const reference::Window2D& window);
 // The size of such a plane: the input with its pads and a kernel's reach past them.
 int64_t lane_padded_plane(const reference::Window2D& window);
+// The zero-bordered plane a lane convolution copies each input channel into: it holds every
+// position a tap reads, from -pad to the last output's last tap; and where, from a plane's
+// start, each kernel tap (ky, kx) reads relative to a pixel and each output pixel's top-left
+// tap lies (a panel of consecutive pixels takes consecutive entries). For windows
+// lane_window_readable accepts.
+struct LanePlanes {
+  size_t height = 0;
+  size_t width = 0;
+  std::vector<int32_t> tap_offsets;    // per kernel tap, row-major
+  std::vector<int32_t> pixel_offsets;  // per output pixel, row-major
+  size_t plane() const { return height * width; }
+};
+LanePlanes lane_planes(const reference::Window2D& window);
 // Whether x - zx and every w - zw fit int16 without reaching -32768 (pmaddwd's one overflowing
 // pair), as the int16-pair convolutions need.
 bool int16_pair_offsets_fit(int32_t input_zero_point,

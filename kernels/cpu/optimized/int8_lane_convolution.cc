@@ -54,37 +54,21 @@ class Int8LaneConvolution final : public Conv2DInt8 {
     pixels_ = static_cast<size_t>(window.output_height) * output_width;
     pad_top_ = static_cast<size_t>(window.pad_top);
     pad_left_ = static_cast<size_t>(window.pad_left);
-    // The padded plane holds every position a tap reads: from -pad to the last output's last tap.
-    const int64_t last_row = (window.output_height - 1) * window.stride_height +
-                             (window.kernel_height - 1) * window.dilation_height - window.pad_top;
-    const int64_t last_column = (window.output_width - 1) * window.stride_width +
-                                (window.kernel_width - 1) * window.dilation_width - window.pad_left;
-    padded_height_ =
-        pad_top_ + static_cast<size_t>(std::max<int64_t>(window.input_height, last_row + 1));
-    padded_width_ =
-        pad_left_ + static_cast<size_t>(std::max<int64_t>(window.input_width, last_column + 1));
-    padded_plane_ = padded_height_ * padded_width_;
-    const auto padded_width = static_cast<int64_t>(padded_width_);
+    LanePlanes planes = lane_planes(window);
+    padded_height_ = planes.height;
+    padded_width_ = planes.width;
+    padded_plane_ = planes.plane();
+    pixel_offsets_ = std::move(planes.pixel_offsets);
 
     // Depth k = channel x taps + tap (the weights' order): its offset in the padded planes.
-    const auto taps = static_cast<size_t>(window.kernel_height * window.kernel_width);
+    const size_t taps = planes.tap_offsets.size();
     depth_ = channels_ * taps;
     pairs_ = divide_round_up(depth_, 2);
     for (size_t channel = 0; channel < channels_; ++channel) {
-      for (int64_t ky = 0; ky < window.kernel_height; ++ky) {
-        for (int64_t kx = 0; kx < window.kernel_width; ++kx) {
-          depth_offsets_.push_back(
-              static_cast<int32_t>(channel * padded_plane_ +
-                                   static_cast<size_t>(ky * window.dilation_height * padded_width +
-                                                       kx * window.dilation_width)));
-        }
+      for (size_t tap = 0; tap < taps; ++tap) {
+        depth_offsets_.push_back(static_cast<int32_t>(
+            channel * padded_plane_ + static_cast<size_t>(planes.tap_offsets[tap])));
       }
-    }
-    for (size_t pixel = 0; pixel < pixels_; ++pixel) {
-      const auto oy = static_cast<int64_t>(pixel / output_width);
-      const auto ox = static_cast<int64_t>(pixel % output_width);
-      pixel_offsets_.push_back(static_cast<int32_t>(oy * window.stride_height * padded_width +
-                                                    ox * window.stride_width));
     }
 
     // Weights [M][C][kh][kw] -> panels of NR output channels, as the tile reads B.
