@@ -118,6 +118,31 @@ class Random {
   std::mt19937 generator_;
 };
 
+// The output stage of a random int8 convolution case, after its output zero point is set:
+// kind % 4 picks none, a fused Relu (the minimum at the zero point), a clamp, or the SiLU
+// epilogue (dequantization scales divided so the real values spread over a few units around 0,
+// where SiLU bends, and a zero point low enough for its negative lobe).
+inline void set_random_output_stage(Random& random, kernels::reference::Int8Requantization& q,
+                                    size_t kind) {
+  switch (kind % 4) {
+    case 1:
+      q.output_minimum = std::max(-128, q.output_zero_point);
+      break;
+    case 2:
+      q.output_minimum = -50;
+      q.output_maximum = 90;
+      break;
+    case 3:
+      q.silu = true;
+      for (float& scale : q.multipliers) scale /= 40.0f;
+      q.output_scale = random.real(0.01f, 0.04f);
+      q.output_zero_point = random.integer(-110, -70);
+      break;
+    default:
+      break;
+  }
+}
+
 // Empty when |actual - expected| <= tolerance x max(1, max|expected|) everywhere, else a
 // description of the first mismatch.
 inline std::string compare_floats(const std::vector<float>& actual,

@@ -101,23 +101,7 @@ reference::Int8Requantization random_requantization(Random& random, int64_t chan
     q.multipliers.push_back(static_cast<float>(random.real(20.0f, 120.0f) / spread));
   }
   q.output_zero_point = random.integer(-20, 20);
-  switch (trial % 4) {
-    case 1:
-      q.output_minimum = std::max(-128, q.output_zero_point);
-      break;
-    case 2:
-      q.output_minimum = -60;
-      q.output_maximum = 100;
-      break;
-    case 3:
-      q.silu = true;
-      for (float& scale : q.multipliers) scale /= 40.0f;
-      q.output_scale = random.real(0.01f, 0.04f);
-      q.output_zero_point = random.integer(-110, -70);
-      break;
-    default:
-      break;
-  }
+  set_random_output_stage(random, q, static_cast<size_t>(trial));
   return q;
 }
 

@@ -324,25 +324,7 @@ reference::Int8Requantization make_requantization(Random& random, int64_t channe
     q.multipliers.push_back(static_cast<float>(random.real(20.0f, 90.0f) / spread));
   }
   q.output_zero_point = random.integer(-10, 10);
-  switch (activation_kind % 4) {
-    case 0:
-      break;
-    case 1:
-      q.output_minimum = std::max(-128, q.output_zero_point);
-      break;
-    case 2:
-      q.output_minimum = -50;
-      q.output_maximum = 90;
-      break;
-    case 3:
-      // The SiLU epilogue: dequantization scales that spread the real values over a few units
-      // around 0, where SiLU bends, and a zero point low enough for its negative lobe.
-      q.silu = true;
-      for (float& scale : q.multipliers) scale /= 40.0f;
-      q.output_scale = random.real(0.01f, 0.04f);
-      q.output_zero_point = random.integer(-110, -70);
-      break;
-  }
+  set_random_output_stage(random, q, activation_kind);
   return q;
 }
 
