@@ -5,15 +5,17 @@
 //
 //   bench_kernels [--reps N] [--threads 1,2] [--filter TEXT|micro] [--reference] [--variant NAME]
 //                 [--peak-fp32 GFLOPS] [--peak-int8 GOPS] [--peaks-only] [--direct-vs-gemm]
-//                 [--int8-lanes-vs-gemm]
+//                 [--int8-vs-gemm]
 //
 // --direct-vs-gemm runs only the float32 convolution layers (x86-64), each as the variant's
 // im2col GEMM and as its direct convolution, interleaved on one thread in one process, and
 // prints both times and which one the dispatcher picks.
 //
-// --int8-lanes-vs-gemm runs only the int8 convolution layers, each as the variant table's im2col
-// GEMM and with output channels in lanes (int8_lane_convolution.cc), interleaved, per thread
-// count of --threads, and prints both times and which one the dispatcher picks.
+// --int8-vs-gemm (formerly --int8-lanes-vs-gemm) runs only the int8 convolution layers that an
+// alternative applies to, each as the variant table's im2col GEMM, with output channels in lanes
+// (int8_lane_convolution.cc; planes up to 14x14) and as Winograd F(2x2, 3x3)
+// (int8_winograd_convolution.cc; 3x3 stride 1), interleaved, per thread count of --threads, and
+// prints the times and which one the dispatcher picks.
 //
 // --filter micro runs the micro-kernel section alone (with a dot-product variant, e.g. avx512,
 // also its int8 tile, with A in L1 and streaming from a 144-row block).
@@ -66,7 +68,7 @@ struct Options {
   double peak_int16_pairs = 0.0;
   bool peaks_only = false;
   bool direct_vs_gemm = false;
-  bool int8_lanes_vs_gemm = false;
+  bool int8_vs_gemm = false;
 };
 
 double seconds_since(Clock::time_point start) {
@@ -698,10 +700,11 @@ void bench_direct_against_gemm(const Options& options) {
 #endif
 }
 
-// The int8 layers as the variant's im2col GEMM and with output channels in lanes (the same
-// int16-pair tile with pixels and channels swapped, int8_lane_convolution.cc), interleaved on
-// each thread count: median wall time of options.reps runs each, and the dispatcher's choice.
-void bench_int8_lanes_against_gemm(const Options& options) {
+// The int8 layers as the variant's im2col GEMM and as the alternatives that apply to them: output
+// channels in lanes (the same int16-pair tile with pixels and channels swapped,
+// int8_lane_convolution.cc) and Winograd F(2x2, 3x3) (int8_winograd_convolution.cc), interleaved
+// on each thread count: median wall time of options.reps runs each, and the dispatcher's choice.
+void bench_int8_against_gemm(const Options& options) {
   namespace optimized = cpu::optimized;
   const optimized::MicroKernels& table =
       options.variant == cpu::KernelVariant::kAvx512 ? optimized::avx512_micro_kernels()
@@ -710,9 +713,9 @@ void bench_int8_lanes_against_gemm(const Options& options) {
   for (size_t threads : options.threads) {
     ThreadPool pool(threads);
     std::printf(
-        "## int8 channels in lanes against im2col GEMM (%s, %zu threads, wall time, median of "
-        "%d)\n\n| layer | GEMM us | (min) | lanes us | (min) | lanes/GEMM | dispatcher |\n"
-        "|---|---:|---:|---:|---:|---:|---|\n",
+        "## int8 alternatives against im2col GEMM (%s, %zu threads, wall time, median of %d)\n\n"
+        "| layer | GEMM us | (min) | lanes us | (min) | lanes/GEMM | winograd us | (min) | "
+        "winograd/GEMM | dispatcher |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|---|\n",
         table.name, threads, options.reps);
     for (const Layer& layer : kLayers) {
       if (!options.filter.empty() && std::strstr(layer.name, options.filter.c_str()) == nullptr) {
@@ -729,33 +732,51 @@ void bench_int8_lanes_against_gemm(const Options& options) {
       q.multipliers.assign(static_cast<size_t>(shape.output_channels), 1e-4f);
       q.output_zero_point = -2;
       q.output_minimum = -2;  // fused Relu
-      std::unique_ptr<cpu::Conv2DInt8> lanes =
-          optimized::make_int8_lane_conv2d(table, shape, q, w.data());
-      if (!lanes) continue;
+      std::unique_ptr<cpu::Conv2DInt8> alternatives[] = {
+          optimized::make_int8_lane_conv2d(table, shape, q, w.data()),
+          optimized::make_int8_winograd_conv2d(table, shape, q, w.data())};
+      // The lanes apply to almost any layer: list them only on small planes, where they may win.
+      if (shape.window.output_height * shape.window.output_width > 14 * 14) alternatives[0].reset();
+      if (!alternatives[0] && !alternatives[1]) continue;
       std::unique_ptr<cpu::Conv2DInt8> gemm =
           optimized::make_gemm_conv2d_int8(table, shape, q, w.data());
       const std::string chosen =
           cpu::prepare_conv2d_int8(shape, q, w.data(), options.variant)->algorithm();
-      pool.reserve_scratch(std::max(lanes->scratch_bytes(), gemm->scratch_bytes()));
+      size_t scratch = gemm->scratch_bytes();
       std::vector<Config> configs;
       configs.push_back({"gemm",
                          [&] { gemm->run(x.data(), w.data(), bias.data(), y.data(), pool); },
                          options.reps,
                          {},
                          {}});
-      configs.push_back({"lanes",
-                         [&] { lanes->run(x.data(), w.data(), bias.data(), y.data(), pool); },
-                         options.reps,
-                         {},
-                         {}});
+      for (const auto& alternative : alternatives) {
+        if (!alternative) continue;
+        scratch = std::max(scratch, alternative->scratch_bytes());
+        cpu::Conv2DInt8* kernel = alternative.get();
+        configs.push_back({kernel->algorithm(),
+                           [&, kernel] { kernel->run(x.data(), w.data(), bias.data(), y.data(), pool); },
+                           options.reps,
+                           {},
+                           {}});
+      }
+      pool.reserve_scratch(scratch);
       run_interleaved(configs);
       const double gemm_us = median(configs[0].seconds) * 1e6;
-      const double lanes_us = median(configs[1].seconds) * 1e6;
-      std::printf("| %s | %.0f | %.0f | %.0f | %.0f | %.2f | %s |\n", layer.name, gemm_us,
-                  *std::min_element(configs[0].seconds.begin(), configs[0].seconds.end()) * 1e6,
-                  lanes_us,
-                  *std::min_element(configs[1].seconds.begin(), configs[1].seconds.end()) * 1e6,
-                  lanes_us / gemm_us, chosen.c_str());
+      std::printf("| %s | %.0f | %.0f |", layer.name, gemm_us,
+                  *std::min_element(configs[0].seconds.begin(), configs[0].seconds.end()) * 1e6);
+      size_t next = 1;
+      for (const auto& alternative : alternatives) {
+        if (!alternative) {
+          std::printf(" - | - | - |");
+          continue;
+        }
+        const Config& config = configs[next++];
+        const double us = median(config.seconds) * 1e6;
+        std::printf(" %.0f | %.0f | %.2f |", us,
+                    *std::min_element(config.seconds.begin(), config.seconds.end()) * 1e6,
+                    us / gemm_us);
+      }
+      std::printf(" %s |\n", chosen.c_str());
       std::fflush(stdout);
     }
     std::printf("\n");
@@ -1081,13 +1102,13 @@ int main(int argc, char** argv) {
       options.peaks_only = true;
     } else if (arg == "--direct-vs-gemm") {
       options.direct_vs_gemm = true;
-    } else if (arg == "--int8-lanes-vs-gemm") {
-      options.int8_lanes_vs_gemm = true;
+    } else if (arg == "--int8-vs-gemm" || arg == "--int8-lanes-vs-gemm") {
+      options.int8_vs_gemm = true;
     } else {
       std::fprintf(stderr,
                    "usage: %s [--reps N] [--threads 1,2] [--filter TEXT] [--reference] "
                    "[--variant NAME] [--peak-fp32 GFLOPS] [--peak-int8 GOPS] [--peaks-only] "
-                   "[--direct-vs-gemm] [--int8-lanes-vs-gemm]\n",
+                   "[--direct-vs-gemm] [--int8-vs-gemm]\n",
                    argv[0]);
       return 2;
     }
@@ -1098,8 +1119,8 @@ int main(int argc, char** argv) {
     bench_direct_against_gemm(options);
     return 0;
   }
-  if (options.int8_lanes_vs_gemm) {
-    bench_int8_lanes_against_gemm(options);
+  if (options.int8_vs_gemm) {
+    bench_int8_against_gemm(options);
     return 0;
   }
   measure_and_print_peaks(options);

@@ -449,6 +449,12 @@ std::unique_ptr<Conv2DInt8> prepare_conv2d_int8(const reference::Conv2DShape& sh
         return kernel;
       }
     }
+    if (variant == KernelVariant::kAvx2 && optimized::int8_winograd_preferred(shape)) {
+      if (auto kernel = optimized::make_int8_winograd_conv2d(kernels, shape, requantization,
+                                                             constant_weights)) {
+        return kernel;
+      }
+    }
     if (variant == KernelVariant::kAvx2 && optimized::int8_lane_convolution_preferred(shape)) {
       if (auto kernel =
               optimized::make_int8_lane_conv2d(kernels, shape, requantization, constant_weights)) {

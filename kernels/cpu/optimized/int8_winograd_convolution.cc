@@ -1,0 +1,519 @@
+// int8 3x3 stride-1 convolutions as Winograd F(2x2, 3x3), exact (docs/cpu-kernels.md, "Session
+// 11: int8 Winograd F(2x2, 3x3)").
+//
+// Every 2x2 block of outputs ("tile") is computed from the 4x4 input patch d under it as
+//   Y = A^T [(G' g G'^T) . (B^T d B)] A / 4
+// with g the 3x3 kernel of one (output, input) channel pair, "." the element-wise product summed
+// over input channels, and integer matrices
+//   B^T = [1 0 -1 0; 0 1 1 0; 0 -1 1 0; 0 1 0 -1],  G' = 2G = [2 0 0; 1 1 1; 1 -1 1; 0 0 2],
+//   A^T = [1 1 1 0; 0 1 -1 -1]
+// (Lavin's F(2, 3) with G scaled by 2 so that the transformed weights are integers; the 2 on each
+// side makes every result 4 times the true sum). The 16 products per tile replace the direct
+// form's 36: per tile position xi of the 4x4 transform, a GEMM of the transformed weights
+// V_xi [outputs x inputs] by the transformed inputs U_xi [inputs x tiles], on the table's exact
+// int16-pair tile.
+//
+// Why it is exact: d holds x - zx (|d| <= 255, zero for padding), so |U| <= 4 x 255, and g holds
+// w - zw, so |V| <= 9 x 255: both fit int16. The GEMM sums products in int32, and the build
+// refuses (returns null for) weights whose bounds on |M_xi| or |sum| could leave int32 or the
+// division by 4 (4 x |sum| < 2^31); within them every M_xi and every step of the output
+// transform is the exact integer, so Y / 4 is the reference's sum, and bias plus requantization
+// give its bytes (the same requantize_row as the GEMM).
+//
+// Per image: (1) the input transform, one task per pair of input channels: four padded rows of
+// a tile row at a time, widened to x - zx with even and odd columns apart (so the column
+// transform reads consecutive int16), the row transform, the column transform, stored as each
+// band's B panels [xi][tile panel][channel pair][16 tiles][2]; (2) per task of (band of tile
+// rows, block of output channels): per xi and weight panel, the tiles of every tile panel of the
+// band into M [xi][channel][tile]; then per channel the output transform, the bias and the
+// requantization of the band's output rows.
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+#include <vector>
+
+#include "core/large_allocation.h"
+#include "optimized/blocking.h"
+#include "optimized/dot_product_epilogue.h"
+#include "optimized/optimized_kernels.h"
+
+namespace orknn::kernels::cpu::optimized {
+namespace {
+
+using reference::Conv2DShape;
+using reference::Int8Requantization;
+
+constexpr size_t kPositions = 16;  // the 4x4 transform
+constexpr int64_t kInt32Limit = (int64_t{1} << 31) - 1;
+constexpr size_t kMaxUnits = 64;  // column pairs regrouped per step of widen_row
+
+// One 3x3 kernel g (w - zw) transformed: V = G' g G'^T, row-major 4x4.
+void transform_kernel(const int32_t g[9], int32_t v[kPositions]) {
+  int32_t rows[4][3];  // G' g
+  for (size_t j = 0; j < 3; ++j) {
+    rows[0][j] = 2 * g[j];
+    rows[1][j] = g[j] + g[3 + j] + g[6 + j];
+    rows[2][j] = g[j] - g[3 + j] + g[6 + j];
+    rows[3][j] = 2 * g[6 + j];
+  }
+  for (size_t i = 0; i < 4; ++i) {
+    v[i * 4 + 0] = 2 * rows[i][0];
+    v[i * 4 + 1] = rows[i][0] + rows[i][1] + rows[i][2];
+    v[i * 4 + 2] = rows[i][0] - rows[i][1] + rows[i][2];
+    v[i * 4 + 3] = 2 * rows[i][2];
+  }
+}
+
+// B^T applied along one direction of the patch to `count` int16 lanes: out_i from the four
+// inputs a0..a3 of each lane. Its rows' magnitudes sum to 2, so each direction at most doubles
+// the largest |value|. The outputs never alias the inputs (__restrict lets the compiler
+// vectorize the loop).
+void transform_four(const int16_t* __restrict a0, const int16_t* __restrict a1,
+                    const int16_t* __restrict a2, const int16_t* __restrict a3,
+                    int16_t* __restrict out0, int16_t* __restrict out1, int16_t* __restrict out2,
+                    int16_t* __restrict out3, size_t count) {
+  for (size_t n = 0; n < count; ++n) {
+    out0[n] = static_cast<int16_t>(a0[n] - a2[n]);
+    out1[n] = static_cast<int16_t>(a1[n] + a2[n]);
+    out2[n] = static_cast<int16_t>(a2[n] - a1[n]);
+    out3[n] = static_cast<int16_t>(a1[n] - a3[n]);
+  }
+}
+
+class Int8WinogradConvolution final : public Conv2DInt8 {
+ public:
+  Int8WinogradConvolution(const MicroKernels& kernels, const Conv2DShape& shape,
+                          const Int8Requantization& q, std::vector<int16_t> transformed_weights,
+                          size_t tile_rows_per_band)
+      : kernels_(kernels),
+        shape_(shape),
+        q_(q),
+        mr_(kernels.int16_rows),
+        nr_(kernels.int16_columns),
+        channels_(static_cast<size_t>(shape.input_channels)),
+        rows_(static_cast<size_t>(shape.output_channels)),
+        pairs_(divide_round_up(channels_, 2)),
+        row_panels_(divide_round_up(rows_, mr_)) {
+    const reference::Window2D& window = shape.window;
+    height_ = static_cast<size_t>(window.input_height);
+    width_ = static_cast<size_t>(window.input_width);
+    output_height_ = static_cast<size_t>(window.output_height);
+    output_width_ = static_cast<size_t>(window.output_width);
+    pad_top_ = window.pad_top;
+    pad_left_ = window.pad_left;
+    tiles_high_ = divide_round_up(output_height_, 2);
+    tiles_wide_ = divide_round_up(output_width_, 2);
+    band_tile_rows_ = tile_rows_per_band;
+    bands_ = divide_round_up(tiles_high_, band_tile_rows_);
+    band_panels_ = divide_round_up(band_tile_rows_ * tiles_wide_, nr_);
+    band_slots_ = band_panels_ * nr_;
+    band_elements_ = kPositions * band_panels_ * pairs_ * nr_ * 2;
+    packed_weights_.assign(transformed_weights.begin(), transformed_weights.end());
+
+    // Output channels per task: M [16][block][band slots] int32 stays within about 128 KB of L2
+    // beside the band's transformed input.
+    const size_t fitting = (size_t{128} << 10) / (kPositions * band_slots_ * sizeof(int32_t) * mr_);
+    block_rows_ = std::min(std::max<size_t>(fitting, 1), size_t{16}) * mr_;
+    block_rows_ = std::min(block_rows_, round_up(rows_, mr_));
+    row_blocks_ = divide_round_up(rows_, block_rows_);
+
+    small_multipliers_ =
+        small_multipliers(q.multipliers.data(), q.multipliers.size(), q.output_zero_point);
+    input_bytes_ = align_bytes(bands_ * band_elements_ * sizeof(int16_t));
+    row_length_ = 2 * (tiles_wide_ + 1);  // int16 of one parity of a padded row, both channels
+    transform_bytes_ = align_bytes(18 * row_length_ * sizeof(int16_t));
+    products_bytes_ = align_bytes(kPositions * block_rows_ * band_slots_ * sizeof(int32_t));
+    sums_bytes_ = align_bytes(2 * band_tile_rows_ * 2 * tiles_wide_ * sizeof(int32_t));
+    std::snprintf(algorithm_, sizeof(algorithm_), "%s int8 winograd F(2x2,3x3) %zux%zu",
+                  kernels.name, mr_, nr_);
+  }
+
+  void set_bias_limits(std::vector<int64_t> limits) { bias_limits_ = std::move(limits); }
+
+  // Thread 0's scratch starts with the image's transformed input (every thread reads it); each
+  // thread's task area follows: the input transform's rows, or a task's products and sums.
+  size_t scratch_bytes() const override {
+    return input_bytes_ + std::max(transform_bytes_, products_bytes_ + sums_bytes_);
+  }
+  const char* algorithm() const override { return algorithm_; }
+
+  void run(const int8_t* input, const int8_t*, const int32_t* bias, int8_t* output,
+           ThreadPool& pool) const override {
+    auto* transformed = reinterpret_cast<int16_t*>(pool.scratch(0, scratch_bytes()));
+    const size_t image_size = channels_ * height_ * width_;
+    const size_t output_size = rows_ * output_height_ * output_width_;
+    for (size_t image = 0; image < static_cast<size_t>(shape_.batch); ++image) {
+      const int8_t* codes = input + image * image_size;
+      pool.parallel_for(pairs_, [&](size_t pair, size_t thread) {
+        auto* rows = reinterpret_cast<int16_t*>(pool.scratch(thread, scratch_bytes()) + input_bytes_);
+        transform_input_pair(codes, pair, rows, transformed);
+      });
+      int8_t* image_output = output + image * output_size;
+      pool.parallel_for(bands_ * row_blocks_, [&](size_t task, size_t thread) {
+        uint8_t* area = pool.scratch(thread, scratch_bytes()) + input_bytes_;
+        run_task(transformed, bias, image_output, task / row_blocks_, task % row_blocks_,
+                 reinterpret_cast<int32_t*>(area),
+                 reinterpret_cast<int32_t*>(area + products_bytes_));
+      });
+    }
+  }
+
+ private:
+  size_t band_first_tile_row(size_t band) const { return band * band_tile_rows_; }
+  size_t band_tiles(size_t band) const {
+    const size_t first = band_first_tile_row(band);
+    return (std::min(tiles_high_, first + band_tile_rows_) - first) * tiles_wide_;
+  }
+
+  // Padded input row `row` (row 0 is pad_top rows above the input) of channels 2 x pair and the
+  // next as x - zx, even columns to `even` and odd ones to `odd`, each [column / 2][channel];
+  // zero outside the input (and for a missing second channel). `widened` holds two rows of
+  // 2 x (tiles_wide_ + 1) int16. Written as whole-row loops the compiler vectorizes: each
+  // channel's row widened in place, then the two channels' 32-bit column pairs regrouped with
+  // shifts and masks.
+  void widen_row(const int8_t* codes, size_t pair, size_t row, int16_t* widened, int16_t* even,
+                 int16_t* odd) const {
+    const int64_t source_row = static_cast<int64_t>(row) - pad_top_;
+    if (source_row < 0 || source_row >= static_cast<int64_t>(height_)) {
+      std::fill(even, even + row_length_, int16_t{0});
+      std::fill(odd, odd + row_length_, int16_t{0});
+      return;
+    }
+    // Padded column X reads input column X - pad_left.
+    const auto padded_columns = static_cast<int64_t>(row_length_);
+    const int64_t first = std::min<int64_t>(pad_left_, padded_columns);
+    const int64_t last = std::min<int64_t>(static_cast<int64_t>(width_) + pad_left_, padded_columns);
+    const int16_t zero_point = static_cast<int16_t>(q_.input_zero_point);
+    for (size_t member = 0; member < 2; ++member) {
+      int16_t* out = widened + member * row_length_;
+      const size_t channel = 2 * pair + member;
+      if (channel >= channels_) {
+        std::fill(out, out + row_length_, int16_t{0});
+        continue;
+      }
+      const int8_t* source = codes + (channel * height_ + static_cast<size_t>(source_row)) * width_;
+      std::fill(out, out + first, int16_t{0});
+      for (int64_t column = first; column < last; ++column) {
+        out[column] = static_cast<int16_t>(source[column - pad_left_] - zero_point);
+      }
+      std::fill(out + std::max(first, last), out + padded_columns, int16_t{0});
+    }
+    // Column pair k of a channel, as one 32-bit value, holds columns 2k (low half) and 2k + 1.
+    uint32_t first_channel[kMaxUnits];
+    uint32_t second_channel[kMaxUnits];
+    const size_t units = row_length_ / 2;
+    for (size_t begin = 0; begin < units; begin += kMaxUnits) {
+      const size_t count = std::min(kMaxUnits, units - begin);
+      std::memcpy(first_channel, widened + 2 * begin, count * sizeof(uint32_t));
+      std::memcpy(second_channel, widened + row_length_ + 2 * begin, count * sizeof(uint32_t));
+      uint32_t even_units[kMaxUnits];
+      uint32_t odd_units[kMaxUnits];
+      for (size_t k = 0; k < count; ++k) {
+        even_units[k] = (first_channel[k] & 0xFFFFu) | (second_channel[k] << 16);
+        odd_units[k] = (first_channel[k] >> 16) | (second_channel[k] & 0xFFFF0000u);
+      }
+      std::memcpy(even + 2 * begin, even_units, count * sizeof(uint32_t));
+      std::memcpy(odd + 2 * begin, odd_units, count * sizeof(uint32_t));
+    }
+  }
+
+  // The input transform of one pair of input channels over the whole image into every band's
+  // B panels. `rows` holds 4 padded rows (even, odd), the 4 row-transformed rows (even, odd) and
+  // widen_row's two rows.
+  void transform_input_pair(const int8_t* codes, size_t pair, int16_t* rows,
+                            int16_t* transformed) const {
+    int16_t* padded[4][2];
+    int16_t* mixed[4][2];
+    for (size_t i = 0; i < 4; ++i) {
+      for (size_t parity = 0; parity < 2; ++parity) {
+        padded[i][parity] = rows + (i * 2 + parity) * row_length_;
+        mixed[i][parity] = rows + (8 + i * 2 + parity) * row_length_;
+      }
+    }
+    int16_t* widened = rows + 16 * row_length_;
+    widen_row(codes, pair, 0, widened, padded[0][0], padded[0][1]);
+    widen_row(codes, pair, 1, widened, padded[1][0], padded[1][1]);
+    for (size_t tile_row = 0; tile_row < tiles_high_; ++tile_row) {
+      // Padded rows 2 t .. 2 t + 3 sit in ring slots (row % 4); the first two are already there.
+      const size_t top = 2 * tile_row;
+      widen_row(codes, pair, top + 2, widened, padded[(top + 2) % 4][0], padded[(top + 2) % 4][1]);
+      widen_row(codes, pair, top + 3, widened, padded[(top + 3) % 4][0], padded[(top + 3) % 4][1]);
+      for (size_t parity = 0; parity < 2; ++parity) {
+        transform_four(padded[top % 4][parity], padded[(top + 1) % 4][parity],
+                       padded[(top + 2) % 4][parity], padded[(top + 3) % 4][parity],
+                       mixed[0][parity], mixed[1][parity], mixed[2][parity], mixed[3][parity],
+                       row_length_);
+      }
+      store_tile_row(mixed, pair, tile_row, transformed);
+    }
+  }
+
+  // The column transform of one tile row's row-transformed rows, stored as B panels: tile tx's
+  // columns 2tx..2tx+3 are even[tx], odd[tx], even[tx + 1], odd[tx + 1] (int16 pairs of the two
+  // channels, so index 2 tx + member).
+  void store_tile_row(int16_t* const mixed[4][2], size_t pair, size_t tile_row,
+                      int16_t* transformed) const {
+    const size_t band = tile_row / band_tile_rows_;
+    int16_t* band_panels = transformed + band * band_elements_;
+    const size_t first_tile = (tile_row - band_first_tile_row(band)) * tiles_wide_;
+    const size_t panel_step = pairs_ * nr_ * 2;  // int16 from one tile panel to the next
+    for (size_t begin = 0; begin < tiles_wide_;) {
+      const size_t tile = first_tile + begin;
+      const size_t panel = tile / nr_;
+      const size_t end = std::min(tiles_wide_, begin + (nr_ - tile % nr_));
+      const size_t count = 2 * (end - begin);
+      for (size_t i = 0; i < 4; ++i) {
+        const int16_t* even = mixed[i][0] + 2 * begin;
+        const int16_t* odd = mixed[i][1] + 2 * begin;
+        int16_t* out[4];
+        for (size_t j = 0; j < 4; ++j) {
+          out[j] = band_panels + ((i * 4 + j) * band_panels_ + panel) * panel_step +
+                   pair * nr_ * 2 + (tile % nr_) * 2;
+        }
+        transform_four(even, odd, even + 2, odd + 2, out[0], out[1], out[2], out[3], count);
+      }
+      begin = end;
+    }
+    // The last tile row of a band zeroes its panel's columns past the band's tiles (the tile
+    // reads whole panels).
+    const bool band_ends = tile_row + 1 == tiles_high_ || (tile_row + 1) % band_tile_rows_ == 0;
+    const size_t tiles = band_tiles(band);
+    if (band_ends && tiles % nr_ != 0) {
+      const size_t panel = tiles / nr_;
+      for (size_t position = 0; position < kPositions; ++position) {
+        int16_t* step = band_panels + (position * band_panels_ + panel) * panel_step +
+                        pair * nr_ * 2;
+        std::fill(step + (tiles % nr_) * 2, step + nr_ * 2, int16_t{0});
+      }
+    }
+  }
+
+  // One band's tiles for one block of output channels: M, then per channel the output
+  // transform and requantization of the band's output rows.
+  void run_task(const int16_t* transformed, const int32_t* bias, int8_t* output, size_t band,
+                size_t row_block, int32_t* products, int32_t* sums) const {
+    const size_t first_row = row_block * block_rows_;
+    const size_t rows = std::min(block_rows_, rows_ - first_row);
+    const size_t tiles = band_tiles(band);
+    const size_t panels = divide_round_up(tiles, nr_);
+    const int16_t* band_panels = transformed + band * band_elements_;
+    const size_t weight_step = pairs_ * mr_ * 2;
+    const size_t panel_step = pairs_ * nr_ * 2;
+    Int16PairTile tile{};
+    tile.depth_pairs = pairs_;
+    tile.c_stride = band_slots_;
+    tile.accumulate = false;
+    for (size_t position = 0; position < kPositions; ++position) {
+      for (size_t r = 0; r < rows; r += mr_) {
+        tile.rows = std::min(mr_, rows - r);
+        tile.a = packed_weights_.data() +
+                 (position * row_panels_ + (first_row + r) / mr_) * weight_step;
+        for (size_t panel = 0; panel < panels; ++panel) {
+          tile.columns = std::min(nr_, tiles - panel * nr_);
+          tile.b = band_panels + (position * band_panels_ + panel) * panel_step;
+          tile.c = products + (position * block_rows_ + r) * band_slots_ + panel * nr_;
+          kernels_.int16_pair_tile(tile);
+        }
+      }
+    }
+
+    const size_t first_output_row = 2 * band_first_tile_row(band);
+    const size_t output_rows =
+        std::min(output_height_, first_output_row + 2 * band_tile_rows_) - first_output_row;
+    const bool in_float = requantizes_in_float(bias_limits_.data() + first_row,
+                                               bias ? bias + first_row : nullptr, rows);
+    const size_t plane = output_height_ * output_width_;
+    for (size_t r = 0; r < rows; ++r) {
+      const size_t channel = first_row + r;
+      const int32_t channel_bias = bias ? bias[channel] : 0;
+      transform_output(products + r * band_slots_, tiles, channel_bias, sums);
+      int8_t* destination = output + channel * plane + first_output_row * output_width_;
+      const size_t sums_width = 2 * tiles_wide_;
+      // Whole rows when the sums' rows are the output's; else one requantization per row.
+      const bool contiguous = sums_width == output_width_;
+      const size_t runs = contiguous ? 1 : output_rows;
+      const size_t count = contiguous ? output_rows * output_width_ : output_width_;
+      for (size_t run = 0; run < runs; ++run) {
+        RequantizeRow requantize =
+            requantize_row_of(q_, channel, false, small_multipliers_, sums + run * sums_width,
+                              count, destination + run * output_width_);
+        requantize.in_float = in_float;
+        requantize_int8_row(kernels_, q_, channel, requantize);
+      }
+    }
+  }
+
+  // Y = A^T M A / 4 + bias of one channel's tiles of a band (m: its row of M, position xi at
+  // m[xi * block_rows_ * band_slots_]) into rows of 2 x tiles_wide_ sums. Unsigned arithmetic:
+  // the build's bounds keep every true value within int32, so the wrapped results are exact.
+  void transform_output(const int32_t* m, size_t tiles, int32_t bias, int32_t* sums) const {
+    const size_t position_step = block_rows_ * band_slots_;
+    const size_t sums_width = 2 * tiles_wide_;
+    for (size_t first = 0; first < tiles; first += tiles_wide_) {
+      const size_t tile_row = first / tiles_wide_;
+      int32_t* top = sums + 2 * tile_row * sums_width;
+      int32_t* bottom = top + sums_width;
+      for (size_t tx = 0; tx < tiles_wide_; ++tx) {
+        uint32_t t[2][4];
+        for (size_t j = 0; j < 4; ++j) {
+          const auto value = [&](size_t i) {
+            return static_cast<uint32_t>(m[(i * 4 + j) * position_step + first + tx]);
+          };
+          t[0][j] = value(0) + value(1) + value(2);
+          t[1][j] = value(1) - value(2) - value(3);
+        }
+        for (size_t i = 0; i < 2; ++i) {
+          const auto left = static_cast<int32_t>(t[i][0] + t[i][1] + t[i][2]);
+          const auto right = static_cast<int32_t>(t[i][1] - t[i][2] - t[i][3]);
+          int32_t* row = i == 0 ? top : bottom;
+          row[2 * tx] = left / 4 + bias;
+          row[2 * tx + 1] = right / 4 + bias;
+        }
+      }
+    }
+  }
+
+  const MicroKernels& kernels_;
+  const Conv2DShape shape_;
+  const Int8Requantization q_;
+  const size_t mr_;
+  const size_t nr_;
+  const size_t channels_;
+  const size_t rows_;
+  const size_t pairs_;
+  const size_t row_panels_;
+  size_t height_ = 0;
+  size_t width_ = 0;
+  size_t output_height_ = 0;
+  size_t output_width_ = 0;
+  int64_t pad_top_ = 0;
+  int64_t pad_left_ = 0;
+  size_t tiles_high_ = 0;
+  size_t tiles_wide_ = 0;
+  size_t band_tile_rows_ = 0;
+  size_t bands_ = 0;
+  size_t band_panels_ = 0;
+  size_t band_slots_ = 0;
+  size_t band_elements_ = 0;
+  size_t block_rows_ = 0;
+  size_t row_blocks_ = 0;
+  size_t row_length_ = 0;
+  // [xi][weight panel][pair][MR][2]: V_xi as the tile's A panels.
+  std::vector<int16_t, LargeAllocator<int16_t>> packed_weights_;
+  std::vector<int64_t> bias_limits_;
+  bool small_multipliers_ = false;
+  size_t input_bytes_ = 0;
+  size_t transform_bytes_ = 0;
+  size_t products_bytes_ = 0;
+  size_t sums_bytes_ = 0;
+  char algorithm_[64];
+};
+
+// The transformed weights as A panels ([xi][panel][pair][MR][2]), or empty when a bound of the
+// exactness argument fails for some output channel: with D = max |x - zx| and S = sum over its
+// inputs and taps of |w - zw|, the true sum needs 4 x D x S < 2^31 (Y before the division), and
+// every M_xi needs (4 D) x sum over inputs of |V_xi| < 2^31; and 4 D and every |V_xi| must fit
+// int16 (zero points far outside int8 can break that).
+std::vector<int16_t> transform_weights(const int8_t* weights, const Int8Requantization& q,
+                                       size_t rows, size_t channels, size_t mr) {
+  const size_t pairs = divide_round_up(channels, 2);
+  const size_t panels = divide_round_up(rows, mr);
+  const int64_t largest_input = largest_int8_offset(q.input_zero_point);
+  // The transformed input (at most 4 x the largest |x - zx|) must fit int16.
+  if (4 * largest_input > INT16_MAX) return {};
+  std::vector<int16_t> packed(kPositions * panels * pairs * mr * 2, 0);
+  for (size_t row = 0; row < rows; ++row) {
+    int64_t tap_magnitudes = 0;
+    int64_t position_magnitudes[kPositions] = {};
+    int64_t largest_transformed[kPositions] = {};
+    const int32_t zero_point = q.weight_zero_points[row];
+    for (size_t channel = 0; channel < channels; ++channel) {
+      int32_t g[9];
+      for (size_t tap = 0; tap < 9; ++tap) {
+        g[tap] = int32_t{weights[(row * channels + channel) * 9 + tap]} - zero_point;
+        tap_magnitudes += g[tap] < 0 ? -g[tap] : g[tap];
+      }
+      int32_t v[kPositions];
+      transform_kernel(g, v);
+      const size_t pair = channel / 2;
+      for (size_t position = 0; position < kPositions; ++position) {
+        const int64_t magnitude = v[position] < 0 ? -v[position] : v[position];
+        position_magnitudes[position] += magnitude;
+        largest_transformed[position] = std::max(largest_transformed[position], magnitude);
+        packed[(((position * panels + row / mr) * pairs + pair) * mr + row % mr) * 2 +
+               channel % 2] = static_cast<int16_t>(v[position]);
+      }
+    }
+    if (4 * largest_input * tap_magnitudes > kInt32Limit) return {};
+    for (int64_t magnitude : largest_transformed) {
+      if (magnitude > INT16_MAX) return {};
+    }
+    for (int64_t magnitude : position_magnitudes) {
+      if (4 * largest_input * magnitude > kInt32Limit) return {};
+    }
+  }
+  return packed;
+}
+
+// Tile rows per band: a band's transformed input ([16][panels][pairs][16][2] int16) within
+// about 256 KB of L2, and of the counts that fit, the one that wastes the fewest panel columns
+// over the whole plane (ties: the larger band, fewer tasks to hand out).
+size_t choose_band_tile_rows(size_t tiles_high, size_t tiles_wide, size_t pairs, size_t nr) {
+  const size_t budget = size_t{256} << 10;
+  size_t best = 1;
+  size_t best_slots = SIZE_MAX;
+  for (size_t rows = 1; rows <= tiles_high; ++rows) {
+    const size_t panels = divide_round_up(rows * tiles_wide, nr);
+    if (rows > 1 && kPositions * panels * pairs * nr * 2 * sizeof(int16_t) > budget) break;
+    const size_t full_bands = tiles_high / rows;
+    const size_t rest = tiles_high % rows;
+    const size_t slots = (full_bands * panels + divide_round_up(rest * tiles_wide, nr)) * nr;
+    if (slots <= best_slots) {
+      best = rows;
+      best_slots = slots;
+    }
+  }
+  return best;
+}
+
+}  // namespace
+
+bool int8_winograd_applies(const Conv2DShape& shape) {
+  const reference::Window2D& window = shape.window;
+  return shape.groups == 1 && window.kernel_height == 3 && window.kernel_width == 3 &&
+         window.stride_height == 1 && window.stride_width == 1 && window.dilation_height == 1 &&
+         window.dilation_width == 1 && window.pad_top >= 0 && window.pad_left >= 0 &&
+         window.pad_bottom >= 0 && window.pad_right >= 0 && window.output_height > 0 &&
+         window.output_width > 0;
+}
+
+bool int8_winograd_preferred(const Conv2DShape& shape) {
+  // Provisional: to be measured (bench_kernels --int8-winograd-vs-default).
+  return int8_winograd_applies(shape) && shape.input_channels >= 16 && shape.output_channels >= 16;
+}
+
+std::unique_ptr<Conv2DInt8> make_int8_winograd_conv2d(const MicroKernels& kernels,
+                                                      const Conv2DShape& shape,
+                                                      const Int8Requantization& requantization,
+                                                      const int8_t* constant_weights) {
+  if (!constant_weights || !kernels.int16_pair_tile || !int8_winograd_applies(shape)) {
+    return nullptr;
+  }
+  const auto rows = static_cast<size_t>(shape.output_channels);
+  const auto channels = static_cast<size_t>(shape.input_channels);
+  std::vector<int16_t> transformed =
+      transform_weights(constant_weights, requantization, rows, channels, kernels.int16_rows);
+  if (transformed.empty()) return nullptr;
+  const size_t tiles_high = divide_round_up(static_cast<size_t>(shape.window.output_height), 2);
+  const size_t tiles_wide = divide_round_up(static_cast<size_t>(shape.window.output_width), 2);
+  const size_t band_rows = choose_band_tile_rows(tiles_high, tiles_wide,
+                                                 divide_round_up(channels, 2), kernels.int16_columns);
+  auto kernel = std::make_unique<Int8WinogradConvolution>(kernels, shape, requantization,
+                                                          std::move(transformed), band_rows);
+  kernel->set_bias_limits(float_requantization_bias_limits(
+      constant_weights, rows, channels * 9, requantization.weight_zero_points.data(),
+      requantization.input_zero_point, requantization.multipliers.data()));
+  return kernel;
+}
+
+}  // namespace orknn::kernels::cpu::optimized
