@@ -45,7 +45,6 @@ using reference::Int8Requantization;
 
 constexpr size_t kPositions = 16;  // the 4x4 transform
 constexpr int64_t kInt32Limit = (int64_t{1} << 31) - 1;
-constexpr size_t kMaxUnits = 64;  // column pairs regrouped per step of widen_row
 
 // One 3x3 kernel g (w - zw) transformed: V = G' g G'^T, row-major 4x4.
 void transform_kernel(const int32_t g[9], int32_t v[kPositions]) {
@@ -61,22 +60,6 @@ void transform_kernel(const int32_t g[9], int32_t v[kPositions]) {
     v[i * 4 + 1] = rows[i][0] + rows[i][1] + rows[i][2];
     v[i * 4 + 2] = rows[i][0] - rows[i][1] + rows[i][2];
     v[i * 4 + 3] = 2 * rows[i][2];
-  }
-}
-
-// B^T applied along one direction of the patch to `count` int16 lanes: out_i from the four
-// inputs a0..a3 of each lane. Its rows' magnitudes sum to 2, so each direction at most doubles
-// the largest |value|. The outputs never alias the inputs (__restrict lets the compiler
-// vectorize the loop).
-void transform_four(const int16_t* __restrict a0, const int16_t* __restrict a1,
-                    const int16_t* __restrict a2, const int16_t* __restrict a3,
-                    int16_t* __restrict out0, int16_t* __restrict out1, int16_t* __restrict out2,
-                    int16_t* __restrict out3, size_t count) {
-  for (size_t n = 0; n < count; ++n) {
-    out0[n] = static_cast<int16_t>(a0[n] - a2[n]);
-    out1[n] = static_cast<int16_t>(a1[n] + a2[n]);
-    out2[n] = static_cast<int16_t>(a2[n] - a1[n]);
-    out3[n] = static_cast<int16_t>(a1[n] - a3[n]);
   }
 }
 
@@ -121,7 +104,7 @@ class Int8WinogradConvolution final : public Conv2DInt8 {
         small_multipliers(q.multipliers.data(), q.multipliers.size(), q.output_zero_point);
     input_bytes_ = align_bytes(bands_ * band_elements_ * sizeof(int16_t));
     row_length_ = 2 * (tiles_wide_ + 1);  // int16 of one parity of a padded row, both channels
-    transform_bytes_ = align_bytes(18 * row_length_ * sizeof(int16_t));
+    transform_bytes_ = align_bytes((2 + 2 * padded_rows()) * row_length_ * sizeof(int16_t));
     products_bytes_ = align_bytes(kPositions * block_rows_ * band_slots_ * sizeof(int32_t));
     sums_bytes_ = align_bytes(2 * band_tile_rows_ * 2 * tiles_wide_ * sizeof(int32_t));
     std::snprintf(algorithm_, sizeof(algorithm_), "%s int8 winograd F(2x2,3x3) %zux%zu",
@@ -145,8 +128,8 @@ class Int8WinogradConvolution final : public Conv2DInt8 {
     for (size_t image = 0; image < static_cast<size_t>(shape_.batch); ++image) {
       const int8_t* codes = input + image * image_size;
       pool.parallel_for(pairs_, [&](size_t pair, size_t thread) {
-        auto* rows = reinterpret_cast<int16_t*>(pool.scratch(thread, scratch_bytes()) + input_bytes_);
-        transform_input_pair(codes, pair, rows, transformed);
+        auto* area = reinterpret_cast<int16_t*>(pool.scratch(thread, scratch_bytes()) + input_bytes_);
+        transform_input_pair(codes, pair, area, transformed);
       });
       int8_t* image_output = output + image * output_size;
       pool.parallel_for(bands_ * row_blocks_, [&](size_t task, size_t thread) {
@@ -165,126 +148,125 @@ class Int8WinogradConvolution final : public Conv2DInt8 {
     return (std::min(tiles_high_, first + band_tile_rows_) - first) * tiles_wide_;
   }
 
-  // Padded input row `row` (row 0 is pad_top rows above the input) of channels 2 x pair and the
-  // next as x - zx, even columns to `even` and odd ones to `odd`, each [column / 2][channel];
-  // zero outside the input (and for a missing second channel). `widened` holds two rows of
-  // 2 x (tiles_wide_ + 1) int16. Written as whole-row loops the compiler vectorizes: each
-  // channel's row widened in place, then the two channels' 32-bit column pairs regrouped with
-  // shifts and masks.
-  void widen_row(const int8_t* codes, size_t pair, size_t row, int16_t* widened, int16_t* even,
-                 int16_t* odd) const {
-    const int64_t source_row = static_cast<int64_t>(row) - pad_top_;
-    if (source_row < 0 || source_row >= static_cast<int64_t>(height_)) {
-      std::fill(even, even + row_length_, int16_t{0});
-      std::fill(odd, odd + row_length_, int16_t{0});
-      return;
-    }
-    // Padded column X reads input column X - pad_left.
+  size_t padded_rows() const { return 2 * tiles_high_ + 2; }
+
+  // Channels 2 x pair and the next as x - zx inside a border of zeros (padding is the input
+  // zero point, whose offset is 0; a missing second channel is zero too), padded row Y (row 0 is
+  // pad_top rows above the input) split by column parity: column X's two channels at
+  // split[(Y * 2 + X % 2) * row_length_ + (X / 2) * 2 + member]. `widened` holds one padded row
+  // per channel. Whole-row loops the compiler vectorizes.
+  void widen_pair(const int8_t* codes, size_t pair, int16_t* widened, int16_t* split) const {
     const auto padded_columns = static_cast<int64_t>(row_length_);
     const int64_t first = std::min<int64_t>(pad_left_, padded_columns);
     const int64_t last = std::min<int64_t>(static_cast<int64_t>(width_) + pad_left_, padded_columns);
-    const int16_t zero_point = static_cast<int16_t>(q_.input_zero_point);
-    for (size_t member = 0; member < 2; ++member) {
-      int16_t* out = widened + member * row_length_;
-      const size_t channel = 2 * pair + member;
-      if (channel >= channels_) {
-        std::fill(out, out + row_length_, int16_t{0});
+    const auto zero_point = static_cast<int16_t>(q_.input_zero_point);
+    const size_t units = row_length_ / 2;  // column pairs (2k, 2k + 1) of a padded row
+    for (size_t row = 0; row < padded_rows(); ++row) {
+      int16_t* even = split + 2 * row * row_length_;
+      int16_t* odd = even + row_length_;
+      const int64_t source_row = static_cast<int64_t>(row) - pad_top_;
+      if (source_row < 0 || source_row >= static_cast<int64_t>(height_)) {
+        std::fill(even, even + 2 * row_length_, int16_t{0});
         continue;
       }
-      const int8_t* source = codes + (channel * height_ + static_cast<size_t>(source_row)) * width_;
-      std::fill(out, out + first, int16_t{0});
-      for (int64_t column = first; column < last; ++column) {
-        out[column] = static_cast<int16_t>(source[column - pad_left_] - zero_point);
+      for (size_t member = 0; member < 2; ++member) {
+        int16_t* out = widened + member * row_length_;
+        const size_t channel = 2 * pair + member;
+        std::fill(out, out + row_length_, int16_t{0});
+        if (channel >= channels_) continue;
+        const int8_t* source =
+            codes + (channel * height_ + static_cast<size_t>(source_row)) * width_;
+        for (int64_t column = first; column < last; ++column) {
+          out[column] = static_cast<int16_t>(source[column - pad_left_] - zero_point);
+        }
       }
-      std::fill(out + std::max(first, last), out + padded_columns, int16_t{0});
-    }
-    // Column pair k of a channel, as one 32-bit value, holds columns 2k (low half) and 2k + 1.
-    uint32_t first_channel[kMaxUnits];
-    uint32_t second_channel[kMaxUnits];
-    const size_t units = row_length_ / 2;
-    for (size_t begin = 0; begin < units; begin += kMaxUnits) {
-      const size_t count = std::min(kMaxUnits, units - begin);
-      std::memcpy(first_channel, widened + 2 * begin, count * sizeof(uint32_t));
-      std::memcpy(second_channel, widened + row_length_ + 2 * begin, count * sizeof(uint32_t));
-      uint32_t even_units[kMaxUnits];
-      uint32_t odd_units[kMaxUnits];
-      for (size_t k = 0; k < count; ++k) {
-        even_units[k] = (first_channel[k] & 0xFFFFu) | (second_channel[k] << 16);
-        odd_units[k] = (first_channel[k] >> 16) | (second_channel[k] & 0xFFFF0000u);
+      const int16_t* first_channel = widened;
+      const int16_t* second_channel = widened + row_length_;
+      for (size_t k = 0; k < units; ++k) {
+        even[2 * k] = first_channel[2 * k];
+        even[2 * k + 1] = second_channel[2 * k];
+        odd[2 * k] = first_channel[2 * k + 1];
+        odd[2 * k + 1] = second_channel[2 * k + 1];
       }
-      std::memcpy(even + 2 * begin, even_units, count * sizeof(uint32_t));
-      std::memcpy(odd + 2 * begin, odd_units, count * sizeof(uint32_t));
     }
   }
 
   // The input transform of one pair of input channels over the whole image into every band's
-  // B panels. `rows` holds 4 padded rows (even, odd), the 4 row-transformed rows (even, odd) and
-  // widen_row's two rows.
-  void transform_input_pair(const int8_t* codes, size_t pair, int16_t* rows,
+  // B panels. `area` holds widen_pair's rows and split plane.
+  void transform_input_pair(const int8_t* codes, size_t pair, int16_t* area,
                             int16_t* transformed) const {
-    int16_t* padded[4][2];
-    int16_t* mixed[4][2];
-    for (size_t i = 0; i < 4; ++i) {
-      for (size_t parity = 0; parity < 2; ++parity) {
-        padded[i][parity] = rows + (i * 2 + parity) * row_length_;
-        mixed[i][parity] = rows + (8 + i * 2 + parity) * row_length_;
-      }
-    }
-    int16_t* widened = rows + 16 * row_length_;
-    widen_row(codes, pair, 0, widened, padded[0][0], padded[0][1]);
-    widen_row(codes, pair, 1, widened, padded[1][0], padded[1][1]);
+    int16_t* split = area + 2 * row_length_;
+    widen_pair(codes, pair, area, split);
+    const size_t panel_step = pairs_ * nr_ * 2;  // int16 from one tile panel to the next
     for (size_t tile_row = 0; tile_row < tiles_high_; ++tile_row) {
-      // Padded rows 2 t .. 2 t + 3 sit in ring slots (row % 4); the first two are already there.
-      const size_t top = 2 * tile_row;
-      widen_row(codes, pair, top + 2, widened, padded[(top + 2) % 4][0], padded[(top + 2) % 4][1]);
-      widen_row(codes, pair, top + 3, widened, padded[(top + 3) % 4][0], padded[(top + 3) % 4][1]);
-      for (size_t parity = 0; parity < 2; ++parity) {
-        transform_four(padded[top % 4][parity], padded[(top + 1) % 4][parity],
-                       padded[(top + 2) % 4][parity], padded[(top + 3) % 4][parity],
-                       mixed[0][parity], mixed[1][parity], mixed[2][parity], mixed[3][parity],
-                       row_length_);
+      const size_t band = tile_row / band_tile_rows_;
+      int16_t* band_panels = transformed + band * band_elements_;
+      const size_t first_tile = (tile_row - band_first_tile_row(band)) * tiles_wide_;
+      const int16_t* rows = split + 2 * (2 * tile_row) * row_length_;
+      // Segments of the tile row within one tile panel.
+      for (size_t begin = 0; begin < tiles_wide_;) {
+        const size_t tile = first_tile + begin;
+        const size_t end = std::min(tiles_wide_, begin + (nr_ - tile % nr_));
+        int16_t* out = band_panels + (tile / nr_) * panel_step + pair * nr_ * 2 + (tile % nr_) * 2;
+        transform_segment(rows + 2 * begin, 2 * (end - begin), out, band_panels_ * panel_step);
+        begin = end;
       }
-      store_tile_row(mixed, pair, tile_row, transformed);
+      // The last tile row of a band zeroes its panel's columns past the band's tiles (the tile
+      // reads whole panels).
+      const bool band_ends = tile_row + 1 == tiles_high_ || (tile_row + 1) % band_tile_rows_ == 0;
+      const size_t tiles = band_tiles(band);
+      if (band_ends && tiles % nr_ != 0) {
+        for (size_t position = 0; position < kPositions; ++position) {
+          int16_t* step = band_panels + (position * band_panels_ + tiles / nr_) * panel_step +
+                          pair * nr_ * 2;
+          std::fill(step + (tiles % nr_) * 2, step + nr_ * 2, int16_t{0});
+        }
+      }
     }
   }
 
-  // The column transform of one tile row's row-transformed rows, stored as B panels: tile tx's
-  // columns 2tx..2tx+3 are even[tx], odd[tx], even[tx + 1], odd[tx + 1] (int16 pairs of the two
-  // channels, so index 2 tx + member).
-  void store_tile_row(int16_t* const mixed[4][2], size_t pair, size_t tile_row,
-                      int16_t* transformed) const {
-    const size_t band = tile_row / band_tile_rows_;
-    int16_t* band_panels = transformed + band * band_elements_;
-    const size_t first_tile = (tile_row - band_first_tile_row(band)) * tiles_wide_;
-    const size_t panel_step = pairs_ * nr_ * 2;  // int16 from one tile panel to the next
-    for (size_t begin = 0; begin < tiles_wide_;) {
-      const size_t tile = first_tile + begin;
-      const size_t panel = tile / nr_;
-      const size_t end = std::min(tiles_wide_, begin + (nr_ - tile % nr_));
-      const size_t count = 2 * (end - begin);
-      for (size_t i = 0; i < 4; ++i) {
-        const int16_t* even = mixed[i][0] + 2 * begin;
-        const int16_t* odd = mixed[i][1] + 2 * begin;
-        int16_t* out[4];
-        for (size_t j = 0; j < 4; ++j) {
-          out[j] = band_panels + ((i * 4 + j) * band_panels_ + panel) * panel_step +
-                   pair * nr_ * 2 + (tile % nr_) * 2;
-        }
-        transform_four(even, odd, even + 2, odd + 2, out[0], out[1], out[2], out[3], count);
-      }
-      begin = end;
+  // U = B^T d B of `count` / 2 consecutive tiles of a tile row for both channels (count int16
+  // lanes: lane n is tile n / 2, channel n % 2; at most 2 x NR), from the split rows of the tile
+  // row's four padded rows (`rows` at the segment's first tile; tile tx's columns 2tx..2tx+3 are
+  // even[n], odd[n], even[n + 2], odd[n + 2]); position xi's lanes go to out + xi x
+  // position_step. Computed into a local block (no aliasing: the compiler vectorizes the 16
+  // outputs per lane), then copied out.
+  void transform_segment(const int16_t* rows, size_t count, int16_t* out,
+                         size_t position_step) const {
+    constexpr size_t kLanes = 64;
+    alignas(64) int16_t block[kPositions][kLanes];
+    const size_t row_step = 2 * row_length_;
+    const int16_t* even[4];
+    const int16_t* odd[4];
+    for (size_t r = 0; r < 4; ++r) {
+      even[r] = rows + r * row_step;
+      odd[r] = even[r] + row_length_;
     }
-    // The last tile row of a band zeroes its panel's columns past the band's tiles (the tile
-    // reads whole panels).
-    const bool band_ends = tile_row + 1 == tiles_high_ || (tile_row + 1) % band_tile_rows_ == 0;
-    const size_t tiles = band_tiles(band);
-    if (band_ends && tiles % nr_ != 0) {
-      const size_t panel = tiles / nr_;
-      for (size_t position = 0; position < kPositions; ++position) {
-        int16_t* step = band_panels + (position * band_panels_ + panel) * panel_step +
-                        pair * nr_ * 2;
-        std::fill(step + (tiles % nr_) * 2, step + nr_ * 2, int16_t{0});
+    for (size_t n = 0; n < count; ++n) {
+      int16_t d[4][4];
+      for (size_t r = 0; r < 4; ++r) {
+        d[r][0] = even[r][n];
+        d[r][1] = odd[r][n];
+        d[r][2] = even[r][n + 2];
+        d[r][3] = odd[r][n + 2];
       }
+      int16_t columns[4][4];  // B^T d: the transform down each column
+      for (size_t c = 0; c < 4; ++c) {
+        columns[0][c] = static_cast<int16_t>(d[0][c] - d[2][c]);
+        columns[1][c] = static_cast<int16_t>(d[1][c] + d[2][c]);
+        columns[2][c] = static_cast<int16_t>(d[2][c] - d[1][c]);
+        columns[3][c] = static_cast<int16_t>(d[1][c] - d[3][c]);
+      }
+      for (size_t i = 0; i < 4; ++i) {  // then along each row: (B^T d) B
+        const int16_t* v = columns[i];
+        block[i * 4 + 0][n] = static_cast<int16_t>(v[0] - v[2]);
+        block[i * 4 + 1][n] = static_cast<int16_t>(v[1] + v[2]);
+        block[i * 4 + 2][n] = static_cast<int16_t>(v[2] - v[1]);
+        block[i * 4 + 3][n] = static_cast<int16_t>(v[1] - v[3]);
+      }
+    }
+    for (size_t position = 0; position < kPositions; ++position) {
+      std::memcpy(out + position * position_step, block[position], count * sizeof(int16_t));
     }
   }
 
@@ -346,28 +328,41 @@ class Int8WinogradConvolution final : public Conv2DInt8 {
   // Y = A^T M A / 4 + bias of one channel's tiles of a band (m: its row of M, position xi at
   // m[xi * block_rows_ * band_slots_]) into rows of 2 x tiles_wide_ sums. Unsigned arithmetic:
   // the build's bounds keep every true value within int32, so the wrapped results are exact.
+  // Per run of up to kRun tiles of a tile row: the four outputs of each tile into local arrays
+  // (16 contiguous input streams, vectorized), then interleaved into the two output rows.
   void transform_output(const int32_t* m, size_t tiles, int32_t bias, int32_t* sums) const {
+    constexpr size_t kRun = 64;
     const size_t position_step = block_rows_ * band_slots_;
     const size_t sums_width = 2 * tiles_wide_;
+    alignas(64) int32_t outputs[4][kRun];  // (row, column) of the tile's 2x2 outputs
     for (size_t first = 0; first < tiles; first += tiles_wide_) {
-      const size_t tile_row = first / tiles_wide_;
-      int32_t* top = sums + 2 * tile_row * sums_width;
+      int32_t* top = sums + 2 * (first / tiles_wide_) * sums_width;
       int32_t* bottom = top + sums_width;
-      for (size_t tx = 0; tx < tiles_wide_; ++tx) {
-        uint32_t t[2][4];
-        for (size_t j = 0; j < 4; ++j) {
-          const auto value = [&](size_t i) {
-            return static_cast<uint32_t>(m[(i * 4 + j) * position_step + first + tx]);
-          };
-          t[0][j] = value(0) + value(1) + value(2);
-          t[1][j] = value(1) - value(2) - value(3);
+      for (size_t begin = 0; begin < tiles_wide_; begin += kRun) {
+        const size_t count = std::min(kRun, tiles_wide_ - begin);
+        const int32_t* run = m + first + begin;
+        for (size_t t = 0; t < count; ++t) {
+          uint32_t value[kPositions];
+          for (size_t position = 0; position < kPositions; ++position) {
+            value[position] = static_cast<uint32_t>(run[position * position_step + t]);
+          }
+          uint32_t rows[2][4];  // A^T M
+          for (size_t j = 0; j < 4; ++j) {
+            rows[0][j] = value[j] + value[4 + j] + value[8 + j];
+            rows[1][j] = value[4 + j] - value[8 + j] - value[12 + j];
+          }
+          for (size_t i = 0; i < 2; ++i) {  // (A^T M) A, divided by 4 (exact), plus the bias
+            const auto left = static_cast<int32_t>(rows[i][0] + rows[i][1] + rows[i][2]);
+            const auto right = static_cast<int32_t>(rows[i][1] - rows[i][2] - rows[i][3]);
+            outputs[2 * i][t] = left / 4 + bias;
+            outputs[2 * i + 1][t] = right / 4 + bias;
+          }
         }
-        for (size_t i = 0; i < 2; ++i) {
-          const auto left = static_cast<int32_t>(t[i][0] + t[i][1] + t[i][2]);
-          const auto right = static_cast<int32_t>(t[i][1] - t[i][2] - t[i][3]);
-          int32_t* row = i == 0 ? top : bottom;
-          row[2 * tx] = left / 4 + bias;
-          row[2 * tx + 1] = right / 4 + bias;
+        for (size_t t = 0; t < count; ++t) {
+          top[2 * (begin + t)] = outputs[0][t];
+          top[2 * (begin + t) + 1] = outputs[1][t];
+          bottom[2 * (begin + t)] = outputs[2][t];
+          bottom[2 * (begin + t) + 1] = outputs[3][t];
         }
       }
     }
@@ -496,7 +491,9 @@ std::unique_ptr<Conv2DInt8> make_int8_winograd_conv2d(const MicroKernels& kernel
                                                       const Conv2DShape& shape,
                                                       const Int8Requantization& requantization,
                                                       const int8_t* constant_weights) {
-  if (!constant_weights || !kernels.int16_pair_tile || !int8_winograd_applies(shape)) {
+  // The input transform stages a segment of at most 2 x NR int16 lanes (transform_segment).
+  if (!constant_weights || !kernels.int16_pair_tile || kernels.int16_columns > 32 ||
+      !int8_winograd_applies(shape)) {
     return nullptr;
   }
   const auto rows = static_cast<size_t>(shape.output_channels);
