@@ -69,6 +69,10 @@ class Int8WinogradConvolution final : public Conv2DInt8 {
                           const Int8Requantization& q, std::vector<int16_t> transformed_weights,
                           size_t tile_rows_per_band)
       : kernels_(kernels),
+        input_run_(kernels.winograd_input_run ? kernels.winograd_input_run
+                                              : portable_winograd_input_run),
+        output_run_(kernels.winograd_output_run ? kernels.winograd_output_run
+                                                : portable_winograd_output_run),
         shape_(shape),
         q_(q),
         mr_(kernels.int16_rows),
@@ -103,7 +107,9 @@ class Int8WinogradConvolution final : public Conv2DInt8 {
     small_multipliers_ =
         small_multipliers(q.multipliers.data(), q.multipliers.size(), q.output_zero_point);
     input_bytes_ = align_bytes(bands_ * band_elements_ * sizeof(int16_t));
-    row_length_ = 2 * (tiles_wide_ + 1);  // int16 of one parity of a padded row, both channels
+    // int16 of one parity of a padded row, both channels (2 x (tiles_wide_ + 1)), with the 16
+    // of slack WinogradInputRun may read past the last lane, rounded to whole vectors.
+    row_length_ = round_up(2 * (tiles_wide_ + 1), 16) + 16;
     transform_bytes_ = align_bytes((2 + 2 * padded_rows()) * row_length_ * sizeof(int16_t));
     products_bytes_ = align_bytes(kPositions * block_rows_ * band_slots_ * sizeof(int32_t));
     sums_bytes_ = align_bytes(2 * band_tile_rows_ * 2 * tiles_wide_ * sizeof(int32_t));
@@ -208,7 +214,8 @@ class Int8WinogradConvolution final : public Conv2DInt8 {
         const size_t tile = first_tile + begin;
         const size_t end = std::min(tiles_wide_, begin + (nr_ - tile % nr_));
         int16_t* out = band_panels + (tile / nr_) * panel_step + pair * nr_ * 2 + (tile % nr_) * 2;
-        transform_segment(rows + 2 * begin, 2 * (end - begin), out, band_panels_ * panel_step);
+        input_run_({rows + 2 * begin, row_length_, 2 * (end - begin), out,
+                    band_panels_ * panel_step});
         begin = end;
       }
       // The last tile row of a band zeroes its panel's columns past the band's tiles (the tile
@@ -222,51 +229,6 @@ class Int8WinogradConvolution final : public Conv2DInt8 {
           std::fill(step + (tiles % nr_) * 2, step + nr_ * 2, int16_t{0});
         }
       }
-    }
-  }
-
-  // U = B^T d B of `count` / 2 consecutive tiles of a tile row for both channels (count int16
-  // lanes: lane n is tile n / 2, channel n % 2; at most 2 x NR), from the split rows of the tile
-  // row's four padded rows (`rows` at the segment's first tile; tile tx's columns 2tx..2tx+3 are
-  // even[n], odd[n], even[n + 2], odd[n + 2]); position xi's lanes go to out + xi x
-  // position_step. Computed into a local block (no aliasing: the compiler vectorizes the 16
-  // outputs per lane), then copied out.
-  void transform_segment(const int16_t* rows, size_t count, int16_t* out,
-                         size_t position_step) const {
-    constexpr size_t kLanes = 64;
-    alignas(64) int16_t block[kPositions][kLanes];
-    const size_t row_step = 2 * row_length_;
-    const int16_t* even[4];
-    const int16_t* odd[4];
-    for (size_t r = 0; r < 4; ++r) {
-      even[r] = rows + r * row_step;
-      odd[r] = even[r] + row_length_;
-    }
-    for (size_t n = 0; n < count; ++n) {
-      int16_t d[4][4];
-      for (size_t r = 0; r < 4; ++r) {
-        d[r][0] = even[r][n];
-        d[r][1] = odd[r][n];
-        d[r][2] = even[r][n + 2];
-        d[r][3] = odd[r][n + 2];
-      }
-      int16_t columns[4][4];  // B^T d: the transform down each column
-      for (size_t c = 0; c < 4; ++c) {
-        columns[0][c] = static_cast<int16_t>(d[0][c] - d[2][c]);
-        columns[1][c] = static_cast<int16_t>(d[1][c] + d[2][c]);
-        columns[2][c] = static_cast<int16_t>(d[2][c] - d[1][c]);
-        columns[3][c] = static_cast<int16_t>(d[1][c] - d[3][c]);
-      }
-      for (size_t i = 0; i < 4; ++i) {  // then along each row: (B^T d) B
-        const int16_t* v = columns[i];
-        block[i * 4 + 0][n] = static_cast<int16_t>(v[0] - v[2]);
-        block[i * 4 + 1][n] = static_cast<int16_t>(v[1] + v[2]);
-        block[i * 4 + 2][n] = static_cast<int16_t>(v[2] - v[1]);
-        block[i * 4 + 3][n] = static_cast<int16_t>(v[1] - v[3]);
-      }
-    }
-    for (size_t position = 0; position < kPositions; ++position) {
-      std::memcpy(out + position * position_step, block[position], count * sizeof(int16_t));
     }
   }
 
@@ -326,49 +288,18 @@ class Int8WinogradConvolution final : public Conv2DInt8 {
   }
 
   // Y = A^T M A / 4 + bias of one channel's tiles of a band (m: its row of M, position xi at
-  // m[xi * block_rows_ * band_slots_]) into rows of 2 x tiles_wide_ sums. Unsigned arithmetic:
-  // the build's bounds keep every true value within int32, so the wrapped results are exact.
-  // Per run of up to kRun tiles of a tile row: the four outputs of each tile into local arrays
-  // (16 contiguous input streams, vectorized), then interleaved into the two output rows.
+  // m[xi * block_rows_ * band_slots_]) into rows of 2 x tiles_wide_ sums, a tile row per run.
   void transform_output(const int32_t* m, size_t tiles, int32_t bias, int32_t* sums) const {
-    constexpr size_t kRun = 64;
-    const size_t position_step = block_rows_ * band_slots_;
     const size_t sums_width = 2 * tiles_wide_;
-    alignas(64) int32_t outputs[4][kRun];  // (row, column) of the tile's 2x2 outputs
     for (size_t first = 0; first < tiles; first += tiles_wide_) {
       int32_t* top = sums + 2 * (first / tiles_wide_) * sums_width;
-      int32_t* bottom = top + sums_width;
-      for (size_t begin = 0; begin < tiles_wide_; begin += kRun) {
-        const size_t count = std::min(kRun, tiles_wide_ - begin);
-        const int32_t* run = m + first + begin;
-        for (size_t t = 0; t < count; ++t) {
-          uint32_t value[kPositions];
-          for (size_t position = 0; position < kPositions; ++position) {
-            value[position] = static_cast<uint32_t>(run[position * position_step + t]);
-          }
-          uint32_t rows[2][4];  // A^T M
-          for (size_t j = 0; j < 4; ++j) {
-            rows[0][j] = value[j] + value[4 + j] + value[8 + j];
-            rows[1][j] = value[4 + j] - value[8 + j] - value[12 + j];
-          }
-          for (size_t i = 0; i < 2; ++i) {  // (A^T M) A, divided by 4 (exact), plus the bias
-            const auto left = static_cast<int32_t>(rows[i][0] + rows[i][1] + rows[i][2]);
-            const auto right = static_cast<int32_t>(rows[i][1] - rows[i][2] - rows[i][3]);
-            outputs[2 * i][t] = left / 4 + bias;
-            outputs[2 * i + 1][t] = right / 4 + bias;
-          }
-        }
-        for (size_t t = 0; t < count; ++t) {
-          top[2 * (begin + t)] = outputs[0][t];
-          top[2 * (begin + t) + 1] = outputs[1][t];
-          bottom[2 * (begin + t)] = outputs[2][t];
-          bottom[2 * (begin + t) + 1] = outputs[3][t];
-        }
-      }
+      output_run_({m + first, block_rows_ * band_slots_, tiles_wide_, bias, top, top + sums_width});
     }
   }
 
   const MicroKernels& kernels_;
+  void (*const input_run_)(const WinogradInputRun& run);
+  void (*const output_run_)(const WinogradOutputRun& run);
   const Conv2DShape shape_;
   const Int8Requantization q_;
   const size_t mr_;
@@ -491,9 +422,7 @@ std::unique_ptr<Conv2DInt8> make_int8_winograd_conv2d(const MicroKernels& kernel
                                                       const Conv2DShape& shape,
                                                       const Int8Requantization& requantization,
                                                       const int8_t* constant_weights) {
-  // The input transform stages a segment of at most 2 x NR int16 lanes (transform_segment).
-  if (!constant_weights || !kernels.int16_pair_tile || kernels.int16_columns > 32 ||
-      !int8_winograd_applies(shape)) {
+  if (!constant_weights || !kernels.int16_pair_tile || !int8_winograd_applies(shape)) {
     return nullptr;
   }
   const auto rows = static_cast<size_t>(shape.output_channels);

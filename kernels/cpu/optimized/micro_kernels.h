@@ -383,6 +383,37 @@ void portable_interleave_int8_rows(const InterleaveRows<int8_t>& rows);
 void portable_deinterleave_float_rows(const float* in, size_t count, float* const* rows);
 void portable_requantize_lanes(const RequantizeLanes& lanes);
 
+// ---- Winograd F(2x2, 3x3) transforms of the int8 convolution (int8_winograd_convolution.cc) ----
+// The input transform U = B^T d B of `count` int16 lanes of a tile row: lane n belongs to tile
+// n / 2 of the run and to member n % 2 of a pair of input channels. The tile row's four padded
+// rows are split by column parity: padded row r's even columns at rows + 2 x r x row_length, its
+// odd ones row_length further on, so that lane n reads, in padded row r, the columns
+// even[n], odd[n], even[n + 2], odd[n + 2]. Position xi = 4 i + j of U (i down, j across) of lane
+// n goes to out[xi * position_step + n]. Every row is readable up to 16 int16 past lane
+// count + 1 (the driver's slack). Values are x - zx, so every result fits int16.
+struct WinogradInputRun {
+  const int16_t* rows;
+  size_t row_length;
+  size_t count;
+  int16_t* out;
+  size_t position_step;
+};
+// The output transform Y = A^T M A / 4 + bias of `count` tiles of a tile row: position xi of
+// tile t at m[xi * position_step + t]; output (r, c) of tile t to top[2t + c] (r = 0) or
+// bottom[2t + c] (r = 1). The driver's bounds keep M and 4 x (Y - bias) exact in int32 (the
+// arithmetic wraps, as the GEMM's does), so the division by 4 is exact.
+struct WinogradOutputRun {
+  const int32_t* m;
+  size_t position_step;
+  size_t count;
+  int32_t bias;
+  int32_t* top;
+  int32_t* bottom;
+};
+// The plain C++ versions (the driver's default when a table has none).
+void portable_winograd_input_run(const WinogradInputRun& run);
+void portable_winograd_output_run(const WinogradOutputRun& run);
+
 struct MicroKernels {
   const char* name;      // "avx2", "portable"
   size_t float_rows;     // MR of the float tile
@@ -424,6 +455,9 @@ struct MicroKernels {
   // Optional (null: add the constant in a pass, then requantize_silu_row): the SiLU epilogue
   // of accumulators[i] + offset, the sum modulo 2^32, with requantize_silu_row's results.
   void (*requantize_silu_offset_row)(const RequantizeSiluRow& row, int32_t offset) = nullptr;
+  // Optional (null: the portable ones above): the Winograd F(2x2, 3x3) transforms.
+  void (*winograd_input_run)(const WinogradInputRun& run) = nullptr;
+  void (*winograd_output_run)(const WinogradOutputRun& run) = nullptr;
 };
 
 const MicroKernels& portable_micro_kernels();
@@ -483,6 +517,9 @@ struct DirectFloatTile {
 using DirectFloatTileFunction = void (*)(const DirectFloatTile& tile);
 // x86-64 only: that tile on AVX-512 F, 12 rows x 32 columns (x86/avx512_direct_tiles.cc).
 void avx512_direct_float_tile(const DirectFloatTile& tile);
+// x86-64 only: the Winograd transforms on AVX2 (x86/avx2_winograd_transforms.cc).
+void avx2_winograd_input_run(const WinogradInputRun& run);
+void avx2_winograd_output_run(const WinogradOutputRun& run);
 // x86-64 only: that tile on AVX2 + FMA, as register blocks of 6 rows x 16 columns
 // (x86/avx2_direct_tiles.cc).
 void avx2_direct_float_tile(const DirectFloatTile& tile);

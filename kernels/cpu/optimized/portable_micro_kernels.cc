@@ -3,6 +3,7 @@
 // compilers can vectorise the inner loops at the target's baseline ISA.
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 
 #include "core/dtype.h"
 #include "core/reproducible_exp.h"
@@ -284,6 +285,71 @@ void portable_requantize_lanes(const RequantizeLanes& lanes) {
       lanes.rows[l][c] =
           reference::requantize(accumulator, lanes.multipliers[l], lanes.output_zero_point,
                                 lanes.output_minimum, lanes.output_maximum);
+    }
+  }
+}
+
+void portable_winograd_input_run(const WinogradInputRun& run) {
+  const size_t row_step = 2 * run.row_length;
+  const int16_t* even[4];
+  const int16_t* odd[4];
+  for (size_t r = 0; r < 4; ++r) {
+    even[r] = run.rows + r * row_step;
+    odd[r] = even[r] + run.row_length;
+  }
+  // Into a local block first: it cannot alias the rows, so the compiler vectorizes the loop.
+  constexpr size_t kLanes = 32;
+  alignas(64) int16_t block[16][kLanes];
+  for (size_t first = 0; first < run.count; first += kLanes) {
+    const size_t count = std::min(kLanes, run.count - first);
+    for (size_t lane = 0; lane < count; ++lane) {
+      const size_t n = first + lane;
+      int16_t d[4][4];
+      for (size_t r = 0; r < 4; ++r) {
+        d[r][0] = even[r][n];
+        d[r][1] = odd[r][n];
+        d[r][2] = even[r][n + 2];
+        d[r][3] = odd[r][n + 2];
+      }
+      int16_t columns[4][4];  // B^T d: down each column
+      for (size_t c = 0; c < 4; ++c) {
+        columns[0][c] = static_cast<int16_t>(d[0][c] - d[2][c]);
+        columns[1][c] = static_cast<int16_t>(d[1][c] + d[2][c]);
+        columns[2][c] = static_cast<int16_t>(d[2][c] - d[1][c]);
+        columns[3][c] = static_cast<int16_t>(d[1][c] - d[3][c]);
+      }
+      for (size_t i = 0; i < 4; ++i) {  // then along each row: (B^T d) B
+        const int16_t* v = columns[i];
+        block[i * 4 + 0][lane] = static_cast<int16_t>(v[0] - v[2]);
+        block[i * 4 + 1][lane] = static_cast<int16_t>(v[1] + v[2]);
+        block[i * 4 + 2][lane] = static_cast<int16_t>(v[2] - v[1]);
+        block[i * 4 + 3][lane] = static_cast<int16_t>(v[1] - v[3]);
+      }
+    }
+    for (size_t position = 0; position < 16; ++position) {
+      std::memcpy(run.out + position * run.position_step + first, block[position],
+                  count * sizeof(int16_t));
+    }
+  }
+}
+
+void portable_winograd_output_run(const WinogradOutputRun& run) {
+  for (size_t t = 0; t < run.count; ++t) {
+    uint32_t value[16];
+    for (size_t position = 0; position < 16; ++position) {
+      value[position] = static_cast<uint32_t>(run.m[position * run.position_step + t]);
+    }
+    uint32_t rows[2][4];  // A^T M
+    for (size_t j = 0; j < 4; ++j) {
+      rows[0][j] = value[j] + value[4 + j] + value[8 + j];
+      rows[1][j] = value[4 + j] - value[8 + j] - value[12 + j];
+    }
+    for (size_t i = 0; i < 2; ++i) {  // (A^T M) A, divided by 4 (exact), plus the bias
+      const auto left = static_cast<int32_t>(rows[i][0] + rows[i][1] + rows[i][2]);
+      const auto right = static_cast<int32_t>(rows[i][1] - rows[i][2] - rows[i][3]);
+      int32_t* out = i == 0 ? run.top : run.bottom;
+      out[2 * t] = left / 4 + run.bias;
+      out[2 * t + 1] = right / 4 + run.bias;
     }
   }
 }

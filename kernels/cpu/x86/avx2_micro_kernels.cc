@@ -1622,7 +1622,10 @@ const MicroKernels& avx2_micro_kernels() {
                                     deinterleave_float_rows,
                                     requantize_lanes,
                                     nullptr,
-                                    nullptr};
+                                    nullptr,
+                                    nullptr,
+                                    avx2_winograd_input_run,
+                                    avx2_winograd_output_run};
   return kernels;
 }
 
