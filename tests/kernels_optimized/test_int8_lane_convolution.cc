@@ -218,7 +218,8 @@ void test_lanes_decline(void**) {
   assert_non_null(optimized::make_int8_lane_conv2d(table, shape, q, weights.data()).get());
 }
 
-// The avx2 dispatch takes the lanes for a 7x7 output (and the GEMM for a large plane); avx512
+// The avx2 dispatch takes the lanes for a 7x7 output of a strided 3x3 window (and the GEMM for
+// a large plane; stride-1 3x3 layers go to Winograd, test_int8_winograd_convolution); avx512
 // keeps its dot-product kernels.
 void test_avx2_dispatch_chooses_lanes(void**) {
 #if defined(__x86_64__)
@@ -233,9 +234,10 @@ void test_avx2_dispatch_chooses_lanes(void**) {
   shape.output_channels = 256;
   shape.groups = 1;
   reference::Window2D& w = shape.window;
-  w.input_height = w.input_width = 7;
+  w.input_height = w.input_width = 14;
   w.kernel_height = w.kernel_width = 3;
-  w.stride_height = w.stride_width = w.dilation_height = w.dilation_width = 1;
+  w.stride_height = w.stride_width = 2;
+  w.dilation_height = w.dilation_width = 1;
   w.pad_top = w.pad_left = w.pad_bottom = w.pad_right = 1;
   w.output_height = w.output_width = 7;
   reference::Int8Requantization q;
@@ -246,7 +248,9 @@ void test_avx2_dispatch_chooses_lanes(void**) {
   if (std::string(kernel->algorithm()).find("lanes") == std::string::npos) {
     fail_msg("avx2 7x7 chose %s", kernel->algorithm());
   }
-  w.input_height = w.input_width = w.output_height = w.output_width = 56;
+  w.input_height = 112;
+  w.input_width = 112;
+  w.output_height = w.output_width = 56;
   kernel = kernels::cpu::prepare_conv2d_int8(shape, q, weights.data(), KernelVariant::kAvx2);
   if (std::string(kernel->algorithm()).find("lanes") != std::string::npos) {
     fail_msg("avx2 56x56 chose %s", kernel->algorithm());

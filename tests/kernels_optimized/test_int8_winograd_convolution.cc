@@ -231,7 +231,8 @@ void test_winograd_declines(void**) {
   assert_non_null(optimized::make_int8_winograd_conv2d(table, deep, wide, small.data()).get());
 }
 
-// The avx2 dispatch takes Winograd for resnet's 3x3 stride-1 layers and not for a strided one.
+// The avx2 dispatch takes Winograd for resnet's 3x3 stride-1 layers, not for a strided one nor
+// for 32 input channels.
 void test_avx2_dispatch_chooses_winograd(void**) {
 #if defined(__x86_64__)
   using kernels::cpu::KernelVariant;
@@ -253,6 +254,14 @@ void test_avx2_dispatch_chooses_winograd(void**) {
   kernel = kernels::cpu::prepare_conv2d_int8(shape, q, weights.data(), KernelVariant::kAvx2);
   if (std::string(kernel->algorithm()).find("winograd") != std::string::npos) {
     fail_msg("avx2 3x3/2 chose %s", kernel->algorithm());
+  }
+  // Too shallow for the transforms to pay (yolov5s's 32-channel layers on 160x160).
+  shape = winograd_shape(32, 32, 160, 160, 1, 1, 1, 1);
+  q.weight_zero_points.assign(32, 0);
+  q.multipliers.assign(32, 0.001f);
+  kernel = kernels::cpu::prepare_conv2d_int8(shape, q, weights.data(), KernelVariant::kAvx2);
+  if (std::string(kernel->algorithm()).find("winograd") != std::string::npos) {
+    fail_msg("avx2 3x3 32->32 @160 chose %s", kernel->algorithm());
   }
 #endif
 }

@@ -390,7 +390,8 @@ size_t choose_band_tile_rows(size_t tiles_high, size_t tiles_wide, size_t pairs,
   size_t best_slots = SIZE_MAX;
   for (size_t rows = 1; rows <= tiles_high; ++rows) {
     const size_t panels = divide_round_up(rows * tiles_wide, nr);
-    if (rows > 1 && kPositions * panels * pairs * nr * 2 * sizeof(int16_t) > budget) break;
+    // One panel is the least a band can hold, whatever its size.
+    if (panels > 1 && kPositions * panels * pairs * nr * 2 * sizeof(int16_t) > budget) break;
     const size_t full_bands = tiles_high / rows;
     const size_t rest = tiles_high % rows;
     const size_t slots = (full_bands * panels + divide_round_up(rest * tiles_wide, nr)) * nr;
@@ -414,8 +415,12 @@ bool int8_winograd_applies(const Conv2DShape& shape) {
 }
 
 bool int8_winograd_preferred(const Conv2DShape& shape) {
-  // Provisional: to be measured (bench_kernels --int8-winograd-vs-default).
-  return int8_winograd_applies(shape) && shape.input_channels >= 16 && shape.output_channels >= 16;
+  // Measured against the avx2 im2col GEMM and the lanes on Zen 3 (bench_kernels --int8-vs-gemm
+  // at one and two threads; docs/cpu-kernels.md "Session 11"): the 3x3 layers of 64 to 512
+  // input channels ran 0.63-0.82x the GEMM's time (7x7 outputs 0.63-0.65x, where the lanes ran
+  // 0.77-0.85x), 32 channels on 160x160 0.95-1.07x: with so short a depth the transforms cost
+  // what the 16 products per 4 outputs save.
+  return int8_winograd_applies(shape) && shape.input_channels >= 64;
 }
 
 std::unique_ptr<Conv2DInt8> make_int8_winograd_conv2d(const MicroKernels& kernels,
