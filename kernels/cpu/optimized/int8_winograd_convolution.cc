@@ -111,7 +111,11 @@ class Int8WinogradConvolution final : public Conv2DInt8 {
     // of slack WinogradInputRun may read past the last lane, rounded to whole vectors.
     row_length_ = round_up(2 * (tiles_wide_ + 1), 16) + 16;
     transform_bytes_ = align_bytes((2 + 2 * padded_rows()) * row_length_ * sizeof(int16_t));
-    products_bytes_ = align_bytes(kPositions * block_rows_ * band_slots_ * sizeof(int32_t));
+    // M's positions an odd number of cache lines apart: 16 streams a multiple of 4 KB apart
+    // would share a few L1 sets (the output transform reads all 16 at once).
+    const size_t position_lines = divide_round_up(block_rows_ * band_slots_ * sizeof(int32_t), 64);
+    position_step_ = (position_lines | 1) * (64 / sizeof(int32_t));
+    products_bytes_ = align_bytes(kPositions * position_step_ * sizeof(int32_t));
     sums_bytes_ = align_bytes(2 * band_tile_rows_ * 2 * tiles_wide_ * sizeof(int32_t));
     std::snprintf(algorithm_, sizeof(algorithm_), "%s int8 winograd F(2x2,3x3) %zux%zu",
                   kernels.name, mr_, nr_);
@@ -255,7 +259,7 @@ class Int8WinogradConvolution final : public Conv2DInt8 {
         for (size_t panel = 0; panel < panels; ++panel) {
           tile.columns = std::min(nr_, tiles - panel * nr_);
           tile.b = band_panels + (position * band_panels_ + panel) * panel_step;
-          tile.c = products + (position * block_rows_ + r) * band_slots_ + panel * nr_;
+          tile.c = products + position * position_step_ + r * band_slots_ + panel * nr_;
           kernels_.int16_pair_tile(tile);
         }
       }
@@ -288,12 +292,12 @@ class Int8WinogradConvolution final : public Conv2DInt8 {
   }
 
   // Y = A^T M A / 4 + bias of one channel's tiles of a band (m: its row of M, position xi at
-  // m[xi * block_rows_ * band_slots_]) into rows of 2 x tiles_wide_ sums, a tile row per run.
+  // m[xi * position_step_]) into rows of 2 x tiles_wide_ sums, a tile row per run.
   void transform_output(const int32_t* m, size_t tiles, int32_t bias, int32_t* sums) const {
     const size_t sums_width = 2 * tiles_wide_;
     for (size_t first = 0; first < tiles; first += tiles_wide_) {
       int32_t* top = sums + 2 * (first / tiles_wide_) * sums_width;
-      output_run_({m + first, block_rows_ * band_slots_, tiles_wide_, bias, top, top + sums_width});
+      output_run_({m + first, position_step_, tiles_wide_, bias, top, top + sums_width});
     }
   }
 
@@ -330,6 +334,7 @@ class Int8WinogradConvolution final : public Conv2DInt8 {
   bool small_multipliers_ = false;
   size_t input_bytes_ = 0;
   size_t transform_bytes_ = 0;
+  size_t position_step_ = 0;  // int32 from one position's M to the next
   size_t products_bytes_ = 0;
   size_t sums_bytes_ = 0;
   char algorithm_[64];

@@ -18,6 +18,12 @@ ORKNN_TARGET_AVX2 inline __m256i load8(const int32_t* values) {
   return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(values));
 }
 
+// The first `count` (up to 8; more means all) of 8 32-bit lanes set.
+ORKNN_TARGET_AVX2 inline __m256i first_lanes_mask(size_t count) {
+  const __m256i lanes = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+  return _mm256_cmpgt_epi32(_mm256_set1_epi32(static_cast<int>(count < 8 ? count : 8)), lanes);
+}
+
 // U = B^T d B of 16 lanes from lane n on: 16 loads, 32 additions, the 16 positions to `out`.
 ORKNN_TARGET_AVX2 inline void input_lanes16(const int16_t* const even[4], const int16_t* const odd[4], size_t n,
                           __m256i out[16]) {
@@ -90,14 +96,13 @@ ORKNN_TARGET_AVX2 void avx2_winograd_input_run(const WinogradInputRun& run) {
     }
   }
   if (n == run.count) return;
-  // The last lanes: all 16 computed (the rows are readable that far), the real ones stored.
+  // The last lanes (an even count: two per tile): all 16 computed (the rows are readable that
+  // far), the real ones stored as 32-bit units under a mask.
   input_lanes16(even, odd, n, u);
-  const size_t rest = run.count - n;
-  alignas(32) int16_t staging[16];
+  const __m256i mask = first_lanes_mask((run.count - n) / 2);
   for (size_t position = 0; position < 16; ++position) {
-    _mm256_store_si256(reinterpret_cast<__m256i*>(staging), u[position]);
-    int16_t* out = run.out + position * run.position_step + n;
-    for (size_t lane = 0; lane < rest; ++lane) out[lane] = staging[lane];
+    _mm256_maskstore_epi32(reinterpret_cast<int*>(run.out + position * run.position_step + n),
+                           mask, u[position]);
   }
 }
 
@@ -115,22 +120,25 @@ ORKNN_TARGET_AVX2 void avx2_winograd_output_run(const WinogradOutputRun& run) {
     store_interleaved(y[1][0], y[1][1], run.bottom + 2 * t);
   }
   if (t == run.count) return;
-  // The last tiles through staging (M's rows may end right after them).
+  // The last tiles under masks: loads that stop at M's last tile, stores at the rows' ends.
   const size_t rest = run.count - t;
-  alignas(32) int32_t staging[16][8] = {};
+  const __m256i tiles = first_lanes_mask(rest);
   for (size_t position = 0; position < 16; ++position) {
-    for (size_t tile = 0; tile < rest; ++tile) {
-      staging[position][tile] = run.m[position * run.position_step + t + tile];
-    }
-    m[position] = _mm256_load_si256(reinterpret_cast<const __m256i*>(staging[position]));
+    m[position] =
+        _mm256_maskload_epi32(reinterpret_cast<const int*>(run.m + position * run.position_step + t),
+                              tiles);
   }
   output_tiles8(m, bias, y);
-  alignas(32) int32_t outputs[2][16];
-  store_interleaved(y[0][0], y[0][1], outputs[0]);
-  store_interleaved(y[1][0], y[1][1], outputs[1]);
-  for (size_t i = 0; i < 2 * rest; ++i) {
-    run.top[2 * t + i] = outputs[0][i];
-    run.bottom[2 * t + i] = outputs[1][i];
+  const __m256i first = first_lanes_mask(2 * rest);
+  const __m256i second = first_lanes_mask(2 * rest > 8 ? 2 * rest - 8 : 0);
+  for (size_t i = 0; i < 2; ++i) {
+    int32_t* out = (i == 0 ? run.top : run.bottom) + 2 * t;
+    const __m256i low = _mm256_unpacklo_epi32(y[i][0], y[i][1]);
+    const __m256i high = _mm256_unpackhi_epi32(y[i][0], y[i][1]);
+    _mm256_maskstore_epi32(reinterpret_cast<int*>(out), first,
+                           _mm256_permute2x128_si256(low, high, 0x20));
+    _mm256_maskstore_epi32(reinterpret_cast<int*>(out + 8), second,
+                           _mm256_permute2x128_si256(low, high, 0x31));
   }
 }
 
