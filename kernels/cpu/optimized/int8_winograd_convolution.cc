@@ -106,6 +106,9 @@ class Int8WinogradConvolution final : public Conv2DInt8 {
 
     small_multipliers_ =
         small_multipliers(q.multipliers.data(), q.multipliers.size(), q.output_zero_point);
+    for (float multiplier : q.multipliers) {
+      accumulator_limits_.push_back(float_requantization_accumulator_limit(multiplier));
+    }
     input_bytes_ = align_bytes(bands_ * band_elements_ * sizeof(int16_t));
     // int16 of one parity of a padded row, both channels (2 x (tiles_wide_ + 1)), with the 16
     // of slack WinogradInputRun may read past the last lane, rounded to whole vectors.
@@ -120,8 +123,6 @@ class Int8WinogradConvolution final : public Conv2DInt8 {
     std::snprintf(algorithm_, sizeof(algorithm_), "%s int8 winograd F(2x2,3x3) %zux%zu",
                   kernels.name, mr_, nr_);
   }
-
-  void set_bias_limits(std::vector<int64_t> limits) { bias_limits_ = std::move(limits); }
 
   // Thread 0's scratch starts with the image's transformed input (every thread reads it); each
   // thread's task area follows: the input transform's rows, or a task's products and sums.
@@ -268,13 +269,15 @@ class Int8WinogradConvolution final : public Conv2DInt8 {
     const size_t first_output_row = 2 * band_first_tile_row(band);
     const size_t output_rows =
         std::min(output_height_, first_output_row + 2 * band_tile_rows_) - first_output_row;
-    const bool in_float = requantizes_in_float(bias_limits_.data() + first_row,
-                                               bias ? bias + first_row : nullptr, rows);
     const size_t plane = output_height_ * output_width_;
     for (size_t r = 0; r < rows; ++r) {
       const size_t channel = first_row + r;
       const int32_t channel_bias = bias ? bias[channel] : 0;
-      transform_output(products + r * band_slots_, tiles, channel_bias, sums);
+      uint32_t largest = 0;
+      transform_output(products + r * band_slots_, tiles, channel_bias, sums, &largest);
+      // The float requantization path, checked on the real sums (their worst case, from the
+      // weights alone, rules it out for most deep layers).
+      const bool in_float = static_cast<int64_t>(largest) <= accumulator_limits_[channel];
       int8_t* destination = output + channel * plane + first_output_row * output_width_;
       const size_t sums_width = 2 * tiles_wide_;
       // Whole rows when the sums' rows are the output's; else one requantization per row.
@@ -293,11 +296,12 @@ class Int8WinogradConvolution final : public Conv2DInt8 {
 
   // Y = A^T M A / 4 + bias of one channel's tiles of a band (m: its row of M, position xi at
   // m[xi * position_step_]) into rows of 2 x tiles_wide_ sums, a tile row per run.
-  void transform_output(const int32_t* m, size_t tiles, int32_t bias, int32_t* sums) const {
+  void transform_output(const int32_t* m, size_t tiles, int32_t bias, int32_t* sums,
+                        uint32_t* largest) const {
     const size_t sums_width = 2 * tiles_wide_;
     for (size_t first = 0; first < tiles; first += tiles_wide_) {
       int32_t* top = sums + 2 * (first / tiles_wide_) * sums_width;
-      output_run_({m + first, position_step_, tiles_wide_, bias, top, top + sums_width});
+      output_run_({m + first, position_step_, tiles_wide_, bias, top, top + sums_width, largest});
     }
   }
 
@@ -330,7 +334,9 @@ class Int8WinogradConvolution final : public Conv2DInt8 {
   size_t row_length_ = 0;
   // [xi][weight panel][pair][MR][2]: V_xi as the tile's A panels.
   std::vector<int16_t, LargeAllocator<int16_t>> packed_weights_;
-  std::vector<int64_t> bias_limits_;
+  // Per output channel, the largest |accumulator| that requantizes in float with the
+  // reference's bits (float_requantization_accumulator_limit).
+  std::vector<int64_t> accumulator_limits_;
   bool small_multipliers_ = false;
   size_t input_bytes_ = 0;
   size_t transform_bytes_ = 0;
@@ -444,12 +450,8 @@ std::unique_ptr<Conv2DInt8> make_int8_winograd_conv2d(const MicroKernels& kernel
   const size_t tiles_wide = divide_round_up(static_cast<size_t>(shape.window.output_width), 2);
   const size_t band_rows = choose_band_tile_rows(tiles_high, tiles_wide,
                                                  divide_round_up(channels, 2), kernels.int16_columns);
-  auto kernel = std::make_unique<Int8WinogradConvolution>(kernels, shape, requantization,
-                                                          std::move(transformed), band_rows);
-  kernel->set_bias_limits(float_requantization_bias_limits(
-      constant_weights, rows, channels * 9, requantization.weight_zero_points.data(),
-      requantization.input_zero_point, requantization.multipliers.data()));
-  return kernel;
+  return std::make_unique<Int8WinogradConvolution>(kernels, shape, requantization,
+                                                   std::move(transformed), band_rows);
 }
 
 }  // namespace orknn::kernels::cpu::optimized

@@ -401,7 +401,9 @@ struct WinogradInputRun {
 // The output transform Y = A^T M A / 4 + bias of `count` tiles of a tile row: position xi of
 // tile t at m[xi * position_step + t]; output (r, c) of tile t to top[2t + c] (r = 0) or
 // bottom[2t + c] (r = 1). The driver's bounds keep M and 4 x (Y - bias) exact in int32 (the
-// arithmetic wraps, as the GEMM's does), so the division by 4 is exact.
+// arithmetic wraps, as the GEMM's does), so the division by 4 is exact. The largest |output| of
+// the run (as uint32, every output of the 2 x count) is max'ed into *largest, for the
+// requantization's float path (RequantizeRow::in_float) checked on the real sums.
 struct WinogradOutputRun {
   const int32_t* m;
   size_t position_step;
@@ -409,6 +411,7 @@ struct WinogradOutputRun {
   int32_t bias;
   int32_t* top;
   int32_t* bottom;
+  uint32_t* largest;
 };
 // The plain C++ versions (the driver's default when a table has none).
 void portable_winograd_input_run(const WinogradInputRun& run);

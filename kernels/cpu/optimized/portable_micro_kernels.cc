@@ -334,6 +334,7 @@ void portable_winograd_input_run(const WinogradInputRun& run) {
 }
 
 void portable_winograd_output_run(const WinogradOutputRun& run) {
+  uint32_t largest = *run.largest;
   for (size_t t = 0; t < run.count; ++t) {
     uint32_t value[16];
     for (size_t position = 0; position < 16; ++position) {
@@ -350,8 +351,14 @@ void portable_winograd_output_run(const WinogradOutputRun& run) {
       int32_t* out = i == 0 ? run.top : run.bottom;
       out[2 * t] = left / 4 + run.bias;
       out[2 * t + 1] = right / 4 + run.bias;
+      for (size_t c = 0; c < 2; ++c) {
+        const auto value = static_cast<uint32_t>(out[2 * t + c]);
+        const uint32_t magnitude = out[2 * t + c] < 0 ? 0u - value : value;
+        largest = std::max(largest, magnitude);
+      }
     }
   }
+  *run.largest = largest;
 }
 
 const MicroKernels& portable_micro_kernels() {

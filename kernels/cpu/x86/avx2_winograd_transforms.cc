@@ -106,20 +106,42 @@ ORKNN_TARGET_AVX2 void avx2_winograd_input_run(const WinogradInputRun& run) {
   }
 }
 
+// The largest of `largest`'s lanes and *out (unsigned), into *out.
+ORKNN_TARGET_AVX2 inline void store_largest(__m256i largest, uint32_t* out) {
+  __m128i half = _mm_max_epu32(_mm256_castsi256_si128(largest), _mm256_extracti128_si256(largest, 1));
+  half = _mm_max_epu32(half, _mm_shuffle_epi32(half, 0x4E));
+  half = _mm_max_epu32(half, _mm_shuffle_epi32(half, 0xB1));
+  const auto lane = static_cast<uint32_t>(_mm_cvtsi128_si32(half));
+  *out = lane > *out ? lane : *out;
+}
+
+// The lanes' |y| (as unsigned: |INT32_MIN| is 2^31) max'ed into `largest`.
+ORKNN_TARGET_AVX2 inline __m256i track_largest(__m256i largest, const __m256i y[2][2]) {
+  for (size_t i = 0; i < 2; ++i) {
+    for (size_t c = 0; c < 2; ++c) largest = _mm256_max_epu32(largest, _mm256_abs_epi32(y[i][c]));
+  }
+  return largest;
+}
+
 ORKNN_TARGET_AVX2 void avx2_winograd_output_run(const WinogradOutputRun& run) {
   const __m256i bias = _mm256_set1_epi32(run.bias);
   __m256i m[16];
   __m256i y[2][2];
+  __m256i largest = _mm256_setzero_si256();
   size_t t = 0;
   for (; t + 8 <= run.count; t += 8) {
     for (size_t position = 0; position < 16; ++position) {
       m[position] = load8(run.m + position * run.position_step + t);
     }
     output_tiles8(m, bias, y);
+    largest = track_largest(largest, y);
     store_interleaved(y[0][0], y[0][1], run.top + 2 * t);
     store_interleaved(y[1][0], y[1][1], run.bottom + 2 * t);
   }
-  if (t == run.count) return;
+  if (t == run.count) {
+    store_largest(largest, run.largest);
+    return;
+  }
   // The last tiles under masks: loads that stop at M's last tile, stores at the rows' ends.
   const size_t rest = run.count - t;
   const __m256i tiles = first_lanes_mask(rest);
@@ -129,6 +151,9 @@ ORKNN_TARGET_AVX2 void avx2_winograd_output_run(const WinogradOutputRun& run) {
                               tiles);
   }
   output_tiles8(m, bias, y);
+  // Lanes past the run hold the bias alone (their M masked to 0): counting them can only make
+  // the float path's check stricter.
+  store_largest(track_largest(largest, y), run.largest);
   const __m256i first = first_lanes_mask(2 * rest);
   const __m256i second = first_lanes_mask(2 * rest > 8 ? 2 * rest - 8 : 0);
   for (size_t i = 0; i < 2; ++i) {
