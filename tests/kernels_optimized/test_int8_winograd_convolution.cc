@@ -141,18 +141,23 @@ void test_winograd_matches_reference(void**) {
 }
 
 // Planes large and deep enough for several bands of tile rows (a band's transformed input is
-// kept near 256 KB), with a last band of fewer rows and a partly filled last panel.
+// kept near 256 KB), with a last band of fewer rows and a partly filled last panel; on 1-3
+// threads, so both schedules run (band tasks from 3 bands per thread, else the whole image's
+// input transform first): e.g. 10 bands take band tasks on 1-3 threads, 4 bands on 1 only.
 void test_winograd_several_bands(void**) {
+  ThreadPool one(1);
   ThreadPool two(2);
+  ThreadPool three(3);
   const reference::Conv2DShape shapes[] = {
       winograd_shape(128, 20, 27, 25, 1, 1, 1, 1),  // 14 x 13 tiles
       winograd_shape(129, 13, 40, 9, 0, 2, 1, 0),
-      winograd_shape(33, 70, 58, 58, 1, 1, 1, 1),  // 56x56 outputs, resnet's first stage
+      winograd_shape(33, 70, 58, 58, 1, 1, 1, 1),   // 56x56 outputs, resnet's first stage
+      winograd_shape(140, 24, 40, 40, 1, 1, 1, 1),  // 10 bands of 2 tile rows
   };
   int trial = 0;
   for (const reference::Conv2DShape& shape : shapes) {
     Random random(static_cast<uint32_t>(9500 + trial));
-    check_shape(random, shape, trial++, {&two});
+    check_shape(random, shape, trial++, {&one, &two, &three});
   }
 }
 

@@ -109,11 +109,13 @@ class Int8WinogradConvolution final : public Conv2DInt8 {
     for (float multiplier : q.multipliers) {
       accumulator_limits_.push_back(float_requantization_accumulator_limit(multiplier));
     }
+    // The whole image's transformed input (the band schedule needs one band's, less).
     input_bytes_ = align_bytes(bands_ * band_elements_ * sizeof(int16_t));
     // int16 of one parity of a padded row, both channels (2 x (tiles_wide_ + 1)), with the 16
     // of slack WinogradInputRun may read past the last lane, rounded to whole vectors.
     row_length_ = round_up(2 * (tiles_wide_ + 1), 16) + 16;
-    transform_bytes_ = align_bytes((2 + 2 * padded_rows()) * row_length_ * sizeof(int16_t));
+    // The input transform's area: two widened rows and a band's split rows (2 per padded row).
+    transform_bytes_ = (2 + 2 * (2 * band_tile_rows_ + 2)) * row_length_ * sizeof(int16_t);
     // M's positions an odd number of cache lines apart: 16 streams a multiple of 4 KB apart
     // would share a few L1 sets (the output transform reads all 16 at once).
     const size_t position_lines = divide_round_up(block_rows_ * band_slots_ * sizeof(int32_t), 64);
@@ -124,58 +126,90 @@ class Int8WinogradConvolution final : public Conv2DInt8 {
                   kernels.name, mr_, nr_);
   }
 
-  // Thread 0's scratch starts with the image's transformed input (every thread reads it); each
-  // thread's task area follows: the input transform's rows, or a task's products and sums.
+  // Two schedules (run): with enough bands, each task is a band whose transformed input it
+  // makes itself, in its own scratch, and then keeps in its L2 for every block of output
+  // channels; otherwise the input transform of the whole image first (into thread 0's scratch),
+  // then tasks of (band, block of output channels). The scratch serves either: the transformed
+  // input (the image's, or one band's) first, then the task area: the input transform's rows,
+  // or a block's products and sums.
   size_t scratch_bytes() const override {
-    return input_bytes_ + std::max(transform_bytes_, products_bytes_ + sums_bytes_);
+    return input_bytes_ +
+           align_bytes(transform_bytes_) + products_bytes_ + sums_bytes_;
   }
   const char* algorithm() const override { return algorithm_; }
 
   void run(const int8_t* input, const int8_t*, const int32_t* bias, int8_t* output,
            ThreadPool& pool) const override {
-    auto* transformed = reinterpret_cast<int16_t*>(pool.scratch(0, scratch_bytes()));
     const size_t image_size = channels_ * height_ * width_;
     const size_t output_size = rows_ * output_height_ * output_width_;
+    // Bands per thread for the band schedule: fewer leave threads idle at the end (a band is a
+    // large task), and the whole-image schedule splits finer.
+    const bool band_tasks = bands_ >= 3 * pool.thread_count();
     for (size_t image = 0; image < static_cast<size_t>(shape_.batch); ++image) {
       const int8_t* codes = input + image * image_size;
+      int8_t* image_output = output + image * output_size;
+      if (band_tasks) {
+        pool.parallel_for(bands_, [&](size_t band, size_t thread) {
+          uint8_t* scratch = pool.scratch(thread, scratch_bytes());
+          auto* band_panels = reinterpret_cast<int16_t*>(scratch);
+          uint8_t* area = scratch + input_bytes_;
+          for (size_t pair = 0; pair < pairs_; ++pair) {
+            transform_band_pair(codes, band, pair, reinterpret_cast<int16_t*>(area), band_panels);
+          }
+          for (size_t block = 0; block < row_blocks_; ++block) {
+            run_task(band_panels, bias, image_output, band, block, task_products(area),
+                     task_sums(area));
+          }
+        });
+        continue;
+      }
+      auto* transformed = reinterpret_cast<int16_t*>(pool.scratch(0, scratch_bytes()));
       pool.parallel_for(pairs_, [&](size_t pair, size_t thread) {
         auto* area = reinterpret_cast<int16_t*>(pool.scratch(thread, scratch_bytes()) + input_bytes_);
-        transform_input_pair(codes, pair, area, transformed);
+        for (size_t band = 0; band < bands_; ++band) {
+          transform_band_pair(codes, band, pair, area, transformed + band * band_elements_);
+        }
       });
-      int8_t* image_output = output + image * output_size;
       pool.parallel_for(bands_ * row_blocks_, [&](size_t task, size_t thread) {
         uint8_t* area = pool.scratch(thread, scratch_bytes()) + input_bytes_;
-        run_task(transformed, bias, image_output, task / row_blocks_, task % row_blocks_,
-                 reinterpret_cast<int32_t*>(area),
-                 reinterpret_cast<int32_t*>(area + products_bytes_));
+        const size_t band = task / row_blocks_;
+        run_task(transformed + band * band_elements_, bias, image_output, band,
+                 task % row_blocks_, task_products(area), task_sums(area));
       });
     }
   }
 
  private:
-  size_t band_first_tile_row(size_t band) const { return band * band_tile_rows_; }
-  size_t band_tiles(size_t band) const {
-    const size_t first = band_first_tile_row(band);
-    return (std::min(tiles_high_, first + band_tile_rows_) - first) * tiles_wide_;
+  int32_t* task_products(uint8_t* area) const {
+    return reinterpret_cast<int32_t*>(area + align_bytes(transform_bytes_));
   }
+  int32_t* task_sums(uint8_t* area) const {
+    return reinterpret_cast<int32_t*>(area + align_bytes(transform_bytes_) + products_bytes_);
+  }
+  size_t band_first_tile_row(size_t band) const { return band * band_tile_rows_; }
+  size_t band_tile_rows(size_t band) const {
+    return std::min(tiles_high_, band_first_tile_row(band) + band_tile_rows_) -
+           band_first_tile_row(band);
+  }
+  size_t band_tiles(size_t band) const { return band_tile_rows(band) * tiles_wide_; }
 
-  size_t padded_rows() const { return 2 * tiles_high_ + 2; }
-
-  // Channels 2 x pair and the next as x - zx inside a border of zeros (padding is the input
-  // zero point, whose offset is 0; a missing second channel is zero too), padded row Y (row 0 is
-  // pad_top rows above the input) split by column parity: column X's two channels at
-  // split[(Y * 2 + X % 2) * row_length_ + (X / 2) * 2 + member]. `widened` holds one padded row
+  // Padded rows [first_row, first_row + count) of channels 2 x pair and the next as x - zx inside
+  // a border of zeros (padding is the input zero point, whose offset is 0; a missing second
+  // channel is zero too; padded row 0 is pad_top rows above the input), split by column parity:
+  // row first_row + y, column X's two channels at
+  // split[(y * 2 + X % 2) * row_length_ + (X / 2) * 2 + member]. `widened` holds one padded row
   // per channel. Whole-row loops the compiler vectorizes.
-  void widen_pair(const int8_t* codes, size_t pair, int16_t* widened, int16_t* split) const {
+  void widen_pair(const int8_t* codes, size_t pair, size_t first_row, size_t count,
+                  int16_t* widened, int16_t* split) const {
     const auto padded_columns = static_cast<int64_t>(row_length_);
     const int64_t first = std::min<int64_t>(pad_left_, padded_columns);
     const int64_t last = std::min<int64_t>(static_cast<int64_t>(width_) + pad_left_, padded_columns);
     const auto zero_point = static_cast<int16_t>(q_.input_zero_point);
     const size_t units = row_length_ / 2;  // column pairs (2k, 2k + 1) of a padded row
-    for (size_t row = 0; row < padded_rows(); ++row) {
-      int16_t* even = split + 2 * row * row_length_;
+    for (size_t y = 0; y < count; ++y) {
+      int16_t* even = split + 2 * y * row_length_;
       int16_t* odd = even + row_length_;
-      const int64_t source_row = static_cast<int64_t>(row) - pad_top_;
+      const int64_t source_row = static_cast<int64_t>(first_row + y) - pad_top_;
       if (source_row < 0 || source_row >= static_cast<int64_t>(height_)) {
         std::fill(even, even + 2 * row_length_, int16_t{0});
         continue;
@@ -202,17 +236,17 @@ class Int8WinogradConvolution final : public Conv2DInt8 {
     }
   }
 
-  // The input transform of one pair of input channels over the whole image into every band's
-  // B panels. `area` holds widen_pair's rows and split plane.
-  void transform_input_pair(const int8_t* codes, size_t pair, int16_t* area,
-                            int16_t* transformed) const {
+  // The input transform of one pair of input channels over one band's tile rows into its B
+  // panels (`band_panels`). `area` holds widen_pair's rows and split rows.
+  void transform_band_pair(const int8_t* codes, size_t band, size_t pair, int16_t* area,
+                           int16_t* band_panels) const {
+    const size_t first_tile_row = band_first_tile_row(band);
+    const size_t tile_rows = band_tile_rows(band);
     int16_t* split = area + 2 * row_length_;
-    widen_pair(codes, pair, area, split);
+    widen_pair(codes, pair, 2 * first_tile_row, 2 * tile_rows + 2, area, split);
     const size_t panel_step = pairs_ * nr_ * 2;  // int16 from one tile panel to the next
-    for (size_t tile_row = 0; tile_row < tiles_high_; ++tile_row) {
-      const size_t band = tile_row / band_tile_rows_;
-      int16_t* band_panels = transformed + band * band_elements_;
-      const size_t first_tile = (tile_row - band_first_tile_row(band)) * tiles_wide_;
+    for (size_t tile_row = 0; tile_row < tile_rows; ++tile_row) {
+      const size_t first_tile = tile_row * tiles_wide_;
       const int16_t* rows = split + 2 * (2 * tile_row) * row_length_;
       // Segments of the tile row within one tile panel.
       for (size_t begin = 0; begin < tiles_wide_;) {
@@ -223,29 +257,26 @@ class Int8WinogradConvolution final : public Conv2DInt8 {
                     band_panels_ * panel_step});
         begin = end;
       }
-      // The last tile row of a band zeroes its panel's columns past the band's tiles (the tile
-      // reads whole panels).
-      const bool band_ends = tile_row + 1 == tiles_high_ || (tile_row + 1) % band_tile_rows_ == 0;
-      const size_t tiles = band_tiles(band);
-      if (band_ends && tiles % nr_ != 0) {
-        for (size_t position = 0; position < kPositions; ++position) {
-          int16_t* step = band_panels + (position * band_panels_ + tiles / nr_) * panel_step +
-                          pair * nr_ * 2;
-          std::fill(step + (tiles % nr_) * 2, step + nr_ * 2, int16_t{0});
-        }
+    }
+    // The panel's columns past the band's tiles are zero (the tile reads whole panels).
+    const size_t tiles = band_tiles(band);
+    if (tiles % nr_ != 0) {
+      for (size_t position = 0; position < kPositions; ++position) {
+        int16_t* step =
+            band_panels + (position * band_panels_ + tiles / nr_) * panel_step + pair * nr_ * 2;
+        std::fill(step + (tiles % nr_) * 2, step + nr_ * 2, int16_t{0});
       }
     }
   }
 
   // One band's tiles for one block of output channels: M, then per channel the output
   // transform and requantization of the band's output rows.
-  void run_task(const int16_t* transformed, const int32_t* bias, int8_t* output, size_t band,
+  void run_task(const int16_t* band_panels, const int32_t* bias, int8_t* output, size_t band,
                 size_t row_block, int32_t* products, int32_t* sums) const {
     const size_t first_row = row_block * block_rows_;
     const size_t rows = std::min(block_rows_, rows_ - first_row);
     const size_t tiles = band_tiles(band);
     const size_t panels = divide_round_up(tiles, nr_);
-    const int16_t* band_panels = transformed + band * band_elements_;
     const size_t weight_step = pairs_ * mr_ * 2;
     const size_t panel_step = pairs_ * nr_ * 2;
     Int16PairTile tile{};
