@@ -102,7 +102,6 @@ class Int8WinogradConvolution final : public Conv2DInt8 {
     const size_t fitting = (size_t{128} << 10) / (kPositions * band_slots_ * sizeof(int32_t) * mr_);
     block_rows_ = std::min(std::max<size_t>(fitting, 1), size_t{16}) * mr_;
     block_rows_ = std::min(block_rows_, round_up(rows_, mr_));
-    row_blocks_ = divide_round_up(rows_, block_rows_);
 
     small_multipliers_ =
         small_multipliers(q.multipliers.data(), q.multipliers.size(), q.output_zero_point);
@@ -156,8 +155,9 @@ class Int8WinogradConvolution final : public Conv2DInt8 {
           for (size_t pair = 0; pair < pairs_; ++pair) {
             transform_band_pair(codes, band, pair, reinterpret_cast<int16_t*>(area), band_panels);
           }
-          for (size_t block = 0; block < row_blocks_; ++block) {
-            run_task(band_panels, bias, image_output, band, block, task_products(area),
+          for (size_t first_row = 0; first_row < rows_; first_row += block_rows_) {
+            run_task(band_panels, bias, image_output, band, first_row,
+                     std::min(block_rows_, rows_ - first_row), task_products(area),
                      task_sums(area));
           }
         });
@@ -170,16 +170,30 @@ class Int8WinogradConvolution final : public Conv2DInt8 {
           transform_band_pair(codes, band, pair, area, transformed + band * band_elements_);
         }
       });
-      pool.parallel_for(bands_ * row_blocks_, [&](size_t task, size_t thread) {
+      const size_t block_rows = balanced_block_rows(pool.thread_count());
+      const size_t blocks = divide_round_up(rows_, block_rows);
+      pool.parallel_for(bands_ * blocks, [&](size_t task, size_t thread) {
         uint8_t* area = pool.scratch(thread, scratch_bytes()) + input_bytes_;
-        const size_t band = task / row_blocks_;
-        run_task(transformed + band * band_elements_, bias, image_output, band,
-                 task % row_blocks_, task_products(area), task_sums(area));
+        const size_t band = task / blocks;
+        const size_t first_row = (task % blocks) * block_rows;
+        run_task(transformed + band * band_elements_, bias, image_output, band, first_row,
+                 std::min(block_rows, rows_ - first_row), task_products(area), task_sums(area));
       });
     }
   }
 
  private:
+  // Output channels per task of the whole-image schedule on `threads` threads: at most
+  // block_rows_ (the products' scratch), and with few bands (small planes) small enough for
+  // about 4 equal tasks per thread, so that no thread waits long for the last one (7x7 planes
+  // are one band).
+  size_t balanced_block_rows(size_t threads) const {
+    const size_t panels = divide_round_up(rows_, mr_);
+    const size_t wanted = divide_round_up(4 * threads, bands_);
+    const size_t blocks = std::max(divide_round_up(rows_, block_rows_), std::min(wanted, panels));
+    return divide_round_up(panels, blocks) * mr_;
+  }
+
   int32_t* task_products(uint8_t* area) const {
     return reinterpret_cast<int32_t*>(area + align_bytes(transform_bytes_));
   }
@@ -269,12 +283,10 @@ class Int8WinogradConvolution final : public Conv2DInt8 {
     }
   }
 
-  // One band's tiles for one block of output channels: M, then per channel the output
+  // One band's tiles for output channels [first_row, + rows): M, then per channel the output
   // transform and requantization of the band's output rows.
   void run_task(const int16_t* band_panels, const int32_t* bias, int8_t* output, size_t band,
-                size_t row_block, int32_t* products, int32_t* sums) const {
-    const size_t first_row = row_block * block_rows_;
-    const size_t rows = std::min(block_rows_, rows_ - first_row);
+                size_t first_row, size_t rows, int32_t* products, int32_t* sums) const {
     const size_t tiles = band_tiles(band);
     const size_t panels = divide_round_up(tiles, nr_);
     const size_t weight_step = pairs_ * mr_ * 2;
@@ -360,8 +372,7 @@ class Int8WinogradConvolution final : public Conv2DInt8 {
   size_t band_panels_ = 0;
   size_t band_slots_ = 0;
   size_t band_elements_ = 0;
-  size_t block_rows_ = 0;
-  size_t row_blocks_ = 0;
+  size_t block_rows_ = 0;  // output channels per task at most
   size_t row_length_ = 0;
   // [xi][weight panel][pair][MR][2]: V_xi as the tile's A panels.
   std::vector<int16_t, LargeAllocator<int16_t>> packed_weights_;
