@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "core/thread_pool.h"
 #include "dispatch.h"
 #include "optimized/micro_kernels.h"
 
@@ -143,6 +144,30 @@ inline void set_random_output_stage(Random& random, kernels::reference::Int8Requ
   }
 }
 
+// A random int8 convolution requantization for `channels` output channels of `depth`: input zero
+// points anywhere in int8 and, every ninth trial, outside it (padding without an int8 code);
+// every third channel with its own weight zero point; multipliers that keep the outputs of
+// random codes within a few dozen codes; and set_random_output_stage's output stage by trial.
+inline kernels::reference::Int8Requantization random_convolution_requantization(
+    Random& random, int64_t channels, int64_t depth, int trial) {
+  kernels::reference::Int8Requantization q;
+  q.input_zero_point = trial % 9 == 8 ? random.integer(-300, 300) : random.integer(-128, 127);
+  for (int64_t c = 0; c < channels; ++c) {
+    q.weight_zero_points.push_back(c % 3 == 2 ? random.integer(-128, 127) : 0);
+    const double spread = std::sqrt(static_cast<double>(depth)) * 100.0 * 100.0;
+    q.multipliers.push_back(static_cast<float>(random.real(20.0f, 120.0f) / spread));
+  }
+  q.output_zero_point = random.integer(-20, 20);
+  set_random_output_stage(random, q, static_cast<size_t>(trial));
+  return q;
+}
+
+// Elements of a [batch][channels][height][width] tensor of the convolution's batch.
+inline size_t convolution_tensor_size(const kernels::reference::Conv2DShape& shape,
+                                      int64_t channels, int64_t height, int64_t width) {
+  return static_cast<size_t>(shape.batch * channels * height * width);
+}
+
 // Empty when |actual - expected| <= tolerance x max(1, max|expected|) everywhere, else a
 // description of the first mismatch.
 inline std::string compare_floats(const std::vector<float>& actual,
@@ -182,6 +207,52 @@ std::string compare_exact(const std::vector<T>& actual, const std::vector<T>& ex
 inline int64_t conv_output_size(int64_t input, int64_t kernel, int64_t stride, int64_t dilation,
                                 int64_t pad_begin, int64_t pad_end) {
   return (input + pad_begin + pad_end - dilation * (kernel - 1) - 1) / stride + 1;
+}
+
+// An int8 convolution of `shape` (groups 1) on extreme codes, from every table this CPU runs
+// (make(table, shape, q, weights) builds it; null fails): four patterns of input and weight
+// codes at the ends of int8 with zero points at the other ends (|x - zx| and |w - zw| at 255,
+// every seventh input random), biases up to 2e6 and multipliers of 1e-6 or 0.3 (sums past the
+// float requantization's range, saturating outputs), against the reference. Empty, or the first
+// mismatch.
+template <typename Make>
+std::string check_int8_convolution_extremes(const kernels::reference::Conv2DShape& shape,
+                                            uint32_t seed, ThreadPool& pool, Make&& make) {
+  namespace reference = kernels::reference;
+  const reference::Window2D& w = shape.window;
+  const auto outputs = static_cast<size_t>(shape.output_channels);
+  const size_t depth =
+      static_cast<size_t>(shape.input_channels * w.kernel_height * w.kernel_width);
+  for (int pattern = 0; pattern < 4; ++pattern) {
+    reference::Int8Requantization q;
+    q.input_zero_point = pattern % 2 ? 127 : -128;
+    q.weight_zero_points.assign(outputs, pattern / 2 ? 127 : -128);
+    q.multipliers.assign(outputs, pattern == 3 ? 0.3f : 1e-6f);
+    q.output_zero_point = 5;
+    std::vector<int8_t> input(
+        convolution_tensor_size(shape, shape.input_channels, w.input_height, w.input_width),
+        static_cast<int8_t>(pattern % 2 ? -128 : 127));
+    const std::vector<int8_t> weights(outputs * depth,
+                                      static_cast<int8_t>(pattern / 2 ? -128 : 127));
+    Random random(seed + static_cast<uint32_t>(pattern));
+    const std::vector<int8_t> noise = random.codes(input.size());
+    for (size_t i = 0; i < input.size(); i += 7) input[i] = noise[i];
+    const std::vector<int32_t> bias = random.ints(outputs, -2000000, 2000000);
+    std::vector<int8_t> expected(
+        convolution_tensor_size(shape, shape.output_channels, w.output_height, w.output_width));
+    reference::conv2d_int8(shape, q, input.data(), weights.data(), bias.data(), expected.data());
+    for (const kernels::cpu::optimized::MicroKernels* table : optimized_micro_kernels()) {
+      auto kernel = make(*table, shape, q, weights.data());
+      if (!kernel) return std::string("no kernel on ") + table->name;
+      std::vector<int8_t> output(expected.size(), 0x55);
+      kernel->run(input.data(), nullptr, bias.data(), output.data(), pool);
+      const std::string mismatch = compare_exact(output, expected);
+      if (!mismatch.empty()) {
+        return "pattern " + std::to_string(pattern) + " (" + kernel->algorithm() + "): " + mismatch;
+      }
+    }
+  }
+  return {};
 }
 
 }  // namespace orknn::testing

@@ -90,25 +90,6 @@ Case random_case(Random& random, int trial) {
   return {shape, text};
 }
 
-reference::Int8Requantization random_requantization(Random& random, int64_t channels, int64_t depth,
-                                                    int trial) {
-  reference::Int8Requantization q;
-  // Zero points anywhere in int8, and now and then outside it (padding without an int8 code).
-  q.input_zero_point = trial % 9 == 8 ? random.integer(-300, 300) : random.integer(-128, 127);
-  for (int64_t c = 0; c < channels; ++c) {
-    q.weight_zero_points.push_back(c % 3 == 2 ? random.integer(-128, 127) : 0);
-    const double spread = std::sqrt(static_cast<double>(depth)) * 100.0 * 100.0;
-    q.multipliers.push_back(static_cast<float>(random.real(20.0f, 120.0f) / spread));
-  }
-  q.output_zero_point = random.integer(-20, 20);
-  set_random_output_stage(random, q, static_cast<size_t>(trial));
-  return q;
-}
-
-size_t element_count(const reference::Conv2DShape& s, int64_t channels, int64_t height,
-                     int64_t width) {
-  return static_cast<size_t>(s.batch * channels * height * width);
-}
 
 void test_lanes_match_reference(void**) {
   ThreadPool one(1);
@@ -122,16 +103,16 @@ void test_lanes_match_reference(void**) {
     if (w.output_height < 1 || w.output_width < 1) continue;
     const int64_t depth = shape.input_channels * w.kernel_height * w.kernel_width;
     const std::vector<int8_t> input =
-        random.codes(element_count(shape, shape.input_channels, w.input_height, w.input_width));
+        random.codes(convolution_tensor_size(shape, shape.input_channels, w.input_height, w.input_width));
     const std::vector<int8_t> weights =
         random.codes(static_cast<size_t>(shape.output_channels * depth));
     const std::vector<int32_t> bias =
         random.ints(static_cast<size_t>(shape.output_channels), -30000, 30000);
     const reference::Int8Requantization q =
-        random_requantization(random, shape.output_channels, depth, trial);
+        random_convolution_requantization(random, shape.output_channels, depth, trial);
     const bool with_bias = trial % 5 != 3;
     std::vector<int8_t> expected(
-        element_count(shape, shape.output_channels, w.output_height, w.output_width));
+        convolution_tensor_size(shape, shape.output_channels, w.output_height, w.output_width));
     reference::conv2d_int8(shape, q, input.data(), weights.data(),
                            with_bias ? bias.data() : nullptr, expected.data());
     for (const optimized::MicroKernels* table : tables) {
@@ -166,32 +147,13 @@ void test_lanes_extremes(void**) {
   w.stride_height = w.stride_width = w.dilation_height = w.dilation_width = 1;
   w.pad_top = w.pad_left = w.pad_bottom = w.pad_right = 1;
   w.output_height = w.output_width = 7;
-  const size_t depth = 150 * 9;
-  for (int pattern = 0; pattern < 4; ++pattern) {
-    reference::Int8Requantization q;
-    q.input_zero_point = pattern % 2 ? 127 : -128;
-    q.weight_zero_points.assign(40, pattern / 2 ? 127 : -128);
-    q.multipliers.assign(40, pattern == 3 ? 0.3f : 1e-6f);
-    q.output_zero_point = 5;
-    std::vector<int8_t> input(150 * 49, static_cast<int8_t>(pattern % 2 ? -128 : 127));
-    std::vector<int8_t> weights(40 * depth, static_cast<int8_t>(pattern / 2 ? -128 : 127));
-    Random random(static_cast<uint32_t>(90 + pattern));
-    const std::vector<int8_t> noise = random.codes(input.size());
-    for (size_t i = 0; i < input.size(); i += 7) input[i] = noise[i];
-    const std::vector<int32_t> bias = random.ints(40, -2000000, 2000000);
-    std::vector<int8_t> expected(40 * 49);
-    reference::conv2d_int8(shape, q, input.data(), weights.data(), bias.data(), expected.data());
-    for (const optimized::MicroKernels* table : optimized_micro_kernels()) {
-      auto kernel = optimized::make_int8_lane_conv2d(*table, shape, q, weights.data());
-      assert_non_null(kernel.get());
-      std::vector<int8_t> output(expected.size(), 0x55);
-      kernel->run(input.data(), nullptr, bias.data(), output.data(), pool);
-      const std::string mismatch = compare_exact(output, expected);
-      if (!mismatch.empty()) {
-        fail_msg("pattern %d (%s): %s", pattern, kernel->algorithm(), mismatch.c_str());
-      }
-    }
-  }
+  const std::string mismatch = check_int8_convolution_extremes(
+      shape, 90, pool,
+      [](const optimized::MicroKernels& table, const reference::Conv2DShape& s,
+         const reference::Int8Requantization& q, const int8_t* weights) {
+        return optimized::make_int8_lane_conv2d(table, s, q, weights);
+      });
+  if (!mismatch.empty()) fail_msg("%s", mismatch.c_str());
 }
 
 // Where it does not apply the factory declines (the dispatcher then runs the GEMM).

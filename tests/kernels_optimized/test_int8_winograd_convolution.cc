@@ -68,24 +68,6 @@ std::string describe(const reference::Conv2DShape& s, int trial) {
   return text;
 }
 
-reference::Int8Requantization random_requantization(Random& random, int64_t channels, int64_t depth,
-                                                    int trial) {
-  reference::Int8Requantization q;
-  q.input_zero_point = trial % 9 == 8 ? random.integer(-300, 300) : random.integer(-128, 127);
-  for (int64_t c = 0; c < channels; ++c) {
-    q.weight_zero_points.push_back(c % 3 == 2 ? random.integer(-128, 127) : 0);
-    const double spread = std::sqrt(static_cast<double>(depth)) * 100.0 * 100.0;
-    q.multipliers.push_back(static_cast<float>(random.real(20.0f, 120.0f) / spread));
-  }
-  q.output_zero_point = random.integer(-20, 20);
-  set_random_output_stage(random, q, static_cast<size_t>(trial));
-  return q;
-}
-
-size_t element_count(const reference::Conv2DShape& s, int64_t channels, int64_t height,
-                     int64_t width) {
-  return static_cast<size_t>(s.batch * channels * height * width);
-}
 
 // Runs `shape` with random data on every table and thread pool; fails on the first difference.
 void check_shape(Random& random, const reference::Conv2DShape& shape, int trial,
@@ -93,15 +75,15 @@ void check_shape(Random& random, const reference::Conv2DShape& shape, int trial,
   const reference::Window2D& w = shape.window;
   const int64_t depth = shape.input_channels * 9;
   const std::vector<int8_t> input =
-      random.codes(element_count(shape, shape.input_channels, w.input_height, w.input_width));
+      random.codes(convolution_tensor_size(shape, shape.input_channels, w.input_height, w.input_width));
   const std::vector<int8_t> weights = random.codes(static_cast<size_t>(shape.output_channels * depth));
   const std::vector<int32_t> bias =
       random.ints(static_cast<size_t>(shape.output_channels), -30000, 30000);
   const reference::Int8Requantization q =
-      random_requantization(random, shape.output_channels, depth, trial);
+      random_convolution_requantization(random, shape.output_channels, depth, trial);
   const bool with_bias = trial % 5 != 3;
   std::vector<int8_t> expected(
-      element_count(shape, shape.output_channels, w.output_height, w.output_width));
+      convolution_tensor_size(shape, shape.output_channels, w.output_height, w.output_width));
   reference::conv2d_int8(shape, q, input.data(), weights.data(), with_bias ? bias.data() : nullptr,
                          expected.data());
   const std::string text = describe(shape, trial);
@@ -166,33 +148,13 @@ void test_winograd_several_bands(void**) {
 void test_winograd_extremes(void**) {
   ThreadPool pool(2);
   const reference::Conv2DShape shape = winograd_shape(150, 40, 9, 8, 1, 1, 1, 1);
-  const size_t depth = 150 * 9;
-  const size_t pixels = 9 * 8;
-  for (int pattern = 0; pattern < 4; ++pattern) {
-    reference::Int8Requantization q;
-    q.input_zero_point = pattern % 2 ? 127 : -128;
-    q.weight_zero_points.assign(40, pattern / 2 ? 127 : -128);
-    q.multipliers.assign(40, pattern == 3 ? 0.3f : 1e-6f);
-    q.output_zero_point = 5;
-    std::vector<int8_t> input(150 * pixels, static_cast<int8_t>(pattern % 2 ? -128 : 127));
-    std::vector<int8_t> weights(40 * depth, static_cast<int8_t>(pattern / 2 ? -128 : 127));
-    Random random(static_cast<uint32_t>(190 + pattern));
-    const std::vector<int8_t> noise = random.codes(input.size());
-    for (size_t i = 0; i < input.size(); i += 7) input[i] = noise[i];
-    const std::vector<int32_t> bias = random.ints(40, -2000000, 2000000);
-    std::vector<int8_t> expected(40 * pixels);
-    reference::conv2d_int8(shape, q, input.data(), weights.data(), bias.data(), expected.data());
-    for (const optimized::MicroKernels* table : optimized_micro_kernels()) {
-      auto kernel = optimized::make_int8_winograd_conv2d(*table, shape, q, weights.data());
-      assert_non_null(kernel.get());
-      std::vector<int8_t> output(expected.size(), 0x55);
-      kernel->run(input.data(), nullptr, bias.data(), output.data(), pool);
-      const std::string mismatch = compare_exact(output, expected);
-      if (!mismatch.empty()) {
-        fail_msg("pattern %d (%s): %s", pattern, kernel->algorithm(), mismatch.c_str());
-      }
-    }
-  }
+  const std::string mismatch = check_int8_convolution_extremes(
+      shape, 190, pool,
+      [](const optimized::MicroKernels& table, const reference::Conv2DShape& s,
+         const reference::Int8Requantization& q, const int8_t* weights) {
+        return optimized::make_int8_winograd_conv2d(table, s, q, weights);
+      });
+  if (!mismatch.empty()) fail_msg("%s", mismatch.c_str());
 }
 
 // Where it does not apply the factory declines (the dispatcher then runs another algorithm):
