@@ -428,6 +428,38 @@ size_t requantize_row_in_float(const RequantizeRow& row) {
   return whole;
 }
 
+// Whether every accumulator of a row with one multiplier is within the float path's promise
+// (RequantizeRow::in_float: |acc| <= 2^24 and |acc x m| <= 2^21; the limit as
+// float_requantization_accumulator_limit computes it, written out here because this file calls
+// no header inlines): the row's real sums, checked in one pass of loads, when the caller's
+// worst case (from the weights alone) could not promise it.
+bool accumulators_within_float_limit(const RequantizeRow& row) {
+  const double multiplier = __builtin_fabs(static_cast<double>(row.multipliers[0]));
+  if (!(multiplier <= 1.0)) return false;
+  double limit = 16777216.0;
+  if (multiplier > 0.0 && __builtin_floor(2097152.0 / multiplier) < limit) {
+    limit = __builtin_floor(2097152.0 / multiplier);
+  }
+  const auto bound = static_cast<uint32_t>(limit);
+  __m256i largest = _mm256_setzero_si256();
+  size_t i = 0;
+  for (; i + 8 <= row.count; i += 8) {
+    const __m256i values =
+        _mm256_loadu_si256(reinterpret_cast<const __m256i*>(row.accumulators + i));
+    largest = _mm256_max_epu32(largest, _mm256_abs_epi32(values));
+  }
+  alignas(32) uint32_t lanes[8];
+  _mm256_store_si256(reinterpret_cast<__m256i*>(lanes), largest);
+  uint32_t result = 0;
+  for (uint32_t lane : lanes) result = lane > result ? lane : result;
+  for (; i < row.count; ++i) {
+    const auto value = static_cast<uint32_t>(row.accumulators[i]);
+    const uint32_t magnitude = row.accumulators[i] < 0 ? 0u - value : value;
+    result = magnitude > result ? magnitude : result;
+  }
+  return result <= bound;
+}
+
 void requantize_row(const RequantizeRow& row) {
   const RequantizeConstants k{_mm256_set1_pd(-1e9), _mm256_set1_pd(1e9),
                               _mm256_set1_pd(static_cast<double>(row.output_zero_point)),
@@ -448,9 +480,11 @@ void requantize_row(const RequantizeRow& row) {
   const size_t whole = row.count / 8 * 8;
   // An in_float row's 16-output steps first (their clamp runs on 16-bit lanes: the output range
   // must be int8's); the rest, fewer than 16, on the paths below, which give the same bytes.
-  const bool in_float = row.in_float && !row.per_element && row.output_minimum >= -128 &&
+  // Rows of 16 or more that the caller could not promise are checked on their real sums.
+  const bool in_float = !row.per_element && row.output_minimum >= -128 &&
                         row.output_maximum <= 127 && row.output_minimum <= row.output_maximum &&
-                        row.output_zero_point >= -128 && row.output_zero_point <= 127;
+                        row.output_zero_point >= -128 && row.output_zero_point <= 127 &&
+                        (row.in_float || (row.count >= 16 && accumulators_within_float_limit(row)));
   size_t i = in_float ? requantize_row_in_float(row) : 0;
   if (row.small_multipliers && row.per_element) {
     for (; i < whole; i += 8) {
