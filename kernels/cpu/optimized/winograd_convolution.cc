@@ -23,6 +23,7 @@
 #include "optimized/blocking.h"
 #include "optimized/optimized_kernels.h"
 #include "optimized/tile_arithmetic.h"
+#include "optimized/winograd_transforms.h"
 
 namespace orknn::kernels::cpu::optimized {
 namespace {
@@ -30,166 +31,67 @@ namespace {
 using reference::Conv2DShape;
 using reference::FusedActivation;
 
-// The transforms work on kLanes tiles at a time, one tile per vector lane (GCC's generic
-// vectors: two SSE registers in this baseline build).
-constexpr size_t kLanes = 8;
-typedef float Lanes __attribute__((vector_size(kLanes * sizeof(float))));
-
-constexpr size_t kKernel = 3;
-
-// The finite interpolation points of F(m, 3) (m + 1 of them; the last point is infinity). Small
-// magnitudes keep the transforms' coefficients, and so their rounding, small, and every product
-// of them is exact in float. F(4, 3) takes 0, +-1, 2 and -1/2, not Lavin and Gray's 0, +-1, +-2:
-// its worst error over the models' layer sizes measured 2-2.5 times smaller (0.74 against 1.85
-// of the tests' tolerance at 512 channels; bench_kernels --winograd-accuracy, docs/cpu-kernels.md
-// "Session 11"). F(2, 3) takes 0, +-1; F(6, 3) 0, +-1, +-2, +-1/2.
-template <size_t M>
-constexpr double winograd_point(size_t index) {
-  constexpr double kPoints[] = {0.0, 1.0, -1.0, 2.0, -2.0, 0.5, -0.5};
-  constexpr double kFourPoints[] = {0.0, 1.0, -1.0, 2.0, -0.5};
-  return M == 4 ? kFourPoints[index] : kPoints[index];
-}
-
-template <size_t M>
-struct WinogradMatrices {
-  static constexpr size_t kAlpha = M + kKernel - 1;
-  double input[kAlpha][kAlpha] = {};   // B^T
-  double output[M][kAlpha] = {};       // A^T
-  double weight[kAlpha][kKernel] = {};  // G
-};
-
-// Toom-Cook for the correlation y_t = sum_k d_{t+k} g_k (t < m, k < 3), the transpose of the
-// linear convolution s = u * g evaluated at points p_i and interpolated back:
-//  * A^T[t][i] = p_i^t (u evaluated at p_i), the infinity column picks u's leading coefficient;
-//  * G[i] = (1, p_i, p_i^2) / prod_{j != i} (p_i - p_j) (g at p_i, with the Lagrange
-//    denominator), the infinity row (0, 0, 1);
-//  * B^T[i] = the coefficients of prod_{j != i} (x - p_j) (the Lagrange numerator), the
-//    infinity row those of prod_j (x - p_j).
-template <size_t M>
-constexpr WinogradMatrices<M> winograd_matrices() {
-  constexpr size_t kAlpha = WinogradMatrices<M>::kAlpha;
-  constexpr size_t kFinite = kAlpha - 1;
-  WinogradMatrices<M> matrices{};
-  for (size_t row = 0; row <= kFinite; ++row) {
-    // Multiplies out prod (x - p_j) over j != row (every j for the infinity row).
-    double polynomial[kAlpha] = {1.0};
-    size_t degree = 0;
-    double denominator = 1.0;
-    for (size_t j = 0; j < kFinite; ++j) {
-      if (j == row) continue;
-      const double point = winograd_point<M>(j);
-      for (size_t d = degree + 1; d > 0; --d) {
-        polynomial[d] = polynomial[d - 1] - point * polynomial[d];
-      }
-      polynomial[0] = -point * polynomial[0];
-      ++degree;
-      if (row < kFinite) denominator *= winograd_point<M>(row) - point;
-    }
-    for (size_t column = 0; column < kAlpha; ++column) {
-      matrices.input[row][column] = polynomial[column];
-    }
-    if (row == kFinite) {
-      matrices.weight[row][kKernel - 1] = 1.0;
-      matrices.output[M - 1][row] = 1.0;
-      continue;
-    }
-    const double point = winograd_point<M>(row);
-    double power = 1.0;
-    for (size_t k = 0; k < kKernel; ++k, power *= point) {
-      matrices.weight[row][k] = power / denominator;
-    }
-    power = 1.0;
-    for (size_t t = 0; t < M; ++t, power *= point) matrices.output[t][row] = power;
-  }
-  return matrices;
-}
-
-// The input and output transforms' coefficients in float (exact: dyadic rationals).
-template <size_t M>
-struct WinogradFloats {
-  static constexpr size_t kAlpha = M + kKernel - 1;
-  float input[kAlpha][kAlpha] = {};
-  float output[M][kAlpha] = {};
-};
-template <size_t M>
-constexpr WinogradFloats<M> winograd_floats() {
-  constexpr WinogradMatrices<M> matrices = winograd_matrices<M>();
-  WinogradFloats<M> floats{};
-  for (size_t i = 0; i < floats.kAlpha; ++i) {
-    for (size_t j = 0; j < floats.kAlpha; ++j) {
-      floats.input[i][j] = static_cast<float>(matrices.input[i][j]);
-    }
-  }
-  for (size_t i = 0; i < M; ++i) {
-    for (size_t j = 0; j < floats.kAlpha; ++j) {
-      floats.output[i][j] = static_cast<float>(matrices.output[i][j]);
-    }
-  }
-  return floats;
-}
-
-// out[r] = sum_c matrix[r][c] x in[c] for R rows and C columns of a constant matrix, on lanes.
-// Fully unrolled, so zero coefficients cost nothing and ones no multiply.
-// `matrix` is one of the constexpr tables below: after inlining, its entries are constants.
-template <size_t R, size_t C, size_t InStride, size_t OutStride>
-inline __attribute__((always_inline)) void apply_matrix(const float (&matrix)[R][C],
-                                                        const Lanes* in, Lanes* out) {
-#pragma GCC unroll 16
-  for (size_t r = 0; r < R; ++r) {
-    Lanes sum = {};
-    bool first = true;
-#pragma GCC unroll 16
-    for (size_t c = 0; c < C; ++c) {
-      const float coefficient = matrix[r][c];
-      if (coefficient == 0.0f) continue;
-      const Lanes term = coefficient == 1.0f    ? in[c * InStride]
-                         : coefficient == -1.0f ? -in[c * InStride]
-                                                : coefficient * in[c * InStride];
-      sum = first ? term : sum + term;
-      first = false;
-    }
-    out[r * OutStride] = sum;
-  }
-}
-
-template <size_t M>
-struct WinogradTile {
-  static constexpr size_t kAlpha = M + kKernel - 1;
-  static constexpr WinogradFloats<M> kFloats = winograd_floats<M>();
-
-  // V = B^T d B of kLanes patches d[i][j] (lanes), into v[xi = k * alpha + l].
-  static void transform_input(const Lanes (&d)[kAlpha][kAlpha], Lanes (&v)[kAlpha][kAlpha]) {
-    Lanes rows[kAlpha][kAlpha];  // d B: row i, column l
-#pragma GCC unroll 16
-    for (size_t i = 0; i < kAlpha; ++i) {
-      apply_matrix<kAlpha, kAlpha, 1, 1>(kFloats.input, d[i], rows[i]);
-    }
-#pragma GCC unroll 16
-    for (size_t l = 0; l < kAlpha; ++l) {
-      apply_matrix<kAlpha, kAlpha, kAlpha, kAlpha>(kFloats.input, &rows[0][l], &v[0][l]);
-    }
-  }
-
-  // Y = A^T m A of kLanes tiles' m[k][l], into y[t][u].
-  static void transform_output(const Lanes (&m)[kAlpha][kAlpha], Lanes (&y)[M][M]) {
-    Lanes columns[kAlpha][M];  // m A: row k, column u
-#pragma GCC unroll 16
-    for (size_t k = 0; k < kAlpha; ++k) {
-      apply_matrix<M, kAlpha, 1, 1>(kFloats.output, m[k], columns[k]);
-    }
-#pragma GCC unroll 16
-    for (size_t u = 0; u < M; ++u) {
-      apply_matrix<M, kAlpha, M, M>(kFloats.output, &columns[0][u], &y[0][u]);
-    }
-  }
-};
-
 // (Lanes pass by reference: by value they would change the ABI between SSE and AVX builds.)
 inline void load_lanes(const float* source, Lanes& lanes) {
   std::memcpy(&lanes, source, sizeof(lanes));
 }
 inline void store_lanes(const Lanes& lanes, float* destination) {
   std::memcpy(destination, &lanes, sizeof(lanes));
+}
+
+// The plain C++ transforms (micro_kernels.h WinogradInputTiles / WinogradOutputTiles), for
+// tables without their own: the patches and outputs copied in and out of lanes one element at a
+// time.
+template <size_t M>
+void portable_winograd_input(const WinogradInputTiles& tiles) {
+  constexpr size_t kAlpha = WinogradTile<M>::kAlpha;
+  Lanes d[kAlpha][kAlpha];
+  for (size_t lane = 0; lane < kWinogradLanes; ++lane) {
+    for (size_t i = 0; i < kAlpha; ++i) {
+      for (size_t j = 0; j < kAlpha; ++j) d[i][j][lane] = tiles.origins[lane][i * tiles.row_stride + j];
+    }
+  }
+  Lanes v[kAlpha][kAlpha];
+  WinogradTile<M>::transform_input(d, v);
+  for (size_t xi = 0; xi < kAlpha * kAlpha; ++xi) {
+    store_lanes(v[xi / kAlpha][xi % kAlpha], tiles.out + xi * tiles.position_stride);
+  }
+}
+
+template <size_t M>
+void portable_winograd_output(const WinogradOutputTiles& tiles) {
+  constexpr size_t kAlpha = WinogradTile<M>::kAlpha;
+  Lanes m[kAlpha][kAlpha];
+  for (size_t xi = 0; xi < kAlpha * kAlpha; ++xi) {
+    load_lanes(tiles.products + xi * tiles.position_stride, m[xi / kAlpha][xi % kAlpha]);
+  }
+  Lanes y[M][M];
+  WinogradTile<M>::transform_output(m, y);
+  for (size_t lane = 0; lane < kWinogradLanes; ++lane) {
+    for (size_t t = 0; t < tiles.heights[lane]; ++t) {
+      for (size_t u = 0; u < tiles.widths[lane]; ++u) {
+        const float value = y[t][u][lane] + tiles.bias;
+        tiles.out[lane][t * tiles.out_stride + u] =
+            tiles.activation ? activate_float(*tiles.activation, value) : value;
+      }
+    }
+  }
+}
+
+// The table's transforms for F(M x M), or the plain C++ ones.
+template <size_t M>
+WinogradInputFunction winograd_input_of(const MicroKernels& kernels) {
+  WinogradInputFunction table = M == 2 ? kernels.winograd2_input
+                                : M == 4 ? kernels.winograd4_input
+                                         : nullptr;
+  return table ? table : portable_winograd_input<M>;
+}
+template <size_t M>
+WinogradOutputFunction winograd_output_of(const MicroKernels& kernels) {
+  WinogradOutputFunction table = M == 2 ? kernels.winograd2_output
+                                 : M == 4 ? kernels.winograd4_output
+                                          : nullptr;
+  return table ? table : portable_winograd_output<M>;
 }
 
 // One convolution's tiling: tiles of M x M outputs over a zero-bordered copy of each input
@@ -212,7 +114,10 @@ class WinogradConvolution final : public Conv2DFloat {
  public:
   WinogradConvolution(const MicroKernels& kernels, const Conv2DShape& shape,
                       const FusedActivation& activation, const float* weights)
-      : kernels_(kernels), shape_(shape) {
+      : kernels_(kernels),
+        shape_(shape),
+        input_transform_(winograd_input_of<M>(kernels)),
+        output_transform_(winograd_output_of<M>(kernels)) {
     const reference::Window2D& window = shape.window;
     height_ = static_cast<size_t>(window.input_height);
     width_ = static_cast<size_t>(window.input_width);
@@ -233,7 +138,8 @@ class WinogradConvolution final : public Conv2DFloat {
     activation_ = to_float_activation(activation);
     has_activation_ = activation.kind != FusedActivation::Kind::kNone;
 
-    planes_bytes_ = align_bytes(channels_ * layout_.plane() * sizeof(float));
+    // (8 floats of slack: a transform may load 8 floats from a patch row's start.)
+    planes_bytes_ = align_bytes((channels_ * layout_.plane() + kWinogradLanes) * sizeof(float));
     transformed_bytes_ = align_bytes(kPositions * channels_ * band_columns_ * sizeof(float));
     task_bytes_ = align_bytes(kPositions * block_rows_ * band_columns_ * sizeof(float));
     std::snprintf(algorithm_, sizeof(algorithm_), "%s winograd F(%zux%zu,3x3) gemm %zux%zu",
@@ -262,8 +168,8 @@ class WinogradConvolution final : public Conv2DFloat {
       for (size_t first_row = 0; first_row < layout_.tiles_y; first_row += band_tile_rows_) {
         const size_t band_rows = std::min(band_tile_rows_, layout_.tiles_y - first_row);
         const Band band{first_row, band_rows * layout_.tiles_x};
-        const size_t groups = divide_round_up(band.tiles, kLanes);
-        // One task per channel's kLanes-tile groups (the channels' planes are independent).
+        const size_t groups = divide_round_up(band.tiles, kWinogradLanes);
+        // One task per channel's kWinogradLanes-tile groups (the channels' planes are independent).
         pool.parallel_for(channels_, [&](size_t channel, size_t) {
           for (size_t group = 0; group < groups; ++group) {
             transform_input_group(planes, band, channel, group, transformed);
@@ -296,7 +202,7 @@ class WinogradConvolution final : public Conv2DFloat {
     const size_t band_tiles = std::max(kMinimumBandTiles, fitting);
     band_tile_rows_ = std::clamp<size_t>(band_tiles / layout_.tiles_x, 1, layout_.tiles_y);
     const size_t tiles = band_tile_rows_ * layout_.tiles_x;
-    band_columns_ = round_up(round_up(tiles, kLanes), nr_);
+    band_columns_ = round_up(round_up(tiles, kWinogradLanes), nr_);
     const size_t product_row = kPositions * band_columns_ * sizeof(float);
     const size_t fitting_rows = std::max<size_t>(1, caches.level2 / 2 / product_row);
     block_rows_ = std::clamp(fitting_rows / mr_ * mr_, mr_, round_up(rows_, mr_));
@@ -355,29 +261,21 @@ class WinogradConvolution final : public Conv2DFloat {
   }
   size_t tile_column(size_t tile) const { return tile % layout_.tiles_x; }
 
-  // The transformed input of kLanes tiles of one channel into V[xi][channel][tiles]. Lanes past
-  // the band's last tile repeat it (finite values in columns no output reads).
+  // The transformed input of kWinogradLanes tiles of one channel into V[xi][channel][tiles].
+  // Lanes past the band's last tile repeat it (finite values in columns no output reads).
   void transform_input_group(const float* planes, const Band& band, size_t channel, size_t group,
                              float* transformed) const {
     const float* plane = planes + channel * layout_.plane();
-    Lanes d[kAlpha][kAlpha];
-    for (size_t lane = 0; lane < kLanes; ++lane) {
-      const size_t tile = std::min(group * kLanes + lane, band.tiles - 1);
-      const float* origin =
+    WinogradInputTiles tiles{};
+    for (size_t lane = 0; lane < kWinogradLanes; ++lane) {
+      const size_t tile = std::min(group * kWinogradLanes + lane, band.tiles - 1);
+      tiles.origins[lane] =
           plane + tile_row(band, tile) * M * layout_.padded_width + tile_column(tile) * M;
-      for (size_t i = 0; i < kAlpha; ++i) {
-        for (size_t j = 0; j < kAlpha; ++j) d[i][j][lane] = origin[i * layout_.padded_width + j];
-      }
     }
-    Lanes v[kAlpha][kAlpha];
-    Tile::transform_input(d, v);
-    float* out = transformed + channel * band_columns_ + group * kLanes;
-    const size_t position_stride = channels_ * band_columns_;
-    for (size_t k = 0; k < kAlpha; ++k) {
-      for (size_t l = 0; l < kAlpha; ++l) {
-        store_lanes(v[k][l], out + (k * kAlpha + l) * position_stride);
-      }
-    }
+    tiles.row_stride = layout_.padded_width;
+    tiles.out = transformed + channel * band_columns_ + group * kWinogradLanes;
+    tiles.position_stride = channels_ * band_columns_;
+    input_transform_(tiles);
   }
 
   // Output channels [block x block_rows_, +block_rows_) of the band: per position, the GEMM
@@ -413,56 +311,39 @@ class WinogradConvolution final : public Conv2DFloat {
       const size_t channel = first_row + r;
       const float channel_bias = bias ? bias[channel] : 0.0f;
       float* plane = output + channel * output_height_ * output_width_;
-      for (size_t group = 0; group * kLanes < band.tiles; ++group) {
-        transform_output_group(products + r * band_columns_ + group * kLanes, band, group,
+      for (size_t group = 0; group * kWinogradLanes < band.tiles; ++group) {
+        transform_output_group(products + r * band_columns_ + group * kWinogradLanes, band, group,
                                channel_bias, plane);
       }
     }
   }
 
-  // The output transform of kLanes tiles of one output channel (products at m[xi * block_rows_
-  // * band_columns_]), with bias and activation, into the channel's plane.
+  // The output transform of kWinogradLanes tiles of one output channel (products at
+  // m[xi * block_rows_ * band_columns_]), with bias and activation, into the channel's plane.
   void transform_output_group(const float* products, const Band& band, size_t group, float bias,
                               float* plane) const {
-    Lanes m[kAlpha][kAlpha];
-    const size_t position_stride = block_rows_ * band_columns_;
-    for (size_t k = 0; k < kAlpha; ++k) {
-      for (size_t l = 0; l < kAlpha; ++l) {
-        load_lanes(products + (k * kAlpha + l) * position_stride, m[k][l]);
-      }
-    }
-    Lanes y[M][M];
-    Tile::transform_output(m, y);
-    for (size_t t = 0; t < M; ++t) {
-      for (size_t u = 0; u < M; ++u) {
-        y[t][u] += bias;
-        finish(y[t][u]);
-      }
-    }
-    const size_t lanes = std::min(kLanes, band.tiles - group * kLanes);
+    WinogradOutputTiles tiles{};
+    tiles.products = products;
+    tiles.position_stride = block_rows_ * band_columns_;
+    tiles.bias = bias;
+    tiles.activation = has_activation_ ? &activation_ : nullptr;
+    tiles.out_stride = output_width_;
+    const size_t lanes = std::min(kWinogradLanes, band.tiles - group * kWinogradLanes);
     for (size_t lane = 0; lane < lanes; ++lane) {
-      const size_t tile = group * kLanes + lane;
+      const size_t tile = group * kWinogradLanes + lane;
       const size_t top = tile_row(band, tile) * M;
       const size_t left = tile_column(tile) * M;
-      const size_t height = std::min(M, output_height_ - top);
-      const size_t width = std::min(M, output_width_ - left);
-      float* out = plane + top * output_width_ + left;
-      for (size_t t = 0; t < height; ++t) {
-        for (size_t u = 0; u < width; ++u) out[t * output_width_ + u] = y[t][u][lane];
-      }
+      tiles.out[lane] = plane + top * output_width_ + left;
+      tiles.heights[lane] = static_cast<uint8_t>(std::min(M, output_height_ - top));
+      tiles.widths[lane] = static_cast<uint8_t>(std::min(M, output_width_ - left));
     }
-  }
-
-  // The fused activation on lanes, as activate_float: the leaky slope, then the clamp.
-  void finish(Lanes& value) const {
-    if (!has_activation_) return;
-    if (activation_.leaky) value = value < 0.0f ? value * activation_.leaky_alpha : value;
-    value = value < activation_.minimum ? activation_.minimum : value;
-    value = activation_.maximum < value ? activation_.maximum : value;
+    output_transform_(tiles);
   }
 
   const MicroKernels& kernels_;
   const Conv2DShape shape_;
+  const WinogradInputFunction input_transform_;
+  const WinogradOutputFunction output_transform_;
   size_t height_ = 0;
   size_t width_ = 0;
   size_t output_height_ = 0;
@@ -475,7 +356,7 @@ class WinogradConvolution final : public Conv2DFloat {
   size_t nr_ = 0;
   TileLayout layout_;
   size_t band_tile_rows_ = 1;
-  size_t band_columns_ = 0;  // a band's tiles rounded up to kLanes and NR
+  size_t band_columns_ = 0;  // a band's tiles rounded up to kWinogradLanes and NR
   size_t block_rows_ = 0;    // output channels per task, a multiple of MR
   size_t planes_bytes_ = 0;
   size_t transformed_bytes_ = 0;
