@@ -155,29 +155,48 @@ class WinogradConvolution final : public Conv2DFloat {
            ThreadPool& pool) const override {
     uint8_t* scratch = pool.scratch(0, scratch_bytes());
     auto* planes = reinterpret_cast<float*>(scratch);
-    auto* transformed = reinterpret_cast<float*>(scratch + planes_bytes_);
     const size_t image_size = channels_ * height_ * width_;
     const size_t output_size = rows_ * output_height_ * output_width_;
-    const size_t blocks = divide_round_up(rows_, block_rows_);
+    const size_t threads = pool.thread_count();
+    const size_t natural_bands = divide_round_up(layout_.tiles_y, band_tile_rows_);
+    // Bands in parallel where there are enough of them (each thread transforms its band's input
+    // into its own scratch and runs every output channel over it: no barrier per band), their
+    // count a multiple of the threads so they share out evenly; else one band after another,
+    // each with its input transform split over the channels and its output channels over the
+    // threads (a small plane: 14x14 outputs are 16 tiles of F(4x4)).
+    const bool parallel_bands = threads > 1 && natural_bands >= 2 * threads;
+    const size_t bands = parallel_bands ? round_up(natural_bands, threads) : natural_bands;
     for (size_t image = 0; image < static_cast<size_t>(shape_.batch); ++image) {
       const float* image_input = input + image * image_size;
       pool.parallel_for(channels_, [&](size_t channel, size_t) {
         pad_channel(image_input + channel * height_ * width_, planes + channel * layout_.plane());
       });
       float* image_output = output + image * output_size;
-      for (size_t first_row = 0; first_row < layout_.tiles_y; first_row += band_tile_rows_) {
-        const size_t band_rows = std::min(band_tile_rows_, layout_.tiles_y - first_row);
-        const Band band{first_row, band_rows * layout_.tiles_x};
+      if (parallel_bands) {
+        pool.parallel_for(bands, [&](size_t band, size_t thread) {
+          uint8_t* own = thread == 0 ? scratch + planes_bytes_
+                                     : pool.scratch(thread, transformed_bytes_ + task_bytes_);
+          run_band(planes, band_of(band, bands), bias, reinterpret_cast<float*>(own),
+                   reinterpret_cast<float*>(own + transformed_bytes_), image_output);
+        });
+        continue;
+      }
+      auto* transformed = reinterpret_cast<float*>(scratch + planes_bytes_);
+      const size_t blocks = block_count(threads);
+      const size_t block_rows = round_up(divide_round_up(rows_, blocks), mr_);
+      for (size_t index = 0; index < bands; ++index) {
+        const Band band = band_of(index, bands);
         const size_t groups = divide_round_up(band.tiles, kWinogradLanes);
-        // One task per channel's kWinogradLanes-tile groups (the channels' planes are independent).
         pool.parallel_for(channels_, [&](size_t channel, size_t) {
           for (size_t group = 0; group < groups; ++group) {
             transform_input_group(planes, band, channel, group, transformed);
           }
         });
-        pool.parallel_for(blocks, [&](size_t block, size_t thread) {
+        pool.parallel_for(divide_round_up(rows_, block_rows), [&](size_t block, size_t thread) {
           uint8_t* task = thread == 0 ? scratch + shared_bytes() : pool.scratch(thread, task_bytes_);
-          run_block(transformed, band, block, bias, reinterpret_cast<float*>(task), image_output);
+          const size_t first_row = block * block_rows;
+          run_block(transformed, band, first_row, std::min(block_rows, rows_ - first_row), bias,
+                    reinterpret_cast<float*>(task), image_output);
         });
       }
     }
@@ -190,6 +209,37 @@ class WinogradConvolution final : public Conv2DFloat {
   };
 
   size_t shared_bytes() const { return planes_bytes_ + transformed_bytes_; }
+
+  // Band `index` of `count` near-equal bands of tile rows (count >= the natural band count, so
+  // none is larger than band_tile_rows_).
+  Band band_of(size_t index, size_t count) const {
+    const size_t first = index * layout_.tiles_y / count;
+    const size_t end = (index + 1) * layout_.tiles_y / count;
+    return Band{first, (end - first) * layout_.tiles_x};
+  }
+
+  // Output-channel blocks of at most block_rows_ rows, at least one per thread, their count a
+  // multiple of the threads (64 rows in blocks of 54 and 10 kept one of two threads idle).
+  size_t block_count(size_t threads) const {
+    const size_t blocks = divide_round_up(rows_, block_rows_);
+    return std::min(round_up(blocks, threads), divide_round_up(rows_, mr_));
+  }
+
+  // One band on one thread: its input transform into `transformed`, then every block of output
+  // channels.
+  void run_band(const float* planes, const Band& band, const float* bias, float* transformed,
+                float* products, float* output) const {
+    const size_t groups = divide_round_up(band.tiles, kWinogradLanes);
+    for (size_t channel = 0; channel < channels_; ++channel) {
+      for (size_t group = 0; group < groups; ++group) {
+        transform_input_group(planes, band, channel, group, transformed);
+      }
+    }
+    for (size_t first_row = 0; first_row < rows_; first_row += block_rows_) {
+      run_block(transformed, band, first_row, std::min(block_rows_, rows_ - first_row), bias,
+                products, output);
+    }
+  }
 
   // Bands of tile rows whose transformed input (positions x channels x tiles floats) fits in
   // half of L2, but at least kMinimumBandTiles tiles (each U[xi] block is read once per band
@@ -278,12 +328,10 @@ class WinogradConvolution final : public Conv2DFloat {
     input_transform_(tiles);
   }
 
-  // Output channels [block x block_rows_, +block_rows_) of the band: per position, the GEMM
+  // Output channels [first_row, first_row + rows) of the band: per position, the GEMM
   // U[xi] x V[xi] into the task's products [xi][rows][band columns], then the output transform.
-  void run_block(const float* transformed, const Band& band, size_t block, const float* bias,
-                 float* products, float* output) const {
-    const size_t first_row = block * block_rows_;
-    const size_t rows = std::min(block_rows_, rows_ - first_row);
+  void run_block(const float* transformed, const Band& band, size_t first_row, size_t rows,
+                 const float* bias, float* products, float* output) const {
     const size_t panel_size = round_up(rows_, mr_) * channels_;
     TileGrid grid;
     grid.first_row = 0;
@@ -399,11 +447,22 @@ bool winograd_convolution_applies(const Conv2DShape& shape) {
 }
 
 bool winograd_convolution_preferred(const Conv2DShape& shape) {
-  return winograd_convolution_applies(shape) && shape.input_channels >= 16;  // measured below
+  // Measured against what the avx2 dispatcher chose before (bench_kernels --variant avx2
+  // --winograd-vs-default, 1 and 2 threads, medians of 7 interleaved runs; docs/cpu-kernels.md
+  // "Session 11"): every 3x3 stride-1 layer of resnet18/50 and yolov5s ran 0.38-0.81x the time
+  // of the direct, GEMM or lane convolution (F(4x4); F(2x2) on 7x7 planes), yolov5s's 32->32
+  // @160 0.91-0.93x. Fewer than 32 channels on either side were not measured.
+  return winograd_convolution_applies(shape) && shape.input_channels >= 32 &&
+         shape.output_channels >= 32;
 }
 
-size_t winograd_output_tile(const Conv2DShape&) {
-  return 4;
+size_t winograd_output_tile(const Conv2DShape& shape) {
+  // F(4x4) on planes of 16 or more of its tiles; below, its few tiles fill a fraction of the
+  // GEMM tile's 16 columns and reuse each transformed weight a few times only (7x7 outputs: 4
+  // tiles, 1.3-1.5x the lane convolution's time, where F(2x2)'s 16 tiles ran 0.60-0.81x).
+  const size_t tiles = divide_round_up(static_cast<size_t>(shape.window.output_height), 4) *
+                       divide_round_up(static_cast<size_t>(shape.window.output_width), 4);
+  return tiles >= 16 ? 4 : 2;
 }
 
 std::unique_ptr<Conv2DFloat> make_winograd_conv2d(const MicroKernels& kernels,
