@@ -416,8 +416,10 @@ std::unique_ptr<Conv2DFloat> prepare_conv2d(const reference::Conv2DShape& shape,
     }
   }
   if (variant == KernelVariant::kAvx2 && optimized::winograd_convolution_preferred(shape)) {
-    if (auto kernel = optimized::make_winograd_conv2d(kernels, shape, activation, constant_weights,
-                                                      optimized::winograd_output_tile(shape))) {
+    const size_t tile = optimized::winograd_output_tile(shape);
+    if (auto kernel =
+            optimized::make_winograd_conv2d(kernels, shape, activation, constant_weights, tile,
+                                            optimized::avx2_winograd_float_transforms(tile))) {
       return kernel;
     }
   }

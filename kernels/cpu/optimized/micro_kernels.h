@@ -383,35 +383,6 @@ void portable_interleave_int8_rows(const InterleaveRows<int8_t>& rows);
 void portable_deinterleave_float_rows(const float* in, size_t count, float* const* rows);
 void portable_requantize_lanes(const RequantizeLanes& lanes);
 
-// ---- Winograd F(m x m, 3x3) transforms (optimized/winograd_convolution.cc) ---------------
-// kWinogradLanes tiles at a time, one per vector lane; alpha = m + 2, positions xi = k * alpha
-// + l of the (alpha x alpha) transformed tile.
-constexpr size_t kWinogradLanes = 8;
-// V = B^T d B of each lane's alpha x alpha input patch d (row i at origins[lane] + i *
-// row_stride), stored as out[xi * position_stride + lane]. Every origin row is readable 8 floats
-// from its start (a kernel may load 8 and use alpha).
-struct WinogradInputTiles {
-  const float* origins[kWinogradLanes];
-  size_t row_stride;
-  float* out;
-  size_t position_stride;
-};
-// Y = A^T M A + bias of each lane's products M[xi] = products[xi * position_stride + lane], with
-// the activation (null: none), stored as out[lane][t * out_stride + u] for t < heights[lane],
-// u < widths[lane] (0 for lanes past the last tile: nothing stored).
-struct WinogradOutputTiles {
-  const float* products;
-  size_t position_stride;
-  float bias;
-  const FloatActivation* activation;
-  float* out[kWinogradLanes];
-  size_t out_stride;
-  uint8_t heights[kWinogradLanes];
-  uint8_t widths[kWinogradLanes];
-};
-using WinogradInputFunction = void (*)(const WinogradInputTiles& tiles);
-using WinogradOutputFunction = void (*)(const WinogradOutputTiles& tiles);
-
 struct MicroKernels {
   const char* name;      // "avx2", "portable"
   size_t float_rows;     // MR of the float tile
@@ -453,11 +424,6 @@ struct MicroKernels {
   // Optional (null: add the constant in a pass, then requantize_silu_row): the SiLU epilogue
   // of accumulators[i] + offset, the sum modulo 2^32, with requantize_silu_row's results.
   void (*requantize_silu_offset_row)(const RequantizeSiluRow& row, int32_t offset) = nullptr;
-  // Optional (null: the driver's plain C++): the Winograd F(2x2, 3x3) and F(4x4, 3x3) transforms.
-  WinogradInputFunction winograd2_input = nullptr;
-  WinogradOutputFunction winograd2_output = nullptr;
-  WinogradInputFunction winograd4_input = nullptr;
-  WinogradOutputFunction winograd4_output = nullptr;
 };
 
 const MicroKernels& portable_micro_kernels();
@@ -562,11 +528,6 @@ void avx512_pack_lane_panel(const LanePanelPacking& packing);
 void avx2_lane_float_tile(const LaneFloatTile& tile);
 // x86-64 only: that packing as copies of runs or one load per pixel (x86/avx2_lane_tiles.cc).
 void avx2_pack_lane_panel(const LanePanelPacking& packing);
-// x86-64 only: the avx2 table's Winograd transforms (x86/avx2_winograd_transforms.cc).
-void avx2_winograd2_input(const WinogradInputTiles& tiles);
-void avx2_winograd2_output(const WinogradOutputTiles& tiles);
-void avx2_winograd4_input(const WinogradInputTiles& tiles);
-void avx2_winograd4_output(const WinogradOutputTiles& tiles);
 // Defined only in AArch64 builds (kernels/cpu/arm/).
 const MicroKernels& neon_micro_kernels();
 

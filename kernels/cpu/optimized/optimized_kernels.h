@@ -74,13 +74,18 @@ bool winograd_convolution_preferred(const reference::Conv2DShape& shape);
 // The output tile (m) the avx2 variant uses for this shape.
 size_t winograd_output_tile(const reference::Conv2DShape& shape);
 // A float convolution as Winograd F(output_tile x output_tile, 3x3), output_tile 2, 4 or 6, on
-// the table's float GEMM tile; null when it does not apply (winograd_convolution_applies, per-run
-// weights) or for another output tile.
-std::unique_ptr<Conv2DFloat> make_winograd_conv2d(const MicroKernels& kernels,
-                                                  const reference::Conv2DShape& shape,
-                                                  const reference::FusedActivation& activation,
-                                                  const float* constant_weights,
-                                                  size_t output_tile);
+// the table's float GEMM tile with `transforms` for that tile size (winograd_transforms.h; null:
+// plain C++); null when it does not apply (winograd_convolution_applies, per-run weights) or for
+// another output tile. F(6x6) is not accurate enough for the tests' 1e-5 and not dispatched.
+struct WinogradFloatTransforms;
+std::unique_ptr<Conv2DFloat> make_winograd_conv2d(
+    const MicroKernels& kernels, const reference::Conv2DShape& shape,
+    const reference::FusedActivation& activation, const float* constant_weights, size_t output_tile,
+    const WinogradFloatTransforms* transforms = nullptr);
+// x86-64 only: the F(2x2, 3x3) and F(4x4, 3x3) transforms on AVX2
+// (x86/avx2_winograd_float_transforms.cc); null for other tile sizes. Only for CPUs that run AVX2
+// and FMA.
+const WinogradFloatTransforms* avx2_winograd_float_transforms(size_t output_tile);
 
 // int8 depthwise, computed exactly in float (every partial sum is an integer below 2^24); null
 // when the kernel is too large for that.

@@ -48,7 +48,8 @@ void portable_winograd_input(const WinogradInputTiles& tiles) {
   Lanes d[kAlpha][kAlpha];
   for (size_t lane = 0; lane < kWinogradLanes; ++lane) {
     for (size_t i = 0; i < kAlpha; ++i) {
-      for (size_t j = 0; j < kAlpha; ++j) d[i][j][lane] = tiles.origins[lane][i * tiles.row_stride + j];
+      for (size_t j = 0; j < kAlpha; ++j)
+        d[i][j][lane] = tiles.origins[lane][i * tiles.row_stride + j];
     }
   }
   Lanes v[kAlpha][kAlpha];
@@ -78,22 +79,6 @@ void portable_winograd_output(const WinogradOutputTiles& tiles) {
   }
 }
 
-// The table's transforms for F(M x M), or the plain C++ ones.
-template <size_t M>
-WinogradInputFunction winograd_input_of(const MicroKernels& kernels) {
-  WinogradInputFunction table = M == 2 ? kernels.winograd2_input
-                                : M == 4 ? kernels.winograd4_input
-                                         : nullptr;
-  return table ? table : portable_winograd_input<M>;
-}
-template <size_t M>
-WinogradOutputFunction winograd_output_of(const MicroKernels& kernels) {
-  WinogradOutputFunction table = M == 2 ? kernels.winograd2_output
-                                 : M == 4 ? kernels.winograd4_output
-                                          : nullptr;
-  return table ? table : portable_winograd_output<M>;
-}
-
 // One convolution's tiling: tiles of M x M outputs over a zero-bordered copy of each input
 // plane that holds every patch (the last tiles may reach past the output: those outputs are
 // computed and dropped).
@@ -112,12 +97,14 @@ class WinogradConvolution final : public Conv2DFloat {
   static constexpr size_t kPositions = kAlpha * kAlpha;
 
  public:
+  // `transforms`: null for the plain C++ ones.
   WinogradConvolution(const MicroKernels& kernels, const Conv2DShape& shape,
-                      const FusedActivation& activation, const float* weights)
+                      const FusedActivation& activation, const float* weights,
+                      const WinogradFloatTransforms* transforms)
       : kernels_(kernels),
         shape_(shape),
-        input_transform_(winograd_input_of<M>(kernels)),
-        output_transform_(winograd_output_of<M>(kernels)) {
+        input_transform_(transforms ? transforms->input : portable_winograd_input<M>),
+        output_transform_(transforms ? transforms->output : portable_winograd_output<M>) {
     const reference::Window2D& window = shape.window;
     height_ = static_cast<size_t>(window.input_height);
     width_ = static_cast<size_t>(window.input_width);
@@ -193,7 +180,8 @@ class WinogradConvolution final : public Conv2DFloat {
           }
         });
         pool.parallel_for(divide_round_up(rows_, block_rows), [&](size_t block, size_t thread) {
-          uint8_t* task = thread == 0 ? scratch + shared_bytes() : pool.scratch(thread, task_bytes_);
+          uint8_t* task =
+              thread == 0 ? scratch + shared_bytes() : pool.scratch(thread, task_bytes_);
           const size_t first_row = block * block_rows;
           run_block(transformed, band, first_row, std::min(block_rows, rows_ - first_row), bias,
                     reinterpret_cast<float*>(task), image_output);
@@ -390,8 +378,8 @@ class WinogradConvolution final : public Conv2DFloat {
 
   const MicroKernels& kernels_;
   const Conv2DShape shape_;
-  const WinogradInputFunction input_transform_;
-  const WinogradOutputFunction output_transform_;
+  void (*const input_transform_)(const WinogradInputTiles& tiles);
+  void (*const output_transform_)(const WinogradOutputTiles& tiles);
   size_t height_ = 0;
   size_t width_ = 0;
   size_t output_height_ = 0;
@@ -468,16 +456,19 @@ size_t winograd_output_tile(const Conv2DShape& shape) {
 std::unique_ptr<Conv2DFloat> make_winograd_conv2d(const MicroKernels& kernels,
                                                   const Conv2DShape& shape,
                                                   const FusedActivation& activation,
-                                                  const float* constant_weights,
-                                                  size_t output_tile) {
+                                                  const float* constant_weights, size_t output_tile,
+                                                  const WinogradFloatTransforms* transforms) {
   if (!constant_weights || !winograd_convolution_applies(shape)) return nullptr;
   switch (output_tile) {
     case 2:
-      return std::make_unique<WinogradConvolution<2>>(kernels, shape, activation, constant_weights);
+      return std::make_unique<WinogradConvolution<2>>(kernels, shape, activation, constant_weights,
+                                                      transforms);
     case 4:
-      return std::make_unique<WinogradConvolution<4>>(kernels, shape, activation, constant_weights);
+      return std::make_unique<WinogradConvolution<4>>(kernels, shape, activation, constant_weights,
+                                                      transforms);
     case 6:
-      return std::make_unique<WinogradConvolution<6>>(kernels, shape, activation, constant_weights);
+      return std::make_unique<WinogradConvolution<6>>(kernels, shape, activation, constant_weights,
+                                                      transforms);
     default:
       return nullptr;
   }

@@ -4,16 +4,51 @@
 // unrolled products with those constant matrices (zero coefficients cost nothing, ones no
 // multiply).
 //
-// Everything here is in an anonymous namespace on purpose: x86/avx2_winograd_transforms.cc
-// compiles the same templates for AVX2, and with external linkage the linker could keep that
-// copy for the baseline driver too (see avx2_micro_kernels.cc on inline functions).
+// The transforms' interface (WinogradInputTiles, WinogradOutputTiles) comes first; the
+// templates after it are in an anonymous namespace on purpose:
+// x86/avx2_winograd_float_transforms.cc compiles the same templates for AVX2, and with external
+// linkage the linker could keep that copy for the baseline driver too (see avx2_micro_kernels.cc on
+// inline functions).
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 
 #include "optimized/micro_kernels.h"
 
 namespace orknn::kernels::cpu::optimized {
+
+// kWinogradLanes tiles at a time, one per vector lane; alpha = m + 2, positions xi = k * alpha
+// + l of the (alpha x alpha) transformed tile.
+constexpr size_t kWinogradLanes = 8;
+// V = B^T d B of each lane's alpha x alpha input patch d (row i at origins[lane] + i *
+// row_stride), stored as out[xi * position_stride + lane]. Every origin row is readable 8 floats
+// from its start (a kernel may load 8 and use alpha).
+struct WinogradInputTiles {
+  const float* origins[kWinogradLanes];
+  size_t row_stride;
+  float* out;
+  size_t position_stride;
+};
+// Y = A^T M A + bias of each lane's products M[xi] = products[xi * position_stride + lane], with
+// the activation (null: none), stored as out[lane][t * out_stride + u] for t < heights[lane],
+// u < widths[lane] (0 for lanes past the last tile: nothing stored).
+struct WinogradOutputTiles {
+  const float* products;
+  size_t position_stride;
+  float bias;
+  const FloatActivation* activation;
+  float* out[kWinogradLanes];
+  size_t out_stride;
+  uint8_t heights[kWinogradLanes];
+  uint8_t widths[kWinogradLanes];
+};
+// One output tile size's pair of transforms.
+struct WinogradFloatTransforms {
+  void (*input)(const WinogradInputTiles& tiles);
+  void (*output)(const WinogradOutputTiles& tiles);
+};
+
 namespace {
 
 // The transforms work on kWinogradLanes tiles at a time, one tile per vector lane (GCC's
@@ -38,8 +73,8 @@ constexpr double winograd_point(size_t index) {
 template <size_t M>
 struct WinogradMatrices {
   static constexpr size_t kAlpha = M + kKernel - 1;
-  double input[kAlpha][kAlpha] = {};   // B^T
-  double output[M][kAlpha] = {};       // A^T
+  double input[kAlpha][kAlpha] = {};    // B^T
+  double output[M][kAlpha] = {};        // A^T
   double weight[kAlpha][kKernel] = {};  // G
 };
 

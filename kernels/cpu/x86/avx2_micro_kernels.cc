@@ -1622,12 +1622,7 @@ const MicroKernels& avx2_micro_kernels() {
                                     deinterleave_float_rows,
                                     requantize_lanes,
                                     nullptr,
-                                    nullptr,
-                                    nullptr,
-                                    avx2_winograd2_input,
-                                    avx2_winograd2_output,
-                                    avx2_winograd4_input,
-                                    avx2_winograd4_output};
+                                    nullptr};
   return kernels;
 }
 

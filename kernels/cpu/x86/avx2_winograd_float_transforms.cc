@@ -1,4 +1,4 @@
-// The avx2 table's Winograd F(2x2, 3x3) and F(4x4, 3x3) transforms (micro_kernels.h
+// The float32 Winograd F(2x2, 3x3) and F(4x4, 3x3) transforms on AVX2 (winograd_transforms.h
 // WinogradInputTiles / WinogradOutputTiles, optimized/winograd_convolution.cc): the arithmetic
 // of optimized/winograd_transforms.h on one ymm register of 8 tiles, with the patches brought
 // into lanes and the outputs out of them by 8 x 8 transposes in registers instead of the plain
@@ -19,8 +19,9 @@
 #include <cstdint>
 #include <cstring>
 
-// Before the pragma: its inline functions have external linkage and must stay baseline code.
+// Before the pragma: their inline functions have external linkage and must stay baseline code.
 #include "optimized/micro_kernels.h"
+#include "optimized/optimized_kernels.h"
 
 #pragma GCC push_options
 #pragma GCC target("avx2,fma")
@@ -105,24 +106,18 @@ void winograd_output(const WinogradOutputTiles& tiles) {
     }
     avx2_float::transpose8x8(rows);  // rows[lane]: that tile's output row t
     for (size_t lane = 0; lane < 8; ++lane) {
-      if (t < tiles.heights[lane]) store_row<M>(rows[lane], tiles.widths[lane], tiles.out[lane] + t * tiles.out_stride);
+      if (t < tiles.heights[lane])
+        store_row<M>(rows[lane], tiles.widths[lane], tiles.out[lane] + t * tiles.out_stride);
     }
   }
 }
 
 }  // namespace
 
-void avx2_winograd2_input(const WinogradInputTiles& tiles) {
-  winograd_input<2>(tiles);
-}
-void avx2_winograd2_output(const WinogradOutputTiles& tiles) {
-  winograd_output<2>(tiles);
-}
-void avx2_winograd4_input(const WinogradInputTiles& tiles) {
-  winograd_input<4>(tiles);
-}
-void avx2_winograd4_output(const WinogradOutputTiles& tiles) {
-  winograd_output<4>(tiles);
+const WinogradFloatTransforms* avx2_winograd_float_transforms(size_t output_tile) {
+  static const WinogradFloatTransforms kTwo{winograd_input<2>, winograd_output<2>};
+  static const WinogradFloatTransforms kFour{winograd_input<4>, winograd_output<4>};
+  return output_tile == 2 ? &kTwo : output_tile == 4 ? &kFour : nullptr;
 }
 
 }  // namespace orknn::kernels::cpu::optimized
