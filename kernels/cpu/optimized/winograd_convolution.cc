@@ -12,8 +12,10 @@
 // the table's float GEMM tile; the output transform then turns a block of output channels'
 // M[.][c][t] into the NCHW output with bias and activation.
 //
-// The matrices come from Toom-Cook interpolation at the points of winograd_points(): they are
-// derived here at compile time, not written out, so every tile size is the same code.
+// The matrices come from Toom-Cook interpolation at the points of winograd_point()
+// (winograd_transforms.h): derived at compile time, not written out, so every tile size is the
+// same code. The transforms run on kWinogradLanes tiles at a time: the AVX2 ones passed in, or
+// the plain C++ ones below.
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
@@ -133,8 +135,10 @@ class WinogradConvolution final : public Conv2DFloat {
                   kernels.name, M, M, mr_, nr_);
   }
 
-  // Thread 0's scratch holds the padded planes and the band's transformed input (every thread
-  // reads them), then its task area; the other threads use only a task area.
+  // Thread 0's scratch holds the padded planes (every thread reads them), a band's transformed
+  // input and a block's products; another thread's, its own band's transformed input and block's
+  // products when the bands run in parallel, else only the products (the band's transformed
+  // input is thread 0's).
   size_t scratch_bytes() const override { return shared_bytes() + task_bytes_; }
   const char* algorithm() const override { return algorithm_; }
 
@@ -436,10 +440,10 @@ bool winograd_convolution_applies(const Conv2DShape& shape) {
 
 bool winograd_convolution_preferred(const Conv2DShape& shape) {
   // Measured against what the avx2 dispatcher chose before (bench_kernels --variant avx2
-  // --winograd-vs-default, 1 and 2 threads, medians of 7 interleaved runs; docs/cpu-kernels.md
-  // "Session 11"): every 3x3 stride-1 layer of resnet18/50 and yolov5s ran 0.38-0.81x the time
-  // of the direct, GEMM or lane convolution (F(4x4); F(2x2) on 7x7 planes), yolov5s's 32->32
-  // @160 0.91-0.93x. Fewer than 32 channels on either side were not measured.
+  // --winograd-vs-default --threads 1,2 --reps 7, medians of interleaved runs; docs/cpu-kernels.md
+  // "Session 11"): every 3x3 stride-1 layer of resnet18/50 and yolov5s ran 0.42-0.68x the time of
+  // the direct, GEMM or lane convolution as F(4x4) (yolov5s's 32->32 @160 0.76-0.87x), the 7x7
+  // ones 0.62-0.71x as F(2x2). Fewer than 32 channels on either side were not measured.
   return winograd_convolution_applies(shape) && shape.input_channels >= 32 &&
          shape.output_channels >= 32;
 }
@@ -447,7 +451,7 @@ bool winograd_convolution_preferred(const Conv2DShape& shape) {
 size_t winograd_output_tile(const Conv2DShape& shape) {
   // F(4x4) on planes of 16 or more of its tiles; below, its few tiles fill a fraction of the
   // GEMM tile's 16 columns and reuse each transformed weight a few times only (7x7 outputs: 4
-  // tiles, 1.3-1.5x the lane convolution's time, where F(2x2)'s 16 tiles ran 0.60-0.81x).
+  // tiles, 1.20-1.52x the lane convolution's time, where F(2x2)'s 16 tiles ran 0.62-0.71x).
   const size_t tiles = divide_round_up(static_cast<size_t>(shape.window.output_height), 4) *
                        divide_round_up(static_cast<size_t>(shape.window.output_width), 4);
   return tiles >= 16 ? 4 : 2;

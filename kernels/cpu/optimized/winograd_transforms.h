@@ -60,9 +60,10 @@ constexpr size_t kKernel = 3;
 // The finite interpolation points of F(m, 3) (m + 1 of them; the last point is infinity). Small
 // magnitudes keep the transforms' coefficients, and so their rounding, small, and every product
 // of them is exact in float. F(4, 3) takes 0, +-1, 2 and -1/2, not Lavin and Gray's 0, +-1, +-2:
-// its worst error over the models' layer sizes measured 2-2.5 times smaller (0.74 against 1.85
-// of the tests' tolerance at 512 channels; bench_kernels --winograd-accuracy, docs/cpu-kernels.md
-// "Session 11"). F(2, 3) takes 0, +-1; F(6, 3) 0, +-1, +-2, +-1/2.
+// its worst error over the models' layer sizes measured 2-2.8 times smaller (0.74 against 1.61
+// of the tests' tolerance at 512 channels, where Lavin and Gray's points fail them;
+// bench_kernels --winograd-accuracy, docs/cpu-kernels.md "Session 11"). F(2, 3) takes 0, +-1;
+// F(6, 3) 0, +-1, +-2, +-1/2.
 template <size_t M>
 constexpr double winograd_point(size_t index) {
   constexpr double kPoints[] = {0.0, 1.0, -1.0, 2.0, -2.0, 0.5, -0.5};
@@ -150,7 +151,7 @@ constexpr WinogradFloats<M> winograd_floats() {
 
 // out[r] = sum_c matrix[r][c] x in[c] for R rows and C columns of a constant matrix, on lanes.
 // Fully unrolled, so zero coefficients cost nothing and ones no multiply.
-// `matrix` is one of the constexpr tables below: after inlining, its entries are constants.
+// `matrix` is one of the constexpr tables above: after inlining, its entries are constants.
 template <size_t R, size_t C, size_t InStride, size_t OutStride>
 inline __attribute__((always_inline)) void apply_matrix(const float (&matrix)[R][C],
                                                         const Lanes* in, Lanes* out) {
