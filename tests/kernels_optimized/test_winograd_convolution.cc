@@ -213,17 +213,22 @@ void test_random_shapes(void**) {
 }
 
 // Deep layers of the real models' sizes (the transforms' rounding grows with the depth), on two
-// threads; and a plane whose tiles need several bands and channel blocks.
+// threads (small planes: one band, its output channels split over the threads); and a plane of
+// several bands, batch 2, on two and three threads (bands in parallel, their count rounded up
+// to a multiple of the threads: some of them hold fewer tile rows).
 void test_deep_layers(void**) {
-  ThreadPool pool(2);
+  ThreadPool two(2);
+  ThreadPool three(3);
   const Layer layers[] = {
       {1, 256, 14, 14, 256, 1, 1, 1, 1},
       {1, 512, 7, 7, 64, 1, 1, 1, 1},
-      {1, 64, 57, 59, 70, 1, 1, 1, 1},
   };
+  const Layer bands{2, 64, 57, 59, 20, 1, 1, 1, 1};
   for (const Configuration& configuration : configurations()) {
     for (size_t output_tile : kOutputTiles) {
-      for (uint32_t i = 0; i < 3; ++i) check(configuration, output_tile, layers[i], 70 + i, pool);
+      for (uint32_t i = 0; i < 2; ++i) check(configuration, output_tile, layers[i], 70 + i, two);
+      check(configuration, output_tile, bands, 72, two);
+      check(configuration, output_tile, bands, 73, three);
     }
   }
 }
