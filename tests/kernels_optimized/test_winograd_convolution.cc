@@ -167,49 +167,47 @@ std::string mismatch(const kernels::cpu::Conv2DFloat& kernel, const Case& c, Thr
   return compare_floats(output, c.expected, c.tolerance);
 }
 
+// Runs one case (its reference output computed once) as F(output_tile) on every configuration;
 // `tolerance_scale` widens the tolerance (F(6x6) only).
-void check(const Configuration& configuration, size_t output_tile, const Layer& layer,
-           uint32_t seed, ThreadPool& pool, double tolerance_scale = 1.0) {
+void check(const Layer& layer, uint32_t seed, size_t output_tile, ThreadPool& pool,
+           double tolerance_scale = 1.0) {
   Case c = make_case(layer, seed, seed);
   c.tolerance *= tolerance_scale;
-  auto kernel =
-      optimized::make_winograd_conv2d(*configuration.table, c.shape, c.activation, c.weights.data(),
-                                      output_tile, configuration.transforms(output_tile));
-  if (!kernel) fail_msg("%s F(%zu): refused", describe(layer).c_str(), output_tile);
-  const std::string difference = mismatch(*kernel, c, pool);
-  if (!difference.empty()) {
-    fail_msg("%s (%s, %s transforms, activation %u, bias %d, %zu threads): %s",
-             describe(layer).c_str(), kernel->algorithm(),
-             configuration.avx2_transforms ? "AVX2" : "C++", seed % 4, c.with_bias,
-             pool.thread_count(), difference.c_str());
+  for (const Configuration& configuration : configurations()) {
+    auto kernel = optimized::make_winograd_conv2d(*configuration.table, c.shape, c.activation,
+                                                  c.weights.data(), output_tile,
+                                                  configuration.transforms(output_tile));
+    if (!kernel) fail_msg("%s F(%zu): refused", describe(layer).c_str(), output_tile);
+    const std::string difference = mismatch(*kernel, c, pool);
+    if (!difference.empty()) {
+      fail_msg("%s (%s, %s transforms, activation %u, bias %d, %zu threads): %s",
+               describe(layer).c_str(), kernel->algorithm(),
+               configuration.avx2_transforms ? "AVX2" : "C++", seed % 4, c.with_bias,
+               pool.thread_count(), difference.c_str());
+    }
   }
 }
 
 void test_random_shapes(void**) {
   ThreadPool pools[3] = {ThreadPool(1), ThreadPool(2), ThreadPool(3)};
-  int tested = 0;
-  for (const Configuration& configuration : configurations()) {
-    for (uint32_t trial = 0; trial < 150; ++trial) {
-      Random random(4000 + trial);
-      Layer layer{};
-      layer.batch = trial % 7 == 0 ? 2 : 1;
-      layer.channels = random.integer(1, 70);
-      layer.output_channels = random.integer(1, 70);
-      // Planes of 1 to 23 rows and columns, a tenth of them one row or column of outputs.
-      layer.height = random.integer(1, 23);
-      layer.width = trial % 10 == 3 ? 1 : random.integer(1, 23);
-      layer.pad_top = random.integer(0, 2);
-      layer.pad_left = random.integer(0, 2);
-      layer.pad_bottom = random.integer(0, 2);
-      layer.pad_right = random.integer(0, 2);
-      if (layer.height + layer.pad_top + layer.pad_bottom < 3) layer.pad_bottom = 3 - layer.height;
-      if (layer.width + layer.pad_left + layer.pad_right < 3) layer.pad_right = 3 - layer.width;
-      const size_t output_tile = kOutputTiles[trial % 2];
-      check(configuration, output_tile, layer, 4000 + trial, pools[trial / 2 % 3]);
-      ++tested;
-    }
+  for (uint32_t trial = 0; trial < 150; ++trial) {
+    Random random(4000 + trial);
+    Layer layer{};
+    layer.batch = trial % 7 == 0 ? 2 : 1;
+    layer.channels = random.integer(1, 70);
+    layer.output_channels = random.integer(1, 70);
+    // Planes of 1 to 23 rows and columns, a tenth of them one row or column of outputs.
+    layer.height = random.integer(1, 23);
+    layer.width = trial % 10 == 3 ? 1 : random.integer(1, 23);
+    layer.pad_top = random.integer(0, 2);
+    layer.pad_left = random.integer(0, 2);
+    layer.pad_bottom = random.integer(0, 2);
+    layer.pad_right = random.integer(0, 2);
+    if (layer.height + layer.pad_top + layer.pad_bottom < 3) layer.pad_bottom = 3 - layer.height;
+    if (layer.width + layer.pad_left + layer.pad_right < 3) layer.pad_right = 3 - layer.width;
+    check(layer, 4000 + trial, kOutputTiles[trial % 2], pools[trial / 2 % 3]);
   }
-  std::printf("winograd: %d random shapes\n", tested);
+  std::printf("winograd: 150 random shapes, each on %zu configurations\n", configurations().size());
 }
 
 // Deep layers of the real models' sizes (the transforms' rounding grows with the depth), on two
@@ -224,12 +222,10 @@ void test_deep_layers(void**) {
       {1, 512, 7, 7, 64, 1, 1, 1, 1},
   };
   const Layer bands{2, 64, 57, 59, 20, 1, 1, 1, 1};
-  for (const Configuration& configuration : configurations()) {
-    for (size_t output_tile : kOutputTiles) {
-      for (uint32_t i = 0; i < 2; ++i) check(configuration, output_tile, layers[i], 70 + i, two);
-      check(configuration, output_tile, bands, 72, two);
-      check(configuration, output_tile, bands, 73, three);
-    }
+  for (size_t output_tile : kOutputTiles) {
+    for (uint32_t i = 0; i < 2; ++i) check(layers[i], 70 + i, output_tile, two);
+    check(bands, 72, output_tile, two);
+    check(bands, 73, output_tile, three);
   }
 }
 
@@ -243,9 +239,7 @@ void test_six_by_six(void**) {
       {2, 5, 7, 20, 3, 0, 2, 1, 0},
       {1, 64, 25, 19, 40, 1, 1, 1, 1},
   };
-  for (const Configuration& configuration : configurations()) {
-    for (uint32_t i = 0; i < 3; ++i) check(configuration, 6, layers[i], 90 + i, pool, 10.0);
-  }
+  for (uint32_t i = 0; i < 3; ++i) check(layers[i], 90 + i, 6, pool, 10.0);
 }
 
 // The comparison is sharp enough to catch a wrong transform: one tap of one weight off by 1%
