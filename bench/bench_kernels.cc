@@ -20,6 +20,15 @@
 // --filter micro runs the micro-kernel section alone (with a dot-product variant, e.g. avx512,
 // also its int8 tile, with A in L1 and streaming from a 144-row block).
 //
+// --winograd-vs-default runs only the 3x3 stride-1 float32 layers (x86-64), each as what the
+// variant chose before the Winograd convolution (lanes, direct or GEMM, by their rules) and as
+// Winograd F(2x2, 3x3) and F(4x4, 3x3), interleaved, per thread count of --threads (wall time),
+// and prints the times and what the dispatcher picks now.
+//
+// --winograd-accuracy runs those layers as Winograd F(2x2), F(4x4) and F(6x6) against the
+// reference convolution on --reps random inputs and weights each (uniform in [-1, 1], a bias)
+// and prints the worst error in units of the tests' tolerance, 1e-5 x max(1, max|expected|).
+//
 // --peak-fp32 / --peak-int8 replace the measured peaks (per core); --peaks-only prints the
 // measured peaks and stops.
 //
@@ -30,6 +39,7 @@
 // Reference timings (--reference) use fewer repetitions: they take up to seconds per layer.
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -63,6 +73,8 @@ struct Options {
   cpu::KernelVariant variant = cpu::best_kernel_variant();
   double peak_fp32 = 0.0;  // GFLOPS per core; 0: measured at start
   double peak_int8 = 0.0;  // GOPS per core; 0: measured at start
+  bool winograd_vs_default = false;
+  bool winograd_accuracy = false;
   // The int16-pair loop's rate (vpmaddwd + vpaddd), what the int8 micro-kernel runs: its
   // efficiency is read against this, while the tables' int8 peak is the machine's best.
   double peak_int16_pairs = 0.0;
@@ -428,6 +440,173 @@ void run_interleaved(std::vector<Config>& configs) {
       config.cpu_seconds.push_back(thread_cpu_seconds() - cpu_start);
     }
   }
+}
+
+// The 3x3 stride-1 layers of kLayers and a few more of resnet18 / yolov5s sizes.
+std::vector<Layer> winograd_layers() {
+  std::vector<Layer> layers;
+  for (const Layer& layer : kLayers) {
+    if (layer.kernel == 3 && layer.stride == 1 && layer.groups == 1) layers.push_back(layer);
+  }
+  layers.push_back({"resnet18 3x3 512->512 @7 (same as resnet50's)", 512, 7, 512, 3, 1, 1});
+  layers.push_back({"yolov5s 3x3 64->64 @160 (C3 of 64)", 64, 160, 64, 3, 1, 1});
+  layers.push_back({"yolov5s 3x3 128->128 @80 (C3 of 128)", 128, 80, 128, 3, 1, 1});
+  layers.push_back({"yolov5s 3x3 512->512 @20", 512, 20, 512, 3, 1, 1});
+  return layers;
+}
+
+#if defined(__x86_64__)
+// What the avx2 or avx512 dispatcher chose for a float convolution before the Winograd
+// convolution (kernels/cpu/dispatch.cc prepare_conv2d without it).
+std::unique_ptr<cpu::Conv2DFloat> pre_winograd_choice(cpu::KernelVariant variant,
+                                                      const reference::Conv2DShape& shape,
+                                                      const reference::FusedActivation& activation,
+                                                      const float* weights) {
+  namespace optimized = cpu::optimized;
+  const bool avx512 = variant == cpu::KernelVariant::kAvx512;
+  const optimized::MicroKernels& table =
+      avx512 ? optimized::avx512_micro_kernels() : optimized::avx2_micro_kernels();
+  const char* name = cpu::kernel_variant_name(variant);
+  std::unique_ptr<cpu::Conv2DFloat> kernel;
+  if (avx512 ? optimized::lane_convolution_preferred(shape)
+             : optimized::avx2_lane_convolution_preferred(shape)) {
+    kernel = optimized::make_lane_conv2d(
+        name, avx512 ? optimized::avx512_lane_float_tile : optimized::avx2_lane_float_tile,
+        avx512 ? optimized::avx512_pack_lane_panel : optimized::avx2_pack_lane_panel, shape,
+        activation, weights);
+  }
+  if (!kernel && (avx512 ? optimized::direct_convolution_preferred(shape)
+                         : optimized::avx2_direct_convolution_preferred(shape))) {
+    kernel = optimized::make_direct_conv2d(
+        name, avx512 ? optimized::avx512_direct_float_tile : optimized::avx2_direct_float_tile,
+        shape, activation, weights);
+  }
+  if (!kernel) kernel = optimized::make_gemm_conv2d(table, shape, activation, weights);
+  return kernel;
+}
+#endif
+
+void bench_winograd_against_default(const Options& options) {
+#if defined(__x86_64__)
+  namespace optimized = cpu::optimized;
+  if (options.variant != cpu::KernelVariant::kAvx2 &&
+      options.variant != cpu::KernelVariant::kAvx512) {
+    std::printf("--winograd-vs-default: avx2 or avx512 only\n");
+    return;
+  }
+  const optimized::MicroKernels& table = options.variant == cpu::KernelVariant::kAvx512
+                                             ? optimized::avx512_micro_kernels()
+                                             : optimized::avx2_micro_kernels();
+  for (size_t threads : options.threads) {
+    ThreadPool pool(threads);
+    std::printf(
+        "## Winograd against the previous choice, float32 (%s, %zu threads, wall time, median "
+        "of %d)\n\n| layer | before | us | (min-max) | F(2x2) us | (min-max) | F(2)/before | "
+        "F(4x4) us | (min-max) | F(4)/before | dispatcher |\n"
+        "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---|\n",
+        table.name, threads, options.reps);
+    for (const Layer& layer : winograd_layers()) {
+      if (!options.filter.empty() && std::strstr(layer.name, options.filter.c_str()) == nullptr) {
+        continue;
+      }
+      const reference::Conv2DShape shape = shape_of(layer);
+      const auto [input_size, weight_size, output_size] = sizes_of(shape);
+      std::vector<float> x = random_floats(input_size, 3), w = random_floats(weight_size, 4);
+      std::vector<float> bias = random_floats(static_cast<size_t>(shape.output_channels), 5);
+      std::vector<float> y(output_size);
+      reference::FusedActivation relu;
+      relu.kind = reference::FusedActivation::Kind::kRelu;
+      std::unique_ptr<cpu::Conv2DFloat> kernels[3] = {
+          pre_winograd_choice(options.variant, shape, relu, w.data()),
+          optimized::make_winograd_conv2d(table, shape, relu, w.data(), 2,
+                                          optimized::avx2_winograd_float_transforms(2)),
+          optimized::make_winograd_conv2d(table, shape, relu, w.data(), 4,
+                                          optimized::avx2_winograd_float_transforms(4))};
+      const std::string chosen =
+          cpu::prepare_conv2d(shape, relu, w.data(), options.variant)->algorithm();
+      std::vector<Config> configs;
+      for (const auto& kernel : kernels) {
+        pool.reserve_scratch(kernel->scratch_bytes());
+        const cpu::Conv2DFloat* k = kernel.get();
+        configs.push_back({k->algorithm(),
+                           [&, k] { k->run(x.data(), w.data(), bias.data(), y.data(), pool); },
+                           options.reps,
+                           {},
+                           {}});
+      }
+      run_interleaved(configs);
+      const double before_us = median(configs[0].seconds) * 1e6;
+      std::printf("| %s | %s |", layer.name, kernels[0]->algorithm());
+      for (size_t i = 0; i < 3; ++i) {
+        const auto [low, high] =
+            std::minmax_element(configs[i].seconds.begin(), configs[i].seconds.end());
+        const double us = median(configs[i].seconds) * 1e6;
+        std::printf(" %.0f | %.0f-%.0f |", us, *low * 1e6, *high * 1e6);
+        if (i > 0) std::printf(" %.2f |", us / before_us);
+      }
+      std::printf(" %s |\n", chosen.c_str());
+      std::fflush(stdout);
+    }
+    std::printf("\n");
+  }
+#else
+  (void)options;
+  std::printf("--winograd-vs-default: x86-64 only\n");
+#endif
+}
+
+void bench_winograd_accuracy(const Options& options) {
+  namespace optimized = cpu::optimized;
+  const optimized::MicroKernels& table =
+      options.variant == cpu::KernelVariant::kAvx512 ? optimized::avx512_micro_kernels()
+      : options.variant == cpu::KernelVariant::kAvx2 ? optimized::avx2_micro_kernels()
+                                                     : optimized::portable_micro_kernels();
+  std::printf(
+      "## Winograd accuracy (%s): worst |error| / (1e-5 x max(1, max|expected|)) over %d random "
+      "cases per layer (reference::conv2d, no activation, with bias; <= 1 passes the tests)\n\n"
+      "| layer | F(2x2,3x3) | F(4x4,3x3) | F(6x6,3x3) |\n|---|---:|---:|---:|\n",
+      table.name, options.reps);
+  ThreadPool pool(1);
+  for (const Layer& layer : winograd_layers()) {
+    if (!options.filter.empty() && std::strstr(layer.name, options.filter.c_str()) == nullptr) {
+      continue;
+    }
+    const reference::Conv2DShape shape = shape_of(layer);
+    const auto [input_size, weight_size, output_size] = sizes_of(shape);
+    double worst[3] = {0.0, 0.0, 0.0};
+    for (int rep = 0; rep < options.reps; ++rep) {
+      const uint32_t seed = static_cast<uint32_t>(100 + 3 * rep);
+      std::vector<float> x = random_floats(input_size, seed),
+                         w = random_floats(weight_size, seed + 1);
+      std::vector<float> bias = random_floats(static_cast<size_t>(shape.output_channels), seed + 2);
+      std::vector<float> expected(output_size), y(output_size);
+      const reference::FusedActivation none;
+      reference::conv2d(shape, none, x.data(), w.data(), bias.data(), expected.data());
+      double scale = 1.0;
+      for (float value : expected) scale = std::max(scale, std::fabs(double{value}));
+      const size_t tiles[3] = {2, 4, 6};
+      for (size_t t = 0; t < 3; ++t) {
+        const optimized::WinogradFloatTransforms* transforms = nullptr;
+#if defined(__x86_64__)
+        if (options.variant == cpu::KernelVariant::kAvx2 ||
+            options.variant == cpu::KernelVariant::kAvx512) {
+          transforms = optimized::avx2_winograd_float_transforms(tiles[t]);
+        }
+#endif
+        auto kernel =
+            optimized::make_winograd_conv2d(table, shape, none, w.data(), tiles[t], transforms);
+        pool.reserve_scratch(kernel->scratch_bytes());
+        kernel->run(x.data(), w.data(), bias.data(), y.data(), pool);
+        for (size_t i = 0; i < output_size; ++i) {
+          const double error = std::fabs(double{y[i]} - double{expected[i]}) / (1e-5 * scale);
+          worst[t] = std::max(worst[t], error);
+        }
+      }
+    }
+    std::printf("| %s | %.3f | %.3f | %.3f |\n", layer.name, worst[0], worst[1], worst[2]);
+    std::fflush(stdout);
+  }
+  std::printf("\n");
 }
 
 // `reference` and `variant` run interleaved, options.reps times each: their median thread CPU
@@ -1100,6 +1279,10 @@ int main(int argc, char** argv) {
       options.peak_int8 = std::atof(value());
     } else if (arg == "--peaks-only") {
       options.peaks_only = true;
+    } else if (arg == "--winograd-vs-default") {
+      options.winograd_vs_default = true;
+    } else if (arg == "--winograd-accuracy") {
+      options.winograd_accuracy = true;
     } else if (arg == "--direct-vs-gemm") {
       options.direct_vs_gemm = true;
     } else if (arg == "--int8-vs-gemm" || arg == "--int8-lanes-vs-gemm") {
@@ -1115,6 +1298,14 @@ int main(int argc, char** argv) {
   }
   std::printf("# OpenRKNN kernel benchmark: variant %s, medians of %d interleaved repetitions\n\n",
               cpu::kernel_variant_name(options.variant), options.reps);
+  if (options.winograd_vs_default) {
+    bench_winograd_against_default(options);
+    return 0;
+  }
+  if (options.winograd_accuracy) {
+    bench_winograd_accuracy(options);
+    return 0;
+  }
   if (options.direct_vs_gemm) {  // times only: no peaks needed
     bench_direct_against_gemm(options);
     return 0;

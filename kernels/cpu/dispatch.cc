@@ -415,6 +415,14 @@ std::unique_ptr<Conv2DFloat> prepare_conv2d(const reference::Conv2DShape& shape,
       return kernel;
     }
   }
+  if (variant == KernelVariant::kAvx2 && optimized::winograd_convolution_preferred(shape)) {
+    const size_t tile = optimized::winograd_output_tile(shape);
+    if (auto kernel =
+            optimized::make_winograd_conv2d(kernels, shape, activation, constant_weights, tile,
+                                            optimized::avx2_winograd_float_transforms(tile))) {
+      return kernel;
+    }
+  }
   if (variant == KernelVariant::kAvx2 && optimized::avx2_lane_convolution_preferred(shape)) {
     if (auto kernel = optimized::make_lane_conv2d(kernels.name, optimized::avx2_lane_float_tile,
                                                   optimized::avx2_pack_lane_panel, shape,

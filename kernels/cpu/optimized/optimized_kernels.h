@@ -64,6 +64,29 @@ std::unique_ptr<Conv2DFloat> make_lane_conv2d(const char* variant, LaneFloatTile
                                               const reference::FusedActivation& activation,
                                               const float* constant_weights);
 
+// Whether a convolution is one Winograd F(m x m, 3x3) computes (winograd_convolution.cc): a
+// 3x3 kernel at stride 1, dilation 1, one group, non-negative padding and the output the padded
+// input gives.
+bool winograd_convolution_applies(const reference::Conv2DShape& shape);
+// Whether the Winograd convolution measured faster than what the avx2 variant chose before it
+// (lanes, direct or GEMM) for this shape, on Zen 3 (winograd_convolution.cc).
+bool winograd_convolution_preferred(const reference::Conv2DShape& shape);
+// The output tile (m) the avx2 variant uses for this shape.
+size_t winograd_output_tile(const reference::Conv2DShape& shape);
+// A float convolution as Winograd F(output_tile x output_tile, 3x3), output_tile 2, 4 or 6, on
+// the table's float GEMM tile with `transforms` for that tile size (winograd_transforms.h; null:
+// plain C++); null when it does not apply (winograd_convolution_applies, per-run weights) or for
+// another output tile. F(6x6) is not accurate enough for the tests' 1e-5 and not dispatched.
+struct WinogradFloatTransforms;
+std::unique_ptr<Conv2DFloat> make_winograd_conv2d(
+    const MicroKernels& kernels, const reference::Conv2DShape& shape,
+    const reference::FusedActivation& activation, const float* constant_weights, size_t output_tile,
+    const WinogradFloatTransforms* transforms = nullptr);
+// x86-64 only: the F(2x2, 3x3) and F(4x4, 3x3) transforms on AVX2
+// (x86/avx2_winograd_float_transforms.cc); null for other tile sizes. Only for CPUs that run AVX2
+// and FMA.
+const WinogradFloatTransforms* avx2_winograd_float_transforms(size_t output_tile);
+
 // int8 depthwise, computed exactly in float (every partial sum is an integer below 2^24); null
 // when the kernel is too large for that.
 std::unique_ptr<Conv2DInt8> make_depthwise_conv2d_int8(
