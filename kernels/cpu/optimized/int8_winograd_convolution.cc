@@ -458,29 +458,20 @@ size_t choose_band_tile_rows(size_t tiles_high, size_t tiles_wide, size_t pairs,
 
 }  // namespace
 
-bool int8_winograd_applies(const Conv2DShape& shape) {
-  const reference::Window2D& window = shape.window;
-  return shape.groups == 1 && window.kernel_height == 3 && window.kernel_width == 3 &&
-         window.stride_height == 1 && window.stride_width == 1 && window.dilation_height == 1 &&
-         window.dilation_width == 1 && window.pad_top >= 0 && window.pad_left >= 0 &&
-         window.pad_bottom >= 0 && window.pad_right >= 0 && window.output_height > 0 &&
-         window.output_width > 0;
-}
-
 bool int8_winograd_preferred(const Conv2DShape& shape) {
   // Measured against the avx2 im2col GEMM and the lanes on Zen 3 (bench_kernels --int8-vs-gemm
   // at one and two threads; docs/cpu-kernels.md "Session 11"): the 3x3 layers of 64 to 512
   // input channels ran 0.63-0.82x the GEMM's time (7x7 outputs 0.63-0.65x, where the lanes ran
   // 0.77-0.85x), 32 channels on 160x160 0.95-1.07x: with so short a depth the transforms cost
   // what the 16 products per 4 outputs save.
-  return int8_winograd_applies(shape) && shape.input_channels >= 64;
+  return winograd_convolution_applies(shape) && shape.input_channels >= 64;
 }
 
 std::unique_ptr<Conv2DInt8> make_int8_winograd_conv2d(const MicroKernels& kernels,
                                                       const Conv2DShape& shape,
                                                       const Int8Requantization& requantization,
                                                       const int8_t* constant_weights) {
-  if (!constant_weights || !kernels.int16_pair_tile || !int8_winograd_applies(shape)) {
+  if (!constant_weights || !kernels.int16_pair_tile || !winograd_convolution_applies(shape)) {
     return nullptr;
   }
   const auto rows = static_cast<size_t>(shape.output_channels);

@@ -520,7 +520,7 @@ struct DirectFloatTile {
 using DirectFloatTileFunction = void (*)(const DirectFloatTile& tile);
 // x86-64 only: that tile on AVX-512 F, 12 rows x 32 columns (x86/avx512_direct_tiles.cc).
 void avx512_direct_float_tile(const DirectFloatTile& tile);
-// x86-64 only: the Winograd transforms on AVX2 (x86/avx2_winograd_transforms.cc).
+// x86-64 only: the Winograd transforms on AVX2 (x86/avx2_winograd_int8_transforms.cc).
 void avx2_winograd_input_run(const WinogradInputRun& run);
 void avx2_winograd_output_run(const WinogradOutputRun& run);
 // x86-64 only: that tile on AVX2 + FMA, as register blocks of 6 rows x 16 columns

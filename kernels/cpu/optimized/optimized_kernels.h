@@ -108,16 +108,13 @@ std::unique_ptr<Conv2DInt8> make_int8_lane_conv2d(
     const MicroKernels& kernels, const reference::Conv2DShape& shape,
     const reference::Int8Requantization& requantization, const int8_t* constant_weights);
 
-// Whether int8_winograd applies to the shape: 3x3, stride 1, dilation 1, one group, no negative
-// padding (int8_winograd_convolution.cc).
-bool int8_winograd_applies(const reference::Conv2DShape& shape);
 // Whether the int8 Winograd convolution measured faster than what the avx2 table runs otherwise
 // for this shape (int8_winograd_convolution.cc).
 bool int8_winograd_preferred(const reference::Conv2DShape& shape);
 // int8 3x3 stride-1 convolution as Winograd F(2x2, 3x3) on the table's int16-pair tile, bit-exact
 // with the reference (int8_winograd_convolution.cc); null when it does not apply: per-run
-// weights, another window, or weights whose sums could leave the int32 range its exactness
-// argument needs.
+// weights, another window (winograd_convolution_applies), or weights whose sums could leave the
+// int32 range its exactness argument needs.
 std::unique_ptr<Conv2DInt8> make_int8_winograd_conv2d(
     const MicroKernels& kernels, const reference::Conv2DShape& shape,
     const reference::Int8Requantization& requantization, const int8_t* constant_weights);
