@@ -555,12 +555,17 @@ void bench_winograd_against_default(const Options& options) {
 #endif
 }
 
+// The micro-kernel table of an x86-64 variant (portable for any other).
+const cpu::optimized::MicroKernels& x86_micro_kernels(cpu::KernelVariant variant) {
+  namespace optimized = cpu::optimized;
+  if (variant == cpu::KernelVariant::kAvx512) return optimized::avx512_micro_kernels();
+  if (variant == cpu::KernelVariant::kAvx2) return optimized::avx2_micro_kernels();
+  return optimized::portable_micro_kernels();
+}
+
 void bench_winograd_accuracy(const Options& options) {
   namespace optimized = cpu::optimized;
-  const optimized::MicroKernels& table =
-      options.variant == cpu::KernelVariant::kAvx512 ? optimized::avx512_micro_kernels()
-      : options.variant == cpu::KernelVariant::kAvx2 ? optimized::avx2_micro_kernels()
-                                                     : optimized::portable_micro_kernels();
+  const optimized::MicroKernels& table = x86_micro_kernels(options.variant);
   std::printf(
       "## Winograd accuracy (%s): worst |error| / (1e-5 x max(1, max|expected|)) over %d random "
       "cases per layer (reference::conv2d, no activation, with bias; <= 1 passes the tests)\n\n"
@@ -885,10 +890,7 @@ void bench_direct_against_gemm(const Options& options) {
 // on each thread count: median wall time of options.reps runs each, and the dispatcher's choice.
 void bench_int8_against_gemm(const Options& options) {
   namespace optimized = cpu::optimized;
-  const optimized::MicroKernels& table =
-      options.variant == cpu::KernelVariant::kAvx512 ? optimized::avx512_micro_kernels()
-      : options.variant == cpu::KernelVariant::kAvx2 ? optimized::avx2_micro_kernels()
-                                                     : optimized::portable_micro_kernels();
+  const optimized::MicroKernels& table = x86_micro_kernels(options.variant);
   for (size_t threads : options.threads) {
     ThreadPool pool(threads);
     std::printf(
