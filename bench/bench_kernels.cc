@@ -934,11 +934,12 @@ void bench_int8_against_gemm(const Options& options) {
         if (!alternative) continue;
         scratch = std::max(scratch, alternative->scratch_bytes());
         cpu::Conv2DInt8* kernel = alternative.get();
-        configs.push_back({kernel->algorithm(),
-                           [&, kernel] { kernel->run(x.data(), w.data(), bias.data(), y.data(), pool); },
-                           options.reps,
-                           {},
-                           {}});
+        configs.push_back(
+            {kernel->algorithm(),
+             [&, kernel] { kernel->run(x.data(), w.data(), bias.data(), y.data(), pool); },
+             options.reps,
+             {},
+             {}});
       }
       pool.reserve_scratch(scratch);
       run_interleaved(configs);

@@ -148,8 +148,10 @@ inline void set_random_output_stage(Random& random, kernels::reference::Int8Requ
 // points anywhere in int8 and, every ninth trial, outside it (padding without an int8 code);
 // every third channel with its own weight zero point; multipliers that keep the outputs of
 // random codes within a few dozen codes; and set_random_output_stage's output stage by trial.
-inline kernels::reference::Int8Requantization random_convolution_requantization(
-    Random& random, int64_t channels, int64_t depth, int trial) {
+inline kernels::reference::Int8Requantization random_convolution_requantization(Random& random,
+                                                                                int64_t channels,
+                                                                                int64_t depth,
+                                                                                int trial) {
   kernels::reference::Int8Requantization q;
   q.input_zero_point = trial % 9 == 8 ? random.integer(-300, 300) : random.integer(-128, 127);
   for (int64_t c = 0; c < channels; ++c) {
@@ -221,8 +223,7 @@ std::string check_int8_convolution_extremes(const kernels::reference::Conv2DShap
   namespace reference = kernels::reference;
   const reference::Window2D& w = shape.window;
   const auto outputs = static_cast<size_t>(shape.output_channels);
-  const size_t depth =
-      static_cast<size_t>(shape.input_channels * w.kernel_height * w.kernel_width);
+  const size_t depth = static_cast<size_t>(shape.input_channels * w.kernel_height * w.kernel_width);
   for (int pattern = 0; pattern < 4; ++pattern) {
     reference::Int8Requantization q;
     q.input_zero_point = pattern % 2 ? 127 : -128;

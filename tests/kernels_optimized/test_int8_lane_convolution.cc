@@ -90,7 +90,6 @@ Case random_case(Random& random, int trial) {
   return {shape, text};
 }
 
-
 void test_lanes_match_reference(void**) {
   ThreadPool one(1);
   ThreadPool two(2);
@@ -102,8 +101,8 @@ void test_lanes_match_reference(void**) {
     const reference::Window2D& w = shape.window;
     if (w.output_height < 1 || w.output_width < 1) continue;
     const int64_t depth = shape.input_channels * w.kernel_height * w.kernel_width;
-    const std::vector<int8_t> input =
-        random.codes(convolution_tensor_size(shape, shape.input_channels, w.input_height, w.input_width));
+    const std::vector<int8_t> input = random.codes(
+        convolution_tensor_size(shape, shape.input_channels, w.input_height, w.input_width));
     const std::vector<int8_t> weights =
         random.codes(static_cast<size_t>(shape.output_channels * depth));
     const std::vector<int32_t> bias =
@@ -150,9 +149,8 @@ void test_lanes_extremes(void**) {
   const std::string mismatch = check_int8_convolution_extremes(
       shape, 90, pool,
       [](const optimized::MicroKernels& table, const reference::Conv2DShape& s,
-         const reference::Int8Requantization& q, const int8_t* weights) {
-        return optimized::make_int8_lane_conv2d(table, s, q, weights);
-      });
+         const reference::Int8Requantization& q,
+         const int8_t* weights) { return optimized::make_int8_lane_conv2d(table, s, q, weights); });
   if (!mismatch.empty()) fail_msg("%s", mismatch.c_str());
 }
 

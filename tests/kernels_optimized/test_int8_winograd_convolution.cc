@@ -58,7 +58,8 @@ reference::Conv2DShape winograd_shape(int64_t channels, int64_t outputs, int64_t
 std::string describe(const reference::Conv2DShape& s, int trial) {
   const reference::Window2D& w = s.window;
   char text[256];
-  std::snprintf(text, sizeof(text), "trial %d: N%lld C%lld M%lld %lldx%lld -> %lldx%lld pads %lld %lld %lld %lld",
+  std::snprintf(text, sizeof(text),
+                "trial %d: N%lld C%lld M%lld %lldx%lld -> %lldx%lld pads %lld %lld %lld %lld",
                 trial, static_cast<long long>(s.batch), static_cast<long long>(s.input_channels),
                 static_cast<long long>(s.output_channels), static_cast<long long>(w.input_height),
                 static_cast<long long>(w.input_width), static_cast<long long>(w.output_height),
@@ -68,15 +69,15 @@ std::string describe(const reference::Conv2DShape& s, int trial) {
   return text;
 }
 
-
 // Runs `shape` with random data on every table and thread pool; fails on the first difference.
 void check_shape(Random& random, const reference::Conv2DShape& shape, int trial,
                  const std::vector<ThreadPool*>& pools) {
   const reference::Window2D& w = shape.window;
   const int64_t depth = shape.input_channels * 9;
-  const std::vector<int8_t> input =
-      random.codes(convolution_tensor_size(shape, shape.input_channels, w.input_height, w.input_width));
-  const std::vector<int8_t> weights = random.codes(static_cast<size_t>(shape.output_channels * depth));
+  const std::vector<int8_t> input = random.codes(
+      convolution_tensor_size(shape, shape.input_channels, w.input_height, w.input_width));
+  const std::vector<int8_t> weights =
+      random.codes(static_cast<size_t>(shape.output_channels * depth));
   const std::vector<int32_t> bias =
       random.ints(static_cast<size_t>(shape.output_channels), -30000, 30000);
   const reference::Int8Requantization q =
@@ -113,9 +114,9 @@ void test_winograd_matches_reference(void**) {
     const int64_t height = random.integer(1, trial % 4 == 0 ? 30 : 12);
     const int64_t width = random.integer(1, trial % 4 == 1 ? 40 : 12);
     const int64_t channels = trial % 10 == 9 ? random.integer(100, 140) : random.integer(1, 40);
-    reference::Conv2DShape shape = winograd_shape(
-        channels, outputs[random.integer(0, 8)], height, width, random.integer(0, 2),
-        random.integer(0, 2), random.integer(0, 2), random.integer(0, 2));
+    reference::Conv2DShape shape =
+        winograd_shape(channels, outputs[random.integer(0, 8)], height, width, random.integer(0, 2),
+                       random.integer(0, 2), random.integer(0, 2), random.integer(0, 2));
     shape.batch = trial % 6 == 5 ? 2 : 1;
     if (shape.window.output_height < 1 || shape.window.output_width < 1) continue;
     check_shape(random, shape, trial, {&one, trial % 2 ? &two : &three});

@@ -463,8 +463,8 @@ void test_requantize_row_in_float(void**) {
           table->requantize_row(row);
           const std::string mismatch = compare_exact(output, expected);
           if (!mismatch.empty()) {
-            fail_msg("%s in-float requantize (promised %d), %zu values, trial %d: %s",
-                     table->name, promised, count, trial, mismatch.c_str());
+            fail_msg("%s in-float requantize (promised %d), %zu values, trial %d: %s", table->name,
+                     promised, count, trial, mismatch.c_str());
           }
         }
       }

@@ -132,8 +132,7 @@ class Int8WinogradConvolution final : public Conv2DInt8 {
   // input (the image's, or one band's) first, then the task area: the input transform's rows,
   // or a block's products and sums.
   size_t scratch_bytes() const override {
-    return input_bytes_ +
-           align_bytes(transform_bytes_) + products_bytes_ + sums_bytes_;
+    return input_bytes_ + align_bytes(transform_bytes_) + products_bytes_ + sums_bytes_;
   }
   const char* algorithm() const override { return algorithm_; }
 
@@ -165,7 +164,8 @@ class Int8WinogradConvolution final : public Conv2DInt8 {
       }
       auto* transformed = reinterpret_cast<int16_t*>(pool.scratch(0, scratch_bytes()));
       pool.parallel_for(pairs_, [&](size_t pair, size_t thread) {
-        auto* area = reinterpret_cast<int16_t*>(pool.scratch(thread, scratch_bytes()) + input_bytes_);
+        auto* area =
+            reinterpret_cast<int16_t*>(pool.scratch(thread, scratch_bytes()) + input_bytes_);
         for (size_t band = 0; band < bands_; ++band) {
           transform_band_pair(codes, band, pair, area, transformed + band * band_elements_);
         }
@@ -217,7 +217,8 @@ class Int8WinogradConvolution final : public Conv2DInt8 {
                   int16_t* widened, int16_t* split) const {
     const auto padded_columns = static_cast<int64_t>(row_length_);
     const int64_t first = std::min<int64_t>(pad_left_, padded_columns);
-    const int64_t last = std::min<int64_t>(static_cast<int64_t>(width_) + pad_left_, padded_columns);
+    const int64_t last =
+        std::min<int64_t>(static_cast<int64_t>(width_) + pad_left_, padded_columns);
     const auto zero_point = static_cast<int16_t>(q_.input_zero_point);
     const size_t units = row_length_ / 2;  // column pairs (2k, 2k + 1) of a padded row
     for (size_t y = 0; y < count; ++y) {
@@ -267,8 +268,8 @@ class Int8WinogradConvolution final : public Conv2DInt8 {
         const size_t tile = first_tile + begin;
         const size_t end = std::min(tiles_wide_, begin + (nr_ - tile % nr_));
         int16_t* out = band_panels + (tile / nr_) * panel_step + pair * nr_ * 2 + (tile % nr_) * 2;
-        input_run_({rows + 2 * begin, row_length_, 2 * (end - begin), out,
-                    band_panels_ * panel_step});
+        input_run_(
+            {rows + 2 * begin, row_length_, 2 * (end - begin), out, band_panels_ * panel_step});
         begin = end;
       }
     }
@@ -298,8 +299,8 @@ class Int8WinogradConvolution final : public Conv2DInt8 {
     for (size_t position = 0; position < kPositions; ++position) {
       for (size_t r = 0; r < rows; r += mr_) {
         tile.rows = std::min(mr_, rows - r);
-        tile.a = packed_weights_.data() +
-                 (position * row_panels_ + (first_row + r) / mr_) * weight_step;
+        tile.a =
+            packed_weights_.data() + (position * row_panels_ + (first_row + r) / mr_) * weight_step;
         for (size_t panel = 0; panel < panels; ++panel) {
           tile.columns = std::min(nr_, tiles - panel * nr_);
           tile.b = band_panels + (position * band_panels_ + panel) * panel_step;
@@ -481,8 +482,8 @@ std::unique_ptr<Conv2DInt8> make_int8_winograd_conv2d(const MicroKernels& kernel
   if (transformed.empty()) return nullptr;
   const size_t tiles_high = divide_round_up(static_cast<size_t>(shape.window.output_height), 2);
   const size_t tiles_wide = divide_round_up(static_cast<size_t>(shape.window.output_width), 2);
-  const size_t band_rows = choose_band_tile_rows(tiles_high, tiles_wide,
-                                                 divide_round_up(channels, 2), kernels.int16_columns);
+  const size_t band_rows = choose_band_tile_rows(
+      tiles_high, tiles_wide, divide_round_up(channels, 2), kernels.int16_columns);
   return std::make_unique<Int8WinogradConvolution>(kernels, shape, requantization,
                                                    std::move(transformed), band_rows);
 }

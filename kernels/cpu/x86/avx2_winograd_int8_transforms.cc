@@ -25,8 +25,9 @@ ORKNN_TARGET_AVX2 inline __m256i first_lanes_mask(size_t count) {
 }
 
 // U = B^T d B of 16 lanes from lane n on: 16 loads, 32 additions, the 16 positions to `out`.
-ORKNN_TARGET_AVX2 inline void input_lanes16(const int16_t* const even[4], const int16_t* const odd[4], size_t n,
-                          __m256i out[16]) {
+ORKNN_TARGET_AVX2 inline void input_lanes16(const int16_t* const even[4],
+                                            const int16_t* const odd[4], size_t n,
+                                            __m256i out[16]) {
   __m256i columns[4][4];  // B^T d: down each column
   __m256i d[4][4];
   for (size_t r = 0; r < 4; ++r) {
@@ -58,10 +59,8 @@ ORKNN_TARGET_AVX2 inline void output_tiles8(const __m256i m[16], __m256i bias, _
   }
   // (A^T M) A is a multiple of 4 (the driver's bounds): the arithmetic shift divides exactly.
   for (size_t i = 0; i < 2; ++i) {
-    const __m256i left =
-        _mm256_add_epi32(_mm256_add_epi32(rows[i][0], rows[i][1]), rows[i][2]);
-    const __m256i right =
-        _mm256_sub_epi32(_mm256_sub_epi32(rows[i][1], rows[i][2]), rows[i][3]);
+    const __m256i left = _mm256_add_epi32(_mm256_add_epi32(rows[i][0], rows[i][1]), rows[i][2]);
+    const __m256i right = _mm256_sub_epi32(_mm256_sub_epi32(rows[i][1], rows[i][2]), rows[i][3]);
     y[i][0] = _mm256_add_epi32(_mm256_srai_epi32(left, 2), bias);
     y[i][1] = _mm256_add_epi32(_mm256_srai_epi32(right, 2), bias);
   }
@@ -101,14 +100,15 @@ ORKNN_TARGET_AVX2 void avx2_winograd_input_run(const WinogradInputRun& run) {
   input_lanes16(even, odd, n, u);
   const __m256i mask = first_lanes_mask((run.count - n) / 2);
   for (size_t position = 0; position < 16; ++position) {
-    _mm256_maskstore_epi32(reinterpret_cast<int*>(run.out + position * run.position_step + n),
-                           mask, u[position]);
+    _mm256_maskstore_epi32(reinterpret_cast<int*>(run.out + position * run.position_step + n), mask,
+                           u[position]);
   }
 }
 
 // The largest of `largest`'s lanes and *out (unsigned), into *out.
 ORKNN_TARGET_AVX2 inline void store_largest(__m256i largest, uint32_t* out) {
-  __m128i half = _mm_max_epu32(_mm256_castsi256_si128(largest), _mm256_extracti128_si256(largest, 1));
+  __m128i half =
+      _mm_max_epu32(_mm256_castsi256_si128(largest), _mm256_extracti128_si256(largest, 1));
   half = _mm_max_epu32(half, _mm_shuffle_epi32(half, 0x4E));
   half = _mm_max_epu32(half, _mm_shuffle_epi32(half, 0xB1));
   const auto lane = static_cast<uint32_t>(_mm_cvtsi128_si32(half));
@@ -146,9 +146,8 @@ ORKNN_TARGET_AVX2 void avx2_winograd_output_run(const WinogradOutputRun& run) {
   const size_t rest = run.count - t;
   const __m256i tiles = first_lanes_mask(rest);
   for (size_t position = 0; position < 16; ++position) {
-    m[position] =
-        _mm256_maskload_epi32(reinterpret_cast<const int*>(run.m + position * run.position_step + t),
-                              tiles);
+    m[position] = _mm256_maskload_epi32(
+        reinterpret_cast<const int*>(run.m + position * run.position_step + t), tiles);
   }
   output_tiles8(m, bias, y);
   // Lanes past the run hold the bias alone (their M masked to 0): counting them can only make
