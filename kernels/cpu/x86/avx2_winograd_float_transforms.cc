@@ -23,8 +23,14 @@
 #include "optimized/micro_kernels.h"
 #include "optimized/optimized_kernels.h"
 
+// GCC takes the target as a pragma; clang ignores that one and takes an attribute applied to
+// every function of the region instead (the fuzzing build compiles with clang).
+#if defined(__clang__)
+#pragma clang attribute push(__attribute__((target("avx2,fma"))), apply_to = function)
+#else
 #pragma GCC push_options
 #pragma GCC target("avx2,fma")
+#endif
 
 #include "optimized/winograd_transforms.h"
 #include "x86/avx2_float_activation.h"
@@ -122,4 +128,8 @@ const WinogradFloatTransforms* avx2_winograd_float_transforms(size_t output_tile
 
 }  // namespace orknn::kernels::cpu::optimized
 
+#if defined(__clang__)
+#pragma clang attribute pop
+#else
 #pragma GCC pop_options
+#endif
