@@ -170,6 +170,60 @@ inline size_t convolution_tensor_size(const kernels::reference::Conv2DShape& sha
   return static_cast<size_t>(shape.batch * channels * height * width);
 }
 
+// Fused activation number index % 4 of a float test: none, Relu, Clip to [-0.5, 0.7], LeakyRelu
+// with slope 0.1.
+inline kernels::reference::FusedActivation activation_number(size_t index) {
+  using Kind = kernels::reference::FusedActivation::Kind;
+  kernels::reference::FusedActivation activation;
+  switch (index % 4) {
+    case 1:
+      activation.kind = Kind::kRelu;
+      break;
+    case 2:
+      activation.kind = Kind::kClip;
+      activation.minimum = -0.5f;
+      activation.maximum = 0.7f;
+      break;
+    case 3:
+      activation.kind = Kind::kLeakyRelu;
+      activation.alpha = 0.1f;
+      break;
+    default:
+      break;
+  }
+  return activation;
+}
+
+// The reference's float32 output of one convolution and the tolerance to compare with:
+// rounding scales with the sums before the activation (a Clip to [-0.5, 0.7] leaves an output
+// scale of 1 however large they are), so it is 1e-5 of the larger of the two scales.
+struct FloatExpectation {
+  std::vector<float> output;
+  double tolerance;
+};
+
+inline FloatExpectation float_expectation(const kernels::reference::Conv2DShape& shape,
+                                          const kernels::reference::FusedActivation& activation,
+                                          const std::vector<float>& input,
+                                          const std::vector<float>& weights, const float* bias) {
+  const kernels::reference::Window2D& w = shape.window;
+  const size_t outputs =
+      convolution_tensor_size(shape, shape.output_channels, w.output_height, w.output_width);
+  FloatExpectation expectation{std::vector<float>(outputs), 0.0};
+  kernels::reference::conv2d(shape, activation, input.data(), weights.data(), bias,
+                             expectation.output.data());
+  std::vector<float> sums(outputs);
+  kernels::reference::conv2d(shape, kernels::reference::FusedActivation{}, input.data(),
+                             weights.data(), bias, sums.data());
+  double sum_scale = 1.0, output_scale = 1.0;
+  for (float value : sums) sum_scale = std::max(sum_scale, std::fabs(double{value}));
+  for (float value : expectation.output) {
+    output_scale = std::max(output_scale, std::fabs(double{value}));
+  }
+  expectation.tolerance = 1e-5 * sum_scale / output_scale;
+  return expectation;
+}
+
 // Empty when |actual - expected| <= tolerance x max(1, max|expected|) everywhere, else a
 // description of the first mismatch.
 inline std::string compare_floats(const std::vector<float>& actual,

@@ -176,54 +176,6 @@ size_t output_size(const reference::Conv2DShape& s) {
                              s.window.output_width);
 }
 
-reference::FusedActivation activation_number(size_t index) {
-  reference::FusedActivation activation;
-  switch (index % 4) {
-    case 0:
-      break;
-    case 1:
-      activation.kind = reference::FusedActivation::Kind::kRelu;
-      break;
-    case 2:
-      activation.kind = reference::FusedActivation::Kind::kClip;
-      activation.minimum = -0.5f;
-      activation.maximum = 0.7f;
-      break;
-    case 3:
-      activation.kind = reference::FusedActivation::Kind::kLeakyRelu;
-      activation.alpha = 0.1f;
-      break;
-  }
-  return activation;
-}
-
-// The reference's float32 output of one convolution and the tolerance to compare with:
-// rounding scales with the sums before the activation (a Clip to [-0.5, 0.7] leaves an output
-// scale of 1 however large they are), so it is 1e-5 of the larger of the two scales.
-struct FloatExpectation {
-  std::vector<float> output;
-  double tolerance;
-};
-
-FloatExpectation float_expectation(const reference::Conv2DShape& shape,
-                                   const reference::FusedActivation& activation,
-                                   const std::vector<float>& input,
-                                   const std::vector<float>& weights, const float* bias) {
-  FloatExpectation expectation{std::vector<float>(output_size(shape)), 0.0};
-  reference::conv2d(shape, activation, input.data(), weights.data(), bias,
-                    expectation.output.data());
-  std::vector<float> sums(output_size(shape));
-  reference::conv2d(shape, reference::FusedActivation{}, input.data(), weights.data(), bias,
-                    sums.data());
-  double sum_scale = 1.0, output_scale = 1.0;
-  for (float value : sums) sum_scale = std::max(sum_scale, std::fabs(double{value}));
-  for (float value : expectation.output) {
-    output_scale = std::max(output_scale, std::fabs(double{value}));
-  }
-  expectation.tolerance = 1e-5 * sum_scale / output_scale;
-  return expectation;
-}
-
 // One randomized case's float32 operands drawn from `random`, the activation and bias choice of
 // its trial number, and the reference's output with its tolerance.
 struct RandomFloatCase {

@@ -100,27 +100,6 @@ std::string describe(const Layer& layer) {
   return text;
 }
 
-reference::FusedActivation activation_number(size_t index) {
-  reference::FusedActivation activation;
-  switch (index % 4) {
-    case 1:
-      activation.kind = reference::FusedActivation::Kind::kRelu;
-      break;
-    case 2:
-      activation.kind = reference::FusedActivation::Kind::kClip;
-      activation.minimum = -0.5f;
-      activation.maximum = 0.7f;
-      break;
-    case 3:
-      activation.kind = reference::FusedActivation::Kind::kLeakyRelu;
-      activation.alpha = 0.1f;
-      break;
-    default:
-      break;
-  }
-  return activation;
-}
-
 // One case's operands, the reference's output and the tolerance: 1e-5 of the larger of the
 // sums' and the output's scales (a Clip leaves an output scale of 1 however large the sums).
 struct Case {
@@ -135,7 +114,6 @@ struct Case {
 Case make_case(const Layer& layer, uint32_t seed, size_t activation) {
   Case c;
   c.shape = shape_of(layer);
-  const reference::Window2D& w = c.shape.window;
   Random random(seed);
   c.input =
       random.floats(static_cast<size_t>(layer.batch * layer.channels * layer.height * layer.width));
@@ -143,19 +121,10 @@ Case make_case(const Layer& layer, uint32_t seed, size_t activation) {
   c.bias = random.floats(static_cast<size_t>(layer.output_channels));
   c.activation = activation_number(activation);
   c.with_bias = seed % 3 != 0;
-  const size_t outputs =
-      static_cast<size_t>(layer.batch * layer.output_channels * w.output_height * w.output_width);
-  c.expected.assign(outputs, 0.0f);
-  std::vector<float> sums(outputs);
-  const float* bias = c.with_bias ? c.bias.data() : nullptr;
-  reference::conv2d(c.shape, c.activation, c.input.data(), c.weights.data(), bias,
-                    c.expected.data());
-  reference::conv2d(c.shape, reference::FusedActivation{}, c.input.data(), c.weights.data(), bias,
-                    sums.data());
-  double sum_scale = 1.0, output_scale = 1.0;
-  for (float value : sums) sum_scale = std::max(sum_scale, std::fabs(double{value}));
-  for (float value : c.expected) output_scale = std::max(output_scale, std::fabs(double{value}));
-  c.tolerance = 1e-5 * sum_scale / output_scale;
+  FloatExpectation expectation = float_expectation(c.shape, c.activation, c.input, c.weights,
+                                                   c.with_bias ? c.bias.data() : nullptr);
+  c.expected = std::move(expectation.output);
+  c.tolerance = expectation.tolerance;
   return c;
 }
 
