@@ -32,6 +32,20 @@
 
 namespace orknn::kernels::cpu::optimized {
 
+// Pair-limited tiles (VPMADDUBSW on AVX2) add the products of each byte pair of a group (bytes
+// 0-1 and 2-3) into one int16 lane with saturation, so a pair is exact for every unsigned input
+// only when its two weights have opposite signs or |w0| + |w1| <= 128 (255 x 128 = 32640). The
+// convolution driver packs A with each other pair's larger weight cut to 128 - |smaller| (same
+// sign) and hands the rest to the tiles as corrections: in row `row` of the A panel, depth group
+// `group` (counted from the matrix's first) has `weights` on top of A's. A correction's weights
+// are each at most 127 in magnitude and alone in their pair, so its products are exact too.
+// dot_product_pair_split.h builds them.
+struct Int8PairCorrection {
+  uint32_t group;
+  uint32_t row;  // tile row: the A panel's row
+  int8_t weights[4];
+};
+
 // One MR x NR block of C = A x B over `depth_groups` packed groups of G. Only rows x columns of
 // it are real: c is written for r < rows, j < columns at c[r * c_stride + j], as C (accumulate
 // false) or added to it (accumulate true).
@@ -44,6 +58,12 @@ struct Int8DotTile {
   int32_t* c;
   size_t c_stride;
   bool accumulate;
+  // Pair-limited tables (DotProductKernels::pair_sums_limited) only, else empty: the
+  // corrections of this tile's rows in its depth groups, whose first, b's, is matrix group
+  // `first_group`; sorted by group. The tile adds their products to its sums.
+  const Int8PairCorrection* corrections = nullptr;
+  size_t correction_count = 0;
+  size_t first_group = 0;
 };
 
 // The last depth chunk of a convolution tile requantized in the tile (docs/quantization.md 4.3,
@@ -202,6 +222,10 @@ struct DotProductKernels {
   void (*tile_direct)(const Int8DirectTile& tile, const Int8TileRequantization* requantization);
   void (*interleave_quad_row)(const Int8QuadRow& row);
   size_t direct_columns;
+  // Int8PairCorrection: the tiles sum byte pairs with int16 saturation (group_depth 4, unsigned
+  // activations). Only the im2col convolution supports it; the direct convolution, Gemm and
+  // MatMul factories return null on such a table (and its tile_direct is null).
+  bool pair_sums_limited = false;
 };
 
 // Defined only in AArch64 builds (arm/); call them only on a CPU with the instructions.
