@@ -8,7 +8,10 @@
 // point outside int8, weight offsets outside int8), which must still be exact. Under
 // qemu-aarch64 the cross tests run it on the `max` CPU model (both ARM instructions) and on
 // Cortex-A76 (SDOT only). A variant this CPU lacks (avx512 on Zen 3, the ARM ones on x86) is
-// reported as skipped, with the reason, and checked to be refused.
+// reported as skipped, with the reason, and checked to be refused. Pair-limited tiles (VPMADDUBSW's
+// int16 pair sums, and a portable table that saturates its pair sums the same way) run the
+// convolutions with pair corrections (dot_product_pair_split.h): every split of a weight pair is
+// checked exhaustively, and a tile that drops the corrections fails the extreme-weight problems.
 #include <algorithm>
 #include <cstdio>
 #include <memory>
@@ -19,6 +22,7 @@
 #include "dispatch.h"
 #include "kernels_optimized/optimized_test_support.h"
 #include "optimized/dot_product_kernels.h"
+#include "optimized/dot_product_pair_split.h"
 #include "reference/convolution.h"
 #include "reference/gemm.h"
 
@@ -111,11 +115,13 @@ bool starts_with(const std::string& text, const std::string& prefix) {
   return text.compare(0, prefix.size(), prefix) == 0;
 }
 
-// The algorithm name of `tiles`' GEMMs, "<name> int8 gemm <MR>x<NR>": a variant's other
-// kernels carry its name too (avx512's int16-pair fallback is "avx512 int8 gemm 6x16 im2col").
+// The algorithm name of `tiles`' GEMMs, "<name> int8 gemm <MR>x<NR>" ("int8 byte-pair gemm" on
+// pair-limited tables): a variant's other kernels carry its name too (avx512's int16-pair
+// fallback is "avx512 int8 gemm 6x16 im2col").
 std::string dot_product_algorithm(const optimized::DotProductKernels& tiles) {
-  return std::string(tiles.name) + " int8 gemm " + std::to_string(tiles.rows) + "x" +
-         std::to_string(tiles.columns);
+  return std::string(tiles.name) +
+         (tiles.pair_sums_limited ? " int8 byte-pair gemm " : " int8 gemm ") +
+         std::to_string(tiles.rows) + "x" + std::to_string(tiles.columns);
 }
 
 // The dot-product tiles of an available variant (the dispatcher's choice for it).
@@ -139,6 +145,9 @@ struct Engine {
   std::string dot_product_prefix;                       // dot_product_algorithm of its tiles
   // Convolutions on the im2col GEMM even where the table's direct convolution would run.
   bool im2col_only = false;
+
+  // Pair-limited tables run convolutions only: their Gemm and MatMul factories refuse.
+  bool refuses_products() const { return table && table->pair_sums_limited; }
 
   // The GEMM, or where the table has it the direct convolution ("<name> int8 direct ...").
   bool ran_dot_product(const std::string& algorithm) const {
@@ -183,11 +192,13 @@ const char* required_instructions(KernelVariant variant) {
   }
 }
 
-// The portable tables: signed groups of 4 and 8, unsigned activations in groups of 4.
+// The portable tables: signed groups of 4 and 8, unsigned activations in groups of 4, with and
+// without int16 pair sums.
 std::vector<const optimized::DotProductKernels*> portable_tables() {
   return {&optimized::portable_dot_product_kernels(4, false),
           &optimized::portable_dot_product_kernels(8, false),
-          &optimized::portable_dot_product_kernels(4, true)};
+          &optimized::portable_dot_product_kernels(4, true),
+          &optimized::portable_dot_product_kernels(4, true, true)};
 }
 
 std::vector<Engine> engines() {
@@ -664,6 +675,10 @@ void test_gemm(void**) {
       std::vector<int8_t> expected(static_cast<size_t>(params.m * params.n));
       reference::gemm_int8(params, q, a.data(), b.data(), c_data, expected.data());
       auto kernel = engine.gemm(params, q, b.data());
+      if (engine.refuses_products()) {
+        assert_null(kernel.get());
+        continue;
+      }
       if (!kernel) fail_msg("gemm trial %d: %s refused it", trial, name.c_str());
       std::vector<int8_t> output(expected.size(), 0x55);
       kernel->run(a.data(), nullptr, c_data, output.data(), pool);
@@ -710,6 +725,10 @@ void test_gemm_one_row(void**) {
       std::vector<int8_t> expected(static_cast<size_t>(params.n));
       reference::gemm_int8(params, q, a.data(), b.data(), c_data, expected.data());
       auto kernel = engine.gemm(params, q, b.data());
+      if (engine.refuses_products()) {
+        assert_null(kernel.get());
+        continue;
+      }
       if (!kernel) fail_msg("one-row gemm trial %d: %s refused it", trial, name.c_str());
       for (ThreadPool* pool : {&one, &three}) {
         std::vector<int8_t> output(expected.size(), 0x55);
@@ -754,7 +773,7 @@ void test_matmul(void**) {
       reference::matmul_int8(params, q, a.data(), b.data(), expected.data());
       const bool constant = trial != 6;
       auto kernel = engine.matmul(params, q, constant ? b.data() : nullptr);
-      if (engine.table && (fallback || !constant)) {
+      if (engine.table && (fallback || !constant || engine.refuses_products())) {
         assert_null(kernel.get());
         continue;
       }
@@ -768,6 +787,125 @@ void test_matmul(void**) {
                  static_cast<long long>(params.m), static_cast<long long>(params.n),
                  static_cast<long long>(params.k), kernel->algorithm(), mismatch.c_str());
       }
+    }
+  }
+}
+
+// Every weight pair (w0, w1) in [-128, 127]^2: pair_may_saturate says whether some unsigned
+// inputs take u0 w0 + u1 w1 out of int16 (the extremes are at u = 0 or 255), and the split
+// leaves A a pair that cannot, plus a correction whose pair has one zero weight, which sum to
+// the original pair; pairs that cannot saturate are left alone, with no correction.
+void test_pair_split(void**) {
+  size_t corrected = 0;
+  for (int32_t w0 = -128; w0 <= 127; ++w0) {
+    for (int32_t w1 = -128; w1 <= 127; ++w1) {
+      int32_t lowest = 0, highest = 0;
+      for (int32_t u0 : {0, 255}) {
+        for (int32_t u1 : {0, 255}) {
+          lowest = std::min(lowest, u0 * w0 + u1 * w1);
+          highest = std::max(highest, u0 * w0 + u1 * w1);
+        }
+      }
+      const bool saturates = lowest < -32768 || highest > 32767;
+      assert_int_equal(optimized::pair_may_saturate(w0, w1), saturates);
+      // The pair in either half of a group, the other half a safe pair.
+      for (size_t half : {0u, 2u}) {
+        int8_t group[4] = {5, -7, 5, -7};
+        group[half] = static_cast<int8_t>(w0);
+        group[half + 1] = static_cast<int8_t>(w1);
+        std::vector<optimized::Int8PairCorrection> corrections;
+        const bool split = optimized::split_pair_limited_group(group, 17, 3, corrections);
+        assert_int_equal(split, saturates);
+        assert_int_equal(corrections.size(), saturates ? 1 : 0);
+        int32_t correction[4] = {0, 0, 0, 0};
+        if (saturates) {
+          ++corrected;
+          assert_int_equal(corrections[0].group, 17);
+          assert_int_equal(corrections[0].row, 3);
+          for (size_t d = 0; d < 4; ++d) correction[d] = corrections[0].weights[d];
+          assert_true(correction[half] == 0 || correction[half + 1] == 0);
+        }
+        assert_int_equal(group[half] + correction[half], w0);
+        assert_int_equal(group[half + 1] + correction[half + 1], w1);
+        assert_false(optimized::pair_may_saturate(group[half], group[half + 1]));
+        assert_int_equal(group[2 - half], 5);
+        assert_int_equal(group[3 - half], -7);
+        assert_int_equal(correction[2 - half] | correction[3 - half], 0);
+      }
+    }
+  }
+  // Same sign and |w0| + |w1| > 128, twice over.
+  // Positive: a + b >= 129 with a, b in [1, 127]; negative: in [1, 128].
+  assert_int_equal(corrected, 2 * (126 * 127 / 2 + 128 * 129 / 2));
+}
+
+// The pair-limited portable table with its tile dropping every correction: the sums saturate.
+void tile_without_corrections(const optimized::Int8DotTile& tile) {
+  optimized::Int8DotTile stripped = tile;
+  stripped.correction_count = 0;
+  optimized::portable_dot_product_kernels(4, true, true).tile_activations_in_b(stripped);
+}
+void requantized_tile_without_corrections(const optimized::Int8DotTile& tile,
+                                          const optimized::Int8TileRequantization& requantization) {
+  optimized::Int8DotTile stripped = tile;
+  stripped.correction_count = 0;
+  optimized::portable_dot_product_kernels(4, true, true)
+      .tile_requantized_activations_in_b(stripped, requantization);
+}
+
+// Weights where most pairs need a correction (codes of one sign, large), inputs at the
+// extremes, depths past one 256-deep chunk (corrections in later chunks), rows past one panel:
+// exact on every pair-limited engine, and wrong when the tile drops the corrections (so the
+// problems do reach them).
+void test_pair_corrections(void**) {
+  Random random(606);
+  ThreadPool pool(2);
+  std::vector<Engine> limited;
+  for (const Engine& engine : engines()) {
+    if (engine.refuses_products()) limited.push_back(engine);
+  }
+  assert_false(limited.empty());
+  optimized::DotProductKernels broken = optimized::portable_dot_product_kernels(4, true, true);
+  broken.tile_activations_in_b = tile_without_corrections;
+  broken.tile_requantized_activations_in_b = requantized_tile_without_corrections;
+  for (int trial = 0; trial < 6; ++trial) {
+    const int64_t kernel = trial % 2 == 0 ? 1 : 3;
+    const int64_t channels = trial < 2 ? 7 : random.integer(60, 140);
+    Problem p = make_problem(random, channels, random.integer(9, 20), 5, random.integer(6, 11),
+                             kernel, 1, kernel / 2, 1, trial % 3 == 0 ? -128 : 127, false);
+    const bool positive = trial % 2 == 0;
+    for (size_t m = 0; m < p.q.weight_zero_points.size(); ++m) p.q.weight_zero_points[m] = 0;
+    for (int8_t& w : p.weights) {
+      w = static_cast<int8_t>(positive ? random.integer(65, 127) : random.integer(-128, -65));
+    }
+    for (int8_t& x : p.input) x = random.integer(0, 3) == 0 ? -128 : 127;
+    // Outputs spread over about +-60 around each channel's mean sum, none clamped, so a dropped
+    // correction (a pair sum short by up to 32640) shows in the codes.
+    const int64_t pixels = p.shape.window.output_height * p.shape.window.output_width;
+    for (int64_t m = 0; m < p.shape.output_channels; ++m) {
+      p.bias[static_cast<size_t>(m)] = 0;
+      int64_t lowest = INT64_MAX, highest = INT64_MIN;
+      for (int64_t j = 0; j < pixels; ++j) {
+        lowest = std::min(lowest, accumulator(p, m, j));
+        highest = std::max(highest, accumulator(p, m, j));
+      }
+      p.bias[static_cast<size_t>(m)] = static_cast<int32_t>(-(lowest + highest) / 2);
+      p.q.multipliers[static_cast<size_t>(m)] =
+          120.0f / static_cast<float>(std::max<int64_t>(highest - lowest, 240));
+    }
+    p.q.output_zero_point = 0;
+    char what[96];
+    std::snprintf(what, sizeof(what), "large %s weights, C %lld, %lldx%lld kernel",
+                  positive ? "positive" : "negative", static_cast<long long>(channels),
+                  static_cast<long long>(kernel), static_cast<long long>(kernel));
+    for (const Engine& engine : limited) check(p, engine, pool, what);
+    auto wrong =
+        optimized::make_im2col_dot_product_conv2d_int8(broken, p.shape, p.q, p.weights.data());
+    assert_non_null(wrong.get());
+    std::vector<int8_t> output(reference_output(p).size(), 0x55);
+    wrong->run(p.input.data(), nullptr, p.bias.data(), output.data(), pool);
+    if (compare_exact(output, reference_output(p)).empty()) {
+      fail_msg("%s: exact without the corrections, so they were not tested", what);
     }
   }
 }
@@ -788,6 +926,8 @@ int main() {
       cmocka_unit_test(test_availability),
       cmocka_unit_test(test_requantization_ties),
       cmocka_unit_test(test_requantization_bounds),
+      cmocka_unit_test(test_pair_split),
+      cmocka_unit_test(test_pair_corrections),
   };
   return cmocka_run_group_tests(tests, nullptr, nullptr);
 }

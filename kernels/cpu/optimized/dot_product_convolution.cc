@@ -3,7 +3,8 @@
 // input codes x + o packed per task and depth chunk (padding is the input zero point's code, i.e.
 // x - zx = 0). The zero-point term -(zx + o) sum_k (w - zw) is one constant per output channel,
 // added with the bias before the requantization; the blocking is the int16-pair driver's
-// (optimized/blocking.h).
+// (optimized/blocking.h). On pair-limited tables (VPMADDUBSW's int16 pair sums) A holds pairs
+// the tiles sum exactly and each tile adds its rows' corrections (dot_product_pair_split.h).
 #include <algorithm>
 #include <cstdio>
 #include <vector>
@@ -13,6 +14,7 @@
 #include "optimized/dot_product_epilogue.h"
 #include "optimized/dot_product_im2col.h"
 #include "optimized/dot_product_kernels.h"
+#include "optimized/dot_product_pair_split.h"
 
 namespace orknn::kernels::cpu::optimized {
 namespace {
@@ -46,6 +48,8 @@ class DotProductConvolution final : public Conv2DInt8 {
     depth_ = static_cast<size_t>(geometry_.depth());
     depth_groups_ = divide_round_up(depth_, group_depth_);
     chunk_groups_ = kDepthBlock / group_depth_;
+    chunks_ = divide_round_up(depth_groups_, chunk_groups_);
+    group_panels_ = divide_round_up(group_rows_, mr_);
     columns_ = static_cast<size_t>(geometry_.columns());
     group_weights_size_ = divide_round_up(group_rows_, mr_) * depth_groups_ * mr_ * group_depth_;
     pack_weights(weights);
@@ -80,7 +84,8 @@ class DotProductConvolution final : public Conv2DInt8 {
                           requantization.output_zero_point);
     requantizes_in_tile_ =
         kernels.tile_requantized_activations_in_b && small_multipliers_ && !requantization.silu;
-    std::snprintf(algorithm_, sizeof(algorithm_), "%s int8 gemm %zux%zu", kernels.name, mr_, nr_);
+    std::snprintf(algorithm_, sizeof(algorithm_), "%s int8 %sgemm %zux%zu", kernels.name,
+                  kernels.pair_sums_limited ? "byte-pair " : "", mr_, nr_);
   }
 
   size_t scratch_bytes() const override { return task_bytes_; }
@@ -119,6 +124,8 @@ class DotProductConvolution final : public Conv2DInt8 {
 
   // Weights [M][C/g][kh][kw] -> per group, panels of MR rows of w - zw; and per output channel
   // the zero-point term -(zx + o) sum_k (w - zw), modulo 2^32, and the accumulator's reach.
+  // Pair-limited tables: each panel's groups split (split_pair_limited_group) once its rows are
+  // packed; the terms above are the whole weights', which A and the corrections sum to.
   void pack_weights(const int8_t* weights) {
     const size_t groups = static_cast<size_t>(shape_.groups);
     packed_weights_.assign(groups * group_weights_size_, 0);
@@ -148,8 +155,29 @@ class DotProductConvolution final : public Conv2DInt8 {
         bias_limits_[channel] = float_requantization_bias_limit(
             magnitudes, requantization_.input_zero_point, requantization_.multipliers[channel]);
         float_bounds_[channel] = float_requantization_bound(requantization_.multipliers[channel]);
+        if (kernels_.pair_sums_limited && (row % mr_ == mr_ - 1 || row + 1 == group_rows_)) {
+          split_panel(panel, row / mr_ * mr_, row + 1);
+        }
       }
     }
+  }
+
+  // The pairs of A panel `panel` (rows [first_row, end_row) of its group) split for a
+  // pair-limited tile; its corrections appended to corrections_, indexed per depth chunk.
+  void split_panel(int8_t* panel, size_t first_row, size_t end_row) {
+    std::vector<Int8PairCorrection> found;
+    for (size_t row = first_row; row < end_row; ++row) {
+      const auto panel_row = static_cast<uint32_t>(row - first_row);
+      for (size_t g = 0; g < depth_groups_; ++g) {
+        split_pair_limited_group(panel + (g * mr_ + panel_row) * group_depth_,
+                                 static_cast<uint32_t>(g), panel_row, found);
+      }
+    }
+    const PanelCorrections indexed =
+        index_panel_corrections(std::move(found), depth_groups_, chunk_groups_);
+    const auto base = static_cast<uint32_t>(corrections_.size());
+    corrections_.insert(corrections_.end(), indexed.corrections.begin(), indexed.corrections.end());
+    for (const uint32_t begin : indexed.chunk_begin) correction_begin_.push_back(base + begin);
   }
 
   // The tap pieces of a block (packs_taps_): where every depth row's panels read the input.
@@ -318,6 +346,14 @@ class DotProductConvolution final : public Conv2DInt8 {
             tile.rows = std::min(mr_, block_end - row);
             tile.a =
                 group_weights + ((row / mr_) * depth_groups_ + group_begin) * mr_ * group_depth_;
+            if (kernels_.pair_sums_limited) {
+              const uint32_t* begin = correction_begin_.data() +
+                                      (block.group * group_panels_ + row / mr_) * (chunks_ + 1) +
+                                      group_begin / chunk_groups_;
+              tile.corrections = corrections_.data() + begin[0];
+              tile.correction_count = begin[1] - begin[0];
+              tile.first_group = group_begin;
+            }
             tile.c = accumulators + (row - block.first_row) * c_stride + q * nr_;
             if (requantize) {
               requantization.constants = constants + (row - block.first_row);
@@ -355,6 +391,8 @@ class DotProductConvolution final : public Conv2DInt8 {
   size_t depth_ = 0;
   size_t depth_groups_ = 0;
   size_t chunk_groups_ = 0;
+  size_t chunks_ = 0;        // depth chunks of chunk_groups_
+  size_t group_panels_ = 0;  // A panels per convolution group
   size_t columns_ = 0;
   size_t group_weights_size_ = 0;
   size_t rows_offset_ = 0;
@@ -371,6 +409,10 @@ class DotProductConvolution final : public Conv2DInt8 {
   std::vector<int32_t> zero_point_terms_;
   std::vector<int64_t> bias_limits_;    // per output channel, float_requantization_bias_limit
   std::vector<uint32_t> float_bounds_;  // per output channel, float_requantization_bound
+  // Pair-limited tables: every A panel's corrections, each panel's sorted by group, and per
+  // panel (groups x panels, in order) chunks_ + 1 indices into them, one per depth chunk start.
+  std::vector<Int8PairCorrection> corrections_;
+  std::vector<uint32_t> correction_begin_;
   char algorithm_[64];
 };
 
@@ -403,6 +445,10 @@ std::unique_ptr<Conv2DInt8> make_im2col_dot_product_conv2d_int8(
     return nullptr;
   }
   if (requantization.input_zero_point < -128 || requantization.input_zero_point > 127) {
+    return nullptr;
+  }
+  // Pair corrections are written for quads of unsigned activations (VPMADDUBSW's operands).
+  if (kernels.pair_sums_limited && (kernels.group_depth != 4 || kernels.activation_offset != 128)) {
     return nullptr;
   }
   if (!weight_offsets_fit_int8(shape, requantization, constant_weights)) return nullptr;

@@ -686,9 +686,10 @@ bool direct_convolution_wins(const Conv2DShape& shape, const Int8Requantization&
 std::unique_ptr<Conv2DInt8> make_direct_dot_product_conv2d_int8(
     const DotProductKernels& kernels, const Conv2DShape& shape,
     const Int8Requantization& requantization, const int8_t* constant_weights) {
-  if (!kernels.tile_direct || !kernels.interleave_quad_row || kernels.group_depth != kQuad ||
-      kernels.activation_offset != 128 || kernels.direct_columns == 0 ||
-      kernels.direct_columns > 32) {
+  // Pair-limited tables have no direct tile: its corrections are unwritten.
+  if (!kernels.tile_direct || kernels.pair_sums_limited || !kernels.interleave_quad_row ||
+      kernels.group_depth != kQuad || kernels.activation_offset != 128 ||
+      kernels.direct_columns == 0 || kernels.direct_columns > 32) {
     return nullptr;
   }
   const reference::Window2D& w = shape.window;

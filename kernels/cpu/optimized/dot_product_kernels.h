@@ -38,7 +38,7 @@ namespace orknn::kernels::cpu::optimized {
 // convolution driver packs A with each other pair's larger weight cut to 128 - |smaller| (same
 // sign) and hands the rest to the tiles as corrections: in row `row` of the A panel, depth group
 // `group` (counted from the matrix's first) has `weights` on top of A's. A correction's weights
-// are each at most 127 in magnitude and alone in their pair, so its products are exact too.
+// are alone in their pairs (the other is 0), so its products are exact too.
 // dot_product_pair_split.h builds them.
 struct Int8PairCorrection {
   uint32_t group;
@@ -236,9 +236,10 @@ const DotProductKernels& avx512_vnni_kernels();
 // Plain C++ tiles of the same packed layout on the portable micro-kernels, in every build, so
 // the drivers below are tested natively, under the sanitizers: group_depth 4 or 8, with the
 // activations signed (offset 0, as SDOT/SMMLA), or unsigned (offset 128, as VPDPBUSD; then
-// always group depth 4).
-const DotProductKernels& portable_dot_product_kernels(size_t group_depth,
-                                                      bool unsigned_activations);
+// always group depth 4), or pair-limited (as VPMADDUBSW on AVX2: unsigned, group depth 4, pair
+// sums saturated to int16, corrections; its tile_activations_in_a is null).
+const DotProductKernels& portable_dot_product_kernels(size_t group_depth, bool unsigned_activations,
+                                                      bool pair_sums_limited = false);
 
 // x ^ activation_sign_flip(kernels) is x + o as the packed byte (o = 0 or 128).
 inline int8_t activation_sign_flip(const DotProductKernels& kernels) {

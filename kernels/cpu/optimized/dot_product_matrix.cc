@@ -275,6 +275,8 @@ std::unique_ptr<GemmInt8> make_dot_product_gemm_int8(const DotProductKernels& ke
                                                      const reference::GemmParams& params,
                                                      const Int8Requantization& requantization,
                                                      const int8_t* constant_b) {
+  // Gemm and MatMul have no pair corrections (dot_product_kernels.h): the int16 pairs run.
+  if (kernels.pair_sums_limited) return nullptr;
   const ProductShape shape = gemm_shape(params);
   if (!applies(shape, single_product(), requantization, constant_b)) return nullptr;
   const CLayout c_layout{static_cast<size_t>(params.c_row_stride),
@@ -286,6 +288,7 @@ std::unique_ptr<MatMulInt8> make_dot_product_matmul_int8(const DotProductKernels
                                                          const reference::MatMulParams& params,
                                                          const Int8Requantization& requantization,
                                                          const int8_t* constant_b) {
+  if (kernels.pair_sums_limited) return nullptr;  // as Gemm
   const ProductShape shape = matmul_shape(params);
   Batch batch = matmul_batch(params);
   if (!applies(shape, batch, requantization, constant_b)) return nullptr;

@@ -1,6 +1,8 @@
 // Plain C++ tiles of the dot-product packed layout (dot_product_kernels.h), for every build:
 // the drivers run on them in the native tests (with the sanitizers), and they state the layout
-// the SDOT, SMMLA and VPDPBUSD tiles implement, element by element.
+// the SDOT, SMMLA and VPDPBUSD tiles implement, element by element. The pair-limited table sums
+// byte pairs with int16 saturation, as VPMADDUBSW does, so the tests see what a missing or wrong
+// pair correction does to the AVX2 tile's sums.
 #include "optimized/dot_product_kernels.h"
 
 namespace orknn::kernels::cpu::optimized {
@@ -16,26 +18,50 @@ int32_t operand(int8_t byte) {
   return kUnsigned ? int32_t{static_cast<uint8_t>(byte)} : int32_t{byte};
 }
 
-template <size_t kGroupDepth, bool kUnsignedA, bool kUnsignedB>
+// One group's products of weights `a` and activation bytes `b` (VPMADDUBSW + VPMADDWD on
+// pair-limited tables: each pair's sum saturated to int16 first).
+template <size_t kGroupDepth, bool kUnsignedA, bool kUnsignedB, bool kPairLimited>
+uint32_t group_products(const int8_t* a, const int8_t* b) {
+  uint32_t sum = 0;
+  for (size_t d = 0; d < kGroupDepth; d += 2) {
+    int32_t pair = operand<kUnsignedA>(a[d]) * operand<kUnsignedB>(b[d]) +
+                   operand<kUnsignedA>(a[d + 1]) * operand<kUnsignedB>(b[d + 1]);
+    if (kPairLimited) pair = pair < -32768 ? -32768 : pair > 32767 ? 32767 : pair;
+    sum += static_cast<uint32_t>(pair);
+  }
+  return sum;
+}
+
+template <size_t kGroupDepth, bool kUnsignedA, bool kUnsignedB, bool kPairLimited = false>
 void portable_tile(const Int8DotTile& tile) {
   for (size_t r = 0; r < tile.rows; ++r) {
     for (size_t j = 0; j < tile.columns; ++j) {
       // Wrapping int32 sums, as the instructions compute them (dot_product_kernels.h).
       uint32_t sum = tile.accumulate ? static_cast<uint32_t>(tile.c[r * tile.c_stride + j]) : 0;
       for (size_t g = 0; g < tile.depth_groups; ++g) {
-        const int8_t* a = tile.a + (g * kRows + r) * kGroupDepth;
-        const int8_t* b = tile.b + (g * kColumns + j) * kGroupDepth;
-        for (size_t d = 0; d < kGroupDepth; ++d) {
-          sum += static_cast<uint32_t>(operand<kUnsignedA>(a[d]) * operand<kUnsignedB>(b[d]));
-        }
+        sum += group_products<kGroupDepth, kUnsignedA, kUnsignedB, kPairLimited>(
+            tile.a + (g * kRows + r) * kGroupDepth, tile.b + (g * kColumns + j) * kGroupDepth);
       }
       tile.c[r * tile.c_stride + j] = static_cast<int32_t>(sum);
+    }
+  }
+  if (!kPairLimited) return;
+  for (size_t i = 0; i < tile.correction_count; ++i) {
+    const Int8PairCorrection& correction = tile.corrections[i];
+    const size_t g = correction.group - tile.first_group;
+    for (size_t j = 0; j < tile.columns; ++j) {
+      int32_t& sum = tile.c[correction.row * tile.c_stride + j];
+      sum =
+          static_cast<int32_t>(static_cast<uint32_t>(sum) +
+                               group_products<4, false, true, true>(
+                                   correction.weights, tile.b + (g * kColumns + j) * kGroupDepth));
     }
   }
 }
 
 // The unsigned-activation tile (VPDPBUSD's) into a local block, then the constants and the
 // portable requantization row.
+template <bool kPairLimited>
 void portable_requantized_tile(const Int8DotTile& tile,
                                const Int8TileRequantization& requantization) {
   int32_t sums[kRows * kColumns];
@@ -46,7 +72,7 @@ void portable_requantized_tile(const Int8DotTile& tile,
     for (size_t j = 0; j < tile.columns; ++j)
       sums[r * kColumns + j] = tile.c[r * tile.c_stride + j];
   }
-  portable_tile<4, false, true>(local);
+  portable_tile<4, false, true, kPairLimited>(local);
   for (size_t r = 0; r < tile.rows; ++r) {
     int32_t* row_sums = sums + r * kColumns;
     for (size_t j = 0; j < tile.columns; ++j) {
@@ -166,8 +192,8 @@ void portable_direct_tile(const Int8DirectTile& tile,
   }
 }
 
-const DotProductKernels& portable_dot_product_kernels(size_t group_depth,
-                                                      bool unsigned_activations) {
+const DotProductKernels& portable_dot_product_kernels(size_t group_depth, bool unsigned_activations,
+                                                      bool pair_sums_limited) {
   static const DotProductKernels quads{"portable-dot4",
                                        kRows,
                                        kColumns,
@@ -211,11 +237,29 @@ const DotProductKernels& portable_dot_product_kernels(size_t group_depth,
                                                 portable_pack_activation_taps,
                                                 8,
                                                 nullptr,
-                                                portable_requantized_tile,
+                                                portable_requantized_tile<false>,
                                                 portable_micro_kernels,
                                                 portable_direct_tile,
                                                 portable_interleave_quad_row,
                                                 32};
+  static const DotProductKernels pair_limited_quads{"portable-dot4p",
+                                                    kRows,
+                                                    kColumns,
+                                                    4,
+                                                    128,
+                                                    portable_tile<4, false, true, true>,
+                                                    nullptr,
+                                                    portable_pack_activation_groups,
+                                                    portable_pack_activation_taps,
+                                                    8,
+                                                    nullptr,
+                                                    portable_requantized_tile<true>,
+                                                    portable_micro_kernels,
+                                                    nullptr,
+                                                    nullptr,
+                                                    0,
+                                                    true};
+  if (pair_sums_limited) return pair_limited_quads;
   if (unsigned_activations) return unsigned_quads;
   return group_depth == 8 ? octets : quads;
 }
