@@ -32,6 +32,9 @@ constexpr BlockLimits kLimits{kDepthBlock, 144, 192, 288, 64};
 // The most tap pieces a block may hold in scratch (16 bytes each): kernels with more taps
 // (large kernels over narrow outputs) gather their rows instead.
 constexpr size_t kMaxTapPieces = 4096;
+// The most work (byte comparisons) pair_limited_depth_order may spend choosing a layer's depth
+// order for a pair-limited table, about 20 ms: deeper layers keep the identity order.
+constexpr size_t kLargestPairingWork = size_t{1} << 26;
 
 class DotProductConvolution final : public Conv2DInt8 {
  public:
@@ -52,6 +55,7 @@ class DotProductConvolution final : public Conv2DInt8 {
     group_panels_ = divide_round_up(group_rows_, mr_);
     columns_ = static_cast<size_t>(geometry_.columns());
     group_weights_size_ = divide_round_up(group_rows_, mr_) * depth_groups_ * mr_ * group_depth_;
+    if (kernels.pair_sums_limited) choose_depth_order(weights);
     pack_weights(weights);
 
     const size_t column_block = std::min(kLimits.column_block, round_up(columns_, nr_));
@@ -122,6 +126,25 @@ class DotProductConvolution final : public Conv2DInt8 {
     size_t columns = 0;
   };
 
+  // Pair-limited tables: the depth order with the fewest corrections (pair_limited_depth_order)
+  // over every output channel's weight offsets. The order is the whole layer's, so A and B stay
+  // one matrix product; B's packing reads depth index depth_order_[p] into position p.
+  void choose_depth_order(const int8_t* weights) {
+    const size_t channels = static_cast<size_t>(shape_.output_channels);
+    std::vector<int8_t> offsets(channels * depth_);
+    for (size_t channel = 0; channel < channels; ++channel) {
+      const int32_t zero_point = requantization_.weight_zero_points[channel];
+      for (size_t k = 0; k < depth_; ++k) {
+        offsets[channel * depth_ + k] =
+            static_cast<int8_t>(weights[channel * depth_ + k] - zero_point);
+      }
+    }
+    depth_order_ = pair_limited_depth_order(offsets.data(), channels, depth_, kLargestPairingWork);
+  }
+
+  // The depth index at packed position p.
+  size_t depth_index(size_t p) const { return depth_order_.empty() ? p : depth_order_[p]; }
+
   // Weights [M][C/g][kh][kw] -> per group, panels of MR rows of w - zw; and per output channel
   // the zero-point term -(zx + o) sum_k (w - zw), modulo 2^32, and the accumulator's reach.
   // Pair-limited tables: each panel's groups split (split_pair_limited_group) once its rows are
@@ -142,7 +165,8 @@ class DotProductConvolution final : public Conv2DInt8 {
         int64_t magnitudes = 0;
         int8_t* panel = packed + (row / mr_) * depth_groups_ * mr_ * group_depth_;
         for (size_t k = 0; k < depth_; ++k) {
-          const int32_t offset = source[k] - zero_point;  // fits int8 (checked by the factory)
+          // Fits int8 (checked by the factory).
+          const int32_t offset = source[depth_index(k)] - zero_point;
           sum += offset;
           magnitudes += offset < 0 ? -offset : offset;
           panel[((k / group_depth_) * mr_ + row % mr_) * group_depth_ + k % group_depth_] =
@@ -203,7 +227,8 @@ class DotProductConvolution final : public Conv2DInt8 {
     group.stride = static_cast<size_t>(w.stride_width);
     group.pad = static_cast<int8_t>(requantization_.input_zero_point);
     group.flip = activation_sign_flip(kernels_);
-    // Channel and tap of the chunk's first row, then counted up (no division per row).
+    // Channel and tap of the chunk's first row, then counted up (no division per row) unless
+    // the depth is reordered.
     size_t k = group_begin * group_depth_;
     size_t channel = k / taps;
     size_t tap = k % taps;
@@ -214,6 +239,10 @@ class DotProductConvolution final : public Conv2DInt8 {
           group.planes[d] = group.planes[0];
           group.first_piece[d] = group.first_piece[0];
           continue;
+        }
+        if (!depth_order_.empty()) {
+          channel = depth_order_[k] / taps;
+          tap = depth_order_[k] % taps;
         }
         group.planes[d] = group_input + channel * plane;
         group.first_piece[d] = plan.first_piece + tap * (plan.panels + 1);
@@ -247,7 +276,8 @@ class DotProductConvolution final : public Conv2DInt8 {
     group.flip = activation_sign_flip(kernels_);
     for (size_t g = 0; g < groups; ++g) {
       for (size_t d = 0; d < g_depth; ++d) {
-        const size_t k = (group_begin + g) * g_depth + d;
+        const size_t position = (group_begin + g) * g_depth + d;
+        const size_t k = position < depth_ ? depth_index(position) : position;
         if (k >= depth_) {
           group.rows[d] = group.rows[0];
         } else if (in_place) {
@@ -409,8 +439,10 @@ class DotProductConvolution final : public Conv2DInt8 {
   std::vector<int32_t> zero_point_terms_;
   std::vector<int64_t> bias_limits_;    // per output channel, float_requantization_bias_limit
   std::vector<uint32_t> float_bounds_;  // per output channel, float_requantization_bound
-  // Pair-limited tables: every A panel's corrections, each panel's sorted by group, and per
+  // Pair-limited tables: the depth order (choose_depth_order; empty: the identity), every A
+  // panel's corrections, each panel's sorted by group, and per
   // panel (groups x panels, in order) chunks_ + 1 indices into them, one per depth chunk start.
+  std::vector<uint32_t> depth_order_;
   std::vector<Int8PairCorrection> corrections_;
   std::vector<uint32_t> correction_begin_;
   char algorithm_[64];

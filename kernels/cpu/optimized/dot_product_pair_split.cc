@@ -1,6 +1,7 @@
 #include "optimized/dot_product_pair_split.h"
 
 #include <algorithm>
+#include <cstdint>
 
 namespace orknn::kernels::cpu::optimized {
 
@@ -23,6 +24,68 @@ bool split_pair_limited_group(int8_t* weights, uint32_t group, uint32_t row,
   }
   if (needed) corrections.push_back(correction);
   return needed;
+}
+
+std::vector<uint32_t> pair_limited_depth_order(const int8_t* weights, size_t rows, size_t depth,
+                                               size_t largest_work) {
+  std::vector<uint32_t> order(depth);
+  for (size_t k = 0; k < depth; ++k) order[k] = static_cast<uint32_t>(k);
+  if (depth < 3 || depth * depth / 2 * rows > largest_work) return order;
+  // Depth-major copies of the weights, so one index's column is contiguous for the search.
+  std::vector<int8_t> columns(depth * rows);
+  std::vector<uint32_t> large(depth, 0);
+  for (size_t r = 0; r < rows; ++r) {
+    for (size_t k = 0; k < depth; ++k) {
+      const int8_t w = weights[r * depth + k];
+      columns[k * rows + r] = w;
+      large[k] += w > 64 || w < -64;
+    }
+  }
+  auto rows_needing_correction = [&](size_t a, size_t b) {
+    const int8_t* x = columns.data() + a * rows;
+    const int8_t* y = columns.data() + b * rows;
+    uint32_t count = 0;
+    for (size_t r = 0; r < rows; ++r) count += pair_may_saturate(x[r], y[r]);
+    return count;
+  };
+  std::stable_sort(order.begin(), order.end(),
+                   [&](uint32_t a, uint32_t b) { return large[a] > large[b]; });
+  struct Pair {
+    uint32_t first, second, cost;
+  };
+  std::vector<Pair> pairs;
+  std::vector<bool> paired(depth, false);
+  for (const uint32_t a : order) {
+    if (paired[a]) continue;
+    paired[a] = true;
+    uint32_t best = UINT32_MAX, best_cost = UINT32_MAX;
+    for (const uint32_t b : order) {
+      if (paired[b]) continue;
+      const uint32_t cost = rows_needing_correction(a, b);
+      if (cost < best_cost) {
+        best = b;
+        best_cost = cost;
+        if (cost == 0) break;
+      }
+    }
+    if (best == UINT32_MAX) {
+      pairs.push_back({a, UINT32_MAX, 0});  // the last, odd one: paired with the padding
+      break;
+    }
+    paired[best] = true;
+    pairs.push_back({a, best, best_cost});
+  }
+  std::stable_sort(pairs.begin(), pairs.end(),
+                   [](const Pair& a, const Pair& b) { return a.cost > b.cost; });
+  // An odd depth's lone index goes last, next to the zero padding.
+  std::stable_partition(pairs.begin(), pairs.end(),
+                        [](const Pair& pair) { return pair.second != UINT32_MAX; });
+  order.clear();
+  for (const Pair& pair : pairs) {
+    order.push_back(pair.first);
+    if (pair.second != UINT32_MAX) order.push_back(pair.second);
+  }
+  return order;
 }
 
 PanelCorrections index_panel_corrections(std::vector<Int8PairCorrection> corrections,

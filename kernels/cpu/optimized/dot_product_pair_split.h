@@ -29,6 +29,17 @@ constexpr bool pair_may_saturate(int32_t w0, int32_t w1) {
 bool split_pair_limited_group(int8_t* weights, uint32_t group, uint32_t row,
                               std::vector<Int8PairCorrection>& corrections);
 
+// An order of the matrix depth for a pair-limited table that leaves few pairs needing a
+// correction: position p of the packed depth holds depth index order[p]. `weights` are the
+// offsets w - zw of `rows` output channels, `depth` each, row-major. Greedy: depth indices with
+// the most large weights (|w| > 64) first, each paired with the unpaired index whose pair needs
+// a correction in the fewest rows; then the pairs with the most such rows first, so that pairs
+// needing corrections in the same rows tend to share a group (one correction for both). The
+// search costs depth^2 x rows / 2 byte comparisons, so deeper matrices (above `largest_work`)
+// keep the identity order.
+std::vector<uint32_t> pair_limited_depth_order(const int8_t* weights, size_t rows, size_t depth,
+                                               size_t largest_work);
+
 // The corrections of one A panel, sorted by group, and where each depth chunk's start
 // (chunks of `chunk_groups` groups): chunk c's are [chunk_begin[c], chunk_begin[c + 1]).
 struct PanelCorrections {
