@@ -306,7 +306,11 @@ void test_requantized_tile(void**) {
   for (size_t rows = 1; rows <= mr; ++rows) {
     for (size_t columns = 1; columns <= nr; ++columns) {
       for (size_t depth : {size_t{1}, size_t{9}, size_t{70}}) {
-        for (int mode = 0; mode < 3; ++mode) {  // 0: double, 1: float_bounds, 2: in_float
+        // 0: double, 1: float_bounds, 2: in_float (where the sums allow it), 3: float_bounds on
+        // rows with one sum the float path gets wrong: above 2^24 on a tie (261 x 2^16 + 1
+        // with m = 2^-17: 130.5 + 2^-17 rounds to 131, the float of the sum gives 130) and
+        // below -1.5 x 2^23 / m (m = 0.45: the float sum wraps to the wrong sign).
+        for (int mode = 0; mode < 4; ++mode) {
           const bool accumulate = random.chance(2);
           TileCase t = random_case(random, mr, nr, rows, columns, depth, accumulate);
           // Accumulated sums of the size a real chunk leaves (a wrap is not what this tests).
@@ -315,16 +319,44 @@ void test_requantized_tile(void**) {
           table.tile_activations_in_b(tile_of(t, sums.data()));
           std::vector<int32_t> constants(mr), bounds(mr);
           std::vector<float> multipliers(mr);
-          const int32_t zero_point = random.integer(-128, 127);
-          int32_t minimum = random.integer(-128, 0), maximum = random.integer(0, 127);
-          if (random.chance(8)) std::swap(minimum, maximum);  // low > high: all `maximum`
+          const bool hard = mode == 3;
+          const int32_t zero_point = hard ? -10 : random.integer(-128, 127);
+          int32_t minimum = hard ? -128 : random.integer(-128, 0);
+          int32_t maximum = hard ? 127 : random.integer(0, 127);
+          if (!hard && random.chance(8)) std::swap(minimum, maximum);  // low > high: `maximum`
           bool provable = true;
           for (size_t r = 0; r < mr; ++r) {
             constants[r] = random.integer(-2000000, 2000000);
-            // Most rows land inside the output range, some saturate.
-            multipliers[r] = static_cast<float>(random.integer(1, 4000)) * 1e-7f *
-                             (random.chance(2) ? 1.0f : -1.0f);
-            if (random.chance(10)) multipliers[r] = 0.49f;
+            // Most rows scaled so that their outputs spread over the int8 range (some
+            // saturate); some at a power of two (exact ties, rounded half to even), some at
+            // 0.49 (the largest small multiplier: beyond the float path's bound).
+            double largest = 1.0;
+            for (size_t j = 0; j < columns && r < rows; ++j) {
+              const auto sum =
+                  static_cast<int32_t>(static_cast<uint32_t>(sums[r * t.c_stride + j]) +
+                                       static_cast<uint32_t>(constants[r]));
+              largest = std::max(largest, std::abs(static_cast<double>(sum)));
+            }
+            const int32_t kind = random.integer(0, 9);
+            if (kind == 0) {
+              multipliers[r] = 0.49f;
+            } else if (kind <= 3) {
+              multipliers[r] = std::ldexp(1.0f, -random.integer(1, 20));
+            } else {
+              multipliers[r] = static_cast<float>(150.0 / largest * random.integer(1, 100) / 50.0);
+            }
+            if (random.chance(2)) multipliers[r] = -multipliers[r];
+            if (hard && r < rows) {
+              const bool tie = r % 2 == 0;
+              // The last real column half of the time (in the second vector past 8 columns).
+              const size_t hard_column =
+                  random.chance(2) ? columns - 1
+                                   : static_cast<size_t>(random.integer(0, int32_t(columns) - 1));
+              const uint32_t target = tie ? 261u * 65536u + 1u : 0u - (1u << 25);
+              constants[r] = static_cast<int32_t>(
+                  target - static_cast<uint32_t>(sums[r * t.c_stride + hard_column]));
+              multipliers[r] = tie ? std::ldexp(1.0f, -17) : 0.45f;
+            }
             const double m = std::abs(static_cast<double>(multipliers[r]));
             double limit = 16777216.0;
             if (std::floor(2097152.0 / m) < limit) limit = std::floor(2097152.0 / m);
@@ -367,7 +399,7 @@ void test_requantized_tile(void**) {
           requantization.output = actual.data();
           requantization.output_stride = output_stride;
           requantization.in_float = mode == 2 && provable;
-          requantization.float_bounds = mode == 1 ? float_bounds.data() : nullptr;
+          requantization.float_bounds = mode == 1 || hard ? float_bounds.data() : nullptr;
           std::vector<int32_t> c = t.c;
           table.tile_requantized_activations_in_b(tile_of(t, c.data()), requantization);
           if (actual != expected) {

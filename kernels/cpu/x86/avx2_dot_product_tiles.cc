@@ -122,10 +122,145 @@ __attribute__((noinline)) ORKNN_TARGET_AVX2 void store_tile_sums(const Int8DotTi
   }
 }
 
+// ---- The requantizing tile (Int8TileRequantization) ----
+// Its results equal requantize_offset_row's / the reference's bit for bit: per row the sums (plus
+// c when accumulating, plus the corrections) get the row's constant added modulo 2^32, then
+//   clamp(round_half_to_even(double(acc) x double(m)) + zero point)
+// on one of two paths, with the same bytes:
+// - double (avx2_micro_kernels.cc's requantize8_small): int32 -> double is exact, the product of
+//   a 32-bit and a 24-bit significand is exact in double, vcvtpd2dq rounds it half to even in the
+//   default MXCSR mode (nearbyint's rounding); the driver uses this tile only with small
+//   multipliers (|m| <= 0.49, |zero point| < 2^20), so |product| < 2^30 and the zero point and
+//   the clamp are exact in int32;
+// - float, when Int8TileRequantization::in_float promises every |acc| <= 2^24 and |acc x m| <=
+//   2^21, or when float_bounds says so for the row's real sums: fma(float(acc), m, 1.5 x 2^23)
+//   rounds the exact product plus 1.5 x 2^23 (in [2^23, 2^24), where floats are the integers)
+//   half to even, so its bits minus 1.5 x 2^23's are round_half_even(acc x m) (the proof at
+//   Int8TileRequantization::in_float); the zero point is subtracted from that constant.
+// Then the clamp on int32 (min(max(v, low), high), with low > high giving high as the
+// reference's clamp does) and two saturating narrowings, exact on values already within int8.
+
+// What a requantizing tile's rows share.
+struct TileRequantization {
+  __m256i zero_point;
+  __m256i bits_bias;  // 1.5 x 2^23's bits less the zero point
+  __m256i minimum;
+  __m256i maximum;
+  __m256i mask_low;  // the real columns of the first vector
+  __m256i mask_high;
+};
+
+// 16 int32 results (zero point added) clamped and narrowed to bytes in column order.
+ORKNN_TARGET_AVX2 __m128i clamp_to_bytes(__m256i first, __m256i second,
+                                         const TileRequantization& k) {
+  first = _mm256_min_epi32(_mm256_max_epi32(first, k.minimum), k.maximum);
+  second = _mm256_min_epi32(_mm256_max_epi32(second, k.minimum), k.maximum);
+  // packs works within 128-bit lanes: [f0-3 s0-3 | f4-7 s4-7] -> [f0-7 | s0-7].
+  const __m256i words = _mm256_permute4x64_epi64(_mm256_packs_epi32(first, second), 0xD8);
+  return _mm_packs_epi16(_mm256_castsi256_si128(words), _mm256_extracti128_si256(words, 1));
+}
+
+// Eight sums: round_half_even(acc x m) + zero point through one FMA (the float path).
+ORKNN_TARGET_AVX2 __m256i float_rounded(__m256i sums, __m256 multiplier, __m256i bits_bias) {
+  const __m256 shifted = _mm256_fmadd_ps(_mm256_cvtepi32_ps(sums), multiplier,
+                                         _mm256_set1_ps(12582912.0f));  // 1.5 x 2^23
+  return _mm256_sub_epi32(_mm256_castps_si256(shifted), bits_bias);
+}
+
+// Eight sums: round_half_even(acc x m) + zero point in double (four lanes at a time).
+ORKNN_TARGET_AVX2 __m256i double_rounded(__m256i sums, __m256d multiplier, __m256i zero_point) {
+  const __m128i low = _mm256_cvtpd_epi32(
+      _mm256_mul_pd(_mm256_cvtepi32_pd(_mm256_castsi256_si128(sums)), multiplier));
+  const __m128i high = _mm256_cvtpd_epi32(
+      _mm256_mul_pd(_mm256_cvtepi32_pd(_mm256_extracti128_si256(sums, 1)), multiplier));
+  return _mm256_add_epi32(_mm256_inserti128_si256(_mm256_castsi128_si256(low), high, 1),
+                          zero_point);
+}
+
+// Whether row r's sums (its constant added) take the float path: promised for the block
+// (in_float), or every real column's |sum| below the row's float bound (float_bounds; 0: none).
+// The lanes past the real columns are zeroed first (they hold the constant alone or padding
+// sums, and are not stored). Unsigned, because |INT32_MIN| stays INT32_MIN: 2^31, beyond every
+// bound.
+ORKNN_TARGET_AVX2 bool row_in_float(const Int8TileRequantization& requantization, size_t r,
+                                    __m256i low, __m256i high, const TileRequantization& k) {
+  if (requantization.in_float) return true;
+  if (!requantization.float_bounds) return false;
+  const uint32_t bound = requantization.float_bounds[r];
+  if (bound == 0) return false;
+  const __m256i limit = _mm256_set1_epi32(static_cast<int32_t>(bound - 1));
+  const __m256i largest = _mm256_max_epu32(_mm256_and_si256(_mm256_abs_epi32(low), k.mask_low),
+                                           _mm256_and_si256(_mm256_abs_epi32(high), k.mask_high));
+  // largest <= limit in every lane: max(largest, limit) == limit.
+  const __m256i within = _mm256_cmpeq_epi32(_mm256_max_epu32(largest, limit), limit);
+  return _mm256_movemask_epi8(within) == -1;
+}
+
+// Loads one column vector of c (vpmaskmovd when partial: nothing past the real columns read).
+ORKNN_TARGET_AVX2 __m256i load_vector(const int32_t* c, bool whole, __m256i mask) {
+  return whole ? _mm256_loadu_si256(reinterpret_cast<const __m256i*>(c))
+               : _mm256_maskload_epi32(c, mask);
+}
+
+// The requantizing tile's end (pair_tile_rows with kRequantize): sums[2r] and sums[2r + 1] are
+// row r's column vectors; the corrections and c (when accumulating) are added, then the rows
+// are requantized into the output's real columns. Through memory and a separate function, as
+// store_tile_sums.
+__attribute__((noinline)) ORKNN_TARGET_AVX2 void requantize_tile_sums(
+    const Int8DotTile& tile, const Int8TileRequantization& requantization, __m256i* sums) {
+  if (tile.correction_count) add_corrections(tile, sums);
+  const size_t columns = tile.columns < kTileColumns ? tile.columns : kTileColumns;
+  const bool whole_low = columns >= 8, whole_high = columns == kTileColumns;
+  TileRequantization k;
+  k.zero_point = _mm256_set1_epi32(requantization.output_zero_point);
+  k.bits_bias = _mm256_set1_epi32(0x4B400000 - requantization.output_zero_point);
+  k.minimum = _mm256_set1_epi32(requantization.output_minimum <= requantization.output_maximum
+                                    ? requantization.output_minimum
+                                    : requantization.output_maximum);
+  k.maximum = _mm256_set1_epi32(requantization.output_maximum);
+  k.mask_low = lane_mask(columns < 8 ? columns : 8);
+  k.mask_high = lane_mask(columns > 8 ? columns - 8 : 0);
+  const size_t rows = tile.rows < kTileRows ? tile.rows : kTileRows;
+  for (size_t r = 0; r < rows; ++r) {
+    __m256i low = sums[2 * r];
+    __m256i high = sums[2 * r + 1];
+    if (tile.accumulate) {
+      const int32_t* c = tile.c + r * tile.c_stride;
+      low = _mm256_add_epi32(low, load_vector(c, whole_low, k.mask_low));
+      if (columns > 8) high = _mm256_add_epi32(high, load_vector(c + 8, whole_high, k.mask_high));
+    }
+    const __m256i constant = _mm256_set1_epi32(requantization.constants[r]);
+    low = _mm256_add_epi32(low, constant);
+    high = _mm256_add_epi32(high, constant);
+    const float multiplier = requantization.multipliers[r];
+    __m256i first, second;
+    if (row_in_float(requantization, r, low, high, k)) {
+      const __m256 factor = _mm256_set1_ps(multiplier);
+      first = float_rounded(low, factor, k.bits_bias);
+      second = float_rounded(high, factor, k.bits_bias);
+    } else {
+      const __m256d factor = _mm256_set1_pd(static_cast<double>(multiplier));
+      first = double_rounded(low, factor, k.zero_point);
+      second = columns > 8 ? double_rounded(high, factor, k.zero_point) : first;
+    }
+    const __m128i bytes = clamp_to_bytes(first, second, k);
+    int8_t* out = requantization.output + r * requantization.output_stride;
+    if (columns == kTileColumns) {
+      _mm_storeu_si128(reinterpret_cast<__m128i*>(out), bytes);
+    } else {
+      alignas(16) int8_t staging[kTileColumns];
+      _mm_store_si128(reinterpret_cast<__m128i*>(staging), bytes);
+      __builtin_memcpy(out, staging, columns);
+    }
+  }
+}
+
 // kRows real rows (1..kTileRows) and kVectors column vectors (1: at most 8 real columns): the
-// sums of the depth groups in registers, then store_tile_sums.
-template <size_t kRows, size_t kVectors>
-ORKNN_TARGET_AVX2 void pair_tile_rows(const Int8DotTile& tile) {
+// sums of the depth groups in registers, then store_tile_sums, or with kRequantize
+// requantize_tile_sums into requantization's int8 output (c is not written).
+template <size_t kRows, size_t kVectors, bool kRequantize>
+ORKNN_TARGET_AVX2 void pair_tile_rows(const Int8DotTile& tile,
+                                      const Int8TileRequantization* requantization) {
 #define ORKNN_DECLARE(r)                   \
   __m256i low##r = _mm256_setzero_si256(); \
   __m256i high##r = _mm256_setzero_si256();
@@ -159,35 +294,52 @@ ORKNN_TARGET_AVX2 void pair_tile_rows(const Int8DotTile& tile) {
   }
   ORKNN_FOR_EACH_ROW(ORKNN_SAVE)
 #undef ORKNN_SAVE
-  store_tile_sums(tile, sums);
+  if constexpr (kRequantize) {
+    requantize_tile_sums(tile, *requantization, sums);
+  } else {
+    store_tile_sums(tile, sums);
+  }
 }
 
-template <size_t kVectors>
-ORKNN_TARGET_AVX2 void pair_tile_vectors(const Int8DotTile& tile) {
+template <size_t kVectors, bool kRequantize>
+ORKNN_TARGET_AVX2 void pair_tile_vectors(const Int8DotTile& tile,
+                                         const Int8TileRequantization* requantization) {
   switch (tile.rows) {
     case 1:
-      return pair_tile_rows<1, kVectors>(tile);
+      return pair_tile_rows<1, kVectors, kRequantize>(tile, requantization);
     case 2:
-      return pair_tile_rows<2, kVectors>(tile);
+      return pair_tile_rows<2, kVectors, kRequantize>(tile, requantization);
     case 3:
-      return pair_tile_rows<3, kVectors>(tile);
+      return pair_tile_rows<3, kVectors, kRequantize>(tile, requantization);
     case 4:
-      return pair_tile_rows<4, kVectors>(tile);
+      return pair_tile_rows<4, kVectors, kRequantize>(tile, requantization);
     case 5:
-      return pair_tile_rows<5, kVectors>(tile);
+      return pair_tile_rows<5, kVectors, kRequantize>(tile, requantization);
     default:
-      return pair_tile_rows<kTileRows, kVectors>(tile);
+      return pair_tile_rows<kTileRows, kVectors, kRequantize>(tile, requantization);
   }
 }
 
-// The convolution tile (activations in B). A last panel of at most 8 real columns runs on one
-// vector per row.
-ORKNN_TARGET_AVX2 void pair_tile(const Int8DotTile& tile) {
+// A last panel of at most 8 real columns runs on one vector per row.
+template <bool kRequantize>
+ORKNN_TARGET_AVX2 void pair_tile_with(const Int8DotTile& tile,
+                                      const Int8TileRequantization* requantization) {
   if (tile.columns <= 8) {
-    pair_tile_vectors<1>(tile);
+    pair_tile_vectors<1, kRequantize>(tile, requantization);
   } else {
-    pair_tile_vectors<2>(tile);
+    pair_tile_vectors<2, kRequantize>(tile, requantization);
   }
+}
+
+// The convolution tile (activations in B).
+ORKNN_TARGET_AVX2 void pair_tile(const Int8DotTile& tile) {
+  pair_tile_with<false>(tile, nullptr);
+}
+
+// The convolution tile of a last depth chunk, requantized (Int8TileRequantization).
+ORKNN_TARGET_AVX2 void pair_requantized_tile(const Int8DotTile& tile,
+                                             const Int8TileRequantization& requantization) {
+  pair_tile_with<true>(tile, &requantization);
 }
 
 // Four rows of 32 columns (already flipped) interleaved into two 16-column panels' layout:
@@ -268,7 +420,7 @@ const DotProductKernels& avx2_pair_kernels() {
                                          portable_pack_activation_taps,
                                          8,
                                          nullptr,
-                                         nullptr,
+                                         pair_requantized_tile,
                                          avx2_micro_kernels,
                                          nullptr,
                                          nullptr,
