@@ -31,9 +31,12 @@ namespace orknn::kernels::cpu::optimized {
 namespace {
 
 // MR x NR = 6 x 16: 12 ymm accumulators (two per row), two B vectors (8 columns x 4 bytes each)
-// per depth group, one broadcast of A per row and one temporary: 16 registers, the ones of
-// VPMADDWD as a memory operand. 6 divides the driver's 144-row blocks and 16 its 192-column
-// blocks. Per group: 2 + 6 loads, 12 VPMADDUBSW, 12 VPMADDWD, 12 VPADDD for 384 multiply-adds.
+// per depth group, one broadcast of A per row, a temporary and the ones of VPMADDWD: 17 values
+// for 16 registers, so GCC 12 keeps one accumulator on the stack (a load and a store per
+// group; the forms without that spill measured slower, docs/cpu-kernels.md session 12). 6
+// divides the driver's 144-row blocks and 16 its 192-column blocks. Per group: 2 + 6 loads,
+// 12 VPMADDUBSW, 12 VPMADDWD, 12 VPADDD for 384 multiply-adds; about 174 GOPS on Zen 3 against
+// 147 for the int16-pair tile (VPMADDWD + VPADDD), 1.18x.
 constexpr size_t kTileRows = 6;
 static_assert(kTileRows == 6, "ORKNN_FOR_EACH_ROW and pair_tile_vectors name 6 rows");
 constexpr size_t kTileColumns = 16;
