@@ -233,6 +233,7 @@ const DotProductKernels& sdot_kernels();
 const DotProductKernels& i8mm_kernels();
 // Defined only in x86-64 builds (x86/); call it only on a CPU with AVX-512 F/BW/VL/VNNI.
 const DotProductKernels& avx512_vnni_kernels();
+const DotProductKernels& avx2_pair_kernels();  // x86-64 builds only; call only on AVX2+FMA CPUs
 // Plain C++ tiles of the same packed layout on the portable micro-kernels, in every build, so
 // the drivers below are tested natively, under the sanitizers: group_depth 4 or 8, with the
 // activations signed (offset 0, as SDOT/SMMLA), or unsigned (offset 128, as VPDPBUSD; then

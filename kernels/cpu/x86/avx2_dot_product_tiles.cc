@@ -1,0 +1,435 @@
+// The AVX2 int8 convolution tiles of the "avx2" dot-product table
+// (optimized/dot_product_kernels.h): VPMADDUBSW + VPMADDWD (by ones) + VPADDD, the mix ONNX
+// Runtime's u8s8 GEMM runs, which measured 1.3x the int16-pair GEMM's VPMADDWD + VPADDD on Zen 3
+// (docs/cpu-kernels.md, session 9). Per int32 lane: VPMADDUBSW multiplies four unsigned activation
+// bytes (x + 128, the packing flips their sign bits) by four signed weight bytes (w - zw) and adds
+// the products of each pair (bytes 0-1, 2-3) into an int16 lane, with saturation; VPMADDWD by ones
+// adds the two int16 pair sums exactly into int32; VPADDD accumulates modulo 2^32.
+//
+// Exactness: the saturation is the only inexact step, and it never fires. The convolution driver
+// packs every pair of A so that its two weights have opposite signs or |w0| + |w1| <= 128
+// (dot_product_pair_split.h): then a pair sum is at most 255 x 128 = 32640 in magnitude with
+// same signs, and within [-128 x 255, 127 x 255] = [-32640, 32385] with opposite signs, inside
+// int16 either way. What the split took off A comes as Int8PairCorrection: a row's group with
+// weights each of magnitude at most 127 and alone in their pair (the other byte 0), so their
+// pair sums are at most 255 x 127 and exact too; the tile adds their products with the same
+// three instructions. Everything else is the avx512 tile's argument (dot_product_kernels.h): the
+// group sums are exact, the accumulation wraps modulo 2^32 as the reference's int32 sum does.
+//
+// Every function carries its instruction set as a target attribute, so the file is compiled for
+// the baseline x86-64 and the dispatcher calls it only after cpu_features reported AVX2 and FMA
+// (with the OS saving the YMM state). No standard-library templates or inline functions here,
+// only intrinsics and this file's functions (a standard inline instantiated with these encodings
+// could be kept by the linker for the whole program; see avx512_vnni_tiles.cc).
+#include <immintrin.h>
+
+#include "optimized/dot_product_kernels.h"
+
+#define ORKNN_TARGET_AVX2 __attribute__((target("avx2,fma")))
+
+namespace orknn::kernels::cpu::optimized {
+namespace {
+
+// MR x NR = 6 x 16: 12 ymm accumulators (two per row), two B vectors (8 columns x 4 bytes each)
+// per depth group, one broadcast of A per row, a temporary and the ones of VPMADDWD: 17 values
+// for 16 registers, so GCC 12 keeps one accumulator on the stack (a load and a store per
+// group; the forms without that spill measured slower, docs/cpu-kernels.md session 12). 6
+// divides the driver's 144-row blocks and 16 its 192-column blocks. Per group: 2 + 6 loads,
+// 12 VPMADDUBSW, 12 VPMADDWD, 12 VPADDD for 384 multiply-adds; about 174 GOPS on Zen 3 against
+// 147 for the int16-pair tile (VPMADDWD + VPADDD), 1.18x.
+constexpr size_t kTileRows = 6;
+static_assert(kTileRows == 6, "ORKNN_FOR_EACH_ROW and pair_tile_vectors name 6 rows");
+constexpr size_t kTileColumns = 16;
+constexpr size_t kGroupDepth = 4;
+constexpr size_t kPanelGroupBytes = kTileColumns * kGroupDepth;  // one depth group of a B panel
+
+// The accumulators are named variables (GCC keeps arrays of vectors in memory); rows past
+// kRows are compiled out with `if constexpr`.
+#define ORKNN_FOR_EACH_ROW(MACRO) MACRO(0) MACRO(1) MACRO(2) MACRO(3) MACRO(4) MACRO(5)
+
+// Four packed bytes as one int32 lane value (the builtin, not std::memcpy: see the top).
+ORKNN_TARGET_AVX2 int32_t load_group(const int8_t* bytes) {
+  int32_t value;
+  __builtin_memcpy(&value, bytes, sizeof(value));
+  return value;
+}
+
+// One depth group of 8 columns times one row's four weights: per int32 lane the sum of the
+// four products (exact when both pair sums fit int16, see the top).
+ORKNN_TARGET_AVX2 __m256i group_products(__m256i b, __m256i a_group, __m256i ones) {
+  return _mm256_madd_epi16(_mm256_maddubs_epi16(b, a_group), ones);
+}
+
+// Lanes j < count of a column vector (count 0..8), for vpmaskmovd.
+ORKNN_TARGET_AVX2 __m256i lane_mask(size_t count) {
+  const __m256i lanes = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+  return _mm256_cmpgt_epi32(_mm256_set1_epi32(static_cast<int32_t>(count)), lanes);
+}
+
+// Adds the tile's corrections (Int8PairCorrection) to its rows' sums, sums[2r] and
+// sums[2r + 1] being row r's two column vectors: the correction's four weights broadcast
+// against its group of this B panel (always NR columns wide), the tile's three instructions.
+// Rare (a few percent of a row's groups), so kept out of the tile's loop; the row is dynamic,
+// so they go through the tile's sums in memory, before those are stored to c (adding them to c
+// after the store, with masked loads and stores for the last panel, measured 152 GOPS at 2% of
+// the groups against 170 without; this form about 4% below the tile without corrections).
+ORKNN_TARGET_AVX2 void add_corrections(const Int8DotTile& tile, __m256i* sums) {
+  const __m256i ones = _mm256_set1_epi16(1);
+  const Int8PairCorrection* correction = tile.corrections;
+  const Int8PairCorrection* const end = correction + tile.correction_count;
+  for (; correction != end; ++correction) {
+    if (correction->row >= tile.rows) continue;  // A's padding rows have no real sums
+    const int8_t* b = tile.b + (correction->group - tile.first_group) * kPanelGroupBytes;
+    const __m256i a_group = _mm256_set1_epi32(load_group(correction->weights));
+    __m256i* row = sums + 2 * correction->row;
+    row[0] = _mm256_add_epi32(
+        row[0],
+        group_products(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(b)), a_group, ones));
+    row[1] = _mm256_add_epi32(
+        row[1], group_products(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(b + 32)),
+                               a_group, ones));
+  }
+}
+
+// Stores one column vector of a row (adding c's when accumulating): a plain load and store when
+// all 8 lanes are real, vpmaskmovd otherwise.
+ORKNN_TARGET_AVX2 void store_vector(int32_t* c, __m256i sums, bool accumulate, bool whole,
+                                    __m256i mask) {
+  if (whole) {
+    __m256i* target = reinterpret_cast<__m256i*>(c);
+    if (accumulate) sums = _mm256_add_epi32(sums, _mm256_loadu_si256(target));
+    _mm256_storeu_si256(target, sums);
+  } else {
+    if (accumulate) sums = _mm256_add_epi32(sums, _mm256_maskload_epi32(c, mask));
+    _mm256_maskstore_epi32(c, mask, sums);
+  }
+}
+
+// The tile's end: sums[2r] and sums[2r + 1] are row r's column vectors; the corrections are
+// added to them, then they are stored to c under the real rows and columns (plus c when
+// accumulating). A separate function, the sums through memory: with the stores inlined after
+// the loop, GCC 12 kept copies of the accumulators for each store path and spilled six of them
+// in every depth step of the 6 x 16 loop.
+__attribute__((noinline)) ORKNN_TARGET_AVX2 void store_tile_sums(const Int8DotTile& tile,
+                                                                 __m256i* sums) {
+  if (tile.correction_count) add_corrections(tile, sums);
+  const size_t columns = tile.columns < kTileColumns ? tile.columns : kTileColumns;
+  const bool whole_low = columns >= 8, whole_high = columns == kTileColumns;
+  const __m256i mask_low = lane_mask(columns < 8 ? columns : 8);
+  const __m256i mask_high = lane_mask(columns > 8 ? columns - 8 : 0);
+  const size_t rows = tile.rows < kTileRows ? tile.rows : kTileRows;
+  for (size_t r = 0; r < rows; ++r) {
+    int32_t* c = tile.c + r * tile.c_stride;
+    store_vector(c, sums[2 * r], tile.accumulate, whole_low, mask_low);
+    if (columns > 8) store_vector(c + 8, sums[2 * r + 1], tile.accumulate, whole_high, mask_high);
+  }
+}
+
+// ---- The requantizing tile (Int8TileRequantization) ----
+// Its results equal requantize_offset_row's / the reference's bit for bit: per row the sums (plus
+// c when accumulating, plus the corrections) get the row's constant added modulo 2^32, then
+//   clamp(round_half_to_even(double(acc) x double(m)) + zero point)
+// on one of two paths, with the same bytes:
+// - double (avx2_micro_kernels.cc's requantize8_small): int32 -> double is exact, the product of
+//   a 32-bit and a 24-bit significand is exact in double, vcvtpd2dq rounds it half to even in the
+//   default MXCSR mode (nearbyint's rounding); the driver uses this tile only with small
+//   multipliers (|m| <= 0.49, |zero point| < 2^20), so |product| < 2^30 and the zero point and
+//   the clamp are exact in int32;
+// - float, when Int8TileRequantization::in_float promises every |acc| <= 2^24 and |acc x m| <=
+//   2^21, or when float_bounds says so for the row's real sums: fma(float(acc), m, 1.5 x 2^23)
+//   rounds the exact product plus 1.5 x 2^23 (in [2^23, 2^24), where floats are the integers)
+//   half to even, so its bits minus 1.5 x 2^23's are round_half_even(acc x m) (the proof at
+//   Int8TileRequantization::in_float); the zero point is subtracted from that constant.
+// Then the clamp on int32 (min(max(v, low), high), with low > high giving high as the
+// reference's clamp does) and two saturating narrowings, exact on values already within int8.
+
+// What a requantizing tile's rows share.
+struct TileRequantization {
+  __m256i zero_point;
+  __m256i bits_bias;  // 1.5 x 2^23's bits less the zero point
+  __m256i minimum;
+  __m256i maximum;
+  __m256i mask_low;  // the real columns of the first vector
+  __m256i mask_high;
+};
+
+// 16 int32 results (zero point added) clamped and narrowed to bytes in column order.
+ORKNN_TARGET_AVX2 __m128i clamp_to_bytes(__m256i first, __m256i second,
+                                         const TileRequantization& k) {
+  first = _mm256_min_epi32(_mm256_max_epi32(first, k.minimum), k.maximum);
+  second = _mm256_min_epi32(_mm256_max_epi32(second, k.minimum), k.maximum);
+  // packs works within 128-bit lanes: [f0-3 s0-3 | f4-7 s4-7] -> [f0-7 | s0-7].
+  const __m256i words = _mm256_permute4x64_epi64(_mm256_packs_epi32(first, second), 0xD8);
+  return _mm_packs_epi16(_mm256_castsi256_si128(words), _mm256_extracti128_si256(words, 1));
+}
+
+// Eight sums: round_half_even(acc x m) + zero point through one FMA (the float path).
+ORKNN_TARGET_AVX2 __m256i float_rounded(__m256i sums, __m256 multiplier, __m256i bits_bias) {
+  const __m256 shifted = _mm256_fmadd_ps(_mm256_cvtepi32_ps(sums), multiplier,
+                                         _mm256_set1_ps(12582912.0f));  // 1.5 x 2^23
+  return _mm256_sub_epi32(_mm256_castps_si256(shifted), bits_bias);
+}
+
+// Eight sums: round_half_even(acc x m) + zero point in double (four lanes at a time).
+ORKNN_TARGET_AVX2 __m256i double_rounded(__m256i sums, __m256d multiplier, __m256i zero_point) {
+  const __m128i low = _mm256_cvtpd_epi32(
+      _mm256_mul_pd(_mm256_cvtepi32_pd(_mm256_castsi256_si128(sums)), multiplier));
+  const __m128i high = _mm256_cvtpd_epi32(
+      _mm256_mul_pd(_mm256_cvtepi32_pd(_mm256_extracti128_si256(sums, 1)), multiplier));
+  return _mm256_add_epi32(_mm256_inserti128_si256(_mm256_castsi128_si256(low), high, 1),
+                          zero_point);
+}
+
+// Whether row r's sums (its constant added) take the float path: promised for the block
+// (in_float), or every real column's |sum| below the row's float bound (float_bounds; 0: none).
+// The lanes past the real columns are zeroed first (they hold the constant alone or padding
+// sums, and are not stored). Unsigned, because |INT32_MIN| stays INT32_MIN: 2^31, beyond every
+// bound.
+ORKNN_TARGET_AVX2 bool row_in_float(const Int8TileRequantization& requantization, size_t r,
+                                    __m256i low, __m256i high, const TileRequantization& k) {
+  if (requantization.in_float) return true;
+  if (!requantization.float_bounds) return false;
+  const uint32_t bound = requantization.float_bounds[r];
+  if (bound == 0) return false;
+  const __m256i limit = _mm256_set1_epi32(static_cast<int32_t>(bound - 1));
+  const __m256i largest = _mm256_max_epu32(_mm256_and_si256(_mm256_abs_epi32(low), k.mask_low),
+                                           _mm256_and_si256(_mm256_abs_epi32(high), k.mask_high));
+  // largest <= limit in every lane: max(largest, limit) == limit.
+  const __m256i within = _mm256_cmpeq_epi32(_mm256_max_epu32(largest, limit), limit);
+  return _mm256_movemask_epi8(within) == -1;
+}
+
+// Loads one column vector of c (vpmaskmovd when partial: nothing past the real columns read).
+ORKNN_TARGET_AVX2 __m256i load_vector(const int32_t* c, bool whole, __m256i mask) {
+  return whole ? _mm256_loadu_si256(reinterpret_cast<const __m256i*>(c))
+               : _mm256_maskload_epi32(c, mask);
+}
+
+// The requantizing tile's end (pair_tile_rows with kRequantize): sums[2r] and sums[2r + 1] are
+// row r's column vectors; the corrections and c (when accumulating) are added, then the rows
+// are requantized into the output's real columns. Through memory and a separate function, as
+// store_tile_sums.
+__attribute__((noinline)) ORKNN_TARGET_AVX2 void requantize_tile_sums(
+    const Int8DotTile& tile, const Int8TileRequantization& requantization, __m256i* sums) {
+  if (tile.correction_count) add_corrections(tile, sums);
+  const size_t columns = tile.columns < kTileColumns ? tile.columns : kTileColumns;
+  const bool whole_low = columns >= 8, whole_high = columns == kTileColumns;
+  TileRequantization k;
+  k.zero_point = _mm256_set1_epi32(requantization.output_zero_point);
+  k.bits_bias = _mm256_set1_epi32(0x4B400000 - requantization.output_zero_point);
+  k.minimum = _mm256_set1_epi32(requantization.output_minimum <= requantization.output_maximum
+                                    ? requantization.output_minimum
+                                    : requantization.output_maximum);
+  k.maximum = _mm256_set1_epi32(requantization.output_maximum);
+  k.mask_low = lane_mask(columns < 8 ? columns : 8);
+  k.mask_high = lane_mask(columns > 8 ? columns - 8 : 0);
+  const size_t rows = tile.rows < kTileRows ? tile.rows : kTileRows;
+  for (size_t r = 0; r < rows; ++r) {
+    __m256i low = sums[2 * r];
+    __m256i high = sums[2 * r + 1];
+    if (tile.accumulate) {
+      const int32_t* c = tile.c + r * tile.c_stride;
+      low = _mm256_add_epi32(low, load_vector(c, whole_low, k.mask_low));
+      if (columns > 8) high = _mm256_add_epi32(high, load_vector(c + 8, whole_high, k.mask_high));
+    }
+    const __m256i constant = _mm256_set1_epi32(requantization.constants[r]);
+    low = _mm256_add_epi32(low, constant);
+    high = _mm256_add_epi32(high, constant);
+    const float multiplier = requantization.multipliers[r];
+    __m256i first, second;
+    if (row_in_float(requantization, r, low, high, k)) {
+      const __m256 factor = _mm256_set1_ps(multiplier);
+      first = float_rounded(low, factor, k.bits_bias);
+      second = float_rounded(high, factor, k.bits_bias);
+    } else {
+      const __m256d factor = _mm256_set1_pd(static_cast<double>(multiplier));
+      first = double_rounded(low, factor, k.zero_point);
+      second = columns > 8 ? double_rounded(high, factor, k.zero_point) : first;
+    }
+    const __m128i bytes = clamp_to_bytes(first, second, k);
+    int8_t* out = requantization.output + r * requantization.output_stride;
+    if (columns == kTileColumns) {
+      _mm_storeu_si128(reinterpret_cast<__m128i*>(out), bytes);
+    } else {
+      alignas(16) int8_t staging[kTileColumns];
+      _mm_store_si128(reinterpret_cast<__m128i*>(staging), bytes);
+      __builtin_memcpy(out, staging, columns);
+    }
+  }
+}
+
+// kRows real rows (1..kTileRows) and kVectors column vectors (1: at most 8 real columns): the
+// sums of the depth groups in registers, then store_tile_sums, or with kRequantize
+// requantize_tile_sums into requantization's int8 output (c is not written).
+template <size_t kRows, size_t kVectors, bool kRequantize>
+ORKNN_TARGET_AVX2 void pair_tile_rows(const Int8DotTile& tile,
+                                      const Int8TileRequantization* requantization) {
+#define ORKNN_DECLARE(r)                   \
+  __m256i low##r = _mm256_setzero_si256(); \
+  __m256i high##r = _mm256_setzero_si256();
+  ORKNN_FOR_EACH_ROW(ORKNN_DECLARE)
+#undef ORKNN_DECLARE
+  const __m256i ones = _mm256_set1_epi16(1);
+  const int8_t* a = tile.a;
+  const int8_t* b = tile.b;
+  for (size_t g = 0; g < tile.depth_groups;
+       ++g, a += kTileRows * kGroupDepth, b += kPanelGroupBytes) {
+    const __m256i b_low = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(b));
+    const __m256i b_high = kVectors > 1
+                               ? _mm256_loadu_si256(reinterpret_cast<const __m256i*>(b + 32))
+                               : _mm256_setzero_si256();
+#define ORKNN_MULTIPLY(r)                                                         \
+  if constexpr (kRows > r) {                                                      \
+    const __m256i a_group = _mm256_set1_epi32(load_group(a + 4 * r));             \
+    low##r = _mm256_add_epi32(low##r, group_products(b_low, a_group, ones));      \
+    if constexpr (kVectors > 1) {                                                 \
+      high##r = _mm256_add_epi32(high##r, group_products(b_high, a_group, ones)); \
+    }                                                                             \
+  }
+    ORKNN_FOR_EACH_ROW(ORKNN_MULTIPLY)
+#undef ORKNN_MULTIPLY
+  }
+  alignas(32) __m256i sums[2 * kTileRows];
+#define ORKNN_SAVE(r)          \
+  if constexpr (kRows > r) {   \
+    sums[2 * r] = low##r;      \
+    sums[2 * r + 1] = high##r; \
+  }
+  ORKNN_FOR_EACH_ROW(ORKNN_SAVE)
+#undef ORKNN_SAVE
+  if constexpr (kRequantize) {
+    requantize_tile_sums(tile, *requantization, sums);
+  } else {
+    store_tile_sums(tile, sums);
+  }
+}
+
+template <size_t kVectors, bool kRequantize>
+ORKNN_TARGET_AVX2 void pair_tile_vectors(const Int8DotTile& tile,
+                                         const Int8TileRequantization* requantization) {
+  switch (tile.rows) {
+    case 1:
+      return pair_tile_rows<1, kVectors, kRequantize>(tile, requantization);
+    case 2:
+      return pair_tile_rows<2, kVectors, kRequantize>(tile, requantization);
+    case 3:
+      return pair_tile_rows<3, kVectors, kRequantize>(tile, requantization);
+    case 4:
+      return pair_tile_rows<4, kVectors, kRequantize>(tile, requantization);
+    case 5:
+      return pair_tile_rows<5, kVectors, kRequantize>(tile, requantization);
+    default:
+      return pair_tile_rows<kTileRows, kVectors, kRequantize>(tile, requantization);
+  }
+}
+
+// A last panel of at most 8 real columns runs on one vector per row.
+template <bool kRequantize>
+ORKNN_TARGET_AVX2 void pair_tile_with(const Int8DotTile& tile,
+                                      const Int8TileRequantization* requantization) {
+  if (tile.columns <= 8) {
+    pair_tile_vectors<1, kRequantize>(tile, requantization);
+  } else {
+    pair_tile_vectors<2, kRequantize>(tile, requantization);
+  }
+}
+
+// The convolution tile (activations in B).
+ORKNN_TARGET_AVX2 void pair_tile(const Int8DotTile& tile) {
+  pair_tile_with<false>(tile, nullptr);
+}
+
+// The convolution tile of a last depth chunk, requantized (Int8TileRequantization).
+ORKNN_TARGET_AVX2 void pair_requantized_tile(const Int8DotTile& tile,
+                                             const Int8TileRequantization& requantization) {
+  pair_tile_with<true>(tile, &requantization);
+}
+
+// Four rows of 32 columns (already flipped) interleaved into two 16-column panels' layout:
+// column j's four bytes together. The unpacks work within 128-bit lanes, so the low lane holds
+// the first panel's columns and the high lane the second's; the lane permutes put each panel's
+// 64 bytes in column order.
+ORKNN_TARGET_AVX2 void store_two_panels(__m256i r0, __m256i r1, __m256i r2, __m256i r3,
+                                        int8_t* first, int8_t* second, bool has_second) {
+  const __m256i pairs01_low = _mm256_unpacklo_epi8(r0, r1);   // columns 0-7 | 16-23
+  const __m256i pairs01_high = _mm256_unpackhi_epi8(r0, r1);  // 8-15 | 24-31
+  const __m256i pairs23_low = _mm256_unpacklo_epi8(r2, r3);
+  const __m256i pairs23_high = _mm256_unpackhi_epi8(r2, r3);
+  const __m256i quads0 = _mm256_unpacklo_epi16(pairs01_low, pairs23_low);    // 0-3 | 16-19
+  const __m256i quads1 = _mm256_unpackhi_epi16(pairs01_low, pairs23_low);    // 4-7 | 20-23
+  const __m256i quads2 = _mm256_unpacklo_epi16(pairs01_high, pairs23_high);  // 8-11 | 24-27
+  const __m256i quads3 = _mm256_unpackhi_epi16(pairs01_high, pairs23_high);  // 12-15 | 28-31
+  _mm256_storeu_si256(reinterpret_cast<__m256i*>(first),
+                      _mm256_permute2x128_si256(quads0, quads1, 0x20));
+  _mm256_storeu_si256(reinterpret_cast<__m256i*>(first + 32),
+                      _mm256_permute2x128_si256(quads2, quads3, 0x20));
+  if (!has_second) return;
+  _mm256_storeu_si256(reinterpret_cast<__m256i*>(second),
+                      _mm256_permute2x128_si256(quads0, quads1, 0x31));
+  _mm256_storeu_si256(reinterpret_cast<__m256i*>(second + 32),
+                      _mm256_permute2x128_si256(quads2, quads3, 0x31));
+}
+
+// 32 bytes of a row from `first` (the flip applied), fewer than 32 real: a local copy whose bytes
+// past the row hold the flip itself, so they come out as 0 after it (nothing past the row read).
+ORKNN_TARGET_AVX2 __m256i load_row_tail(const int8_t* row, size_t count, __m256i flip) {
+  alignas(32) int8_t staging[32];
+  _mm256_store_si256(reinterpret_cast<__m256i*>(staging), flip);
+  __builtin_memcpy(staging, row, count);
+  return _mm256_xor_si256(_mm256_load_si256(reinterpret_cast<const __m256i*>(staging)), flip);
+}
+
+// Four activation rows into 16-column panels (Int8GroupRows, G = 4, NR = 16), two panels per
+// step: one 32-byte load per row, the sign flip, and byte then 16-bit unpacks. The last step
+// (fewer than 32 columns left) reads the rows through a local copy and writes only the panels
+// that hold real columns, zero past `columns`.
+ORKNN_TARGET_AVX2 void pack_activation_quads(const Int8GroupRows& group) {
+  const __m256i flip = _mm256_set1_epi8(group.flip);
+  const size_t columns = group.columns;
+  const size_t stride = group.panel_stride;
+  size_t first = 0;
+  int8_t* out = group.out;
+  for (; first + 2 * kTileColumns <= columns; first += 2 * kTileColumns, out += 2 * stride) {
+    const __m256i r0 = _mm256_xor_si256(
+        _mm256_loadu_si256(reinterpret_cast<const __m256i*>(group.rows[0] + first)), flip);
+    const __m256i r1 = _mm256_xor_si256(
+        _mm256_loadu_si256(reinterpret_cast<const __m256i*>(group.rows[1] + first)), flip);
+    const __m256i r2 = _mm256_xor_si256(
+        _mm256_loadu_si256(reinterpret_cast<const __m256i*>(group.rows[2] + first)), flip);
+    const __m256i r3 = _mm256_xor_si256(
+        _mm256_loadu_si256(reinterpret_cast<const __m256i*>(group.rows[3] + first)), flip);
+    store_two_panels(r0, r1, r2, r3, out, out + stride, true);
+  }
+  if (first == columns) return;
+  const size_t left = columns - first;
+  store_two_panels(load_row_tail(group.rows[0] + first, left, flip),
+                   load_row_tail(group.rows[1] + first, left, flip),
+                   load_row_tail(group.rows[2] + first, left, flip),
+                   load_row_tail(group.rows[3] + first, left, flip), out, out + stride,
+                   left > kTileColumns);
+}
+
+}  // namespace
+
+const DotProductKernels& avx2_pair_kernels() {
+  static const DotProductKernels kernels{"avx2",
+                                         kTileRows,
+                                         kTileColumns,
+                                         kGroupDepth,
+                                         128,
+                                         pair_tile,
+                                         nullptr,
+                                         pack_activation_quads,
+                                         portable_pack_activation_taps,
+                                         8,
+                                         nullptr,
+                                         pair_requantized_tile,
+                                         avx2_micro_kernels,
+                                         nullptr,
+                                         nullptr,
+                                         0,
+                                         true};
+  return kernels;
+}
+
+}  // namespace orknn::kernels::cpu::optimized
