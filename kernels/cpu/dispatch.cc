@@ -469,6 +469,16 @@ std::unique_ptr<Conv2DInt8> prepare_conv2d_int8(const reference::Conv2DShape& sh
         return kernel;
       }
     }
+#if defined(ORKNN_HAVE_X86_KERNELS)
+    // The other avx2 convolutions on VPMADDUBSW tiles, their weight pairs split so that the
+    // saturating pair sums are exact (dot_product_pair_split.h).
+    if (variant == KernelVariant::kAvx2 && optimized::pair_convolution_preferred(shape)) {
+      if (auto kernel = optimized::make_dot_product_conv2d_int8(
+              optimized::avx2_pair_kernels(), shape, requantization, constant_weights)) {
+        return kernel;
+      }
+    }
+#endif
     if (auto kernel =
             optimized::make_gemm_conv2d_int8(kernels, shape, requantization, constant_weights)) {
       return kernel;

@@ -217,6 +217,22 @@ std::vector<Engine> engines() {
   for (const optimized::DotProductKernels* table : portable_tables()) {
     list.push_back({table->name, KernelVariant::kReference, table, dot_product_algorithm(*table)});
   }
+#if defined(__x86_64__)
+  // avx2's VPMADDUBSW tiles on every layer (its own table declines layers with many
+  // corrections, as these random weights have: test_avx2_pair_dispatch).
+  if (kernels::cpu::kernel_variant_available(KernelVariant::kAvx2)) {
+    static const optimized::DotProductKernels every_layer = [] {
+      optimized::DotProductKernels table = optimized::avx2_pair_kernels();
+      table.largest_correction_share = 1.0;
+      return table;
+    }();
+    list.push_back({"avx2 pairs", KernelVariant::kReference, &every_layer,
+                    dot_product_algorithm(every_layer)});
+  } else {
+    std::printf("SKIPPED avx2 pairs: this CPU does not report AVX2 (detected: '%s')\n",
+                kernels::cpu::detected_cpu_features());
+  }
+#endif
   // The tables with a direct convolution also run their im2col GEMM on every shape.
   std::vector<const optimized::DotProductKernels*> direct_tables = {
       &optimized::portable_dot_product_kernels(4, true)};
@@ -910,6 +926,41 @@ void test_pair_corrections(void**) {
   }
 }
 
+// The avx2 variant's choice: pointwise layers larger than 7x7 on the VPMADDUBSW tiles when
+// few weight blocks need a correction (weights of trained layers, mostly small), the int16-pair
+// GEMM when many do (uniform random codes: about a quarter of the pairs) and for 7x7 outputs.
+void test_avx2_pair_dispatch(void**) {
+  if (!kernels::cpu::kernel_variant_available(KernelVariant::kAvx2)) {
+    std::printf("SKIPPED avx2 pair dispatch: no AVX2 (detected: '%s')\n",
+                kernels::cpu::detected_cpu_features());
+    return;
+  }
+  Random random(707);
+  ThreadPool pool(2);
+  const Engine avx2{"avx2", KernelVariant::kAvx2, nullptr, ""};
+  for (int64_t size : {7, 9}) {
+    for (bool small_weights : {true, false}) {
+      Problem p = make_problem(random, 40, 24, size, size, 1, 1, 0, 1, 5, false);
+      if (small_weights) {
+        // Mostly small offsets with a few large ones: few pairs need a correction.
+        for (size_t i = 0; i < p.weights.size(); ++i) {
+          const int32_t zero_point = p.q.weight_zero_points[i / 40];
+          const int32_t offset =
+              random.integer(0, 49) == 0 ? random.integer(-127, 127) : random.integer(-30, 30);
+          p.weights[i] = static_cast<int8_t>(std::clamp(zero_point + offset, -128, 127));
+        }
+      }
+      const std::string algorithm = check(p, avx2, pool, "avx2 dispatch");
+      const bool pairs = starts_with(algorithm, "avx2 int8 byte-pair gemm");
+      if (pairs != (small_weights && size > 7)) {
+        fail_msg("%lldx%lld, %s weights: ran '%s'", static_cast<long long>(size),
+                 static_cast<long long>(size), small_weights ? "small" : "uniform",
+                 algorithm.c_str());
+      }
+    }
+  }
+}
+
 }  // namespace
 
 int main() {
@@ -928,6 +979,7 @@ int main() {
       cmocka_unit_test(test_requantization_bounds),
       cmocka_unit_test(test_pair_split),
       cmocka_unit_test(test_pair_corrections),
+      cmocka_unit_test(test_avx2_pair_dispatch),
   };
   return cmocka_run_group_tests(tests, nullptr, nullptr);
 }

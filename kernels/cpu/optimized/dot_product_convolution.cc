@@ -93,6 +93,12 @@ class DotProductConvolution final : public Conv2DInt8 {
   }
 
   size_t scratch_bytes() const override { return task_bytes_; }
+
+  // Pair-limited tables: the share of (output channel, depth group) blocks with a correction.
+  double correction_share() const {
+    const size_t blocks = static_cast<size_t>(shape_.output_channels) * depth_groups_;
+    return blocks ? static_cast<double>(corrections_.size()) / static_cast<double>(blocks) : 0.0;
+  }
   const char* algorithm() const override { return algorithm_; }
 
   void run(const int8_t* input, const int8_t*, const int32_t* bias, int8_t* output,
@@ -484,7 +490,25 @@ std::unique_ptr<Conv2DInt8> make_im2col_dot_product_conv2d_int8(
     return nullptr;
   }
   if (!weight_offsets_fit_int8(shape, requantization, constant_weights)) return nullptr;
-  return std::make_unique<DotProductConvolution>(kernels, shape, requantization, constant_weights);
+  auto kernel =
+      std::make_unique<DotProductConvolution>(kernels, shape, requantization, constant_weights);
+  if (kernels.pair_sums_limited && kernel->correction_share() > kernels.largest_correction_share) {
+    return nullptr;
+  }
+  return kernel;
+}
+
+bool pair_convolution_preferred(const Conv2DShape& shape) {
+  // Measured per layer against the int16-pair GEMM in ResNet50 and MobileNetV2 int8 on Zen 3
+  // (docs/cpu-kernels.md, "Session 12"): pointwise layers read in place at 56x56 0.81-0.84x its
+  // time, 28x28 0.84-0.95x, 14x14 0.90-0.95x; 7x7 outputs 1.07-1.16x (49 pixels leave the last
+  // 16-column panel one column wide). Strided and larger windows pack B through the portable
+  // tap packer: 1.3-2.1x.
+  const reference::Window2D& w = shape.window;
+  const bool in_place = w.kernel_height == 1 && w.kernel_width == 1 && w.stride_height == 1 &&
+                        w.stride_width == 1 && w.pad_top == 0 && w.pad_left == 0 &&
+                        w.pad_bottom == 0 && w.pad_right == 0;
+  return in_place && w.output_height * w.output_width > 7 * 7;
 }
 
 std::unique_ptr<Conv2DInt8> make_dot_product_conv2d_int8(const DotProductKernels& kernels,

@@ -226,6 +226,10 @@ struct DotProductKernels {
   // activations). Only the im2col convolution supports it; the direct convolution, Gemm and
   // MatMul factories return null on such a table (and its tile_direct is null).
   bool pair_sums_limited = false;
+  // Pair-limited tables: the im2col convolution factory returns null for weights whose share of
+  // (output channel, depth group) blocks needing a correction is larger (a table's measured
+  // break-even; the portable table's 1.0 takes every layer).
+  double largest_correction_share = 1.0;
 };
 
 // Defined only in AArch64 builds (arm/); call them only on a CPU with the instructions.
@@ -266,6 +270,9 @@ std::unique_ptr<Conv2DInt8> make_im2col_dot_product_conv2d_int8(
 std::unique_ptr<Conv2DInt8> make_direct_dot_product_conv2d_int8(
     const DotProductKernels& kernels, const reference::Conv2DShape& shape,
     const reference::Int8Requantization& requantization, const int8_t* constant_weights);
+// Whether the avx2 variant runs `shape` on its pair-limited tiles (avx2_pair_kernels) rather
+// than the int16-pair GEMM: where they measured faster (dot_product_convolution.cc).
+bool pair_convolution_preferred(const reference::Conv2DShape& shape);
 // Whether make_dot_product_conv2d_int8 takes the direct convolution for `shape` (when it
 // applies): where it measured faster than the im2col GEMM (dot_product_direct.cc).
 bool direct_convolution_wins(const reference::Conv2DShape& shape,

@@ -411,6 +411,12 @@ ORKNN_TARGET_AVX2 void pack_activation_quads(const Int8GroupRows& group) {
 
 }  // namespace
 
+// A correction costs about what its group's products do again, so where many (output channel,
+// depth group) blocks need one (small depths over many output channels: MobileNetV2's 24 -> 144
+// expansion, 16% after the depth order) the int16-pair GEMM is faster: 1.16x at 16%
+// (docs/cpu-kernels.md, "Session 12"); ResNet50's 64 -> 256 layers (9%) gain.
+constexpr double kLargestCorrectionShare = 0.12;
+
 const DotProductKernels& avx2_pair_kernels() {
   static const DotProductKernels kernels{"avx2",
                                          kTileRows,
@@ -428,7 +434,8 @@ const DotProductKernels& avx2_pair_kernels() {
                                          nullptr,
                                          nullptr,
                                          0,
-                                         true};
+                                         true,
+                                         kLargestCorrectionShare};
   return kernels;
 }
 
