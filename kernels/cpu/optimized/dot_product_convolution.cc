@@ -32,9 +32,8 @@ constexpr BlockLimits kLimits{kDepthBlock, 144, 192, 288, 64};
 // The most tap pieces a block may hold in scratch (16 bytes each): kernels with more taps
 // (large kernels over narrow outputs) gather their rows instead.
 constexpr size_t kMaxTapPieces = 4096;
-// The most work (byte comparisons) pair_limited_depth_order may spend choosing a layer's depth
-// order for a pair-limited table, about 20 ms: deeper layers keep the identity order.
-constexpr size_t kLargestPairingWork = size_t{1} << 26;
+// The most weight pairs pair_limited_depth_order compares for one layer (a few milliseconds).
+constexpr size_t kLargestPairingWork = size_t{1} << 24;
 
 class DotProductConvolution final : public Conv2DInt8 {
  public:

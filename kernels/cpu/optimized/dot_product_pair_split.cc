@@ -30,22 +30,33 @@ std::vector<uint32_t> pair_limited_depth_order(const int8_t* weights, size_t row
                                                size_t largest_work) {
   std::vector<uint32_t> order(depth);
   for (size_t k = 0; k < depth; ++k) order[k] = static_cast<uint32_t>(k);
-  if (depth < 3 || depth * depth / 2 * rows > largest_work) return order;
-  // Depth-major copies of the weights, so one index's column is contiguous for the search.
-  std::vector<int8_t> columns(depth * rows);
+  if (depth < 3 || rows == 0) return order;
+  // Per depth index and row, as bytes: the positive and the negative part of the weight and
+  // their complements to 128, so that a pair needs a correction in a row exactly when
+  // positive[a] > 128 - positive[b] or negative[a] > 128 - negative[b]: branch-free byte
+  // comparisons the compiler vectorizes.
+  std::vector<uint8_t> positive(depth * rows), negative(depth * rows);
+  std::vector<uint8_t> positive_room(depth * rows), negative_room(depth * rows);
   std::vector<uint32_t> large(depth, 0);
   for (size_t r = 0; r < rows; ++r) {
     for (size_t k = 0; k < depth; ++k) {
-      const int8_t w = weights[r * depth + k];
-      columns[k * rows + r] = w;
+      const int32_t w = weights[r * depth + k];
+      const size_t at = k * rows + r;
+      positive[at] = static_cast<uint8_t>(w > 0 ? w : 0);
+      negative[at] = static_cast<uint8_t>(w < 0 ? -w : 0);
+      positive_room[at] = static_cast<uint8_t>(128 - positive[at]);
+      negative_room[at] = static_cast<uint8_t>(128 - negative[at]);
       large[k] += w > 64 || w < -64;
     }
   }
   auto rows_needing_correction = [&](size_t a, size_t b) {
-    const int8_t* x = columns.data() + a * rows;
-    const int8_t* y = columns.data() + b * rows;
+    const uint8_t* pa = positive.data() + a * rows;
+    const uint8_t* na = negative.data() + a * rows;
+    const uint8_t* pb = positive_room.data() + b * rows;
+    const uint8_t* nb = negative_room.data() + b * rows;
     uint32_t count = 0;
-    for (size_t r = 0; r < rows; ++r) count += pair_may_saturate(x[r], y[r]);
+    for (size_t r = 0; r < rows; ++r)
+      count += static_cast<uint32_t>((pa[r] > pb[r]) | (na[r] > nb[r]));
     return count;
   };
   std::stable_sort(order.begin(), order.end(),
@@ -55,23 +66,32 @@ std::vector<uint32_t> pair_limited_depth_order(const int8_t* weights, size_t row
   };
   std::vector<Pair> pairs;
   std::vector<bool> paired(depth, false);
+  size_t work = 0;
+  size_t last = depth;  // order[last - 1] is the unpaired index with the fewest large weights
   for (const uint32_t a : order) {
     if (paired[a]) continue;
     paired[a] = true;
-    uint32_t best = UINT32_MAX, best_cost = UINT32_MAX;
-    for (const uint32_t b : order) {
+    while (last > 0 && paired[order[last - 1]]) --last;
+    if (last == 0) {
+      pairs.push_back({a, UINT32_MAX, 0});  // the last, odd one: paired with the padding
+      break;
+    }
+    // Candidates from those with the fewest large weights, which most often need no correction
+    // (the search stops at the first such); past the work budget, that first candidate.
+    uint32_t best = order[last - 1];
+    uint32_t best_cost = UINT32_MAX;
+    for (size_t i = last; i-- > 0 && work <= largest_work;) {
+      const uint32_t b = order[i];
       if (paired[b]) continue;
       const uint32_t cost = rows_needing_correction(a, b);
+      work += rows;
       if (cost < best_cost) {
         best = b;
         best_cost = cost;
         if (cost == 0) break;
       }
     }
-    if (best == UINT32_MAX) {
-      pairs.push_back({a, UINT32_MAX, 0});  // the last, odd one: paired with the padding
-      break;
-    }
+    if (best_cost == UINT32_MAX) best_cost = rows_needing_correction(a, best);
     paired[best] = true;
     pairs.push_back({a, best, best_cost});
   }

@@ -33,10 +33,11 @@ bool split_pair_limited_group(int8_t* weights, uint32_t group, uint32_t row,
 // correction: position p of the packed depth holds depth index order[p]. `weights` are the
 // offsets w - zw of `rows` output channels, `depth` each, row-major. Greedy: depth indices with
 // the most large weights (|w| > 64) first, each paired with the unpaired index whose pair needs
-// a correction in the fewest rows; then the pairs with the most such rows first, so that pairs
-// needing corrections in the same rows tend to share a group (one correction for both). The
-// search costs depth^2 x rows / 2 byte comparisons, so deeper matrices (above `largest_work`)
-// keep the identity order.
+// a correction in the fewest rows (searched from the indices with the fewest large weights,
+// stopping at a pair that needs none); then the pairs with the most such rows first, so that
+// pairs needing corrections in the same rows tend to share a group (one correction for both).
+// The searches together compare at most about `largest_work` weight pairs; past that each index
+// takes the unpaired one with the fewest large weights.
 std::vector<uint32_t> pair_limited_depth_order(const int8_t* weights, size_t rows, size_t depth,
                                                size_t largest_work);
 
