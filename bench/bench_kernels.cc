@@ -117,6 +117,20 @@ std::vector<int8_t> random_codes(size_t count, uint32_t seed) {
   return values;
 }
 
+// Weight codes spread as trained per-channel symmetric int8 weights are: normal with sigma 34,
+// clamped to [-127, 127] (ResNet18's converted weights have 6.3% above 64 in magnitude, which
+// sigma 34 gives). Uniform codes would make a quarter of the weight pairs need a correction on
+// the avx2 VPMADDUBSW tiles, which then decline the layer (dot_product_pair_split.h).
+std::vector<int8_t> trained_weight_codes(size_t count, uint32_t seed) {
+  std::mt19937 generator(seed);
+  std::normal_distribution<float> distribution(0.0f, 34.0f);
+  std::vector<int8_t> values(count);
+  for (int8_t& value : values) {
+    value = static_cast<int8_t>(std::clamp(std::lround(distribution(generator)), -127L, 127L));
+  }
+  return values;
+}
+
 // ---- micro-kernels ------------------------------------------------------------------------
 
 // The variant's int8 dot-product tile (none: null) on L1-resident panels, GOPS by wall and
@@ -755,7 +769,7 @@ void bench_convolutions(const Options& options, bool int8) {
     std::vector<float> x = random_floats(input_size, 3), w = random_floats(weight_size, 4);
     std::vector<float> bias = random_floats(static_cast<size_t>(shape.output_channels), 5);
     std::vector<float> y(output_size);
-    std::vector<int8_t> x8 = random_codes(input_size, 6), w8 = random_codes(weight_size, 7);
+    std::vector<int8_t> x8 = random_codes(input_size, 6), w8 = trained_weight_codes(weight_size, 7);
     std::vector<int32_t> bias32(static_cast<size_t>(shape.output_channels), 1000);
     std::vector<int8_t> y8(output_size);
     reference::Int8Requantization q;
@@ -935,8 +949,10 @@ void bench_direct_against_gemm(const Options& options) {
 
 // The int8 layers as the variant's im2col GEMM and as the alternatives that apply to them: output
 // channels in lanes (the same int16-pair tile with pixels and channels swapped,
-// int8_lane_convolution.cc) and Winograd F(2x2, 3x3) (int8_winograd_convolution.cc), interleaved
-// on each thread count: median wall time of options.reps runs each, and the dispatcher's choice.
+// int8_lane_convolution.cc), Winograd F(2x2, 3x3) (int8_winograd_convolution.cc) and, on avx2,
+// the VPMADDUBSW tiles with pair corrections (avx2_pair_kernels, every layer whatever its
+// share of corrections), interleaved on each thread count: median wall time of options.reps
+// runs each, and the dispatcher's choice.
 void bench_int8_against_gemm(const Options& options) {
   namespace optimized = cpu::optimized;
   const optimized::MicroKernels& table = x86_micro_kernels(options.variant);
@@ -945,7 +961,8 @@ void bench_int8_against_gemm(const Options& options) {
     std::printf(
         "## int8 alternatives against im2col GEMM (%s, %zu threads, wall time, median of %d)\n\n"
         "| layer | GEMM us | (min) | lanes us | (min) | lanes/GEMM | winograd us | (min) | "
-        "winograd/GEMM | dispatcher |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|---|\n",
+        "winograd/GEMM | pairs us | (min) | pairs/GEMM | dispatcher |\n"
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|\n",
         table.name, threads, options.reps);
     for (const Layer& layer : kLayers) {
       if (!options.filter.empty() && std::strstr(layer.name, options.filter.c_str()) == nullptr) {
@@ -953,7 +970,7 @@ void bench_int8_against_gemm(const Options& options) {
       }
       const reference::Conv2DShape shape = shape_of(layer);
       const auto [input_size, weight_size, output_size] = sizes_of(shape);
-      std::vector<int8_t> x = random_codes(input_size, 6), w = random_codes(weight_size, 7);
+      std::vector<int8_t> x = random_codes(input_size, 6), w = trained_weight_codes(weight_size, 7);
       std::vector<int32_t> bias(static_cast<size_t>(shape.output_channels), 1000);
       std::vector<int8_t> y(output_size);
       reference::Int8Requantization q;
@@ -964,10 +981,20 @@ void bench_int8_against_gemm(const Options& options) {
       q.output_minimum = -2;  // fused Relu
       std::unique_ptr<cpu::Conv2DInt8> alternatives[] = {
           optimized::make_int8_lane_conv2d(table, shape, q, w.data()),
-          optimized::make_int8_winograd_conv2d(table, shape, q, w.data())};
+          optimized::make_int8_winograd_conv2d(table, shape, q, w.data()), nullptr};
+      if (options.variant == cpu::KernelVariant::kAvx2 && shape.groups == 1) {
+        // The kernel keeps a reference to its table.
+        static const optimized::DotProductKernels every_layer = [] {
+          optimized::DotProductKernels pairs = optimized::avx2_pair_kernels();
+          pairs.largest_correction_share = 1.0;
+          return pairs;
+        }();
+        alternatives[2] =
+            optimized::make_im2col_dot_product_conv2d_int8(every_layer, shape, q, w.data());
+      }
       // The lanes apply to almost any layer: list them only on small planes, where they may win.
       if (shape.window.output_height * shape.window.output_width > 14 * 14) alternatives[0].reset();
-      if (!alternatives[0] && !alternatives[1]) continue;
+      if (!alternatives[0] && !alternatives[1] && !alternatives[2]) continue;
       std::unique_ptr<cpu::Conv2DInt8> gemm =
           optimized::make_gemm_conv2d_int8(table, shape, q, w.data());
       const std::string chosen =

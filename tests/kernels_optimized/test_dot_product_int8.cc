@@ -926,9 +926,9 @@ void test_pair_corrections(void**) {
   }
 }
 
-// The avx2 variant's choice: pointwise layers larger than 7x7 on the VPMADDUBSW tiles when
-// few weight blocks need a correction (weights of trained layers, mostly small), the int16-pair
-// GEMM when many do (uniform random codes: about a quarter of the pairs) and for 7x7 outputs.
+// The avx2 variant's choice: pointwise layers on the VPMADDUBSW tiles when few weight blocks
+// need a correction (weights of trained layers, mostly small), the int16-pair GEMM or the lanes
+// when many do (uniform random codes: about a quarter of the pairs) and for other windows.
 void test_avx2_pair_dispatch(void**) {
   if (!kernels::cpu::kernel_variant_available(KernelVariant::kAvx2)) {
     std::printf("SKIPPED avx2 pair dispatch: no AVX2 (detected: '%s')\n",
@@ -952,7 +952,7 @@ void test_avx2_pair_dispatch(void**) {
       }
       const std::string algorithm = check(p, avx2, pool, "avx2 dispatch");
       const bool pairs = starts_with(algorithm, "avx2 int8 byte-pair gemm");
-      if (pairs != (small_weights && size > 7)) {
+      if (pairs != small_weights) {
         fail_msg("%lldx%lld, %s weights: ran '%s'", static_cast<long long>(size),
                  static_cast<long long>(size), small_weights ? "small" : "uniform",
                  algorithm.c_str());

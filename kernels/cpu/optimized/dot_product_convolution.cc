@@ -498,16 +498,15 @@ std::unique_ptr<Conv2DInt8> make_im2col_dot_product_conv2d_int8(
 }
 
 bool pair_convolution_preferred(const Conv2DShape& shape) {
-  // Measured per layer against the int16-pair GEMM in ResNet50 and MobileNetV2 int8 on Zen 3
-  // (docs/cpu-kernels.md, "Session 12"): pointwise layers read in place at 56x56 0.81-0.84x its
-  // time, 28x28 0.84-0.95x, 14x14 0.90-0.95x; 7x7 outputs 1.07-1.16x (49 pixels leave the last
-  // 16-column panel one column wide). Strided and larger windows pack B through the portable
-  // tap packer: 1.3-2.1x.
+  // Measured per layer against the int16-pair GEMM on Zen 3 (bench_kernels --int8-vs-gemm with
+  // trained-like weights, and ResNet50 / MobileNetV2 int8 per layer; docs/cpu-kernels.md
+  // "Session 12"): pointwise layers read in place 0.76-0.89x its time at 14x14-160x160, at 7x7
+  // 0.83-0.94x except 512 -> 2048 (1.01-1.08x; taken too, the same rule for all). Strided and
+  // larger windows pack B through the portable tap packer: 1.2-2.2x.
   const reference::Window2D& w = shape.window;
-  const bool in_place = w.kernel_height == 1 && w.kernel_width == 1 && w.stride_height == 1 &&
-                        w.stride_width == 1 && w.pad_top == 0 && w.pad_left == 0 &&
-                        w.pad_bottom == 0 && w.pad_right == 0;
-  return in_place && w.output_height * w.output_width > 7 * 7;
+  return w.kernel_height == 1 && w.kernel_width == 1 && w.stride_height == 1 &&
+         w.stride_width == 1 && w.pad_top == 0 && w.pad_left == 0 && w.pad_bottom == 0 &&
+         w.pad_right == 0;
 }
 
 std::unique_ptr<Conv2DInt8> make_dot_product_conv2d_int8(const DotProductKernels& kernels,
