@@ -36,6 +36,33 @@ void test_crc32_incremental_equals_one_shot(void** state) {
   }
 }
 
+// The sliced form against the bitwise definition, on every length up to 70 and every start
+// offset modulo 8 (the word loop's edges), and on a buffer of a few KB.
+uint32_t bitwise_crc32(const uint8_t* bytes, size_t size) {
+  uint32_t state = 0xFFFFFFFFu;
+  for (size_t i = 0; i < size; ++i) {
+    state ^= bytes[i];
+    for (int bit = 0; bit < 8; ++bit)
+      state = (state & 1u) ? (state >> 1) ^ 0xEDB88320u : state >> 1;
+  }
+  return state ^ 0xFFFFFFFFu;
+}
+
+void test_crc32_matches_bitwise_definition(void** state) {
+  uint8_t buffer[4096 + 16];
+  uint32_t seed = 12345;
+  for (uint8_t& byte : buffer) {
+    seed = seed * 1103515245u + 12345u;
+    byte = static_cast<uint8_t>(seed >> 16);
+  }
+  for (size_t offset = 0; offset < 8; ++offset) {
+    for (size_t size = 0; size <= 70; ++size) {
+      assert_int_equal(crc32(buffer + offset, size), bitwise_crc32(buffer + offset, size));
+    }
+  }
+  assert_int_equal(crc32(buffer + 3, 4096), bitwise_crc32(buffer + 3, 4096));
+}
+
 }  // namespace
 
 int main() {
@@ -43,6 +70,7 @@ int main() {
       cmocka_unit_test(test_crc32_check_value),
       cmocka_unit_test(test_crc32_known_strings),
       cmocka_unit_test(test_crc32_incremental_equals_one_shot),
+      cmocka_unit_test(test_crc32_matches_bitwise_definition),
   };
   return cmocka_run_group_tests(tests, nullptr, nullptr);
 }
