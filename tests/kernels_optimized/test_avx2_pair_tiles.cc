@@ -6,9 +6,11 @@
 // -128 with 0, 127 with 1, 64 with 64), B's bytes over all of 0..255 (255 often), and random
 // corrections (Int8PairCorrection: several per row, the same group repeated, first_group > 0,
 // weights up to +-127 alone in their pair). The check must see a tile that drops the corrections
-// (it is run against one). Also the activation packer against the portable one, and the
-// requantizing tile (when the table has one) against the plain tile plus the constants and
-// portable_micro_kernels().requantize_row. On a CPU without AVX2 and FMA: SKIPPED.
+// (it is run against one). Also the activation packer and the tap packer against the portable
+// ones (the tap packer on random pieces over planes against guard pages, and three broken
+// packers the check must see), and the requantizing tile (when the table has one) against the
+// plain tile plus the constants and portable_micro_kernels().requantize_row. On a CPU without
+// AVX2 and FMA: SKIPPED.
 #include <algorithm>
 #include <cmath>
 #include <cstdint>

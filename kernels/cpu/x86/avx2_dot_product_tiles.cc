@@ -521,6 +521,7 @@ ORKNN_TARGET_AVX2 void store_panel(__m128i r0, __m128i r1, __m128i r2, __m128i r
                    _mm_unpackhi_epi16(pairs01_high, pairs23_high));
 }
 
+// Per panel: the group's four rows (tap_row), flipped, zero past the block, interleaved.
 template <size_t kStride>
 ORKNN_TARGET_AVX2 void pack_taps_with_stride(const Int8TapGroup& group) {
   const __m128i flip = _mm_set1_epi8(group.flip);
