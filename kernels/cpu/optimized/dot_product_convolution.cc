@@ -506,10 +506,11 @@ bool pair_convolution_preferred(const Conv2DShape& shape) {
   // packed along tap pieces (the AVX2 pack_activation_taps) over at least 64 input channels:
   // 0.90-0.99x at one thread, 0.90-1.03x at two, 14x14 outputs and larger (1x1 and 3x3), and
   // 0.87-0.94x (two threads 0.89-1.01x) for 1x1/2 256 -> 512 at 7x7 outputs (other 7x7
-  // windows, and 1x1/2 from 512 channels on, go to the lanes convolution before, dispatch.cc). Fewer input channels lose (the stems' 3
-  // channels 1.11-1.33x, YOLOv5s's 32 -> 64 stride 2 1.07-1.08x, 3x3 stride 1 over 32 channels
-  // 1.24-1.28x: short depths, and a packed byte feeds few output channels); 3x3 stride-1
-  // layers of 64 channels and more go to the int8 Winograd before (dispatch.cc).
+  // windows, and 1x1/2 from 512 channels on, go to the lanes convolution before, dispatch.cc).
+  // Fewer input channels lose (the stems' 3 channels 1.11-1.33x, YOLOv5s's 32 -> 64 stride 2
+  // 1.07-1.08x, 3x3 stride 1 over 32 channels 1.24-1.28x: short depths, and a packed byte feeds
+  // few output channels); 3x3 stride-1 layers of 64 channels and more go to the int8 Winograd
+  // before (dispatch.cc).
   const reference::Window2D& w = shape.window;
   const int64_t pixels = w.output_height * w.output_width;
   const bool in_place = w.kernel_height == 1 && w.kernel_width == 1 && w.stride_height == 1 &&
