@@ -6,9 +6,11 @@
 // -128 with 0, 127 with 1, 64 with 64), B's bytes over all of 0..255 (255 often), and random
 // corrections (Int8PairCorrection: several per row, the same group repeated, first_group > 0,
 // weights up to +-127 alone in their pair). The check must see a tile that drops the corrections
-// (it is run against one). Also the activation packer against the portable one, and the
-// requantizing tile (when the table has one) against the plain tile plus the constants and
-// portable_micro_kernels().requantize_row. On a CPU without AVX2 and FMA: SKIPPED.
+// (it is run against one). Also the activation packer and the tap packer against the portable
+// ones (the tap packer on random pieces over planes against guard pages, and three broken
+// packers the check must see), and the requantizing tile (when the table has one) against the
+// plain tile plus the constants and portable_micro_kernels().requantize_row. On a CPU without
+// AVX2 and FMA: SKIPPED.
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -16,6 +18,11 @@
 #include <cstring>
 #include <random>
 #include <vector>
+
+#if defined(__x86_64__)
+#include <sys/mman.h>
+#include <unistd.h>
+#endif
 
 #include "dispatch.h"
 #include "optimized/dot_product_kernels.h"
@@ -290,6 +297,180 @@ void test_packer(void**) {
   }
 }
 
+// Channel planes for the tap packer's test, each placed against an inaccessible page (at the end
+// of its accessible page, or at the start of the next), so that a read past a plane faults.
+class GuardedPlanes {
+ public:
+  GuardedPlanes() {
+    page_ = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+    // Per plane: guard, page, page, guard.
+    bytes_ = kPlanes * 4 * page_;
+    void* memory = mmap(nullptr, bytes_, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    assert_true(memory != MAP_FAILED);
+    base_ = static_cast<int8_t*>(memory);
+    for (size_t p = 0; p < kPlanes; ++p) {
+      assert_int_equal(mprotect(base_ + (4 * p + 1) * page_, 2 * page_, PROT_READ | PROT_WRITE), 0);
+    }
+  }
+  ~GuardedPlanes() { munmap(base_, bytes_); }
+  GuardedPlanes(const GuardedPlanes&) = delete;
+  GuardedPlanes& operator=(const GuardedPlanes&) = delete;
+
+  // Plane p of `size` bytes (at most a page): ending at a guard page, or starting right after one.
+  int8_t* plane(size_t p, size_t size, bool at_end) const {
+    return at_end ? base_ + (4 * p + 3) * page_ - size : base_ + (4 * p + 1) * page_;
+  }
+  static constexpr size_t kPlanes = 4;
+
+ private:
+  size_t page_ = 0;
+  size_t bytes_ = 0;
+  int8_t* base_ = nullptr;
+};
+
+using TapPacker = void (*)(const optimized::Int8TapGroup&);
+
+// The table's tap packer (or `packer`, built on it) against portable_pack_activation_taps on
+// random pieces (dot_product_kernels.h Int8TapPiece): strides 1 and 2, 1-48 columns and a few
+// around 64, planes of 1-300 bytes against guard pages, 0-3 pieces per row and panel with lanes
+// in one or two runs (the runs' first to last lane read inside the plane, touching its ends
+// often), padding codes and both flips. Returns the cases that differ.
+size_t tap_packer_mismatches(TapPacker packer, uint32_t seed, size_t trials) {
+  const optimized::DotProductKernels& table = optimized::avx2_pair_kernels();
+  const size_t nr = table.columns;
+  GuardedPlanes guarded;
+  Generator random(seed);
+  size_t failures = 0;
+  for (size_t trial = 0; trial < trials; ++trial) {
+    const size_t stride = static_cast<size_t>(random.integer(1, 2));
+    static const size_t kWideColumns[] = {63, 64, 65, 80};
+    const size_t columns = random.chance(5) ? kWideColumns[random.integer(0, 3)]
+                                            : static_cast<size_t>(random.integer(1, 48));
+    const size_t panels = (columns + nr - 1) / nr;
+    const size_t panel_stride = nr * 4 * static_cast<size_t>(random.integer(1, 3));
+    optimized::Int8TapGroup group{};
+    group.columns = columns;
+    group.group_depth = 4;
+    group.panel_columns = nr;
+    group.panel_stride = panel_stride;
+    group.stride = stride;
+    group.pad = static_cast<int8_t>(random.integer(-128, 127));
+    group.flip = random.chance(4) ? int8_t{0} : int8_t{-128};
+    std::vector<optimized::Int8TapPiece> pieces;
+    std::vector<std::vector<uint32_t>> first_piece(4);
+    size_t plane_sizes[4];
+    for (size_t d = 0; d < 4; ++d) {
+      const size_t size =
+          static_cast<size_t>(random.chance(3) ? random.integer(1, 40) : random.integer(1, 300));
+      plane_sizes[d] = size;
+      int8_t* plane = guarded.plane(d, size, random.chance(2));
+      for (size_t i = 0; i < size; ++i) plane[i] = static_cast<int8_t>(random.integer(-128, 127));
+      group.planes[d] = plane;
+    }
+    for (size_t d = 0; d < 4; ++d) {
+      const auto size = static_cast<int32_t>(plane_sizes[d]);
+      for (size_t q = 0; q < panels; ++q) {
+        first_piece[d].push_back(static_cast<uint32_t>(pieces.size()));
+        const size_t real = std::min(nr, columns - q * nr);
+        const int32_t count = random.integer(0, 3);
+        for (int32_t i = 0; i < count; ++i) {
+          // A run of lanes (one time in four all of them), sometimes a second run after a gap.
+          int32_t first = 0, last = static_cast<int32_t>(real) - 1;
+          if (!random.chance(4)) {
+            first = random.integer(0, last);
+            last = random.integer(first, last);
+          }
+          uint32_t lanes = ((2u << last) - 1u) & ~((1u << first) - 1u);
+          if (random.chance(4) && last + 2 < static_cast<int32_t>(real)) {
+            const int32_t second = random.integer(last + 2, static_cast<int32_t>(real) - 1);
+            const int32_t second_last = random.integer(second, static_cast<int32_t>(real) - 1);
+            lanes |= ((2u << second_last) - 1u) & ~((1u << second) - 1u);
+            last = second_last;
+          }
+          // The bytes from the first lane's to the last lane's must fit the plane.
+          const int32_t span = (last - first) * static_cast<int32_t>(stride) + 1;
+          if (span > size) continue;
+          const int32_t kind = random.integer(0, 3);
+          const int32_t start = kind == 0   ? 0
+                                : kind == 1 ? size - span
+                                            : random.integer(0, size - span);
+          const auto source = start - first * static_cast<int32_t>(stride);
+          uint64_t bytes = 0;
+          for (int32_t lane = 0; lane < 32; ++lane) {
+            if (lanes >> lane & 1) bytes |= uint64_t{1} << (lane * static_cast<int32_t>(stride));
+          }
+          pieces.push_back(optimized::Int8TapPiece{source, lanes, bytes});
+        }
+      }
+      first_piece[d].push_back(static_cast<uint32_t>(pieces.size()));
+    }
+    group.pieces = pieces.data();
+    for (size_t d = 0; d < 4; ++d) group.first_piece[d] = first_piece[d].data();
+    // One panel more than the columns need, which neither may write.
+    std::vector<int8_t> expected((panels + 1) * panel_stride, 0x5A), actual = expected;
+    group.out = expected.data();
+    optimized::portable_pack_activation_taps(group);
+    group.out = actual.data();
+    packer(group);
+    if (actual != expected) {
+      if (failures < 3) {
+        std::printf("tap packer mismatch: trial %zu stride %zu columns %zu pieces %zu\n", trial,
+                    stride, columns, pieces.size());
+      }
+      ++failures;
+    }
+  }
+  return failures;
+}
+
+void table_tap_packer(const optimized::Int8TapGroup& group) {
+  optimized::avx2_pair_kernels().pack_activation_taps(group);
+}
+
+// Deliberately broken packers, built on the table's, which the check must see: padding with
+// the wrong code; each row's first piece of a panel dropped; columns past the block padded
+// rather than zero.
+void tap_packer_wrong_padding(const optimized::Int8TapGroup& group) {
+  optimized::Int8TapGroup broken = group;
+  broken.pad = static_cast<int8_t>(group.pad + 1);
+  table_tap_packer(broken);
+}
+void tap_packer_dropping_pieces(const optimized::Int8TapGroup& group) {
+  const size_t panels = (group.columns + group.panel_columns - 1) / group.panel_columns;
+  std::vector<optimized::Int8TapPiece> pieces;
+  std::vector<std::vector<uint32_t>> first_piece(4);
+  for (size_t d = 0; d < 4; ++d) {
+    for (size_t q = 0; q < panels; ++q) {
+      first_piece[d].push_back(static_cast<uint32_t>(pieces.size()));
+      for (uint32_t p = group.first_piece[d][q] + 1; p < group.first_piece[d][q + 1]; ++p) {
+        pieces.push_back(group.pieces[p]);
+      }
+    }
+    first_piece[d].push_back(static_cast<uint32_t>(pieces.size()));
+  }
+  optimized::Int8TapGroup broken = group;
+  broken.pieces = pieces.data();
+  for (size_t d = 0; d < 4; ++d) broken.first_piece[d] = first_piece[d].data();
+  table_tap_packer(broken);
+}
+void tap_packer_padding_past_columns(const optimized::Int8TapGroup& group) {
+  optimized::Int8TapGroup broken = group;
+  broken.columns =
+      (group.columns + group.panel_columns - 1) / group.panel_columns * group.panel_columns;
+  table_tap_packer(broken);
+}
+
+void test_tap_packer(void**) {
+  if (!avx2_available()) return;
+  const optimized::DotProductKernels& table = optimized::avx2_pair_kernels();
+  assert_non_null(table.pack_activation_taps);
+  assert_int_equal(table.largest_tap_stride, 2);
+  assert_int_equal(tap_packer_mismatches(table_tap_packer, 21, 20000), 0);
+  assert_true(tap_packer_mismatches(tap_packer_wrong_padding, 22, 400) > 100);
+  assert_true(tap_packer_mismatches(tap_packer_dropping_pieces, 23, 400) > 100);
+  assert_true(tap_packer_mismatches(tap_packer_padding_past_columns, 24, 400) > 100);
+}
+
 // The requantizing tile (if the table has one) against the plain tile, the constants added
 // modulo 2^32 and the portable requantization row (small multipliers), on the float path
 // (in_float where the sums allow it, float_bounds) and the double path.
@@ -424,6 +605,7 @@ void test_table(void**) {
 void test_tile(void**) {}
 void test_check_sees_missing_corrections(void**) {}
 void test_packer(void**) {}
+void test_tap_packer(void**) {}
 void test_requantized_tile(void**) {}
 
 #endif
@@ -436,6 +618,7 @@ int main() {
       cmocka_unit_test(test_tile),
       cmocka_unit_test(test_check_sees_missing_corrections),
       cmocka_unit_test(test_packer),
+      cmocka_unit_test(test_tap_packer),
       cmocka_unit_test(test_requantized_tile),
   };
   return cmocka_run_group_tests(tests, nullptr, nullptr);

@@ -499,14 +499,26 @@ std::unique_ptr<Conv2DInt8> make_im2col_dot_product_conv2d_int8(
 
 bool pair_convolution_preferred(const Conv2DShape& shape) {
   // Measured per layer against the int16-pair GEMM on Zen 3 (bench_kernels --int8-vs-gemm with
-  // trained-like weights, and ResNet50 / MobileNetV2 int8 per layer; docs/cpu-kernels.md
-  // "Session 12"): pointwise layers read in place 0.76-0.89x its time at 14x14-160x160, at 7x7
-  // 0.83-0.94x except 512 -> 2048 (1.01-1.08x; taken too, the same rule for all). Strided and
-  // larger windows pack B through the portable tap packer: 1.2-2.2x.
+  // trained-like weights, and ResNet50, ResNet18, YOLOv5s and MobileNetV2 int8 per layer;
+  // docs/cpu-kernels.md, "Session 12"): pointwise layers read in place 0.76-0.89x its time at
+  // 14x14-160x160, at 7x7 0.83-0.94x except 512 -> 2048 (1.01-1.08x; taken too, one rule for
+  // all). Stride-2 windows packed along tap pieces (the AVX2 pack_activation_taps) over at least
+  // 64 input channels: 0.90-0.99x at one thread, 0.90-1.03x at two, 14x14 outputs and larger
+  // (1x1 and 3x3), and 0.87-0.94x (two threads 0.89-1.01x) for 1x1/2 256 -> 512 at 7x7 outputs
+  // (other 7x7 windows, and 1x1/2 from 512 channels on, go to the lanes convolution before,
+  // dispatch.cc). Fewer input channels lose (the stems' 3 channels 1.11-1.33x, YOLOv5s's 32 -> 64
+  // stride 2 1.07-1.08x, 3x3 stride 1 over 32 channels 1.24-1.28x: short depths, and a packed
+  // byte feeds few output channels); 3x3 stride-1 layers of 64 channels and more go to the int8
+  // Winograd before (dispatch.cc).
   const reference::Window2D& w = shape.window;
-  return w.kernel_height == 1 && w.kernel_width == 1 && w.stride_height == 1 &&
-         w.stride_width == 1 && w.pad_top == 0 && w.pad_left == 0 && w.pad_bottom == 0 &&
-         w.pad_right == 0;
+  const bool in_place = w.kernel_height == 1 && w.kernel_width == 1 && w.stride_height == 1 &&
+                        w.stride_width == 1 && w.pad_top == 0 && w.pad_left == 0 &&
+                        w.pad_bottom == 0 && w.pad_right == 0;
+  if (in_place) return true;
+  const bool stride_two = w.stride_height == 2 && w.stride_width == 2 && w.dilation_height == 1 &&
+                          w.dilation_width == 1;
+  const int64_t group_channels = shape.input_channels / (shape.groups > 0 ? shape.groups : 1);
+  return stride_two && group_channels >= 64 && w.output_height * w.output_width >= 7 * 7;
 }
 
 std::unique_ptr<Conv2DInt8> make_dot_product_conv2d_int8(const DotProductKernels& kernels,
