@@ -1,0 +1,268 @@
+// The avx2 table's int8 depthwise on int16 tap pairs (micro_kernels.h InterleavePairs,
+// DepthwisePairs; driver in optimized/depthwise_convolution.cc). Each 32-bit lane of a vector
+// holds one of 8 channels' x - zx at two columns of a padded row, so vpmaddwd multiplies two
+// taps of a kernel row and adds them in int32: exact, since |x - zx| and |w - zw| are at most
+// 255 (no 2^24 float bound, no rounding). Against the float lanes (avx2_micro_kernels.cc) the
+// band holds int16 instead of float (half the bytes per column), stride 2 stores each column
+// once (slot q = columns 2q, 2q + 1: a 3x3 kernel row is two vpmaddwd at consecutive slots), the
+// interleave has no int-to-float conversion, and the requantization runs on the sums in
+// registers (no float band of sums stored and read back).
+//
+// Every function carries its instruction set as a target attribute (the file is compiled for
+// the baseline x86-64; the avx2 table, chosen when cpu_features reported AVX2 and FMA, points
+// at it). No standard-library templates or inline functions here (see avx2_micro_kernels.cc).
+#include <immintrin.h>
+
+#include <cstddef>
+#include <cstdint>
+
+#include "optimized/micro_kernels.h"
+#include "x86/byte_transpose.h"
+
+#define ORKNN_TARGET_AVX2 __attribute__((target("avx2,fma")))
+
+namespace orknn::kernels::cpu::optimized {
+namespace {
+
+// r[l] holds 8 16-bit elements (slots) of channel l; afterwards r[q] holds slot q of the 8
+// channels.
+ORKNN_TARGET_AVX2 inline void transpose8x8_words(__m128i r[8]) {
+  const __m128i a0 = _mm_unpacklo_epi16(r[0], r[1]);
+  const __m128i a1 = _mm_unpackhi_epi16(r[0], r[1]);
+  const __m128i a2 = _mm_unpacklo_epi16(r[2], r[3]);
+  const __m128i a3 = _mm_unpackhi_epi16(r[2], r[3]);
+  const __m128i a4 = _mm_unpacklo_epi16(r[4], r[5]);
+  const __m128i a5 = _mm_unpackhi_epi16(r[4], r[5]);
+  const __m128i a6 = _mm_unpacklo_epi16(r[6], r[7]);
+  const __m128i a7 = _mm_unpackhi_epi16(r[6], r[7]);
+  const __m128i b0 = _mm_unpacklo_epi32(a0, a2);
+  const __m128i b1 = _mm_unpackhi_epi32(a0, a2);
+  const __m128i b2 = _mm_unpacklo_epi32(a4, a6);
+  const __m128i b3 = _mm_unpackhi_epi32(a4, a6);
+  const __m128i b4 = _mm_unpacklo_epi32(a1, a3);
+  const __m128i b5 = _mm_unpackhi_epi32(a1, a3);
+  const __m128i b6 = _mm_unpacklo_epi32(a5, a7);
+  const __m128i b7 = _mm_unpackhi_epi32(a5, a7);
+  r[0] = _mm_unpacklo_epi64(b0, b2);
+  r[1] = _mm_unpackhi_epi64(b0, b2);
+  r[2] = _mm_unpacklo_epi64(b1, b3);
+  r[3] = _mm_unpackhi_epi64(b1, b3);
+  r[4] = _mm_unpacklo_epi64(b4, b6);
+  r[5] = _mm_unpackhi_epi64(b4, b6);
+  r[6] = _mm_unpacklo_epi64(b5, b7);
+  r[7] = _mm_unpackhi_epi64(b5, b7);
+}
+
+// Slots of one padded row, in blocks of 8 (the last block ends at the row's last slot and may
+// overlap the one before; rows of fewer than 8 slots get 8, the row's room). kStepTwo: slot q is
+// the byte pair at column 2q of each row (one 16-byte load per channel and block).
+template <bool kStepTwo>
+ORKNN_TARGET_AVX2 void interleave_pairs_of(const InterleavePairs& p) {
+  const __m256i zero = _mm256_set1_epi16(static_cast<int16_t>(p.zero_point));
+  const size_t slots = p.slots < 8 ? 8 : p.slots;
+  const size_t dilation = p.dilation_width;
+  for (size_t r = 0; r < p.rows; ++r) {
+    int16_t* out = p.out + r * p.out_row_stride;
+    const size_t offset = r * p.source_stride;
+    for (size_t q = 0;; q += 8) {
+      if (q + 8 > slots) q = slots - 8;
+      __m128i v[8];
+      for (size_t l = 0; l < 8; ++l) {
+        const int8_t* column = p.sources[l] + offset + (kStepTwo ? 2 * q : q);
+        if constexpr (kStepTwo) {
+          v[l] = _mm_loadu_si128(reinterpret_cast<const __m128i*>(column));
+        } else {
+          v[l] = _mm_unpacklo_epi8(
+              _mm_loadl_epi64(reinterpret_cast<const __m128i*>(column)),
+              _mm_loadl_epi64(reinterpret_cast<const __m128i*>(column + dilation)));
+        }
+      }
+      transpose8x8_words(v);
+      for (size_t k = 0; k < 8; ++k) {
+        _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + (q + k) * 16),
+                            _mm256_sub_epi16(_mm256_cvtepi8_epi16(v[k]), zero));
+      }
+      if (q + 8 == slots) break;
+    }
+  }
+}
+
+ORKNN_TARGET_AVX2 void interleave_pairs(const InterleavePairs& p) {
+  if (p.slot_step == 2) return interleave_pairs_of<true>(p);
+  interleave_pairs_of<false>(p);
+}
+
+struct PairRequantization {
+  __m256i bias;
+  __m256d multipliers_low;
+  __m256d multipliers_high;
+  __m256 multipliers;
+  __m256 magic;        // 1.5 x 2^23
+  __m256i magic_bits;  // 0x4B400000 - zero point
+  __m256i zero_point;
+  __m256i minimum;
+  __m256i maximum;
+  bool in_float;
+};
+
+// One pixel's 8 lane sums (bias included) as 8 codes in the low 8 bytes: RequantizeLanes'
+// small-multiplier path (int32 to double is exact; vcvtpd2dq rounds half to even in the default
+// MXCSR mode; |product| < 2^30), or its float path (the sum within 2^24 converts exactly, one FMA
+// rounds the product half to even into the magic constant's mantissa).
+ORKNN_TARGET_AVX2 inline __m128i requantize_pair_pixel(__m256i sum, const PairRequantization& k) {
+  __m256i rounded;
+  if (k.in_float) {
+    rounded = _mm256_sub_epi32(
+        _mm256_castps_si256(_mm256_fmadd_ps(_mm256_cvtepi32_ps(sum), k.multipliers, k.magic)),
+        k.magic_bits);
+  } else {
+    const __m128i low = _mm256_cvtpd_epi32(
+        _mm256_mul_pd(_mm256_cvtepi32_pd(_mm256_castsi256_si128(sum)), k.multipliers_low));
+    const __m128i high = _mm256_cvtpd_epi32(
+        _mm256_mul_pd(_mm256_cvtepi32_pd(_mm256_extracti128_si256(sum, 1)), k.multipliers_high));
+    rounded = _mm256_add_epi32(_mm256_inserti128_si256(_mm256_castsi128_si256(low), high, 1),
+                               k.zero_point);
+  }
+  rounded = _mm256_min_epi32(_mm256_max_epi32(rounded, k.minimum), k.maximum);
+  const __m128i words =
+      _mm_packs_epi32(_mm256_castsi256_si128(rounded), _mm256_extracti128_si256(rounded, 1));
+  return _mm_packs_epi16(words, words);
+}
+
+// The kernel's weight vectors (one per kernel row and tap pair): in registers for the fixed
+// shapes (kRows and kPairs; 0: the call's shape, read from memory at each use).
+template <size_t kRows, size_t kPairs>
+struct PairWeights {
+  __m256i w[kRows * kPairs];
+};
+template <>
+struct PairWeights<0, 0> {
+  const int16_t* weights;
+};
+
+// One pixel's 8 lane sums at input position `base` (bias first): a pixel at a time, its tap
+// pairs summed in any order (int32 wraps, so every order gives the same bits). Independent
+// pixels overlap in the out-of-order core; summing 8 pixels side by side instead made GCC
+// compute every product first and spill them.
+template <size_t kRows, size_t kPairs>
+ORKNN_TARGET_AVX2 inline __m256i pair_sum(const DepthwisePairs& d,
+                                          const PairWeights<kRows, kPairs>& w, const int16_t* base,
+                                          __m256i bias) {
+  const size_t rows = kRows ? kRows : d.kernel_height;
+  const size_t pairs = kPairs ? kPairs : d.pairs;
+  const size_t row_step = d.dilation_height * d.input_stride;
+  const size_t pair_step = d.pair_step * 16;
+  __m256i sum = bias;
+  for (size_t i = 0; i < rows; ++i) {
+    for (size_t k = 0; k < pairs; ++k) {
+      __m256i weight;
+      if constexpr (kRows != 0) {
+        weight = w.w[i * kPairs + k];
+      } else {
+        weight =
+            _mm256_loadu_si256(reinterpret_cast<const __m256i*>(w.weights + (i * pairs + k) * 16));
+      }
+      const __m256i x =
+          _mm256_loadu_si256(reinterpret_cast<const __m256i*>(base + i * row_step + k * pair_step));
+      sum = _mm256_add_epi32(sum, _mm256_madd_epi16(x, weight));
+    }
+  }
+  return sum;
+}
+
+template <size_t kRows, size_t kPairs>
+ORKNN_TARGET_AVX2 void depthwise_pairs_of(const DepthwisePairs& d) {
+  PairRequantization k;
+  k.bias = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(d.bias));
+  k.multipliers_low = _mm256_cvtps_pd(_mm_loadu_ps(d.multipliers));
+  k.multipliers_high = _mm256_cvtps_pd(_mm_loadu_ps(d.multipliers + 4));
+  k.multipliers = _mm256_loadu_ps(d.multipliers);
+  k.magic = _mm256_set1_ps(12582912.0f);
+  k.magic_bits = _mm256_set1_epi32(0x4B400000 - d.output_zero_point);
+  k.zero_point = _mm256_set1_epi32(d.output_zero_point);
+  const int32_t minimum =
+      d.output_minimum <= d.output_maximum ? d.output_minimum : d.output_maximum;
+  k.minimum = _mm256_set1_epi32(minimum);
+  k.maximum = _mm256_set1_epi32(d.output_maximum);
+  // The zero point goes into the constant subtracted from the FMA's bits (no int32 overflow for
+  // zero points within int8's codes); otherwise the double path.
+  k.in_float = d.in_float && d.output_zero_point >= -128 && d.output_zero_point <= 127;
+
+  const size_t width = d.output_width;
+  const size_t pixels = d.output_height * width;
+  const size_t row_step = d.stride_height * d.input_stride;
+  const size_t pixel_step = d.pixel_step * 16;
+  int8_t* const* rows = d.rows;
+  PairWeights<kRows, kPairs> w;
+  if constexpr (kRows != 0) {
+    for (size_t i = 0; i < kRows * kPairs; ++i) {
+      w.w[i] = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(d.weights + i * 16));
+    }
+  } else {
+    w.weights = d.weights;
+  }
+  const int16_t* bases[8];
+  __m128i r[8];
+  __m128i columns[4];
+  if (pixels < 8) {
+    // Pixels past the last repeat it (valid reads); only the real ones are stored.
+    for (size_t p = 0; p < 8; ++p) {
+      const size_t c = p < pixels ? p : pixels - 1;
+      bases[p] = d.input + c / width * row_step + c % width * pixel_step;
+    }
+    for (size_t p = 0; p < 8; ++p) {
+      r[p] = requantize_pair_pixel(pair_sum(d, w, bases[p], k.bias), k);
+    }
+    transpose8x8_bytes(r, columns);
+    alignas(16) int8_t staging[16];
+    for (size_t l = 0; l < 8; ++l) {
+      _mm_store_si128(reinterpret_cast<__m128i*>(staging), columns[l / 2]);
+      for (size_t c = 0; c < pixels; ++c) rows[l][c] = staging[(l % 2) * 8 + c];
+    }
+    return;
+  }
+  // Blocks of 8 pixels walking the band row by row; the last block ends at the band's last
+  // pixel and may overlap the one before (the same codes again).
+  size_t row = 0, column = 0;
+  for (size_t c = 0;; c += 8) {
+    if (c + 8 > pixels) {
+      c = pixels - 8;
+      row = c / width;
+      column = c % width;
+    }
+    for (size_t p = 0; p < 8; ++p) {
+      bases[p] = d.input + row * row_step + column * pixel_step;
+      if (++column == width) {
+        column = 0;
+        ++row;
+      }
+    }
+    for (size_t p = 0; p < 8; ++p) {
+      r[p] = requantize_pair_pixel(pair_sum(d, w, bases[p], k.bias), k);
+    }
+    transpose8x8_bytes(r, columns);
+    for (size_t l = 0; l < 8; l += 2) {
+      _mm_storel_epi64(reinterpret_cast<__m128i*>(rows[l] + c), columns[l / 2]);
+      _mm_storel_epi64(reinterpret_cast<__m128i*>(rows[l + 1] + c),
+                       _mm_unpackhi_epi64(columns[l / 2], columns[l / 2]));
+    }
+    if (c + 8 == pixels) return;
+  }
+}
+
+ORKNN_TARGET_AVX2 void depthwise_pairs(const DepthwisePairs& d) {
+  if (d.kernel_height == 3 && d.pairs == 2) return depthwise_pairs_of<3, 2>(d);
+  if (d.kernel_height == 5 && d.pairs == 3) return depthwise_pairs_of<5, 3>(d);
+  depthwise_pairs_of<0, 0>(d);
+}
+
+}  // namespace
+
+void avx2_interleave_pairs(const InterleavePairs& pairs) {
+  interleave_pairs(pairs);
+}
+void avx2_depthwise_pairs(const DepthwisePairs& pairs) {
+  depthwise_pairs(pairs);
+}
+
+}  // namespace orknn::kernels::cpu::optimized
