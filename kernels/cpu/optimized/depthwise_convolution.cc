@@ -899,8 +899,9 @@ PairGeometry pair_geometry(const reference::Window2D& w) {
   g.copy_first = std::min(pad_left, g.staging_width);
   g.copy_count =
       std::min(g.staging_width, pad_left + static_cast<size_t>(w.input_width)) - g.copy_first;
-  // A band's slot rows within 48 KB, as the float lanes' band.
-  constexpr size_t kBandBytes = 48 * 1024;
+  // A band's slot rows within 96 KB (in L2; 16, 24 and 48 KB measured slower on MobileNetV2's
+  // stride-2 layers: more tasks, each filling its staging and padding).
+  constexpr size_t kBandBytes = 96 * 1024;
   const size_t row_bytes = g.row_slots * 16 * sizeof(int16_t);
   const size_t window_rows = static_cast<size_t>((w.kernel_height - 1) * w.dilation_height + 1);
   const size_t fitting_rows = kBandBytes / row_bytes;
@@ -1126,9 +1127,14 @@ class PairDepthwiseConvolutionInt8 final : public Conv2DInt8 {
 };
 
 // Where the tap pairs measured faster than the float lanes on avx2 (docs/cpu-kernels.md
-// "Session 12").
+// "Session 12"): strides 1 and 2 without dilation, on input rows at least 28 wide for 3x3
+// kernels (0.75-0.97x of the lanes' time on MobileNetV2's 28- to 112-wide layers, 1.04-1.5x on
+// its 14- and 7-wide ones) and at least 14 wide for 5x5 (0.72-0.90x). Stride 3 measured slower
+// (1.3x; three slots per output).
 bool prefer_pairs(const Conv2DShape& shape) {
-  return shape.window.stride_width == 2 && shape.window.output_width >= 28;
+  const reference::Window2D& w = shape.window;
+  return (w.stride_width == 1 || w.stride_width == 2) && w.dilation_width == 1 &&
+         w.input_width >= (w.kernel_width >= 5 ? 14 : 28);
 }
 
 // Channels in lanes, except float32 stride-1 planes at least 48 outputs wide: there the

@@ -17,7 +17,6 @@
 #include <cstdint>
 
 #include "optimized/micro_kernels.h"
-#include "x86/byte_transpose.h"
 
 #define ORKNN_TARGET_AVX2 __attribute__((target("avx2,fma")))
 
@@ -105,28 +104,47 @@ struct PairRequantization {
   bool in_float;
 };
 
-// One pixel's 8 lane sums (bias included) as 8 codes in the low 8 bytes: RequantizeLanes'
+// One pixel's 8 lane sums (bias included) requantized, before the clamp: RequantizeLanes'
 // small-multiplier path (int32 to double is exact; vcvtpd2dq rounds half to even in the default
-// MXCSR mode; |product| < 2^30), or its float path (the sum within 2^24 converts exactly, one FMA
-// rounds the product half to even into the magic constant's mantissa).
-ORKNN_TARGET_AVX2 inline __m128i requantize_pair_pixel(__m256i sum, const PairRequantization& k) {
-  __m256i rounded;
+// MXCSR mode; |product| < 2^30, so adding the zero point stays exact), or its float path (the sum
+// within 2^24 converts exactly, one FMA rounds the product half to even into the magic
+// constant's mantissa, whose bits less magic_bits are the result plus the zero point).
+ORKNN_TARGET_AVX2 inline __m256i requantize_pair_pixel(__m256i sum, const PairRequantization& k) {
   if (k.in_float) {
-    rounded = _mm256_sub_epi32(
+    return _mm256_sub_epi32(
         _mm256_castps_si256(_mm256_fmadd_ps(_mm256_cvtepi32_ps(sum), k.multipliers, k.magic)),
         k.magic_bits);
-  } else {
-    const __m128i low = _mm256_cvtpd_epi32(
-        _mm256_mul_pd(_mm256_cvtepi32_pd(_mm256_castsi256_si128(sum)), k.multipliers_low));
-    const __m128i high = _mm256_cvtpd_epi32(
-        _mm256_mul_pd(_mm256_cvtepi32_pd(_mm256_extracti128_si256(sum, 1)), k.multipliers_high));
-    rounded = _mm256_add_epi32(_mm256_inserti128_si256(_mm256_castsi128_si256(low), high, 1),
-                               k.zero_point);
   }
-  rounded = _mm256_min_epi32(_mm256_max_epi32(rounded, k.minimum), k.maximum);
-  const __m128i words =
-      _mm_packs_epi32(_mm256_castsi256_si128(rounded), _mm256_extracti128_si256(rounded, 1));
-  return _mm_packs_epi16(words, words);
+  const __m128i low = _mm256_cvtpd_epi32(
+      _mm256_mul_pd(_mm256_cvtepi32_pd(_mm256_castsi256_si128(sum)), k.multipliers_low));
+  const __m128i high = _mm256_cvtpd_epi32(
+      _mm256_mul_pd(_mm256_cvtepi32_pd(_mm256_extracti128_si256(sum, 1)), k.multipliers_high));
+  return _mm256_add_epi32(_mm256_inserti128_si256(_mm256_castsi128_si256(low), high, 1),
+                          k.zero_point);
+}
+
+// 8 pixels' requantized lanes (v[p]: pixel p's 8 channels, int32) as codes in 8 channel rows:
+// two saturating packs per pair of pixels give, per 128-bit half, 4 pixels x 4 channels of
+// bytes (saturating to int8 then clamping to [minimum, maximum] within int8 is the clamp then
+// the saturation, the range being within int8), clamped once per 32 codes; a byte shuffle
+// transposes each 4 x 4 and 32-bit unpacks join pixels 0-3 and 4-7: channels 0, 1, 4, 5 in
+// `even`, 2, 3, 6, 7 in `odd`, 8 codes each.
+ORKNN_TARGET_AVX2 inline void pack_pair_pixels(const __m256i v[8], const PairRequantization& k,
+                                               __m256i* even, __m256i* odd) {
+  const __m256i p01 = _mm256_packs_epi32(v[0], v[1]);
+  const __m256i p23 = _mm256_packs_epi32(v[2], v[3]);
+  const __m256i p45 = _mm256_packs_epi32(v[4], v[5]);
+  const __m256i p67 = _mm256_packs_epi32(v[6], v[7]);
+  __m256i first = _mm256_packs_epi16(p01, p23);  // [pixel 0-3][channel 0-3 | 4-7]
+  __m256i second = _mm256_packs_epi16(p45, p67);
+  first = _mm256_min_epi8(_mm256_max_epi8(first, k.minimum), k.maximum);
+  second = _mm256_min_epi8(_mm256_max_epi8(second, k.minimum), k.maximum);
+  const __m256i transpose = _mm256_setr_epi8(0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15,
+                                             0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15);
+  first = _mm256_shuffle_epi8(first, transpose);  // [channel 0-3 | 4-7][pixel 0-3]
+  second = _mm256_shuffle_epi8(second, transpose);
+  *even = _mm256_unpacklo_epi32(first, second);  // channel 0, 1 | 4, 5: pixels 0-7 each
+  *odd = _mm256_unpackhi_epi32(first, second);   // channel 2, 3 | 6, 7
 }
 
 // The kernel's weight vectors (one per kernel row and tap pair): in registers for the fixed
@@ -182,8 +200,12 @@ ORKNN_TARGET_AVX2 void depthwise_pairs_of(const DepthwisePairs& d) {
   k.zero_point = _mm256_set1_epi32(d.output_zero_point);
   const int32_t minimum =
       d.output_minimum <= d.output_maximum ? d.output_minimum : d.output_maximum;
-  k.minimum = _mm256_set1_epi32(minimum);
-  k.maximum = _mm256_set1_epi32(d.output_maximum);
+  // The clamp on the saturated codes: the range's ends within int8.
+  auto code = [](int32_t value) {
+    return static_cast<char>(value < -128 ? -128 : (value > 127 ? 127 : value));
+  };
+  k.minimum = _mm256_set1_epi8(code(minimum));
+  k.maximum = _mm256_set1_epi8(code(d.output_maximum));
   // The zero point goes into the constant subtracted from the FMA's bits (no int32 overflow for
   // zero points within int8's codes); otherwise the double path.
   k.in_float = d.in_float && d.output_zero_point >= -128 && d.output_zero_point <= 127;
@@ -202,22 +224,23 @@ ORKNN_TARGET_AVX2 void depthwise_pairs_of(const DepthwisePairs& d) {
     w.weights = d.weights;
   }
   const int16_t* bases[8];
-  __m128i r[8];
-  __m128i columns[4];
+  __m256i v[8];
+  __m256i even, odd;
   if (pixels < 8) {
     // Pixels past the last repeat it (valid reads); only the real ones are stored.
     for (size_t p = 0; p < 8; ++p) {
       const size_t c = p < pixels ? p : pixels - 1;
       bases[p] = d.input + c / width * row_step + c % width * pixel_step;
+      v[p] = requantize_pair_pixel(pair_sum(d, w, bases[p], k.bias), k);
     }
-    for (size_t p = 0; p < 8; ++p) {
-      r[p] = requantize_pair_pixel(pair_sum(d, w, bases[p], k.bias), k);
-    }
-    transpose8x8_bytes(r, columns);
-    alignas(16) int8_t staging[16];
+    pack_pair_pixels(v, k, &even, &odd);
+    alignas(32) int8_t staging[2][32];
+    _mm256_store_si256(reinterpret_cast<__m256i*>(staging[0]), even);
+    _mm256_store_si256(reinterpret_cast<__m256i*>(staging[1]), odd);
     for (size_t l = 0; l < 8; ++l) {
-      _mm_store_si128(reinterpret_cast<__m128i*>(staging), columns[l / 2]);
-      for (size_t c = 0; c < pixels; ++c) rows[l][c] = staging[(l % 2) * 8 + c];
+      // Channel l: staging[l / 2 % 2] at byte 16 x (l / 4) + 8 x (l % 2).
+      const int8_t* codes = staging[l / 2 % 2] + 16 * (l / 4) + 8 * (l % 2);
+      for (size_t c = 0; c < pixels; ++c) rows[l][c] = codes[c];
     }
     return;
   }
@@ -238,14 +261,24 @@ ORKNN_TARGET_AVX2 void depthwise_pairs_of(const DepthwisePairs& d) {
       }
     }
     for (size_t p = 0; p < 8; ++p) {
-      r[p] = requantize_pair_pixel(pair_sum(d, w, bases[p], k.bias), k);
+      v[p] = requantize_pair_pixel(pair_sum(d, w, bases[p], k.bias), k);
     }
-    transpose8x8_bytes(r, columns);
-    for (size_t l = 0; l < 8; l += 2) {
-      _mm_storel_epi64(reinterpret_cast<__m128i*>(rows[l] + c), columns[l / 2]);
-      _mm_storel_epi64(reinterpret_cast<__m128i*>(rows[l + 1] + c),
-                       _mm_unpackhi_epi64(columns[l / 2], columns[l / 2]));
-    }
+    pack_pair_pixels(v, k, &even, &odd);
+    const __m128i even_low = _mm256_castsi256_si128(even);        // channels 0, 1
+    const __m128i even_high = _mm256_extracti128_si256(even, 1);  // 4, 5
+    const __m128i odd_low = _mm256_castsi256_si128(odd);          // 2, 3
+    const __m128i odd_high = _mm256_extracti128_si256(odd, 1);    // 6, 7
+    _mm_storel_epi64(reinterpret_cast<__m128i*>(rows[0] + c), even_low);
+    _mm_storel_epi64(reinterpret_cast<__m128i*>(rows[1] + c),
+                     _mm_unpackhi_epi64(even_low, even_low));
+    _mm_storel_epi64(reinterpret_cast<__m128i*>(rows[2] + c), odd_low);
+    _mm_storel_epi64(reinterpret_cast<__m128i*>(rows[3] + c), _mm_unpackhi_epi64(odd_low, odd_low));
+    _mm_storel_epi64(reinterpret_cast<__m128i*>(rows[4] + c), even_high);
+    _mm_storel_epi64(reinterpret_cast<__m128i*>(rows[5] + c),
+                     _mm_unpackhi_epi64(even_high, even_high));
+    _mm_storel_epi64(reinterpret_cast<__m128i*>(rows[6] + c), odd_high);
+    _mm_storel_epi64(reinterpret_cast<__m128i*>(rows[7] + c),
+                     _mm_unpackhi_epi64(odd_high, odd_high));
     if (c + 8 == pixels) return;
   }
 }
