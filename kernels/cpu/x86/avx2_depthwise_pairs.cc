@@ -52,6 +52,62 @@ ORKNN_TARGET_AVX2 inline void transpose8x8_words(__m128i r[8]) {
   r[7] = _mm_unpackhi_epi64(b5, b7);
 }
 
+// The same on both 128-bit halves of r[0..7] (slots 0-7 and 8-15 of 16-slot blocks).
+ORKNN_TARGET_AVX2 inline void transpose8x8_words(__m256i r[8]) {
+  const __m256i a0 = _mm256_unpacklo_epi16(r[0], r[1]);
+  const __m256i a1 = _mm256_unpackhi_epi16(r[0], r[1]);
+  const __m256i a2 = _mm256_unpacklo_epi16(r[2], r[3]);
+  const __m256i a3 = _mm256_unpackhi_epi16(r[2], r[3]);
+  const __m256i a4 = _mm256_unpacklo_epi16(r[4], r[5]);
+  const __m256i a5 = _mm256_unpackhi_epi16(r[4], r[5]);
+  const __m256i a6 = _mm256_unpacklo_epi16(r[6], r[7]);
+  const __m256i a7 = _mm256_unpackhi_epi16(r[6], r[7]);
+  const __m256i b0 = _mm256_unpacklo_epi32(a0, a2);
+  const __m256i b1 = _mm256_unpackhi_epi32(a0, a2);
+  const __m256i b2 = _mm256_unpacklo_epi32(a4, a6);
+  const __m256i b3 = _mm256_unpackhi_epi32(a4, a6);
+  const __m256i b4 = _mm256_unpacklo_epi32(a1, a3);
+  const __m256i b5 = _mm256_unpackhi_epi32(a1, a3);
+  const __m256i b6 = _mm256_unpacklo_epi32(a5, a7);
+  const __m256i b7 = _mm256_unpackhi_epi32(a5, a7);
+  r[0] = _mm256_unpacklo_epi64(b0, b2);
+  r[1] = _mm256_unpackhi_epi64(b0, b2);
+  r[2] = _mm256_unpacklo_epi64(b1, b3);
+  r[3] = _mm256_unpackhi_epi64(b1, b3);
+  r[4] = _mm256_unpacklo_epi64(b4, b6);
+  r[5] = _mm256_unpackhi_epi64(b4, b6);
+  r[6] = _mm256_unpacklo_epi64(b5, b7);
+  r[7] = _mm256_unpackhi_epi64(b5, b7);
+}
+
+// Stride 2, rows of at least 16 slots: blocks of 16 (one 32-byte load per channel, the
+// transpose on both halves at once; the last block overlaps the one before).
+ORKNN_TARGET_AVX2 void interleave_pairs_16(const InterleavePairs& p) {
+  const __m256i zero = _mm256_set1_epi16(static_cast<int16_t>(p.zero_point));
+  const size_t slots = p.slots;
+  for (size_t r = 0; r < p.rows; ++r) {
+    int16_t* out = p.out + r * p.out_row_stride;
+    const size_t offset = r * p.source_stride;
+    for (size_t q = 0;; q += 16) {
+      if (q + 16 > slots) q = slots - 16;
+      __m256i v[8];
+      for (size_t l = 0; l < 8; ++l) {
+        v[l] = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p.sources[l] + offset + 2 * q));
+      }
+      transpose8x8_words(v);
+      for (size_t k = 0; k < 8; ++k) {
+        _mm256_storeu_si256(
+            reinterpret_cast<__m256i*>(out + (q + k) * 16),
+            _mm256_sub_epi16(_mm256_cvtepi8_epi16(_mm256_castsi256_si128(v[k])), zero));
+        _mm256_storeu_si256(
+            reinterpret_cast<__m256i*>(out + (q + 8 + k) * 16),
+            _mm256_sub_epi16(_mm256_cvtepi8_epi16(_mm256_extracti128_si256(v[k], 1)), zero));
+      }
+      if (q + 16 == slots) break;
+    }
+  }
+}
+
 // Slots of one padded row, in blocks of 8 (the last block ends at the row's last slot and may
 // overlap the one before; rows of fewer than 8 slots get 8, the row's room). kStepTwo: slot q is
 // the byte pair at column 2q of each row (one 16-byte load per channel and block).
@@ -87,6 +143,7 @@ ORKNN_TARGET_AVX2 void interleave_pairs_of(const InterleavePairs& p) {
 }
 
 ORKNN_TARGET_AVX2 void interleave_pairs(const InterleavePairs& p) {
+  if (p.slot_step == 2 && p.slots >= 16) return interleave_pairs_16(p);
   if (p.slot_step == 2) return interleave_pairs_of<true>(p);
   interleave_pairs_of<false>(p);
 }
