@@ -80,8 +80,10 @@ ORKNN_TARGET_AVX2 inline void transpose8x8_words(__m256i r[8]) {
   r[7] = _mm256_unpackhi_epi64(b5, b7);
 }
 
-// Stride 2, rows of at least 16 slots: blocks of 16 (one 32-byte load per channel, the
-// transpose on both halves at once; the last block overlaps the one before).
+// Rows of at least 16 slots: blocks of 16, the transpose on both halves at once (the last block
+// overlaps the one before). kStepTwo: one 32-byte load per channel; else two 16-byte loads (at
+// the slot's two columns) whose byte interleave gives slots 0-7 and 8-15.
+template <bool kStepTwo>
 ORKNN_TARGET_AVX2 void interleave_pairs_16(const InterleavePairs& p) {
   const __m256i zero = _mm256_set1_epi16(static_cast<int16_t>(p.zero_point));
   const size_t slots = p.slots;
@@ -92,7 +94,16 @@ ORKNN_TARGET_AVX2 void interleave_pairs_16(const InterleavePairs& p) {
       if (q + 16 > slots) q = slots - 16;
       __m256i v[8];
       for (size_t l = 0; l < 8; ++l) {
-        v[l] = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p.sources[l] + offset + 2 * q));
+        const int8_t* column = p.sources[l] + offset + (kStepTwo ? 2 * q : q);
+        if constexpr (kStepTwo) {
+          v[l] = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(column));
+        } else {
+          const __m128i first = _mm_loadu_si128(reinterpret_cast<const __m128i*>(column));
+          const __m128i second =
+              _mm_loadu_si128(reinterpret_cast<const __m128i*>(column + p.dilation_width));
+          v[l] = _mm256_inserti128_si256(_mm256_castsi128_si256(_mm_unpacklo_epi8(first, second)),
+                                         _mm_unpackhi_epi8(first, second), 1);
+        }
       }
       transpose8x8_words(v);
       for (size_t k = 0; k < 8; ++k) {
@@ -143,7 +154,10 @@ ORKNN_TARGET_AVX2 void interleave_pairs_of(const InterleavePairs& p) {
 }
 
 ORKNN_TARGET_AVX2 void interleave_pairs(const InterleavePairs& p) {
-  if (p.slot_step == 2 && p.slots >= 16) return interleave_pairs_16(p);
+  if (p.slots >= 16) {
+    if (p.slot_step == 2) return interleave_pairs_16<true>(p);
+    return interleave_pairs_16<false>(p);
+  }
   if (p.slot_step == 2) return interleave_pairs_of<true>(p);
   interleave_pairs_of<false>(p);
 }
