@@ -1128,9 +1128,9 @@ class PairDepthwiseConvolutionInt8 final : public Conv2DInt8 {
 
 // Where the tap pairs measured faster than the float lanes on avx2 (docs/cpu-kernels.md
 // "Session 12"): strides 1 and 2 without dilation, on input rows at least 28 wide for 3x3
-// kernels (0.75-0.97x of the lanes' time on MobileNetV2's 28- to 112-wide layers, 1.04-1.5x on
-// its 14- and 7-wide ones) and at least 14 wide for 5x5 (0.72-0.90x). Stride 3 measured slower
-// (1.3x; three slots per output).
+// kernels (0.71-0.93x of the lanes' time on MobileNetV2's 28- to 112-wide layers; its 14-wide
+// stride-1 ones at parity, the 14-wide stride-2 and 7-wide ones 1.2-1.5x) and at least 14 wide
+// for 5x5 (0.70-0.94x). Stride 3 measured slower (1.25x; three slots per output).
 bool prefer_pairs(const Conv2DShape& shape) {
   const reference::Window2D& w = shape.window;
   return (w.stride_width == 1 || w.stride_width == 2) && w.dilation_width == 1 &&
