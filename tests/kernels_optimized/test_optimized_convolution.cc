@@ -557,6 +557,125 @@ void test_depthwise_int8_large_planes(void**) {
   }
 }
 
+// The int8 depthwise on int16 tap pairs (the avx2 table's depthwise_pairs), forced on every
+// stride although the dispatcher takes it only where it measured faster: randomized shapes with
+// strides 1-3 (stride 2: one slot per two columns; 1 and 3: a slot per column), 3x3, 5x5, 1x3,
+// 3x1 and dilated kernels (odd widths: a pair's second tap weighs 0), pads 0-2 on each side,
+// channel counts around the 8 lanes, multipliers 1 and 2, planes from 1 to 60 wide (rows of
+// fewer and more than 8 slots, 8-pixel blocks across rows, fewer than 8 pixels) and every
+// seventh trial up to 130 x 130 (several bands), zero points of both signs, every fifth trial
+// at the extreme codes (|x - zx| = |w - zw| = 255), biases on either side of the float
+// requantization's limit, output ranges clamped or not: bit-exact against the reference on 1-3
+// threads.
+void test_depthwise_int8_pairs(void**) {
+#if defined(__x86_64__)
+  if (!kernels::cpu::kernel_variant_available(KernelVariant::kAvx2)) {
+    std::printf("avx2 int8 depthwise pairs: SKIPPED (no AVX2)\n");
+    return;
+  }
+  const kernels::cpu::optimized::MicroKernels& table =
+      kernels::cpu::optimized::avx2_micro_kernels();
+  Pools pools;
+  Random shapes(9191);
+  const int64_t channel_counts[] = {2, 3, 7, 8, 9, 15, 16, 17, 24, 31, 40};
+  for (int trial = 0; trial < 120; ++trial) {
+    ConvCase c{"random pairs", 1, 1, 1, 1, 1, 3, 3};
+    c.batch = trial % 9 == 0 ? 2 : 1;
+    c.channels = channel_counts[shapes.integer(0, 10)];
+    c.output_channels = c.channels * (trial % 6 == 5 ? 2 : 1);
+    c.groups = c.channels;
+    const int kernel_kind = trial % 8;  // half 3x3
+    if (kernel_kind == 4 || kernel_kind == 6) c.kernel_height = c.kernel_width = 5;
+    if (kernel_kind == 5) c.kernel_height = 1;
+    if (kernel_kind == 7) c.kernel_width = trial % 16 == 7 ? 1 : 4;
+    if (trial % 10 == 3) c.dilation_height = c.dilation_width = 2;
+    c.stride_height = c.stride_width = 1 + trial % 3;
+    if (trial % 13 == 12) c.stride_height = 1;  // stride 1x2 and 2x1 windows
+    c.pad_top = shapes.integer(0, 2);
+    c.pad_left = shapes.integer(0, 2);
+    c.pad_bottom = shapes.integer(0, 2);
+    c.pad_right = shapes.integer(0, 2);
+    const int64_t reach_h = (c.kernel_height - 1) * c.dilation_height + 1;
+    const int64_t reach_w = (c.kernel_width - 1) * c.dilation_width + 1;
+    const bool large = trial % 7 == 6;
+    c.height =
+        std::max<int64_t>(shapes.integer(1, large ? 130 : 30), reach_h - c.pad_top - c.pad_bottom);
+    c.width =
+        std::max<int64_t>(shapes.integer(1, large ? 130 : 60), reach_w - c.pad_left - c.pad_right);
+    const reference::Conv2DShape shape = shape_of(c);
+    const std::string name = describe_random_case(trial, c);
+    Random random(static_cast<uint32_t>(6100 + trial));
+
+    reference::Int8Requantization q;
+    const bool extreme = trial % 5 == 4;
+    q.input_zero_point = extreme ? (trial % 2 ? 127 : -128) : random.integer(-128, 127);
+    const double depth = static_cast<double>(c.kernel_height * c.kernel_width);
+    for (int64_t channel = 0; channel < shape.output_channels; ++channel) {
+      q.weight_zero_points.push_back(extreme ? (trial % 4 < 2 ? 127 : -128)
+                                             : (channel % 3 == 1 ? random.integer(-128, 127) : 0));
+      q.multipliers.push_back(static_cast<float>(
+          random.real(20.0f, 90.0f) / (std::sqrt(depth) * 100.0 * 100.0) * (extreme ? 0.02 : 1.0)));
+    }
+    q.output_zero_point = random.integer(-40, 40);
+    if (trial % 4 == 1) q.output_minimum = std::max(-128, q.output_zero_point);
+    if (trial % 4 == 2) {
+      q.output_minimum = -60;
+      q.output_maximum = 100;
+    }
+    std::vector<int8_t> codes = random.codes(input_size(shape));
+    std::vector<int8_t> weight_codes = random.codes(weight_size(shape));
+    if (extreme) {
+      // Mostly the codes farthest from the zero points, a few ordinary values.
+      const int8_t x_code = q.input_zero_point > 0 ? -128 : 127;
+      for (size_t i = 0; i < codes.size(); ++i) codes[i] = i % 7 ? x_code : codes[i];
+      const int8_t w_code = q.weight_zero_points[0] > 0 ? -128 : 127;
+      for (size_t i = 0; i < weight_codes.size(); ++i) {
+        weight_codes[i] = i % 5 ? w_code : weight_codes[i];
+      }
+    }
+    // Biases up to 3 x 10^6 (sums past 2^21 after the multiplier on some channels), and every
+    // tenth trial biases up to 10^8 with multipliers of 0.3: saturated outputs whose products
+    // leave the float requantization's range (only the double path gets their signs right).
+    const bool huge = trial % 10 == 7;
+    if (huge) std::fill(q.multipliers.begin(), q.multipliers.end(), 0.3f);
+    const int32_t bias_range = huge ? 100000000 : (trial % 3 == 0 ? 3000000 : 30000);
+    const std::vector<int32_t> bias =
+        random.ints(static_cast<size_t>(shape.output_channels), -bias_range, bias_range);
+    const bool with_bias = trial % 8 != 3;
+    std::vector<int8_t> expected(output_size(shape));
+    reference::conv2d_int8(shape, q, codes.data(), weight_codes.data(),
+                           with_bias ? bias.data() : nullptr, expected.data());
+    auto kernel = kernels::cpu::optimized::make_pair_depthwise_conv2d_int8(table, shape, q,
+                                                                           weight_codes.data());
+    if (!kernel) fail_msg("%s: no pair kernel", name.c_str());
+    for (ThreadPool* pool : pools.all) {
+      pool->reserve_scratch(kernel->scratch_bytes());
+      std::vector<int8_t> output(expected.size(), 0x55);
+      kernel->run(codes.data(), weight_codes.data(), with_bias ? bias.data() : nullptr,
+                  output.data(), *pool);
+      const std::string mismatch = compare_exact(output, expected);
+      if (!mismatch.empty()) {
+        fail_msg("%s (%s, %zu threads): %s", name.c_str(), kernel->algorithm(),
+                 pool->thread_count(), mismatch.c_str());
+      }
+    }
+  }
+  // The dispatcher takes the pairs for MobileNetV2's stride-2 layers on avx2.
+  const ConvCase mobilenet{"features.2.dw", 1, 96, 112, 112, 96, 3, 3, 2, 2, 1, 1, 0, 0, 1, 1, 96};
+  reference::Int8Requantization q;
+  q.weight_zero_points.assign(96, 0);
+  q.multipliers.assign(96, 0.001f);
+  const std::vector<int8_t> weights(96 * 9, 3);
+  auto kernel = kernels::cpu::prepare_conv2d_int8(shape_of(mobilenet), q, weights.data(),
+                                                  KernelVariant::kAvx2);
+  if (std::string(kernel->algorithm()).find("pairs") == std::string::npos) {
+    fail_msg("avx2 %s chose %s", mobilenet.name, kernel->algorithm());
+  }
+#else
+  std::printf("avx2 int8 depthwise pairs: SKIPPED (not x86-64)\n");
+#endif
+}
+
 // The dispatcher picks the algorithms the shapes call for.
 #if defined(__x86_64__)
 // The direct convolution (optimized/direct_convolution.cc, the avx512 and avx2 variants'
@@ -971,6 +1090,7 @@ int main() {
     cmocka_unit_test(test_int8_zero_points_outside_int8),
     cmocka_unit_test(test_depthwise_random_shapes),
     cmocka_unit_test(test_depthwise_int8_large_planes),
+    cmocka_unit_test(test_depthwise_int8_pairs),
 #if defined(__x86_64__)
     cmocka_unit_test(test_direct_random_shapes),
     cmocka_unit_test(test_lane_random_shapes),

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <vector>
 
 #include "optimized/blocking.h"
@@ -861,6 +862,281 @@ class DotDepthwiseConvolutionInt8 final : public Conv2DInt8 {
   char algorithm_[64];
 };
 
+// ---- int8 on int16 tap pairs in lanes -------------------------------------------------------
+// Where the table has depthwise_pairs (avx2). The lanes' task split (an image, a group of 8
+// output channels, a band of output rows), but the band holds x - zx as int16 "slots" of two
+// columns (micro_kernels.h InterleavePairs): one vpmaddwd per two taps of a kernel row, int32
+// sums that are exact whatever the kernel size (no float bound), and the requantization on the
+// sums in registers. Rows above or below the input are zero slots.
+struct PairGeometry {
+  size_t slot_step = 1;      // 2: stride 2 (any even stride), dilation 1
+  size_t pixel_step = 1;     // slots from one output to the next
+  size_t pair_step = 1;      // slots from one tap pair to the next
+  size_t pairs = 1;          // ceil(kernel_width / 2)
+  size_t slots = 0;          // slots the outputs read
+  size_t row_slots = 0;      // max(slots, 8): the room of a band row
+  size_t staging_width = 0;  // bytes of a staging row of codes (padded columns from 0)
+  size_t copy_first = 0;     // first staging column that holds an input column
+  size_t copy_count = 0;     // input columns inside the staging row
+  size_t band_rows = 0;      // output rows per band (the last band may have fewer)
+  size_t bands = 0;
+};
+
+PairGeometry pair_geometry(const reference::Window2D& w) {
+  PairGeometry g;
+  const size_t stride = static_cast<size_t>(w.stride_width);
+  const size_t dilation = static_cast<size_t>(w.dilation_width);
+  g.slot_step = dilation == 1 && stride % 2 == 0 ? 2 : 1;
+  g.pixel_step = stride / g.slot_step;
+  g.pair_step = 2 * dilation / g.slot_step;
+  g.pairs = divide_round_up(static_cast<size_t>(w.kernel_width), 2);
+  g.slots =
+      (static_cast<size_t>(w.output_width) - 1) * g.pixel_step + (g.pairs - 1) * g.pair_step + 1;
+  g.row_slots = std::max<size_t>(g.slots, 8);
+  // interleave_pairs reads columns below slot_step x row_slots + dilation + 16.
+  g.staging_width = align_bytes(g.slot_step * g.row_slots + dilation + 16);
+  const size_t pad_left = static_cast<size_t>(w.pad_left);
+  g.copy_first = std::min(pad_left, g.staging_width);
+  g.copy_count =
+      std::min(g.staging_width, pad_left + static_cast<size_t>(w.input_width)) - g.copy_first;
+  // A band's slot rows within 96 KB (in L2; 16, 24 and 48 KB measured slower on MobileNetV2's
+  // stride-2 layers: more tasks, each filling its staging and padding).
+  constexpr size_t kBandBytes = 96 * 1024;
+  const size_t row_bytes = g.row_slots * 16 * sizeof(int16_t);
+  const size_t window_rows = static_cast<size_t>((w.kernel_height - 1) * w.dilation_height + 1);
+  const size_t fitting_rows = kBandBytes / row_bytes;
+  g.band_rows = fitting_rows > window_rows
+                    ? (fitting_rows - window_rows) / static_cast<size_t>(w.stride_height) + 1
+                    : 1;
+  const size_t output_height = static_cast<size_t>(w.output_height);
+  g.band_rows = std::min(g.band_rows, output_height);
+  g.bands = divide_round_up(output_height, g.band_rows);
+  return g;
+}
+
+// Whether the tap pairs compute this layer exactly: the table has them, the zero point code pads
+// (an int8 code), every x - zx and w - zw fits int16 (they are within 255), the sums of products
+// fit int32, and the requantization is the small-multiplier one without SiLU.
+bool pairs_apply(const MicroKernels& kernels, const Conv2DShape& shape,
+                 const Int8Requantization& q) {
+  const reference::Window2D& w = shape.window;
+  if (!kernels.depthwise_pairs || !kernels.interleave_pairs || q.silu ||
+      q.input_zero_point < -128 || q.input_zero_point > 127 ||
+      !small_multipliers(q.multipliers.data(), q.multipliers.size(), q.output_zero_point)) {
+    return false;
+  }
+  for (int32_t zero_point : q.weight_zero_points) {
+    if (zero_point < -128 || zero_point > 127) return false;
+  }
+  const int64_t taps = w.kernel_height * w.kernel_width;
+  return taps * largest_int8_offset(q.input_zero_point) * largest_weight_offset(q) <
+         (int64_t{1} << 31);
+}
+
+// count bytes from `from` to `to` in 16- and 8-byte pieces, the last ending at the run's end
+// (overlapping the one before): a staging row is a few dozen bytes, where a memmove call per
+// lane and row cost more than the copy.
+inline void copy_short_run(const int8_t* from, size_t count, int8_t* to) {
+  if (count >= 16) {
+    for (size_t i = 0; i + 16 < count; i += 16) std::memcpy(to + i, from + i, 16);
+    std::memcpy(to + count - 16, from + count - 16, 16);
+  } else if (count >= 8) {
+    std::memcpy(to, from, 8);
+    std::memcpy(to + count - 8, from + count - 8, 8);
+  } else {
+    for (size_t i = 0; i < count; ++i) to[i] = from[i];
+  }
+}
+
+class PairDepthwiseConvolutionInt8 final : public Conv2DInt8 {
+ public:
+  PairDepthwiseConvolutionInt8(const MicroKernels& kernels, const Conv2DShape& shape,
+                               const Int8Requantization& requantization,
+                               const int8_t* constant_weights)
+      : kernels_(kernels),
+        shape_(shape),
+        q_(requantization),
+        geometry_(pair_geometry(shape.window)) {
+    const reference::Window2D& w = shape.window;
+    const size_t kernel_height = static_cast<size_t>(w.kernel_height);
+    const size_t kernel_width = static_cast<size_t>(w.kernel_width);
+    const size_t taps = kernel_height * kernel_width;
+    const size_t output_channels = static_cast<size_t>(shape.output_channels);
+    groups_ = divide_round_up(output_channels, kDepthwiseLanes);
+    group_weights_ = kernel_height * geometry_.pairs * 16;
+    weights_.assign(groups_ * group_weights_, 0);
+    bias_limits_.resize(output_channels);
+    for (size_t channel = 0; channel < output_channels; ++channel) {
+      const size_t group = channel / kDepthwiseLanes;
+      const size_t lane = channel % kDepthwiseLanes;
+      int64_t magnitudes = 0;
+      for (size_t i = 0; i < kernel_height; ++i) {
+        for (size_t j = 0; j < kernel_width; ++j) {
+          const int32_t offset = constant_weights[channel * taps + i * kernel_width + j] -
+                                 q_.weight_zero_points[channel];
+          weights_[group * group_weights_ + ((i * geometry_.pairs + j / 2) * 8 + lane) * 2 +
+                   j % 2] = static_cast<int16_t>(offset);
+          magnitudes += offset < 0 ? -offset : offset;
+        }
+      }
+      bias_limits_[channel] =
+          float_requantization_bias_limit(magnitudes, q_.input_zero_point, q_.multipliers[channel]);
+    }
+    const size_t band_padded_rows = band_input_rows(w, geometry_.band_rows);
+    const size_t row_elements = geometry_.row_slots * 16;
+    staging_offset_ = align_bytes(band_padded_rows * row_elements * sizeof(int16_t));
+    discard_offset_ = staging_offset_ + align_bytes(kDepthwiseLanes * geometry_.staging_width);
+    scratch_bytes_ =
+        discard_offset_ + align_bytes(geometry_.band_rows * static_cast<size_t>(w.output_width));
+    std::snprintf(algorithm_, sizeof(algorithm_), "%s int8 depthwise %lldx%lld pairs", kernels.name,
+                  static_cast<long long>(w.kernel_height), static_cast<long long>(w.kernel_width));
+  }
+
+  size_t scratch_bytes() const override { return scratch_bytes_; }
+  const char* algorithm() const override { return algorithm_; }
+
+  void run(const int8_t* input, const int8_t*, const int32_t* bias, int8_t* output,
+           ThreadPool& pool) const override {
+    const reference::Window2D& w = shape_.window;
+    const PairGeometry& g = geometry_;
+    const size_t channels = static_cast<size_t>(shape_.input_channels);
+    const size_t output_channels = static_cast<size_t>(shape_.output_channels);
+    const size_t multiplier = output_channels / channels;
+    const size_t input_height = static_cast<size_t>(w.input_height);
+    const size_t input_width = static_cast<size_t>(w.input_width);
+    const size_t output_height = static_cast<size_t>(w.output_height);
+    const size_t output_width = static_cast<size_t>(w.output_width);
+    const size_t output_plane = output_height * output_width;
+    const size_t pad_top = static_cast<size_t>(w.pad_top);
+    const size_t pad_left = static_cast<size_t>(w.pad_left);
+    const size_t row_elements = g.row_slots * 16;
+    const int8_t padding = static_cast<int8_t>(q_.input_zero_point);
+    const size_t tasks = static_cast<size_t>(shape_.batch) * groups_ * g.bands;
+
+    pool.parallel_for(tasks, [&](size_t task, size_t thread) {
+      uint8_t* scratch = pool.scratch(thread, scratch_bytes_);
+      auto* band = reinterpret_cast<int16_t*>(scratch);
+      auto* discard = reinterpret_cast<int8_t*>(scratch + discard_offset_);
+      const size_t band_index = task % g.bands;
+      const size_t group = task / g.bands % groups_;
+      const size_t image = task / g.bands / groups_;
+      const size_t first_channel = group * kDepthwiseLanes;
+      const size_t first_row = band_index * g.band_rows;
+      const size_t rows = std::min(g.band_rows, output_height - first_row);
+
+      // Lane l is output channel first_channel + l (lanes past the last repeat its input with
+      // zero weights), reading input channel (that) / multiplier.
+      int32_t lane_bias[kDepthwiseLanes];
+      float lane_multipliers[kDepthwiseLanes];
+      const int8_t* planes[kDepthwiseLanes];
+      int8_t* outputs[kDepthwiseLanes];
+      bool in_float = true;
+      for (size_t l = 0; l < kDepthwiseLanes; ++l) {
+        const size_t channel = std::min(first_channel + l, output_channels - 1);
+        lane_bias[l] = bias ? bias[channel] : 0;
+        lane_multipliers[l] = q_.multipliers[channel];
+        in_float = in_float && std::abs(int64_t{lane_bias[l]}) <= bias_limits_[channel];
+        planes[l] = input + (image * channels + channel / multiplier) * input_height * input_width;
+        outputs[l] = first_channel + l < output_channels
+                         ? output + (image * output_channels + channel) * output_plane +
+                               first_row * output_width
+                         : discard;
+      }
+
+      // Padded rows of the band: row r is padded input row first_row * stride + r; the rows
+      // inside the input are one run [inside_begin, inside_end), the others zero slots.
+      const size_t padded_rows = band_input_rows(w, rows);
+      const size_t first_padded = first_row * static_cast<size_t>(w.stride_height);
+      const size_t inside_begin = std::min(padded_rows, pad_top - std::min(pad_top, first_padded));
+      const size_t below_input = pad_top + input_height;  // first padded row under the input
+      const size_t inside_end =
+          first_padded >= below_input
+              ? inside_begin
+              : std::max(inside_begin, std::min(padded_rows, below_input - first_padded));
+      std::fill(band, band + inside_begin * row_elements, int16_t{0});
+      std::fill(band + inside_end * row_elements, band + padded_rows * row_elements, int16_t{0});
+      if (inside_end > inside_begin) {
+        // Each lane's input row goes first into a staging row of codes padded with the zero
+        // point code (in L1), which interleave_pairs then reads without edge cases: reading
+        // the input rows in place, with shuffles into place and blends of the zero point at the
+        // row edges, measured as fast on 112-wide rows and slower on narrower ones.
+        int8_t* const staging = reinterpret_cast<int8_t*>(scratch + staging_offset_);
+        const int8_t* sources[kDepthwiseLanes];
+        for (size_t l = 0; l < kDepthwiseLanes; ++l) {
+          int8_t* row = staging + l * g.staging_width;
+          sources[l] = row;
+          std::fill(row, row + g.copy_first, padding);
+          std::fill(row + g.copy_first + g.copy_count, row + g.staging_width, padding);
+        }
+        InterleavePairs interleave{};
+        interleave.sources = sources;
+        interleave.source_stride = 0;
+        interleave.rows = 1;
+        interleave.slots = g.slots;
+        interleave.slot_step = g.slot_step;
+        interleave.dilation_width = static_cast<size_t>(w.dilation_width);
+        interleave.zero_point = q_.input_zero_point;
+        interleave.out_row_stride = row_elements;
+        for (size_t r = inside_begin; r < inside_end; ++r) {
+          const size_t input_row = first_padded + r - pad_top;
+          for (size_t l = 0; l < kDepthwiseLanes; ++l) {
+            copy_short_run(planes[l] + input_row * input_width + (g.copy_first - pad_left),
+                           g.copy_count, staging + l * g.staging_width + g.copy_first);
+          }
+          interleave.out = band + r * row_elements;
+          kernels_.interleave_pairs(interleave);
+        }
+      }
+
+      DepthwisePairs pairs{};
+      pairs.input = band;
+      pairs.input_stride = row_elements;
+      pairs.weights = weights_.data() + group * group_weights_;
+      pairs.kernel_height = static_cast<size_t>(w.kernel_height);
+      pairs.pairs = g.pairs;
+      pairs.stride_height = static_cast<size_t>(w.stride_height);
+      pairs.dilation_height = static_cast<size_t>(w.dilation_height);
+      pairs.pixel_step = g.pixel_step;
+      pairs.pair_step = g.pair_step;
+      pairs.output_height = rows;
+      pairs.output_width = output_width;
+      pairs.bias = lane_bias;
+      pairs.multipliers = lane_multipliers;
+      pairs.output_zero_point = q_.output_zero_point;
+      pairs.output_minimum = q_.output_minimum;
+      pairs.output_maximum = q_.output_maximum;
+      pairs.rows = outputs;
+      pairs.in_float = in_float;
+      kernels_.depthwise_pairs(pairs);
+    });
+  }
+
+ private:
+  const MicroKernels& kernels_;
+  const Conv2DShape shape_;
+  const Int8Requantization q_;
+  const PairGeometry geometry_;
+  size_t groups_ = 0;
+  size_t group_weights_ = 0;          // int16 weights of a group: [kernel row][pair][8][2]
+  std::vector<int16_t> weights_;      // per group, w - zw (0 for a pair's missing tap)
+  std::vector<int64_t> bias_limits_;  // per output channel, float_requantization_bias_limit
+  size_t staging_offset_ = 0;
+  size_t discard_offset_ = 0;
+  size_t scratch_bytes_ = 0;
+  char algorithm_[64];
+};
+
+// Where the tap pairs measured faster than the float lanes on avx2 (docs/cpu-kernels.md
+// "Session 12"): strides 1 and 2 without dilation, on input rows at least 28 wide for 3x3
+// kernels (0.71-0.93x of the lanes' time on MobileNetV2's 28- to 112-wide layers; its 14-wide
+// stride-1 ones at parity, the 14-wide stride-2 and 7-wide ones 1.2-1.5x) and at least 14 wide
+// for 5x5 (0.70-0.94x). Stride 3 measured slower (1.25x; three slots per output).
+bool prefer_pairs(const Conv2DShape& shape) {
+  const reference::Window2D& w = shape.window;
+  return (w.stride_width == 1 || w.stride_width == 2) && w.dilation_width == 1 &&
+         w.input_width >= (w.kernel_width >= 5 ? 14 : 28);
+}
+
 // Channels in lanes, except float32 stride-1 planes at least 48 outputs wide: there the
 // plane kernel's vectors along a row are full and it reads rows in place of interleaving them
 // (MobileNetV2's 32 @112 layer: 0.20-0.21 ms on planes, 0.29-0.31 in lanes; every narrower or
@@ -888,6 +1164,16 @@ std::unique_ptr<Conv2DFloat> make_depthwise_conv2d(const MicroKernels& kernels,
   return std::make_unique<DepthwiseConvolution>(kernels, shape, activation, constant_weights);
 }
 
+std::unique_ptr<Conv2DInt8> make_pair_depthwise_conv2d_int8(
+    const MicroKernels& kernels, const Conv2DShape& shape, const Int8Requantization& requantization,
+    const int8_t* constant_weights) {
+  if (!is_depthwise(shape) || !constant_weights || !pairs_apply(kernels, shape, requantization)) {
+    return nullptr;
+  }
+  return std::make_unique<PairDepthwiseConvolutionInt8>(kernels, shape, requantization,
+                                                        constant_weights);
+}
+
 std::unique_ptr<Conv2DInt8> make_depthwise_conv2d_int8(const MicroKernels& kernels,
                                                        const Conv2DShape& shape,
                                                        const Int8Requantization& requantization,
@@ -897,6 +1183,10 @@ std::unique_ptr<Conv2DInt8> make_depthwise_conv2d_int8(const MicroKernels& kerne
   if (dot_rows_apply(kernels, shape, requantization, constant_weights)) {
     return std::make_unique<DotDepthwiseConvolutionInt8>(kernels, shape, requantization,
                                                          constant_weights);
+  }
+  if (pairs_apply(kernels, shape, requantization) && prefer_pairs(shape)) {
+    return std::make_unique<PairDepthwiseConvolutionInt8>(kernels, shape, requantization,
+                                                          constant_weights);
   }
   const int64_t taps = shape.window.kernel_height * shape.window.kernel_width;
   const int64_t bound = taps * largest_int8_offset(requantization.input_zero_point) *

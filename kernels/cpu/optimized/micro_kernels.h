@@ -376,6 +376,58 @@ struct DepthwiseDotRows {
   size_t output_stride;
 };
 
+// ---- int8 depthwise on int16 tap pairs in lanes ---------------------------------------------
+// The same 8 channels per vector as the lanes above, but each 32-bit lane holds one channel's
+// x - zx at two columns of a padded row as int16 (a "slot"), so one vpmaddwd multiplies and
+// adds two taps of a kernel row in exact int32 arithmetic: |x - zx| and |w - zw| are at most
+// 255, a pair's sum at most 2 x 255^2. Slot q of a padded row holds columns
+// (q x slot_step, q x slot_step + dilation_width), slot_step 2 (stride 2, dilation 1: each
+// column once, half the slots) or 1 (every column starts a slot):
+// int16 out[r * out_row_stride + q * 16 + 2 * l + h] = sources[l][r * source_stride +
+// q * slot_step + h * dilation_width] - zero_point for r < rows, q < slots, l < 8, h < 2: the
+// rows are codes already padded with the zero point code (x - zx = 0 around the input). Every
+// source row is readable slot_step x max(slots, 8) + dilation_width + 16 bytes from its start
+// and every out row has room for max(slots, 8) slots.
+struct InterleavePairs {
+  const int8_t* const* sources;  // [8]
+  size_t source_stride;
+  size_t rows;
+  size_t slots;
+  size_t slot_step;  // 1 or 2
+  size_t dilation_width;
+  int32_t zero_point;
+  int16_t* out;
+  size_t out_row_stride;  // int16 elements
+};
+// output_height x output_width pixels of 8 channels from a band of slots, requantized straight
+// into channel rows: with acc = bias[l] + sum_{i < kernel_height, k < pairs, h < 2}
+//   weights[((i * pairs + k) * 8 + l) * 2 + h] x input[(r * stride_height + i * dilation_height)
+//   * input_stride + (o * pixel_step + k * pair_step) * 16 + 2 * l + h]
+// (int32, wrapping: exact while the true sum fits int32), rows[l][r * output_width + o] gets
+// the small-multiplier requantization of acc as RequantizeLanes does (in_float likewise: every
+// acc within 2^24 and its product with multipliers[l] within 2^21). pixel_step and pair_step
+// are in slots.
+struct DepthwisePairs {
+  const int16_t* input;
+  size_t input_stride;     // int16 elements from one padded row to the next
+  const int16_t* weights;  // [kernel_height][pairs][8][2]
+  size_t kernel_height;
+  size_t pairs;  // ceil(kernel_width / 2)
+  size_t stride_height;
+  size_t dilation_height;
+  size_t pixel_step;
+  size_t pair_step;
+  size_t output_height;
+  size_t output_width;
+  const int32_t* bias;       // [8]
+  const float* multipliers;  // [8]
+  int32_t output_zero_point;
+  int32_t output_minimum;
+  int32_t output_maximum;
+  int8_t* const* rows;  // [8], every one writable
+  bool in_float = false;
+};
+
 // The plain C++ versions, for variants without their own.
 void portable_depthwise_lanes(const DepthwiseLanes& lanes);
 void portable_interleave_float_rows(const InterleaveRows<float>& rows);
@@ -461,6 +513,9 @@ struct MicroKernels {
   // Optional (null: the portable ones above): the Winograd F(2x2, 3x3) transforms.
   void (*winograd_input_run)(const WinogradInputRun& run) = nullptr;
   void (*winograd_output_run)(const WinogradOutputRun& run) = nullptr;
+  // Optional (null: the lanes or dot rows above): int8 depthwise on int16 tap pairs.
+  void (*interleave_pairs)(const InterleavePairs& pairs) = nullptr;
+  void (*depthwise_pairs)(const DepthwisePairs& pairs) = nullptr;
 };
 
 const MicroKernels& portable_micro_kernels();
@@ -520,6 +575,9 @@ struct DirectFloatTile {
 using DirectFloatTileFunction = void (*)(const DirectFloatTile& tile);
 // x86-64 only: that tile on AVX-512 F, 12 rows x 32 columns (x86/avx512_direct_tiles.cc).
 void avx512_direct_float_tile(const DirectFloatTile& tile);
+// x86-64 only: the avx2 table's int8 depthwise on int16 tap pairs (x86/avx2_depthwise_pairs.cc).
+void avx2_interleave_pairs(const InterleavePairs& pairs);
+void avx2_depthwise_pairs(const DepthwisePairs& pairs);
 // x86-64 only: the Winograd transforms on AVX2 (x86/avx2_winograd_int8_transforms.cc).
 void avx2_winograd_input_run(const WinogradInputRun& run);
 void avx2_winograd_output_run(const WinogradOutputRun& run);

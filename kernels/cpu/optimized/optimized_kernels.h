@@ -92,6 +92,12 @@ const WinogradFloatTransforms* avx2_winograd_float_transforms(size_t output_tile
 std::unique_ptr<Conv2DInt8> make_depthwise_conv2d_int8(
     const MicroKernels& kernels, const reference::Conv2DShape& shape,
     const reference::Int8Requantization& requantization, const int8_t* constant_weights);
+// The int16 tap-pair form of the int8 depthwise (the table's depthwise_pairs) whatever the
+// stride, which make_depthwise_conv2d_int8 takes only where it measured faster; null when the
+// table has none or the layer is not one it computes exactly. For tests.
+std::unique_ptr<Conv2DInt8> make_pair_depthwise_conv2d_int8(
+    const MicroKernels& kernels, const reference::Conv2DShape& shape,
+    const reference::Int8Requantization& requantization, const int8_t* constant_weights);
 // int8 convolution as GEMM on int16 pairs (x - zx, w - zw); null when an offset does not fit
 // int16.
 std::unique_ptr<Conv2DInt8> make_gemm_conv2d_int8(

@@ -1659,7 +1659,9 @@ const MicroKernels& avx2_micro_kernels() {
                                     nullptr,
                                     nullptr,
                                     avx2_winograd_input_run,
-                                    avx2_winograd_output_run};
+                                    avx2_winograd_output_run,
+                                    avx2_interleave_pairs,
+                                    avx2_depthwise_pairs};
   return kernels;
 }
 
