@@ -26,53 +26,51 @@ bool split_pair_limited_group(int8_t* weights, uint32_t group, uint32_t row,
   return needed;
 }
 
-// The deepest matrix pair_limited_depth_order reorders.
-constexpr size_t kDeepestSearch = 288;
+// The most rows pair_limited_depth_order reads.
+constexpr size_t kSampledRows = 128;
 
 std::vector<uint32_t> pair_limited_depth_order(const int8_t* weights, size_t rows, size_t depth,
                                                size_t largest_work) {
   std::vector<uint32_t> order(depth);
   for (size_t k = 0; k < depth; ++k) order[k] = static_cast<uint32_t>(k);
   if (depth < 3 || rows == 0) return order;
-  // Deep layers need corrections in a few percent of their groups in the identity order
-  // already (ResNet50's: 2-5% from 256 input channels on), where a reordering saves less than
-  // it costs at rknn_init (a transposed copy of the weights and the search).
-  if (depth > kDeepestSearch) return order;
-  // Per depth index and row, as bytes: the positive and the negative part of the weight and
-  // their complements to 128, so that a pair needs a correction in a row exactly when
-  // positive[a] > 128 - positive[b] or negative[a] > 128 - negative[b]: branch-free byte
-  // comparisons the compiler vectorizes.
-  std::vector<uint8_t> positive(depth * rows), negative(depth * rows);
-  std::vector<uint8_t> positive_room(depth * rows), negative_room(depth * rows);
+  // The search reads at most kSampledRows rows, spread over the layer: its cost at rknn_init
+  // (a transposed copy of those rows, then the comparisons) stays small on layers of thousands
+  // of output channels, and the order it finds serves the other rows about as well.
+  const size_t sampled = rows < kSampledRows ? rows : kSampledRows;
+  // Per depth index and sampled row, as bytes: the positive part of the weight and the magnitude
+  // of the negative one (capped at 127, an approximation that only steers the order: the split
+  // stays exact whatever it is), so that a pair needs a correction in a row when positive[a] +
+  // positive[b] > 128 or negative[a] + negative[b] > 128, byte sums below 256 the compiler
+  // vectorizes.
+  std::vector<uint8_t> positive(depth * sampled), negative(depth * sampled);
   std::vector<uint32_t> large(depth, 0);
-  // Transposed in 32 x 32 blocks: element by element, the strided writes took longer than
-  // the search itself on deep layers.
+  // Transposed in blocks of 32 depth indices: element by element, the strided writes took
+  // longer than the search itself on deep layers.
   constexpr size_t kBlock = 32;
-  for (size_t r0 = 0; r0 < rows; r0 += kBlock) {
-    const size_t r1 = r0 + kBlock < rows ? r0 + kBlock : rows;
-    for (size_t k0 = 0; k0 < depth; k0 += kBlock) {
-      const size_t k1 = k0 + kBlock < depth ? k0 + kBlock : depth;
+  for (size_t k0 = 0; k0 < depth; k0 += kBlock) {
+    const size_t k1 = k0 + kBlock < depth ? k0 + kBlock : depth;
+    for (size_t s = 0; s < sampled; ++s) {
+      const int8_t* row = weights + (s * rows / sampled) * depth;
       for (size_t k = k0; k < k1; ++k) {
-        for (size_t r = r0; r < r1; ++r) {
-          const int32_t w = weights[r * depth + k];
-          const size_t at = k * rows + r;
-          positive[at] = static_cast<uint8_t>(w > 0 ? w : 0);
-          negative[at] = static_cast<uint8_t>(w < 0 ? -w : 0);
-          positive_room[at] = static_cast<uint8_t>(128 - positive[at]);
-          negative_room[at] = static_cast<uint8_t>(128 - negative[at]);
-          large[k] += w > 64 || w < -64;
-        }
+        const int32_t w = row[k];
+        positive[k * sampled + s] = static_cast<uint8_t>(w > 0 ? w : 0);
+        negative[k * sampled + s] = static_cast<uint8_t>(w < 0 ? (w < -127 ? 127 : -w) : 0);
+        large[k] += w > 64 || w < -64;
       }
     }
   }
   auto rows_needing_correction = [&](size_t a, size_t b) {
-    const uint8_t* pa = positive.data() + a * rows;
-    const uint8_t* na = negative.data() + a * rows;
-    const uint8_t* pb = positive_room.data() + b * rows;
-    const uint8_t* nb = negative_room.data() + b * rows;
+    const uint8_t* pa = positive.data() + a * sampled;
+    const uint8_t* na = negative.data() + a * sampled;
+    const uint8_t* pb = positive.data() + b * sampled;
+    const uint8_t* nb = negative.data() + b * sampled;
     uint32_t count = 0;
-    for (size_t r = 0; r < rows; ++r)
-      count += static_cast<uint32_t>((pa[r] > pb[r]) | (na[r] > nb[r]));
+    for (size_t r = 0; r < sampled; ++r) {
+      const uint8_t positive_sum = static_cast<uint8_t>(pa[r] + pb[r]);
+      const uint8_t negative_sum = static_cast<uint8_t>(na[r] + nb[r]);
+      count += static_cast<uint32_t>((positive_sum > 128) | (negative_sum > 128));
+    }
     return count;
   };
   std::stable_sort(order.begin(), order.end(),
@@ -100,7 +98,7 @@ std::vector<uint32_t> pair_limited_depth_order(const int8_t* weights, size_t row
       const uint32_t b = order[i];
       if (paired[b]) continue;
       const uint32_t cost = rows_needing_correction(a, b);
-      work += rows;
+      work += sampled;
       if (cost < best_cost) {
         best = b;
         best_cost = cost;
