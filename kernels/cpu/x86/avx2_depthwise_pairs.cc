@@ -23,36 +23,8 @@
 namespace orknn::kernels::cpu::optimized {
 namespace {
 
-// r[l] holds 8 16-bit elements (slots) of channel l; afterwards r[q] holds slot q of the 8
-// channels.
-ORKNN_TARGET_AVX2 inline void transpose8x8_words(__m128i r[8]) {
-  const __m128i a0 = _mm_unpacklo_epi16(r[0], r[1]);
-  const __m128i a1 = _mm_unpackhi_epi16(r[0], r[1]);
-  const __m128i a2 = _mm_unpacklo_epi16(r[2], r[3]);
-  const __m128i a3 = _mm_unpackhi_epi16(r[2], r[3]);
-  const __m128i a4 = _mm_unpacklo_epi16(r[4], r[5]);
-  const __m128i a5 = _mm_unpackhi_epi16(r[4], r[5]);
-  const __m128i a6 = _mm_unpacklo_epi16(r[6], r[7]);
-  const __m128i a7 = _mm_unpackhi_epi16(r[6], r[7]);
-  const __m128i b0 = _mm_unpacklo_epi32(a0, a2);
-  const __m128i b1 = _mm_unpackhi_epi32(a0, a2);
-  const __m128i b2 = _mm_unpacklo_epi32(a4, a6);
-  const __m128i b3 = _mm_unpackhi_epi32(a4, a6);
-  const __m128i b4 = _mm_unpacklo_epi32(a1, a3);
-  const __m128i b5 = _mm_unpackhi_epi32(a1, a3);
-  const __m128i b6 = _mm_unpacklo_epi32(a5, a7);
-  const __m128i b7 = _mm_unpackhi_epi32(a5, a7);
-  r[0] = _mm_unpacklo_epi64(b0, b2);
-  r[1] = _mm_unpackhi_epi64(b0, b2);
-  r[2] = _mm_unpacklo_epi64(b1, b3);
-  r[3] = _mm_unpackhi_epi64(b1, b3);
-  r[4] = _mm_unpacklo_epi64(b4, b6);
-  r[5] = _mm_unpackhi_epi64(b4, b6);
-  r[6] = _mm_unpacklo_epi64(b5, b7);
-  r[7] = _mm_unpackhi_epi64(b5, b7);
-}
-
-// The same on both 128-bit halves of r[0..7] (slots 0-7 and 8-15 of 16-slot blocks).
+// r[l] holds 8 16-bit elements (slots) of channel l in each 128-bit half (slots 0-7 and 8-15 of
+// 16-slot blocks); afterwards r[q] holds slot q of the 8 channels, in each half.
 ORKNN_TARGET_AVX2 inline void transpose8x8_words(__m256i r[8]) {
   const __m256i a0 = _mm256_unpacklo_epi16(r[0], r[1]);
   const __m256i a1 = _mm256_unpackhi_epi16(r[0], r[1]);
@@ -78,6 +50,15 @@ ORKNN_TARGET_AVX2 inline void transpose8x8_words(__m256i r[8]) {
   r[5] = _mm256_unpackhi_epi64(b4, b6);
   r[6] = _mm256_unpacklo_epi64(b5, b7);
   r[7] = _mm256_unpackhi_epi64(b5, b7);
+}
+
+// The same on 8 slots: the unpacks work within 128-bit lanes, so the low halves of the 256-bit
+// form are this transpose (the high ones are zeros and dropped).
+ORKNN_TARGET_AVX2 inline void transpose8x8_words(__m128i r[8]) {
+  __m256i wide[8];
+  for (int l = 0; l < 8; ++l) wide[l] = _mm256_zextsi128_si256(r[l]);
+  transpose8x8_words(wide);
+  for (int l = 0; l < 8; ++l) r[l] = _mm256_castsi256_si128(wide[l]);
 }
 
 // Rows of at least 16 slots: blocks of 16, the transpose on both halves at once (the last block
