@@ -561,6 +561,23 @@ class LaneDepthwiseConvolution final : public Conv2DFloat {
   char algorithm_[64];
 };
 
+// The requantization of the kDepthwiseLanes lanes from output channel `first_channel` (lanes
+// past the last channel repeat it): each lane's bias and multiplier; returns whether every
+// lane's bias is within its channel's float limit (RequantizeLanes::in_float), `bias_limits`
+// being float_requantization_bias_limit per channel.
+bool lane_requantization(size_t first_channel, size_t output_channels, const int32_t* bias,
+                         const Int8Requantization& q, const std::vector<int64_t>& bias_limits,
+                         int32_t* lane_bias, float* lane_multipliers) {
+  bool in_float = true;
+  for (size_t l = 0; l < kDepthwiseLanes; ++l) {
+    const size_t channel = std::min(first_channel + l, output_channels - 1);
+    lane_bias[l] = bias ? bias[channel] : 0;
+    lane_multipliers[l] = q.multipliers[channel];
+    in_float = in_float && std::abs(int64_t{lane_bias[l]}) <= bias_limits[channel];
+  }
+  return in_float;
+}
+
 // int8 on the same lanes: the band holds x - zx and the weights w - zw as floats, whose sums are
 // exact integers (the factory's bound), and requantize_lanes turns them into codes.
 class LaneDepthwiseConvolutionInt8 final : public Conv2DInt8 {
@@ -607,14 +624,9 @@ class LaneDepthwiseConvolutionInt8 final : public Conv2DInt8 {
       auto* lane_bias = reinterpret_cast<int32_t*>(extra + 64);
       auto* lane_multipliers = reinterpret_cast<float*>(extra + 128);
       const size_t first_channel = task / lanes_.geometry_.bands % lanes_.groups_ * kDepthwiseLanes;
-      bool in_float = true;
-      for (size_t l = 0; l < kDepthwiseLanes; ++l) {
-        const size_t channel = std::min(first_channel + l, output_channels - 1);
-        zero_bias[l] = 0.0f;
-        lane_bias[l] = bias ? bias[channel] : 0;
-        lane_multipliers[l] = q_.multipliers[channel];
-        in_float = in_float && std::abs(int64_t{lane_bias[l]}) <= bias_limits_[channel];
-      }
+      for (size_t l = 0; l < kDepthwiseLanes; ++l) zero_bias[l] = 0.0f;
+      const bool in_float = lane_requantization(first_channel, output_channels, bias, q_,
+                                                bias_limits_, lane_bias, lane_multipliers);
       auto interleave = [&](InterleaveRows<int8_t> rows) {
         rows.zero_point = zero_point;
         kernels.interleave_int8_rows(rows);
@@ -1030,12 +1042,10 @@ class PairDepthwiseConvolutionInt8 final : public Conv2DInt8 {
       float lane_multipliers[kDepthwiseLanes];
       const int8_t* planes[kDepthwiseLanes];
       int8_t* outputs[kDepthwiseLanes];
-      bool in_float = true;
+      const bool in_float = lane_requantization(first_channel, output_channels, bias, q_,
+                                                bias_limits_, lane_bias, lane_multipliers);
       for (size_t l = 0; l < kDepthwiseLanes; ++l) {
         const size_t channel = std::min(first_channel + l, output_channels - 1);
-        lane_bias[l] = bias ? bias[channel] : 0;
-        lane_multipliers[l] = q_.multipliers[channel];
-        in_float = in_float && std::abs(int64_t{lane_bias[l]}) <= bias_limits_[channel];
         planes[l] = input + (image * channels + channel / multiplier) * input_height * input_width;
         outputs[l] = first_channel + l < output_channels
                          ? output + (image * output_channels + channel) * output_plane +
