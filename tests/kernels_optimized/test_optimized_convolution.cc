@@ -206,6 +206,24 @@ struct Pools {
   ThreadPool* all[3] = {&one, &two, &three};
 };
 
+// Runs an int8 `kernel` on 1, 2 and 3 threads, each against `expected` byte for byte.
+void check_int8_on_every_pool(const kernels::cpu::Conv2DInt8& kernel,
+                              const std::vector<int8_t>& codes,
+                              const std::vector<int8_t>& weight_codes, const int32_t* bias,
+                              const std::vector<int8_t>& expected, const std::string& what,
+                              Pools& pools) {
+  for (ThreadPool* pool : pools.all) {
+    pool->reserve_scratch(kernel.scratch_bytes());
+    std::vector<int8_t> output(expected.size(), 0x55);
+    kernel.run(codes.data(), weight_codes.data(), bias, output.data(), *pool);
+    const std::string mismatch = compare_exact(output, expected);
+    if (!mismatch.empty()) {
+      fail_msg("%s (%s, %zu threads): %s", what.c_str(), kernel.algorithm(), pool->thread_count(),
+               mismatch.c_str());
+    }
+  }
+}
+
 #if defined(__x86_64__)  // its callers test the direct and lane tiles, which are x86-only
 // Runs `kernel` on a random case with one thread and with three, each against the reference.
 void check_one_and_three_threads(const kernels::cpu::Conv2DFloat& kernel,
@@ -484,16 +502,8 @@ void test_depthwise_random_shapes(void**) {
                            with_bias ? int_bias.data() : nullptr, expected_codes.data());
     for (KernelVariant variant : int8_gemm_variants()) {
       auto kernel = kernels::cpu::prepare_conv2d_int8(shape, q, weight_codes.data(), variant);
-      for (ThreadPool* pool : pools.all) {
-        std::vector<int8_t> output(expected_codes.size(), 0x55);
-        kernel->run(codes.data(), weight_codes.data(), with_bias ? int_bias.data() : nullptr,
-                    output.data(), *pool);
-        const std::string mismatch = compare_exact(output, expected_codes);
-        if (!mismatch.empty()) {
-          fail_msg("%s int8 (%s, %zu threads): %s", name.c_str(), kernel->algorithm(),
-                   pool->thread_count(), mismatch.c_str());
-        }
-      }
+      check_int8_on_every_pool(*kernel, codes, weight_codes, with_bias ? int_bias.data() : nullptr,
+                               expected_codes, name + " int8", pools);
       if (std::string(kernel->algorithm()).find("dot rows") != std::string::npos) ++dot_rows_cases;
     }
   }
@@ -544,15 +554,7 @@ void test_depthwise_int8_large_planes(void**) {
                            expected.data());
     for (KernelVariant variant : int8_gemm_variants()) {
       auto kernel = kernels::cpu::prepare_conv2d_int8(shape, q, weight_codes.data(), variant);
-      for (ThreadPool* pool : pools.all) {
-        std::vector<int8_t> output(expected.size(), 0x55);
-        kernel->run(codes.data(), weight_codes.data(), bias.data(), output.data(), *pool);
-        const std::string mismatch = compare_exact(output, expected);
-        if (!mismatch.empty()) {
-          fail_msg("%s (%s, %zu threads): %s", c.name, kernel->algorithm(), pool->thread_count(),
-                   mismatch.c_str());
-        }
-      }
+      check_int8_on_every_pool(*kernel, codes, weight_codes, bias.data(), expected, c.name, pools);
     }
   }
 }
@@ -648,17 +650,8 @@ void test_depthwise_int8_pairs(void**) {
     auto kernel = kernels::cpu::optimized::make_pair_depthwise_conv2d_int8(table, shape, q,
                                                                            weight_codes.data());
     if (!kernel) fail_msg("%s: no pair kernel", name.c_str());
-    for (ThreadPool* pool : pools.all) {
-      pool->reserve_scratch(kernel->scratch_bytes());
-      std::vector<int8_t> output(expected.size(), 0x55);
-      kernel->run(codes.data(), weight_codes.data(), with_bias ? bias.data() : nullptr,
-                  output.data(), *pool);
-      const std::string mismatch = compare_exact(output, expected);
-      if (!mismatch.empty()) {
-        fail_msg("%s (%s, %zu threads): %s", name.c_str(), kernel->algorithm(),
-                 pool->thread_count(), mismatch.c_str());
-      }
-    }
+    check_int8_on_every_pool(*kernel, codes, weight_codes, with_bias ? bias.data() : nullptr,
+                             expected, name, pools);
   }
   // The dispatcher takes the pairs for MobileNetV2's stride-2 layers on avx2.
   const ConvCase mobilenet{"features.2.dw", 1, 96, 112, 112, 96, 3, 3, 2, 2, 1, 1, 0, 0, 1, 1, 96};
