@@ -168,9 +168,12 @@ void test_vector_equals_scalar(void**) {
 // zero points inside and far outside int8, rows around the vector widths.
 void test_silu_row_equals_reference(void**) {
   Random random(17);
-  const float scales[] = {1e-3f, 2.4e-4f, 7e-6f, 0.05f,
-                          1.0f,  3e-38f,  1e30f, std::numeric_limits<float>::infinity()};
-  const float output_scales[] = {0.02f, 0.0037f, 0.5f, 1e-30f, 7.0f};
+  // 2^64 and 2^-60 are the edges of the avx2 row's finite form (finite_silu_row), 2^65 and
+  // 2^-61 just outside.
+  const float scales[] = {1e-3f,   2.4e-4f, 7e-6f, 0.05f,
+                          1.0f,    3e-38f,  1e30f, 0x1p64f,
+                          0x1p65f, 0.031f,  8e-5f, std::numeric_limits<float>::infinity()};
+  const float output_scales[] = {0.02f, 0.0037f, 0.5f, 1e-30f, 7.0f, 0x1p-60f, 0x1p-61f, 0x1p60f};
   const int32_t far_zero_points[] = {std::numeric_limits<int32_t>::min(),
                                      std::numeric_limits<int32_t>::max(), -3000000, 2500000};
   for (const optimized::MicroKernels* table : optimized_micro_kernels()) {
@@ -182,8 +185,8 @@ void test_silu_row_equals_reference(void**) {
                                          std::numeric_limits<int32_t>::max())
                            : random.ints(count, -40000, 40000);
         if (trial % 7 == 0) accumulators[0] = 0;
-        const float scale = scales[random.integer(0, 7)];
-        const float output_scale = output_scales[random.integer(0, 4)];
+        const float scale = scales[random.integer(0, 11)];
+        const float output_scale = output_scales[random.integer(0, 7)];
         const int32_t zero_point =
             trial % 11 == 5 ? far_zero_points[random.integer(0, 3)] : random.integer(-128, 127);
         std::vector<int8_t> expected(count), output(count, 0x55);

@@ -1153,6 +1153,31 @@ ORKNN_INLINE_LANES void reproducible_exp_group(__m256 (&v)[G]) {
   ORKNN_EACH(g) v[g] = _mm256_blendv_ps(p[g], _mm256_add_ps(v[g], v[g]), is_nan[g]);
 }
 
+// reproducible_exp for arguments known to lie in [-87, 0] (the finite SiLU rows below): the
+// scalar steps without the clamps and the NaN test, and 2^n in one multiplication. n =
+// round(x log2 e) is then at least -126, so 2^n is a normal float and y x 2^n rounds once, as
+// the scalar code's (y x 2^floor(n/2)) x 2^(n - floor(n/2)) does (its first product is exact).
+template <size_t G>
+ORKNN_INLINE_LANES void bounded_exp_group(__m256 (&v)[G]) {
+  namespace c = reproducible_exp_constants;
+  __m256 n[G], r[G], p[G];
+  ORKNN_EACH(g) n[g] = _mm256_mul_ps(v[g], _mm256_set1_ps(c::kLog2E));
+  ORKNN_EACH(g) n[g] = _mm256_add_ps(n[g], _mm256_set1_ps(c::kRoundingShift));
+  ORKNN_EACH(g) n[g] = _mm256_sub_ps(n[g], _mm256_set1_ps(c::kRoundingShift));
+  ORKNN_EACH(g) r[g] = _mm256_sub_ps(v[g], _mm256_mul_ps(n[g], _mm256_set1_ps(c::kLn2High)));
+  ORKNN_EACH(g) r[g] = _mm256_sub_ps(r[g], _mm256_mul_ps(n[g], _mm256_set1_ps(c::kLn2Low)));
+  ORKNN_EACH(g) p[g] = _mm256_set1_ps(c::kPolynomial5);
+  const float coefficients[] = {c::kPolynomial4, c::kPolynomial3, c::kPolynomial2, c::kPolynomial1,
+                                c::kPolynomial0};
+  _Pragma("GCC unroll 5") for (const float coefficient : coefficients) {
+    ORKNN_EACH(g) p[g] = _mm256_add_ps(_mm256_mul_ps(p[g], r[g]), _mm256_set1_ps(coefficient));
+  }
+  ORKNN_EACH(g) p[g] = _mm256_mul_ps(p[g], _mm256_mul_ps(r[g], r[g]));
+  ORKNN_EACH(g) p[g] = _mm256_add_ps(p[g], r[g]);
+  ORKNN_EACH(g) p[g] = _mm256_add_ps(p[g], _mm256_set1_ps(1.0f));
+  ORKNN_EACH(g) v[g] = _mm256_mul_ps(p[g], pow2_lanes(_mm256_cvttps_epi32(n[g])));
+}
+
 ORKNN_INLINE_LANES __m256 reproducible_exp_lanes(__m256 input) {
   __m256 v[1] = {input};
   reproducible_exp_group(v);
@@ -1182,7 +1207,15 @@ struct SiluConstants {
 // 8 x G outputs of reference::requantize_silu: real = float(double(acc) x double(D)), the
 // sigmoid on e = e^-|real| (1 / (1 + e) for real >= 0, e / (1 + e) below), real x sigmoid, then
 // the one quantization rule (vcvtps2dq rounds half to even in the default MXCSR mode).
-template <size_t G>
+//
+// kFinite: a row with |D| <= 2^64 and an output scale in [2^-60, 2^60] (finite_silu_row). Every
+// real is then finite (|real| <= 2^88) and no step makes a NaN, so the NaN tests go; and reals
+// below -87 are raised to -87, which puts the exp argument in [-87, 0] (bounded_exp_group).
+// That changes no code: below -87 the scalar real x sigmoid is at most 104 e^-87 < 2^-119 in
+// magnitude (and -0 below -104), -87's is below 2^-119 too, and either divided by an output
+// scale of at least 2^-60 is far below 1/2, so both give the zero point's code. Above -87 every
+// step is the scalar one.
+template <size_t G, bool kFinite>
 ORKNN_INLINE_LANES void requantize_silu_group(const int32_t* accumulators, const SiluConstants& k,
                                               int8_t* output) {
   __m256i values[G];
@@ -1208,8 +1241,15 @@ ORKNN_INLINE_LANES void requantize_silu_group(const int32_t* accumulators, const
     }
   }
   __m256 e[G];
-  ORKNN_EACH(g) e[g] = _mm256_or_ps(real[g], _mm256_set1_ps(-0.0f));
-  reproducible_exp_group(e);
+  if constexpr (kFinite) {
+    ORKNN_EACH(g) real[g] = _mm256_max_ps(real[g], _mm256_set1_ps(-87.0f));
+    ORKNN_EACH(g) e[g] = _mm256_or_ps(real[g], _mm256_set1_ps(-0.0f));
+    ORKNN_EACH(g) e[g] = _mm256_max_ps(e[g], _mm256_set1_ps(-87.0f));
+    bounded_exp_group(e);
+  } else {
+    ORKNN_EACH(g) e[g] = _mm256_or_ps(real[g], _mm256_set1_ps(-0.0f));
+    reproducible_exp_group(e);
+  }
   const __m256 one = _mm256_set1_ps(1.0f);
   __m256 scaled[G];
   ORKNN_EACH(g) {
@@ -1219,19 +1259,40 @@ ORKNN_INLINE_LANES void requantize_silu_group(const int32_t* accumulators, const
   }
   ORKNN_EACH(g) scaled[g] = _mm256_div_ps(_mm256_mul_ps(real[g], scaled[g]), k.output_scale);
   ORKNN_EACH(g) {
-    const __m256 is_nan = _mm256_cmp_ps(scaled[g], scaled[g], _CMP_UNORD_Q);
     const __m256 bounded =
         _mm256_min_ps(_mm256_max_ps(scaled[g], _mm256_set1_ps(-1e6f)), _mm256_set1_ps(1e6f));
     __m256i code = _mm256_add_epi32(_mm256_cvtps_epi32(bounded), k.zero_point);
-    code = _mm256_castps_si256(
-        _mm256_blendv_ps(_mm256_castsi256_ps(code), _mm256_castsi256_ps(k.zero_point), is_nan));
+    if constexpr (!kFinite) {
+      const __m256 is_nan = _mm256_cmp_ps(scaled[g], scaled[g], _CMP_UNORD_Q);
+      code = _mm256_castps_si256(
+          _mm256_blendv_ps(_mm256_castsi256_ps(code), _mm256_castsi256_ps(k.zero_point), is_nan));
+    }
     const __m128i words =
         _mm_packs_epi32(_mm256_castsi256_si128(code), _mm256_extracti128_si256(code, 1));
     _mm_storel_epi64(reinterpret_cast<__m128i*>(output + 8 * g), _mm_packs_epi16(words, words));
   }
 }
 
+template <bool kFinite>
+void requantize_silu_rows(const RequantizeSiluRow& row);
+
+// Whether requantize_silu_group's kFinite form serves this row (written to be false for NaNs).
+bool finite_silu_row(const RequantizeSiluRow& row) {
+  const float largest_scale = 18446744073709551616.0f;  // 2^64
+  return row.scale >= -largest_scale && row.scale <= largest_scale &&
+         row.output_scale >= 0x1p-60f && row.output_scale <= 0x1p60f;
+}
+
 void requantize_silu_row(const RequantizeSiluRow& row) {
+  if (finite_silu_row(row)) {
+    requantize_silu_rows<true>(row);
+  } else {
+    requantize_silu_rows<false>(row);
+  }
+}
+
+template <bool kFinite>
+void requantize_silu_rows(const RequantizeSiluRow& row) {
   constexpr int32_t kZeroPointBound = 1 << 21;
   int32_t zero_point = row.output_zero_point;
   zero_point = zero_point < -kZeroPointBound ? -kZeroPointBound : zero_point;
@@ -1244,20 +1305,20 @@ void requantize_silu_row(const RequantizeSiluRow& row) {
   constexpr size_t kGroups = 8;
   size_t i = 0;
   for (; i + 8 * kGroups <= row.count; i += 8 * kGroups) {
-    requantize_silu_group<kGroups>(row.accumulators + i, k, row.output + i);
+    requantize_silu_group<kGroups, kFinite>(row.accumulators + i, k, row.output + i);
   }
   for (; i + 32 <= row.count; i += 32) {
-    requantize_silu_group<4>(row.accumulators + i, k, row.output + i);
+    requantize_silu_group<4, kFinite>(row.accumulators + i, k, row.output + i);
   }
   for (; i + 8 <= row.count; i += 8) {
-    requantize_silu_group<1>(row.accumulators + i, k, row.output + i);
+    requantize_silu_group<1, kFinite>(row.accumulators + i, k, row.output + i);
   }
   const size_t rest = row.count - i;
   if (rest == 0) return;
   int32_t accumulators[8] = {};
   int8_t output[8];
   for (size_t j = 0; j < rest; ++j) accumulators[j] = row.accumulators[i + j];
-  requantize_silu_group<1>(accumulators, k, output);
+  requantize_silu_group<1, kFinite>(accumulators, k, output);
   for (size_t j = 0; j < rest; ++j) row.output[i + j] = output[j];
 }
 
