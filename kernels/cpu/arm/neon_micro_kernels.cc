@@ -556,35 +556,87 @@ void reproducible_exp_row(const float* in, float* out, size_t count) {
   for (size_t j = 0; j < rest; ++j) out[whole + j] = staging[j];
 }
 
-// Four outputs of reference::requantize_silu: real = float(double(acc) x double(D)) (FCVTN
-// rounds to nearest even), the sigmoid on e = e^-|real|, real x sigmoid, then the one
-// quantization rule (FCVTNS rounds half to even); the zero point is clamped to +-2^21 by the
-// caller, which cannot change a saturated result.
-int32x4_t requantize_silu4(int32x4_t accumulators, float64x2_t scale, float32x4_t output_scale,
-                           int32x4_t zero_point) {
+// reproducible_exp for arguments known to lie in [-87, 0] (the finite SiLU rows below): the
+// scalar steps without the clamps and the NaN test, and 2^n in one multiplication. n =
+// round(x log2 e) is then at least -126, so 2^n is a normal float and y x 2^n rounds once, as
+// the scalar code's (y x 2^floor(n/2)) x 2^(n - floor(n/2)) does (its first product is exact).
+float32x4_t bounded_exp_lanes(float32x4_t x) {
+  namespace c = reproducible_exp_constants;
+  float32x4_t n = vmulq_f32(x, vdupq_n_f32(c::kLog2E));
+  n = vaddq_f32(n, vdupq_n_f32(c::kRoundingShift));
+  n = vsubq_f32(n, vdupq_n_f32(c::kRoundingShift));
+  float32x4_t r = vsubq_f32(x, vmulq_f32(n, vdupq_n_f32(c::kLn2High)));
+  r = vsubq_f32(r, vmulq_f32(n, vdupq_n_f32(c::kLn2Low)));
+  float32x4_t p = vdupq_n_f32(c::kPolynomial5);
+  p = vaddq_f32(vmulq_f32(p, r), vdupq_n_f32(c::kPolynomial4));
+  p = vaddq_f32(vmulq_f32(p, r), vdupq_n_f32(c::kPolynomial3));
+  p = vaddq_f32(vmulq_f32(p, r), vdupq_n_f32(c::kPolynomial2));
+  p = vaddq_f32(vmulq_f32(p, r), vdupq_n_f32(c::kPolynomial1));
+  p = vaddq_f32(vmulq_f32(p, r), vdupq_n_f32(c::kPolynomial0));
+  float32x4_t y = vmulq_f32(p, vmulq_f32(r, r));
+  y = vaddq_f32(y, r);
+  y = vaddq_f32(y, vdupq_n_f32(1.0f));
+  return vmulq_f32(y, pow2_lanes(vcvtq_s32_f32(n)));
+}
+
+// real = float(double(acc) x double(D)) on four lanes (FCVTN rounds to nearest even).
+float32x4_t silu_reals_in_double(int32x4_t accumulators, float64x2_t scale) {
   const float32x2_t low =
       vcvt_f32_f64(vmulq_f64(vcvtq_f64_s64(vmovl_s32(vget_low_s32(accumulators))), scale));
   const float32x2_t high =
       vcvt_f32_f64(vmulq_f64(vcvtq_f64_s64(vmovl_s32(vget_high_s32(accumulators))), scale));
-  const float32x4_t real = vcombine_f32(low, high);
-  const float32x4_t e = reproducible_exp_lanes(vnegq_f32(vabsq_f32(real)));
+  return vcombine_f32(low, high);
+}
+
+// Four outputs of reference::requantize_silu from their reals: the sigmoid on e = e^-|real|,
+// real x sigmoid, then the one quantization rule (FCVTNS rounds half to even); the zero point
+// is clamped to +-2^21 by the caller, which cannot change a saturated result.
+//
+// kFinite: a row with |D| <= 2^64 and an output scale in [2^-60, 2^60] (finite_silu_row). Every
+// real is then finite and no step makes a NaN, so the NaN test goes; and reals below -87 are
+// raised to -87, which puts the exp argument in [-87, 0] (bounded_exp_lanes). That changes no
+// code: below -87 the scalar real x sigmoid is at most 104 e^-87 < 2^-119 in magnitude (and -0
+// below -104), -87's is below 2^-119 too, and either divided by an output scale of at least
+// 2^-60 is far below 1/2, so both give the zero point's code. Above -87 every step is the
+// scalar one.
+template <bool kFinite>
+int32x4_t requantize_silu4(float32x4_t real, float32x4_t output_scale, int32x4_t zero_point) {
+  float32x4_t e;
+  if constexpr (kFinite) {
+    real = vmaxq_f32(real, vdupq_n_f32(-87.0f));
+    e = bounded_exp_lanes(vmaxq_f32(vnegq_f32(vabsq_f32(real)), vdupq_n_f32(-87.0f)));
+  } else {
+    e = reproducible_exp_lanes(vnegq_f32(vabsq_f32(real)));
+  }
   const float32x4_t one = vdupq_n_f32(1.0f);
   const float32x4_t numerator = vbslq_f32(vcltq_f32(real, vdupq_n_f32(0.0f)), e, one);
   const float32x4_t activated = vmulq_f32(real, vdivq_f32(numerator, vaddq_f32(one, e)));
   const float32x4_t scaled = vdivq_f32(activated, output_scale);
   const float32x4_t bounded = vminq_f32(vmaxq_f32(scaled, vdupq_n_f32(-1e6f)), vdupq_n_f32(1e6f));
   const int32x4_t code = vaddq_s32(vcvtnq_s32_f32(bounded), zero_point);
+  if constexpr (kFinite) return code;
   return vbslq_s32(vceqq_f32(scaled, scaled), code, zero_point);
 }
 
-void requantize_silu_row(const RequantizeSiluRow& row) {
+// Whether requantize_silu4's kFinite form serves this row (written to be false for NaNs).
+bool finite_silu_row(const RequantizeSiluRow& row) {
+  const float largest_scale = 18446744073709551616.0f;  // 2^64
+  return row.scale >= -largest_scale && row.scale <= largest_scale &&
+         row.output_scale >= 0x1p-60f && row.output_scale <= 0x1p60f;
+}
+
+template <bool kFinite>
+void requantize_silu_rows(const RequantizeSiluRow& row) {
   constexpr int32_t kZeroPointBound = 1 << 21;
   int32_t clamped = row.output_zero_point;
   clamped = clamped < -kZeroPointBound ? -kZeroPointBound : clamped;
   clamped = clamped > kZeroPointBound ? kZeroPointBound : clamped;
   const float64x2_t scale = vdupq_n_f64(static_cast<double>(row.scale));
+  const float32x4_t float_scale = vdupq_n_f32(row.scale);
   const float32x4_t output_scale = vdupq_n_f32(row.output_scale);
   const int32x4_t zero_point = vdupq_n_s32(clamped);
+  const int32x4_t edge = vdupq_n_s32(1 << 24);
+  const uint32x4_t span = vdupq_n_u32(1u << 25);
   const size_t rest = row.count % 8;
   const size_t whole = row.count - rest;
   int32_t staging[8] = {};
@@ -597,15 +649,36 @@ void requantize_silu_row(const RequantizeSiluRow& row) {
       for (size_t j = 0; j < rest; ++j) staging[j] = row.accumulators[i + j];
       accumulators = staging;
     }
-    const int32x4_t low =
-        requantize_silu4(vld1q_s32(accumulators), scale, output_scale, zero_point);
-    const int32x4_t high =
-        requantize_silu4(vld1q_s32(accumulators + 4), scale, output_scale, zero_point);
+    const int32x4_t first = vld1q_s32(accumulators);
+    const int32x4_t second = vld1q_s32(accumulators + 4);
+    // With every |acc| <= 2^24, acc and D are exact floats and their double product is exact
+    // (24 + 24 bits), so rounding it to float is the one rounding of a float multiplication.
+    const uint32x4_t outside =
+        vorrq_u32(vcgtq_u32(vreinterpretq_u32_s32(vaddq_s32(first, edge)), span),
+                  vcgtq_u32(vreinterpretq_u32_s32(vaddq_s32(second, edge)), span));
+    float32x4_t low_reals, high_reals;
+    if (vmaxvq_u32(outside) == 0) {
+      low_reals = vmulq_f32(vcvtq_f32_s32(first), float_scale);
+      high_reals = vmulq_f32(vcvtq_f32_s32(second), float_scale);
+    } else {
+      low_reals = silu_reals_in_double(first, scale);
+      high_reals = silu_reals_in_double(second, scale);
+    }
+    const int32x4_t low = requantize_silu4<kFinite>(low_reals, output_scale, zero_point);
+    const int32x4_t high = requantize_silu4<kFinite>(high_reals, output_scale, zero_point);
     int8_t* out = tail ? output : row.output + i;
     vst1_s8(out, vqmovn_s16(vcombine_s16(vqmovn_s32(low), vqmovn_s32(high))));
     if (tail) {
       for (size_t j = 0; j < rest; ++j) row.output[i + j] = output[j];
     }
+  }
+}
+
+void requantize_silu_row(const RequantizeSiluRow& row) {
+  if (finite_silu_row(row)) {
+    requantize_silu_rows<true>(row);
+  } else {
+    requantize_silu_rows<false>(row);
   }
 }
 
