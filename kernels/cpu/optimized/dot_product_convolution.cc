@@ -31,9 +31,14 @@ constexpr size_t kDepthBlock = 256;
 constexpr BlockLimits kLimits{kDepthBlock, 144, 192, 288, 64};
 // Pair-limited tables pack B along tap pieces only from this many input channels per group on:
 // below it, gathering each im2col row and packing the rows (pack_activation_groups) measured
-// 0.65-0.9x the tap packer's layer time on Zen 3 (the 3-channel stems, YOLOv5s's 32-channel
-// 3x3 layers; docs/cpu-kernels.md, "Session 13"), while from 64 channels on the two were even.
-constexpr size_t kSmallestPairTapChannels = 64;
+// faster on Zen 3 (docs/cpu-kernels.md, "Session 13"; layer time with gathers / with the tap
+// packer: the 3-channel stems and YOLOv5s's 32-channel 3x3 layers 0.65-0.9, the 3x3/2 layers
+// of 64 channels about 0.9, of 128 channels 0.92-1.0), while at 256 channels the two were even
+// or the tap packer won (ResNet18's 3x3/2 256 -> 512 at 14x14).
+constexpr size_t kSmallestPairTapChannels = 256;
+// pair_convolution_preferred's "few channels": windows over fewer input channels (one group)
+// go to the pair tiles at stride 1 too, where they measured faster with gathered rows.
+constexpr int64_t kFewPairChannels = 64;
 // The most tap pieces a block may hold in scratch (16 bytes each): kernels with more taps
 // (large kernels over narrow outputs) gather their rows instead.
 constexpr size_t kMaxTapPieces = 4096;
@@ -530,12 +535,12 @@ bool pair_convolution_preferred(const Conv2DShape& shape) {
   // pack_activation_taps) over at least 64 input channels: 0.90-0.99x at one thread, 0.90-1.03x
   // at two, 14x14 outputs and larger (1x1 and 3x3), and 0.87-0.94x (two threads 0.89-1.01x) for
   // 1x1/2 256 -> 512 at 7x7 outputs (other 7x7 windows, and 1x1/2 from 512 channels on, go to
-  // the lanes convolution before, dispatch.cc). Below 64 input channels the driver gathers the
-  // im2col rows instead (kSmallestPairTapChannels): stride 2 (the 3-channel stems 7x7/2, 6x6/2
-  // and 3x3/2, YOLOv5s's 3x3/2 32 -> 64) 0.87-0.96x, and stride 1 (YOLOv5s's 3x3 32 -> 32)
-  // 0.80-0.85x; they lost on the tap packer (1.02-1.47x). 3x3 stride-1 layers of 64 channels
-  // and more go to the int8 Winograd before (dispatch.cc); other stride-1 windows of 64 channels
-  // and more were not measured and stay on the GEMM.
+  // the lanes convolution before, dispatch.cc). Below 64 input channels (kFewPairChannels,
+  // where the driver gathers the im2col rows, kSmallestPairTapChannels): stride 2 (the
+  // 3-channel stems 7x7/2, 6x6/2 and 3x3/2, YOLOv5s's 3x3/2 32 -> 64) 0.87-0.96x, and stride 1
+  // (YOLOv5s's 3x3 32 -> 32) 0.80-0.85x; they lost on the tap packer (1.02-1.47x). 3x3 stride-1
+  // layers of 64 channels and more go to the int8 Winograd before (dispatch.cc); other stride-1
+  // windows of 64 channels and more were not measured and stay on the GEMM.
   const reference::Window2D& w = shape.window;
   const bool in_place = w.kernel_height == 1 && w.kernel_width == 1 && w.stride_height == 1 &&
                         w.stride_width == 1 && w.pad_top == 0 && w.pad_left == 0 &&
@@ -546,9 +551,9 @@ bool pair_convolution_preferred(const Conv2DShape& shape) {
   const int64_t group_channels = shape.input_channels / (shape.groups > 0 ? shape.groups : 1);
   const bool stride_two = w.stride_height == 2 && w.stride_width == 2;
   const bool stride_one = w.stride_height == 1 && w.stride_width == 1;
-  const bool few_channels =
-      shape.groups == 1 && group_channels < static_cast<int64_t>(kSmallestPairTapChannels);
-  return (stride_two && (group_channels >= 64 || few_channels)) || (stride_one && few_channels);
+  const bool few_channels = shape.groups == 1 && group_channels < kFewPairChannels;
+  return (stride_two && (group_channels >= kFewPairChannels || few_channels)) ||
+         (stride_one && few_channels);
 }
 
 std::unique_ptr<Conv2DInt8> make_dot_product_conv2d_int8(const DotProductKernels& kernels,
