@@ -32,8 +32,8 @@ constexpr BlockLimits kLimits{kDepthBlock, 144, 192, 288, 64};
 // Pair-limited tables pack B along tap pieces only from this many input channels per group on:
 // below it, gathering each im2col row and packing the rows (pack_activation_groups) measured
 // faster on Zen 3 (docs/cpu-kernels.md, "Session 13"; layer time with gathers / with the tap
-// packer: the 3-channel stems and YOLOv5s's 32-channel 3x3 layers 0.65-0.9, the 3x3/2 layers
-// of 64 channels about 0.9, of 128 channels 0.92-1.0), while at 256 channels the two were even
+// packer: the 3-channel stems and YOLOv5s's 32-channel 3x3 layers 0.6-0.8, the 3x3/2 layers
+// of 64 channels about 0.9, of 128 channels 0.91-1.0), while at 256 channels the two were even
 // or the tap packer won (ResNet18's 3x3/2 256 -> 512 at 14x14).
 constexpr size_t kSmallestPairTapChannels = 256;
 // pair_convolution_preferred's "few channels": windows over fewer input channels (one group)
@@ -537,7 +537,7 @@ bool pair_convolution_preferred(const Conv2DShape& shape) {
   // 1x1/2 256 -> 512 at 7x7 outputs (other 7x7 windows, and 1x1/2 from 512 channels on, go to
   // the lanes convolution before, dispatch.cc). Below 64 input channels (kFewPairChannels,
   // where the driver gathers the im2col rows, kSmallestPairTapChannels): stride 2 (the
-  // 3-channel stems 7x7/2, 6x6/2 and 3x3/2, YOLOv5s's 3x3/2 32 -> 64) 0.87-0.96x, and stride 1
+  // 3-channel stems 7x7/2, 6x6/2 and 3x3/2, YOLOv5s's 3x3/2 32 -> 64) 0.83-0.96x, and stride 1
   // (YOLOv5s's 3x3 32 -> 32) 0.80-0.85x; they lost on the tap packer (1.02-1.47x). 3x3 stride-1
   // layers of 64 channels and more go to the int8 Winograd before (dispatch.cc); other stride-1
   // windows of 64 channels and more were not measured and stay on the GEMM.
