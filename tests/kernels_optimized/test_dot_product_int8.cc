@@ -372,7 +372,10 @@ void test_tap_pieces(void**) {
           1, (output_width - 1) * w.stride_width + reach_width - w.pad_left - w.pad_right);
       w.input_height = std::max<int64_t>(1, (random.integer(1, 9) - 1) * w.stride_height +
                                                 reach_height - w.pad_top - w.pad_bottom);
-      const int64_t channels = random.integer(1, 12);
+      // Pair-limited tables pack along tap pieces only from 256 channels on (fewer gather their
+      // rows), so every other trial gives them that many.
+      const bool many_channels = engine.refuses_products() && trial % 2 == 1;
+      const int64_t channels = many_channels ? random.integer(256, 260) : random.integer(1, 12);
       const int64_t output_channels = random.integer(1, 20);
       const int32_t input_zero_point = random.integer(-128, 127);
       const Problem p =
@@ -926,6 +929,36 @@ void test_pair_corrections(void**) {
   }
 }
 
+// Pair-limited tables cut the depth into chunks of about 256 as equal as the groups allow
+// (dot_product_convolution.cc, chunk_groups): depths around the points where the chunk count
+// and size change (95, 96 and 97 groups: one chunk of 95, then two of 48 and 49; 160, 161 and
+// 250 groups), 1x1 and 3x3 windows, with uniform random weights (corrections in about a quarter
+// of the pairs, indexed per chunk), accumulating over chunks and requantizing in the last.
+void test_pair_depth_chunks(void**) {
+  Random random(909);
+  ThreadPool pool(2);
+  const int64_t depth_groups[] = {95, 96, 97, 160, 161, 250};
+  for (const Engine& engine : engines()) {
+    if (!engine.refuses_products()) continue;
+    for (size_t trial = 0; trial < 2 * std::size(depth_groups); ++trial) {
+      const int64_t groups = depth_groups[trial % std::size(depth_groups)];
+      const int64_t kernel = trial < std::size(depth_groups) ? 1 : 3;
+      // 3x3: the channels whose 9 taps come nearest the groups' depth (not always a multiple of
+      // 4, so the last group has padding).
+      const int64_t channels = kernel == 1 ? 4 * groups : (4 * groups + 4) / 9;
+      const int64_t stride = trial % 3 == 2 ? 2 : 1;
+      const Problem p =
+          make_problem(random, channels, random.integer(5, 14), 5, random.integer(5, 21), kernel,
+                       stride, kernel / 2, 1, random.integer(-128, 127), false);
+      char what[96];
+      std::snprintf(what, sizeof(what), "depth chunks: C %lld, %lldx%lld kernel, stride %lld",
+                    static_cast<long long>(channels), static_cast<long long>(kernel),
+                    static_cast<long long>(kernel), static_cast<long long>(stride));
+      check(p, engine, pool, what);
+    }
+  }
+}
+
 // The avx2 variant's choice: pointwise layers on the VPMADDUBSW tiles when few weight blocks
 // need a correction (weights of trained layers, mostly small), the int16-pair GEMM or the lanes
 // when many do (uniform random codes: about a quarter of the pairs) and for other windows.
@@ -979,6 +1012,7 @@ int main() {
       cmocka_unit_test(test_requantization_bounds),
       cmocka_unit_test(test_pair_split),
       cmocka_unit_test(test_pair_corrections),
+      cmocka_unit_test(test_pair_depth_chunks),
       cmocka_unit_test(test_avx2_pair_dispatch),
   };
   return cmocka_run_group_tests(tests, nullptr, nullptr);

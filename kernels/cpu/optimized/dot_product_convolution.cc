@@ -29,11 +29,34 @@ constexpr size_t kDepthBlock = 256;
 // threads, traced with the row gather; the tap pieces below made packing cheaper and the figure
 // was not re-traced), so splitting over threads re-packs B per row block only when it must.
 constexpr BlockLimits kLimits{kDepthBlock, 144, 192, 288, 64};
+// Pair-limited tables pack B along tap pieces only from this many input channels per group on:
+// below it, gathering each im2col row and packing the rows (pack_activation_groups) measured
+// faster on Zen 3 (docs/cpu-kernels.md, "Session 13"; layer time with gathers / with the tap
+// packer: the 3-channel stems and YOLOv5s's 32-channel 3x3 layers 0.6-0.8, the 3x3/2 layers
+// of 64 channels about 0.9, of 128 channels 0.91-1.0), while at 256 channels the two were even
+// or the tap packer won (ResNet18's 3x3/2 256 -> 512 at 14x14).
+constexpr size_t kSmallestPairTapChannels = 256;
+// pair_convolution_preferred's "few channels": windows over fewer input channels (one group)
+// go to the pair tiles at stride 1 too, where they measured faster with gathered rows.
+constexpr int64_t kFewPairChannels = 64;
 // The most tap pieces a block may hold in scratch (16 bytes each): kernels with more taps
 // (large kernels over narrow outputs) gather their rows instead.
 constexpr size_t kMaxTapPieces = 4096;
 // The most weight pairs pair_limited_depth_order compares for one layer (a few milliseconds).
 constexpr size_t kLargestPairingWork = size_t{1} << 22;
+
+// Depth groups per chunk. Pair-limited tables split the depth into chunks of about kDepthBlock
+// as equal as the groups allow, with the count rounded to the nearest (at least one): a depth of
+// 288 (3x3 x 32) is one chunk of 72 groups rather than 64 + 8, whose second chunk stores and
+// reloads every int32 sum for 8 groups of work (YOLOv5s's stride-2 layers measured 0.93-0.97x
+// their time; docs/cpu-kernels.md, "Session 13"). A chunk then holds at most 1.5 x kDepthBlock,
+// whose B block (at most 72 KB) stays in L2. Other tables keep whole chunks of kDepthBlock.
+size_t chunk_groups(const DotProductKernels& kernels, size_t depth_groups) {
+  const size_t nominal = kDepthBlock / kernels.group_depth;
+  if (!kernels.pair_sums_limited || depth_groups == 0) return nominal;
+  const size_t chunks = std::max<size_t>(1, (depth_groups + nominal / 2) / nominal);
+  return divide_round_up(depth_groups, chunks);
+}
 
 class DotProductConvolution final : public Conv2DInt8 {
  public:
@@ -49,7 +72,7 @@ class DotProductConvolution final : public Conv2DInt8 {
     group_rows_ = static_cast<size_t>(shape.output_channels / shape.groups);
     depth_ = static_cast<size_t>(geometry_.depth());
     depth_groups_ = divide_round_up(depth_, group_depth_);
-    chunk_groups_ = kDepthBlock / group_depth_;
+    chunk_groups_ = chunk_groups(kernels, depth_groups_);
     chunks_ = divide_round_up(depth_groups_, chunk_groups_);
     group_panels_ = divide_round_up(group_rows_, mr_);
     columns_ = static_cast<size_t>(geometry_.columns());
@@ -69,7 +92,9 @@ class DotProductConvolution final : public Conv2DInt8 {
         kernels.pack_activation_taps && !pointwise_in_place() &&
         static_cast<size_t>(geometry_.window.stride_width) <= kernels.largest_tap_stride &&
         taps * tap_segments <= kMaxTapPieces &&
-        nr_ * static_cast<size_t>(geometry_.window.stride_width) <= 64;
+        nr_ * static_cast<size_t>(geometry_.window.stride_width) <= 64 &&
+        (!kernels.pair_sums_limited ||
+         static_cast<size_t>(shape.input_channels / shape.groups) >= kSmallestPairTapChannels);
     rows_offset_ = align_bytes(chunk_depth * column_block);
     accumulators_offset_ = rows_offset_ + align_bytes(group_depth_ * column_block);
     segments_offset_ =
@@ -504,25 +529,31 @@ std::unique_ptr<Conv2DInt8> make_im2col_dot_product_conv2d_int8(
 bool pair_convolution_preferred(const Conv2DShape& shape) {
   // Measured per layer against the int16-pair GEMM on Zen 3 (bench_kernels --int8-vs-gemm with
   // trained-like weights, and ResNet50, ResNet18, YOLOv5s and MobileNetV2 int8 per layer;
-  // docs/cpu-kernels.md, "Session 12"): pointwise layers read in place 0.76-0.89x its time at
-  // 14x14-160x160, at 7x7 0.83-0.94x except 512 -> 2048 (1.01-1.08x; taken too, one rule for
-  // all). Stride-2 windows packed along tap pieces (the AVX2 pack_activation_taps) over at least
-  // 64 input channels: 0.90-0.99x at one thread, 0.90-1.03x at two, 14x14 outputs and larger
-  // (1x1 and 3x3), and 0.87-0.94x (two threads 0.89-1.01x) for 1x1/2 256 -> 512 at 7x7 outputs
-  // (other 7x7 windows, and 1x1/2 from 512 channels on, go to the lanes convolution before,
-  // dispatch.cc). Fewer input channels lose (the stems' 3 channels 1.11-1.33x, YOLOv5s's 32 -> 64
-  // stride 2 1.07-1.08x, 3x3 stride 1 over 32 channels 1.24-1.28x: short depths, and a packed
-  // byte feeds few output channels); 3x3 stride-1 layers of 64 channels and more go to the int8
-  // Winograd before (dispatch.cc).
+  // docs/cpu-kernels.md, "Session 12" and "Session 13"): pointwise layers read in place
+  // 0.76-0.89x its time at 14x14-160x160, at 7x7 0.83-0.94x except 512 -> 2048 (1.01-1.08x;
+  // taken too, one rule for all). Stride-2 windows packed along tap pieces (the AVX2
+  // pack_activation_taps) over at least 64 input channels: 0.90-0.99x at one thread, 0.90-1.03x
+  // at two, 14x14 outputs and larger (1x1 and 3x3), and 0.87-0.94x (two threads 0.89-1.01x) for
+  // 1x1/2 256 -> 512 at 7x7 outputs (other 7x7 windows, and 1x1/2 from 512 channels on, go to
+  // the lanes convolution before, dispatch.cc). Below 64 input channels (kFewPairChannels,
+  // where the driver gathers the im2col rows, kSmallestPairTapChannels): stride 2 (the
+  // 3-channel stems 7x7/2, 6x6/2 and 3x3/2, YOLOv5s's 3x3/2 32 -> 64) 0.83-0.96x, and stride 1
+  // (YOLOv5s's 3x3 32 -> 32) 0.80-0.85x; they lost on the tap packer (1.02-1.47x). 3x3 stride-1
+  // layers of 64 channels and more go to the int8 Winograd before (dispatch.cc); other stride-1
+  // windows of 64 channels and more were not measured and stay on the GEMM.
   const reference::Window2D& w = shape.window;
   const bool in_place = w.kernel_height == 1 && w.kernel_width == 1 && w.stride_height == 1 &&
                         w.stride_width == 1 && w.pad_top == 0 && w.pad_left == 0 &&
                         w.pad_bottom == 0 && w.pad_right == 0;
   if (in_place) return true;
-  const bool stride_two = w.stride_height == 2 && w.stride_width == 2 && w.dilation_height == 1 &&
-                          w.dilation_width == 1;
+  if (w.dilation_height != 1 || w.dilation_width != 1) return false;
+  if (w.output_height * w.output_width < 7 * 7) return false;
   const int64_t group_channels = shape.input_channels / (shape.groups > 0 ? shape.groups : 1);
-  return stride_two && group_channels >= 64 && w.output_height * w.output_width >= 7 * 7;
+  const bool stride_two = w.stride_height == 2 && w.stride_width == 2;
+  const bool stride_one = w.stride_height == 1 && w.stride_width == 1;
+  const bool few_channels = shape.groups == 1 && group_channels < kFewPairChannels;
+  return (stride_two && (group_channels >= kFewPairChannels || few_channels)) ||
+         (stride_one && few_channels);
 }
 
 std::unique_ptr<Conv2DInt8> make_dot_product_conv2d_int8(const DotProductKernels& kernels,

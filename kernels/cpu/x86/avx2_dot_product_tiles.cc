@@ -140,27 +140,34 @@ __attribute__((noinline)) ORKNN_TARGET_AVX2 void store_tile_sums(const Int8DotTi
 //   rounds the exact product plus 1.5 x 2^23 (in [2^23, 2^24), where floats are the integers)
 //   half to even, so its bits minus 1.5 x 2^23's are round_half_even(acc x m) (the proof at
 //   Int8TileRequantization::in_float); the zero point is subtracted from that constant.
-// Then the clamp on int32 (min(max(v, low), high), with low > high giving high as the
-// reference's clamp does) and two saturating narrowings, exact on values already within int8.
+// Then two saturating narrowings and the clamp (min(max(v, low), high), with low > high giving
+// high as the reference's clamp does) on the bytes, two rows at a time (clamp_two_rows).
 
 // What a requantizing tile's rows share.
 struct TileRequantization {
   __m256i zero_point;
   __m256i bits_bias;  // 1.5 x 2^23's bits less the zero point
-  __m256i minimum;
+  __m256i minimum;    // bytes: the clamp's bounds saturated to int8 (clamp_two_rows)
   __m256i maximum;
   __m256i mask_low;  // the real columns of the first vector
   __m256i mask_high;
 };
 
-// 16 int32 results (zero point added) clamped and narrowed to bytes in column order.
-ORKNN_TARGET_AVX2 __m128i clamp_to_bytes(__m256i first, __m256i second,
-                                         const TileRequantization& k) {
-  first = _mm256_min_epi32(_mm256_max_epi32(first, k.minimum), k.maximum);
-  second = _mm256_min_epi32(_mm256_max_epi32(second, k.minimum), k.maximum);
-  // packs works within 128-bit lanes: [f0-3 s0-3 | f4-7 s4-7] -> [f0-7 | s0-7].
-  const __m256i words = _mm256_permute4x64_epi64(_mm256_packs_epi32(first, second), 0xD8);
-  return _mm_packs_epi16(_mm256_castsi256_si128(words), _mm256_extracti128_si256(words, 1));
+// Two rows' 16 int32 results each (zero point added), `first`'s in `a`, then `b`: narrowed
+// with saturation, clamped and put in column order, row a's 16 bytes in the low half and row
+// b's in the high half. The clamp runs on the saturated bytes against bounds saturated the
+// same way: saturation is monotone, so it commutes with min and max and this equals the
+// reference's clamp on int32 followed by the narrowing (low > high still gives high). Two rows
+// share the packs, the clamp and the one permutation (the one-row form took five shuffles and
+// four int32 min/max per row).
+ORKNN_TARGET_AVX2 __m256i clamp_two_rows(__m256i first_a, __m256i second_a, __m256i first_b,
+                                         __m256i second_b, const TileRequantization& k) {
+  // packs works within 128-bit lanes. In 4-byte units (columns of four):
+  // [a0-3 a8-11 b0-3 b8-11 | a4-7 a12-15 b4-7 b12-15].
+  const __m256i bytes = _mm256_packs_epi16(_mm256_packs_epi32(first_a, second_a),
+                                           _mm256_packs_epi32(first_b, second_b));
+  const __m256i clamped = _mm256_min_epi8(_mm256_max_epi8(bytes, k.minimum), k.maximum);
+  return _mm256_permutevar8x32_epi32(clamped, _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7));
 }
 
 // Eight sums: round_half_even(acc x m) + zero point through one FMA (the float path).
@@ -205,55 +212,78 @@ ORKNN_TARGET_AVX2 __m256i load_vector(const int32_t* c, bool whole, __m256i mask
                : _mm256_maskload_epi32(c, mask);
 }
 
+// Row r's 16 requantized results before the narrowing: its sums (constant included) plus c
+// when accumulating, on the float path when row_in_float allows, else in double.
+ORKNN_TARGET_AVX2 void requantize_row_sums(const Int8DotTile& tile,
+                                           const Int8TileRequantization& requantization,
+                                           const TileRequantization& k, size_t r,
+                                           const __m256i* sums, __m256i& first, __m256i& second) {
+  const size_t columns = tile.columns < kTileColumns ? tile.columns : kTileColumns;
+  __m256i low = sums[2 * r];
+  __m256i high = sums[2 * r + 1];
+  if (tile.accumulate) {
+    const int32_t* c = tile.c + r * tile.c_stride;
+    low = _mm256_add_epi32(low, load_vector(c, columns >= 8, k.mask_low));
+    if (columns > 8) {
+      high = _mm256_add_epi32(high, load_vector(c + 8, columns == kTileColumns, k.mask_high));
+    }
+  }
+  const float multiplier = requantization.multipliers[r];
+  if (row_in_float(requantization, r, low, high, k)) {
+    const __m256 factor = _mm256_set1_ps(multiplier);
+    first = float_rounded(low, factor, k.bits_bias);
+    second = float_rounded(high, factor, k.bits_bias);
+  } else {
+    const __m256d factor = _mm256_set1_pd(static_cast<double>(multiplier));
+    first = double_rounded(low, factor, k.zero_point);
+    second = columns > 8 ? double_rounded(high, factor, k.zero_point) : first;
+  }
+}
+
+// Stores one row's 16 bytes: whole, or its real columns through a staging copy.
+ORKNN_TARGET_AVX2 void store_row_bytes(int8_t* out, __m128i bytes, size_t columns) {
+  if (columns == kTileColumns) {
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(out), bytes);
+  } else {
+    alignas(16) int8_t staging[kTileColumns];
+    _mm_store_si128(reinterpret_cast<__m128i*>(staging), bytes);
+    __builtin_memcpy(out, staging, columns);
+  }
+}
+
 // The requantizing tile's end (pair_tile_rows with kRequantize): sums[2r] and sums[2r + 1] are
-// row r's column vectors; the corrections and c (when accumulating) are added, then the rows
-// are requantized into the output's real columns. Through memory and a separate function, as
-// store_tile_sums.
+// row r's column vectors, which started from the row's constant; the corrections and c (when
+// accumulating) are added, then the rows are requantized two at a time (clamp_two_rows) into
+// the output's real columns. Through memory and a separate function, as store_tile_sums.
 __attribute__((noinline)) ORKNN_TARGET_AVX2 void requantize_tile_sums(
     const Int8DotTile& tile, const Int8TileRequantization& requantization, __m256i* sums) {
   if (tile.correction_count) add_corrections(tile, sums);
   const size_t columns = tile.columns < kTileColumns ? tile.columns : kTileColumns;
-  const bool whole_low = columns >= 8, whole_high = columns == kTileColumns;
   TileRequantization k;
   k.zero_point = _mm256_set1_epi32(requantization.output_zero_point);
   k.bits_bias = _mm256_set1_epi32(0x4B400000 - requantization.output_zero_point);
-  k.minimum = _mm256_set1_epi32(requantization.output_minimum <= requantization.output_maximum
-                                    ? requantization.output_minimum
-                                    : requantization.output_maximum);
-  k.maximum = _mm256_set1_epi32(requantization.output_maximum);
+  const auto saturate = [](int32_t v) { return v < -128 ? -128 : v > 127 ? 127 : v; };
+  k.minimum = _mm256_set1_epi8(static_cast<int8_t>(saturate(requantization.output_minimum)));
+  k.maximum = _mm256_set1_epi8(static_cast<int8_t>(saturate(requantization.output_maximum)));
   k.mask_low = lane_mask(columns < 8 ? columns : 8);
   k.mask_high = lane_mask(columns > 8 ? columns - 8 : 0);
   const size_t rows = tile.rows < kTileRows ? tile.rows : kTileRows;
-  for (size_t r = 0; r < rows; ++r) {
-    __m256i low = sums[2 * r];
-    __m256i high = sums[2 * r + 1];
-    if (tile.accumulate) {
-      const int32_t* c = tile.c + r * tile.c_stride;
-      low = _mm256_add_epi32(low, load_vector(c, whole_low, k.mask_low));
-      if (columns > 8) high = _mm256_add_epi32(high, load_vector(c + 8, whole_high, k.mask_high));
-    }
-    const __m256i constant = _mm256_set1_epi32(requantization.constants[r]);
-    low = _mm256_add_epi32(low, constant);
-    high = _mm256_add_epi32(high, constant);
-    const float multiplier = requantization.multipliers[r];
-    __m256i first, second;
-    if (row_in_float(requantization, r, low, high, k)) {
-      const __m256 factor = _mm256_set1_ps(multiplier);
-      first = float_rounded(low, factor, k.bits_bias);
-      second = float_rounded(high, factor, k.bits_bias);
+  for (size_t r = 0; r < rows; r += 2) {
+    __m256i first_a, second_a, first_b, second_b;
+    requantize_row_sums(tile, requantization, k, r, sums, first_a, second_a);
+    const bool pair = r + 1 < rows;
+    if (pair) {
+      requantize_row_sums(tile, requantization, k, r + 1, sums, first_b, second_b);
     } else {
-      const __m256d factor = _mm256_set1_pd(static_cast<double>(multiplier));
-      first = double_rounded(low, factor, k.zero_point);
-      second = columns > 8 ? double_rounded(high, factor, k.zero_point) : first;
+      first_b = first_a;
+      second_b = second_a;
     }
-    const __m128i bytes = clamp_to_bytes(first, second, k);
+    const __m256i bytes = clamp_two_rows(first_a, second_a, first_b, second_b, k);
     int8_t* out = requantization.output + r * requantization.output_stride;
-    if (columns == kTileColumns) {
-      _mm_storeu_si128(reinterpret_cast<__m128i*>(out), bytes);
-    } else {
-      alignas(16) int8_t staging[kTileColumns];
-      _mm_store_si128(reinterpret_cast<__m128i*>(staging), bytes);
-      __builtin_memcpy(out, staging, columns);
+    store_row_bytes(out, _mm256_castsi256_si128(bytes), columns);
+    if (pair) {
+      store_row_bytes(out + requantization.output_stride, _mm256_extracti128_si256(bytes, 1),
+                      columns);
     }
   }
 }
@@ -264,9 +294,14 @@ __attribute__((noinline)) ORKNN_TARGET_AVX2 void requantize_tile_sums(
 template <size_t kRows, size_t kVectors, bool kRequantize>
 ORKNN_TARGET_AVX2 void pair_tile_rows(const Int8DotTile& tile,
                                       const Int8TileRequantization* requantization) {
-#define ORKNN_DECLARE(r)                   \
-  __m256i low##r = _mm256_setzero_si256(); \
-  __m256i high##r = _mm256_setzero_si256();
+  // The requantizing tile starts each row from its constant (the bias and zero-point term,
+  // added modulo 2^32 like every other term), which saves two additions per row at the end.
+#define ORKNN_DECLARE(r)                                      \
+  __m256i low##r = _mm256_setzero_si256();                    \
+  if constexpr (kRequantize && kRows > r) {                   \
+    low##r = _mm256_set1_epi32(requantization->constants[r]); \
+  }                                                           \
+  __m256i high##r = low##r;
   ORKNN_FOR_EACH_ROW(ORKNN_DECLARE)
 #undef ORKNN_DECLARE
   const __m256i ones = _mm256_set1_epi16(1);
