@@ -159,3 +159,30 @@ def test_a_peer_not_installed_is_skipped_with_the_install_line(monkeypatch, caps
 def test_unknown_peer_is_refused():
     with pytest.raises(SystemExit, match="unknown tensorflow"):
         peers.select("ort,tensorflow")
+
+
+def test_paired_compare_table(bench_run):
+    """bench/paired_compare.py on the models bench_models.py prepared: one row per precision,
+    medians and pair ratios that are positive numbers (never compared with anything)."""
+    out, _, _ = bench_run
+    command = [sys.executable, str(ROOT / "bench/paired_compare.py"), "--build", str(build_dir()),
+               "--work", str(out / "work"), "--models", MODEL, "--precisions", "fp32,int8",
+               "--threads", "1", "--pairs", "2", "--markdown", str(out / "paired.md")]
+    result = subprocess.run(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            timeout=300)
+    assert result.returncode == 0, result.stderr[-3000:]
+    lines = (out / "paired.md").read_text().splitlines()
+    heading, rows = table_after(lines, "| model | precision | threads |")
+    assert heading[-2:] == ["median of pair ratios", "pair ratio min-max"]
+    assert [(r[0], r[1], r[2]) for r in rows] == [(MODEL, "fp32", "1"), (MODEL, "int8", "1")]
+    for row in rows:
+        ours, peer, ratio = (float(cell) for cell in row[3:6])
+        low, high = (float(x) for x in row[6].split("-"))
+        assert ours > 0.0 and peer > 0.0 and 0.0 < low <= ratio <= high
+
+
+def test_paired_compare_rejects_no_pairs():
+    result = subprocess.run([sys.executable, str(ROOT / "bench/paired_compare.py"), "--build",
+                             "unused", "--pairs", "0"], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, timeout=60)
+    assert result.returncode != 0 and "--pairs must be at least 1" in result.stderr
