@@ -232,13 +232,19 @@ def profile_tables(args, configurations, threads):
     return text
 
 
-def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def add_selection_arguments(parser: argparse.ArgumentParser):
+    """The build, the model cache and which (model, precision, threads) to run: the arguments
+    this script shares with paired_compare.py."""
     parser.add_argument("--build", required=True, help="build directory with bench_model")
     parser.add_argument("--work", help="cache of models (default BUILD/bench-work)")
     parser.add_argument("--models", default="mobilenet_v2,resnet18,resnet50,yolov5s")
     parser.add_argument("--precisions", default="fp32,int8")
     parser.add_argument("--threads", default="1,2")
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    add_selection_arguments(parser)
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--runs", type=int, default=10)
     parser.add_argument("--warmup", type=int, default=3)

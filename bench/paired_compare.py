@@ -97,12 +97,10 @@ def one_configuration(args):
 
 
 def main():
+    import bench_models
+
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--build", required=True, help="the CMake build directory")
-    parser.add_argument("--work", help="bench_models.py's model cache (default BUILD/bench-work)")
-    parser.add_argument("--models", default="mobilenet_v2,resnet18,resnet50,yolov5s")
-    parser.add_argument("--precisions", default="fp32,int8")
-    parser.add_argument("--threads", default="1,2")
+    bench_models.add_selection_arguments(parser)
     parser.add_argument("--pairs", type=int, default=30)
     parser.add_argument("--markdown", help="also write the table to this file")
     # The child's arguments (one configuration).
@@ -116,8 +114,6 @@ def main():
         args.threads = args.one_thread_count
         one_configuration(args)
         return
-
-    import bench_models
 
     args.work = args.work or str(Path(args.build) / "bench-work")
     threads = [int(t) for t in args.threads.split(",")]

@@ -518,11 +518,10 @@ float32x4_t pow2_lanes(int32x4_t k) {
   return vreinterpretq_f32_s32(vshlq_n_s32(vaddq_s32(k, vdupq_n_s32(127)), 23));
 }
 
-float32x4_t reproducible_exp_lanes(float32x4_t input) {
+// The exp's middle steps on x (clamped or known in range): n = round(x log2 e) and the
+// polynomial y ~ e^(x - n ln 2), both in the scalar order; e^x is y x 2^n.
+float32x4_t reduced_exp_lanes(float32x4_t x, float32x4_t* n_out) {
   namespace c = reproducible_exp_constants;
-  const uint32x4_t is_number = vceqq_f32(input, input);
-  float32x4_t x = vmaxq_f32(input, vdupq_n_f32(c::kLowest));
-  x = vminq_f32(x, vdupq_n_f32(c::kHighest));
   float32x4_t n = vmulq_f32(x, vdupq_n_f32(c::kLog2E));
   n = vaddq_f32(n, vdupq_n_f32(c::kRoundingShift));
   n = vsubq_f32(n, vdupq_n_f32(c::kRoundingShift));
@@ -536,7 +535,17 @@ float32x4_t reproducible_exp_lanes(float32x4_t input) {
   p = vaddq_f32(vmulq_f32(p, r), vdupq_n_f32(c::kPolynomial0));
   float32x4_t y = vmulq_f32(p, vmulq_f32(r, r));
   y = vaddq_f32(y, r);
-  y = vaddq_f32(y, vdupq_n_f32(1.0f));
+  *n_out = n;
+  return vaddq_f32(y, vdupq_n_f32(1.0f));
+}
+
+float32x4_t reproducible_exp_lanes(float32x4_t input) {
+  namespace c = reproducible_exp_constants;
+  const uint32x4_t is_number = vceqq_f32(input, input);
+  float32x4_t x = vmaxq_f32(input, vdupq_n_f32(c::kLowest));
+  x = vminq_f32(x, vdupq_n_f32(c::kHighest));
+  float32x4_t n;
+  float32x4_t y = reduced_exp_lanes(x, &n);
   const int32x4_t k = vcvtq_s32_f32(n);  // n is an integer already
   const int32x4_t first = vshrq_n_s32(k, 1);
   y = vmulq_f32(y, pow2_lanes(first));
@@ -561,21 +570,8 @@ void reproducible_exp_row(const float* in, float* out, size_t count) {
 // round(x log2 e) is then at least -126, so 2^n is a normal float and y x 2^n rounds once, as
 // the scalar code's (y x 2^floor(n/2)) x 2^(n - floor(n/2)) does (its first product is exact).
 float32x4_t bounded_exp_lanes(float32x4_t x) {
-  namespace c = reproducible_exp_constants;
-  float32x4_t n = vmulq_f32(x, vdupq_n_f32(c::kLog2E));
-  n = vaddq_f32(n, vdupq_n_f32(c::kRoundingShift));
-  n = vsubq_f32(n, vdupq_n_f32(c::kRoundingShift));
-  float32x4_t r = vsubq_f32(x, vmulq_f32(n, vdupq_n_f32(c::kLn2High)));
-  r = vsubq_f32(r, vmulq_f32(n, vdupq_n_f32(c::kLn2Low)));
-  float32x4_t p = vdupq_n_f32(c::kPolynomial5);
-  p = vaddq_f32(vmulq_f32(p, r), vdupq_n_f32(c::kPolynomial4));
-  p = vaddq_f32(vmulq_f32(p, r), vdupq_n_f32(c::kPolynomial3));
-  p = vaddq_f32(vmulq_f32(p, r), vdupq_n_f32(c::kPolynomial2));
-  p = vaddq_f32(vmulq_f32(p, r), vdupq_n_f32(c::kPolynomial1));
-  p = vaddq_f32(vmulq_f32(p, r), vdupq_n_f32(c::kPolynomial0));
-  float32x4_t y = vmulq_f32(p, vmulq_f32(r, r));
-  y = vaddq_f32(y, r);
-  y = vaddq_f32(y, vdupq_n_f32(1.0f));
+  float32x4_t n;
+  const float32x4_t y = reduced_exp_lanes(x, &n);
   return vmulq_f32(y, pow2_lanes(vcvtq_s32_f32(n)));
 }
 

@@ -1123,27 +1123,36 @@ ORKNN_INLINE_LANES __m256 pow2_lanes(__m256i k) {
 // with independent work (one at a time, the SiLU epilogue waited on each chain's latency).
 #define ORKNN_EACH(g) _Pragma("GCC unroll 8") for (size_t g = 0; g < G; ++g)
 
+// The exp's middle steps on x (clamped or known in range): n = round(x log2 e) and the
+// polynomial y ~ e^(x - n ln 2), both in the scalar order; e^x is y x 2^n.
 template <size_t G>
-ORKNN_INLINE_LANES void reproducible_exp_group(__m256 (&v)[G]) {
+ORKNN_INLINE_LANES void reduced_exp_group(const __m256 (&x)[G], __m256 (&n)[G], __m256 (&y)[G]) {
   namespace c = reproducible_exp_constants;
-  __m256 is_nan[G], x[G], n[G], r[G], p[G];
-  ORKNN_EACH(g) is_nan[g] = _mm256_cmp_ps(v[g], v[g], _CMP_UNORD_Q);
-  ORKNN_EACH(g) x[g] = _mm256_max_ps(v[g], _mm256_set1_ps(c::kLowest));
-  ORKNN_EACH(g) x[g] = _mm256_min_ps(x[g], _mm256_set1_ps(c::kHighest));
+  __m256 r[G];
   ORKNN_EACH(g) n[g] = _mm256_mul_ps(x[g], _mm256_set1_ps(c::kLog2E));
   ORKNN_EACH(g) n[g] = _mm256_add_ps(n[g], _mm256_set1_ps(c::kRoundingShift));
   ORKNN_EACH(g) n[g] = _mm256_sub_ps(n[g], _mm256_set1_ps(c::kRoundingShift));
   ORKNN_EACH(g) r[g] = _mm256_sub_ps(x[g], _mm256_mul_ps(n[g], _mm256_set1_ps(c::kLn2High)));
   ORKNN_EACH(g) r[g] = _mm256_sub_ps(r[g], _mm256_mul_ps(n[g], _mm256_set1_ps(c::kLn2Low)));
-  ORKNN_EACH(g) p[g] = _mm256_set1_ps(c::kPolynomial5);
+  ORKNN_EACH(g) y[g] = _mm256_set1_ps(c::kPolynomial5);
   const float coefficients[] = {c::kPolynomial4, c::kPolynomial3, c::kPolynomial2, c::kPolynomial1,
                                 c::kPolynomial0};
   _Pragma("GCC unroll 5") for (const float coefficient : coefficients) {
-    ORKNN_EACH(g) p[g] = _mm256_add_ps(_mm256_mul_ps(p[g], r[g]), _mm256_set1_ps(coefficient));
+    ORKNN_EACH(g) y[g] = _mm256_add_ps(_mm256_mul_ps(y[g], r[g]), _mm256_set1_ps(coefficient));
   }
-  ORKNN_EACH(g) p[g] = _mm256_mul_ps(p[g], _mm256_mul_ps(r[g], r[g]));
-  ORKNN_EACH(g) p[g] = _mm256_add_ps(p[g], r[g]);
-  ORKNN_EACH(g) p[g] = _mm256_add_ps(p[g], _mm256_set1_ps(1.0f));
+  ORKNN_EACH(g) y[g] = _mm256_mul_ps(y[g], _mm256_mul_ps(r[g], r[g]));
+  ORKNN_EACH(g) y[g] = _mm256_add_ps(y[g], r[g]);
+  ORKNN_EACH(g) y[g] = _mm256_add_ps(y[g], _mm256_set1_ps(1.0f));
+}
+
+template <size_t G>
+ORKNN_INLINE_LANES void reproducible_exp_group(__m256 (&v)[G]) {
+  namespace c = reproducible_exp_constants;
+  __m256 is_nan[G], x[G], n[G], p[G];
+  ORKNN_EACH(g) is_nan[g] = _mm256_cmp_ps(v[g], v[g], _CMP_UNORD_Q);
+  ORKNN_EACH(g) x[g] = _mm256_max_ps(v[g], _mm256_set1_ps(c::kLowest));
+  ORKNN_EACH(g) x[g] = _mm256_min_ps(x[g], _mm256_set1_ps(c::kHighest));
+  reduced_exp_group(x, n, p);
   ORKNN_EACH(g) {
     const __m256i k = _mm256_cvttps_epi32(n[g]);  // n is an integer already
     const __m256i first = _mm256_srai_epi32(k, 1);
@@ -1159,22 +1168,8 @@ ORKNN_INLINE_LANES void reproducible_exp_group(__m256 (&v)[G]) {
 // the scalar code's (y x 2^floor(n/2)) x 2^(n - floor(n/2)) does (its first product is exact).
 template <size_t G>
 ORKNN_INLINE_LANES void bounded_exp_group(__m256 (&v)[G]) {
-  namespace c = reproducible_exp_constants;
-  __m256 n[G], r[G], p[G];
-  ORKNN_EACH(g) n[g] = _mm256_mul_ps(v[g], _mm256_set1_ps(c::kLog2E));
-  ORKNN_EACH(g) n[g] = _mm256_add_ps(n[g], _mm256_set1_ps(c::kRoundingShift));
-  ORKNN_EACH(g) n[g] = _mm256_sub_ps(n[g], _mm256_set1_ps(c::kRoundingShift));
-  ORKNN_EACH(g) r[g] = _mm256_sub_ps(v[g], _mm256_mul_ps(n[g], _mm256_set1_ps(c::kLn2High)));
-  ORKNN_EACH(g) r[g] = _mm256_sub_ps(r[g], _mm256_mul_ps(n[g], _mm256_set1_ps(c::kLn2Low)));
-  ORKNN_EACH(g) p[g] = _mm256_set1_ps(c::kPolynomial5);
-  const float coefficients[] = {c::kPolynomial4, c::kPolynomial3, c::kPolynomial2, c::kPolynomial1,
-                                c::kPolynomial0};
-  _Pragma("GCC unroll 5") for (const float coefficient : coefficients) {
-    ORKNN_EACH(g) p[g] = _mm256_add_ps(_mm256_mul_ps(p[g], r[g]), _mm256_set1_ps(coefficient));
-  }
-  ORKNN_EACH(g) p[g] = _mm256_mul_ps(p[g], _mm256_mul_ps(r[g], r[g]));
-  ORKNN_EACH(g) p[g] = _mm256_add_ps(p[g], r[g]);
-  ORKNN_EACH(g) p[g] = _mm256_add_ps(p[g], _mm256_set1_ps(1.0f));
+  __m256 n[G], p[G];
+  reduced_exp_group(v, n, p);
   ORKNN_EACH(g) v[g] = _mm256_mul_ps(p[g], pow2_lanes(_mm256_cvttps_epi32(n[g])));
 }
 
