@@ -50,9 +50,16 @@ constexpr size_t kLargestPairingWork = size_t{1} << 22;
 // 288 (3x3 x 32) is one chunk of 72 groups rather than 64 + 8, whose second chunk stores and
 // reloads every int32 sum for 8 groups of work (YOLOv5s's stride-2 layers measured 0.93-0.97x
 // their time; docs/cpu-kernels.md, "Session 13"). A chunk then holds at most 1.5 x kDepthBlock,
-// whose B block (at most 72 KB) stays in L2. Other tables keep whole chunks of kDepthBlock.
-size_t chunk_groups(const DotProductKernels& kernels, size_t depth_groups) {
-  const size_t nominal = kDepthBlock / kernels.group_depth;
+// whose B block (at most 72 KB) stays in L2. On planes of at most kSmallPlanePixels output
+// pixels the table's small_plane_depth_block replaces kDepthBlock: there B blocks are at most
+// 192 columns (14x14) or 64 (7x7) wide, and deeper chunks took the deep pointwise layers there
+// to 0.83-0.91x their time (fewer stores and reloads of the int32 sums; docs/cpu-kernels.md,
+// "Session 13: int8 pointwise convolutions on 7x7 and 14x14 planes"). Other tables keep whole
+// chunks of kDepthBlock.
+size_t chunk_groups(const DotProductKernels& kernels, size_t depth_groups, size_t pixels) {
+  const bool small_plane = kernels.small_plane_depth_block && pixels <= kSmallPlanePixels;
+  const size_t nominal =
+      (small_plane ? kernels.small_plane_depth_block : kDepthBlock) / kernels.group_depth;
   if (!kernels.pair_sums_limited || depth_groups == 0) return nominal;
   const size_t chunks = std::max<size_t>(1, (depth_groups + nominal / 2) / nominal);
   return divide_round_up(depth_groups, chunks);
@@ -72,7 +79,9 @@ class DotProductConvolution final : public Conv2DInt8 {
     group_rows_ = static_cast<size_t>(shape.output_channels / shape.groups);
     depth_ = static_cast<size_t>(geometry_.depth());
     depth_groups_ = divide_round_up(depth_, group_depth_);
-    chunk_groups_ = chunk_groups(kernels, depth_groups_);
+    chunk_groups_ =
+        chunk_groups(kernels, depth_groups_,
+                     static_cast<size_t>(shape.window.output_height * shape.window.output_width));
     chunks_ = divide_round_up(depth_groups_, chunk_groups_);
     group_panels_ = divide_round_up(group_rows_, mr_);
     columns_ = static_cast<size_t>(geometry_.columns());
