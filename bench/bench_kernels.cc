@@ -447,6 +447,12 @@ const Layer kLayers[] = {
     {"mobilenetv2 dw3x3 960 @7", 960, 7, 960, 3, 1, 960},
     {"mobilenetv2 1x1 960->160 @7", 960, 7, 160, 1, 1, 1},
     {"mobilenetv2 1x1 320->1280 @7", 320, 7, 1280, 1, 1, 1},
+    {"mobilenetv2 1x1 160->960 @7", 160, 7, 960, 1, 1, 1},
+    {"mobilenetv2 1x1 960->320 @7", 960, 7, 320, 1, 1, 1},
+    {"mobilenetv2 1x1 64->384 @14", 64, 14, 384, 1, 1, 1},
+    {"mobilenetv2 1x1 384->64 @14", 384, 14, 64, 1, 1, 1},
+    {"mobilenetv2 1x1 96->576 @14", 96, 14, 576, 1, 1, 1},
+    {"mobilenetv2 1x1 576->96 @14", 576, 14, 96, 1, 1, 1},
 };
 
 reference::Conv2DShape shape_of(const Layer& layer) {
@@ -963,8 +969,9 @@ void bench_int8_against_gemm(const Options& options) {
     std::printf(
         "## int8 alternatives against im2col GEMM (%s, %zu threads, wall time, median of %d)\n\n"
         "| layer | GEMM us | (min) | lanes us | (min) | lanes/GEMM | winograd us | (min) | "
-        "winograd/GEMM | pairs us | (min) | pairs/GEMM | dispatcher |\n"
-        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|\n",
+        "winograd/GEMM | pairs us | (min) | pairs/GEMM | pairs before us | (min) | "
+        "/GEMM | dispatcher |\n"
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|\n",
         table.name, threads, options.reps);
     for (const Layer& layer : kLayers) {
       if (!options.filter.empty() && std::strstr(layer.name, options.filter.c_str()) == nullptr) {
@@ -983,7 +990,7 @@ void bench_int8_against_gemm(const Options& options) {
       q.output_minimum = -2;  // fused Relu
       std::unique_ptr<cpu::Conv2DInt8> alternatives[] = {
           optimized::make_int8_lane_conv2d(table, shape, q, w.data()),
-          optimized::make_int8_winograd_conv2d(table, shape, q, w.data()), nullptr};
+          optimized::make_int8_winograd_conv2d(table, shape, q, w.data()), nullptr, nullptr};
       if (options.variant == cpu::KernelVariant::kAvx2 && shape.groups == 1) {
         // The kernel keeps a reference to its table.
         static const optimized::DotProductKernels every_layer = [] {
@@ -991,8 +998,20 @@ void bench_int8_against_gemm(const Options& options) {
           pairs.largest_correction_share = 1.0;
           return pairs;
         }();
+        static const optimized::DotProductKernels every_layer_before = [] {
+          optimized::DotProductKernels pairs = optimized::avx2_pair_kernels_before_small_planes();
+          pairs.largest_correction_share = 1.0;
+          return pairs;
+        }();
         alternatives[2] =
             optimized::make_im2col_dot_product_conv2d_int8(every_layer, shape, q, w.data());
+        // The pair tiles as they were before the small-plane changes (no column tile, 256-deep
+        // chunks), on the planes those changed: 7x7 and 14x14 outputs.
+        if (static_cast<size_t>(shape.window.output_height * shape.window.output_width) <=
+            optimized::kSmallPlanePixels) {
+          alternatives[3] = optimized::make_im2col_dot_product_conv2d_int8(every_layer_before,
+                                                                           shape, q, w.data());
+        }
       }
       // The lanes apply to almost any layer: list them only on small planes, where they may win.
       if (shape.window.output_height * shape.window.output_width > 14 * 14) alternatives[0].reset();

@@ -959,6 +959,66 @@ void test_pair_depth_chunks(void**) {
   }
 }
 
+// The avx2 column tile (avx2_dot_product_tiles.cc): a last panel of one pixel (7x7 planes: 49 =
+// 3 x 16 + 1, and 1x1, 1x17, 3x11 planes) summed with A's rows in the lanes, four depth groups
+// per step: depths of every remainder of the four-group step (1-3 groups read under a mask),
+// one and two depth chunks (accumulating in c), 1-13 output channels (partial A panels), with
+// uniform weights (corrections in about a quarter of the pairs), requantized in the tile and,
+// with one large multiplier, through stored sums; bit-exact against the reference, and so is
+// the table before the small-plane changes (avx2_pair_kernels_before_small_planes).
+void test_column_tiles(void**) {
+#if defined(__x86_64__)
+  if (!kernels::cpu::kernel_variant_available(KernelVariant::kAvx2)) {
+    std::printf("SKIPPED avx2 column tiles: no AVX2 (detected: '%s')\n",
+                kernels::cpu::detected_cpu_features());
+    return;
+  }
+  Random random(1313);
+  ThreadPool pool(2);
+  static const optimized::DotProductKernels every_layer = [] {
+    optimized::DotProductKernels table = optimized::avx2_pair_kernels();
+    table.largest_correction_share = 1.0;
+    return table;
+  }();
+  static const optimized::DotProductKernels before_small_planes = [] {
+    optimized::DotProductKernels table = optimized::avx2_pair_kernels_before_small_planes();
+    table.largest_correction_share = 1.0;
+    return table;
+  }();
+  const Engine columns{"avx2 pairs", KernelVariant::kReference, &every_layer,
+                       dot_product_algorithm(every_layer)};
+  const int64_t planes[][2] = {{7, 7}, {1, 1}, {1, 17}, {3, 11}};
+  // Input channels: depth groups 1-7 (every remainder of 4), 97-99 groups (one chunk on these
+  // small planes, two on the table before) and 512 and 625 groups (two chunks of 1024 and
+  // about 1250 deep: the column tile accumulating in c).
+  const int64_t channel_counts[] = {1, 5, 9, 13, 16, 21, 28, 389, 393, 397, 2048, 2500};
+  int trial = 0;
+  for (const auto& plane : planes) {
+    for (int64_t channels : channel_counts) {
+      for (bool stored : {false, true}) {
+        Problem p = make_problem(random, channels, random.integer(1, 13), plane[0], plane[1], 1, 1,
+                                 0, 1, random.integer(-128, 127), false);
+        if (stored) p.q.multipliers[0] = 0.75f;  // not small: the int32 sums are stored
+        char what[128];
+        std::snprintf(what, sizeof(what), "column tile %d: C %lld M %lld %lldx%lld%s", trial++,
+                      static_cast<long long>(channels),
+                      static_cast<long long>(p.shape.output_channels),
+                      static_cast<long long>(plane[0]), static_cast<long long>(plane[1]),
+                      stored ? " stored sums" : "");
+        check(p, columns, pool, what);
+        auto wide = optimized::make_im2col_dot_product_conv2d_int8(before_small_planes, p.shape,
+                                                                   p.q, p.weights.data());
+        assert_non_null(wide.get());
+        std::vector<int8_t> output(reference_output(p).size(), 0x55);
+        wide->run(p.input.data(), nullptr, p.bias.data(), output.data(), pool);
+        const std::string mismatch = compare_exact(output, reference_output(p));
+        if (!mismatch.empty()) fail_msg("%s, table before: %s", what, mismatch.c_str());
+      }
+    }
+  }
+#endif
+}
+
 // The avx2 variant's choice: pointwise layers on the VPMADDUBSW tiles when few weight blocks
 // need a correction (weights of trained layers, mostly small), the int16-pair GEMM or the lanes
 // when many do (uniform random codes: about a quarter of the pairs) and for other windows.
@@ -1014,6 +1074,7 @@ int main() {
       cmocka_unit_test(test_pair_corrections),
       cmocka_unit_test(test_pair_depth_chunks),
       cmocka_unit_test(test_avx2_pair_dispatch),
+      cmocka_unit_test(test_column_tiles),
   };
   return cmocka_run_group_tests(tests, nullptr, nullptr);
 }

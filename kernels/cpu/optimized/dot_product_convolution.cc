@@ -36,6 +36,14 @@ constexpr BlockLimits kLimits{kDepthBlock, 144, 192, 288, 64};
 // of 64 channels about 0.9, of 128 channels 0.91-1.0), while at 256 channels the two were even
 // or the tap packer won (ResNet18's 3x3/2 256 -> 512 at 14x14).
 constexpr size_t kSmallestPairTapChannels = 256;
+// The thread split's cost of a B column (BlockLimits::column_cost) for pointwise layers read in
+// place on small planes with the table's small_plane_depth_block: their B is packed from the
+// input rows without a gather, so kLimits' 64 (traced with the row gather) overstated it and
+// split 14x14 layers of few output channels into 48-column tasks that each stream all of A.
+// With 8, 576 -> 96 and 384 -> 64 at 14x14 split into two column blocks and 1024 -> 256 into
+// row halves (docs/cpu-kernels.md, "Session 13: int8 pointwise convolutions on 7x7 and 14x14
+// planes").
+constexpr size_t kInPlaceColumnCost = 8;
 // pair_convolution_preferred's "few channels": windows over fewer input channels (one group)
 // go to the pair tiles at stride 1 too, where they measured faster with gathered rows.
 constexpr int64_t kFewPairChannels = 64;
@@ -50,9 +58,22 @@ constexpr size_t kLargestPairingWork = size_t{1} << 22;
 // 288 (3x3 x 32) is one chunk of 72 groups rather than 64 + 8, whose second chunk stores and
 // reloads every int32 sum for 8 groups of work (YOLOv5s's stride-2 layers measured 0.93-0.97x
 // their time; docs/cpu-kernels.md, "Session 13"). A chunk then holds at most 1.5 x kDepthBlock,
-// whose B block (at most 72 KB) stays in L2. Other tables keep whole chunks of kDepthBlock.
-size_t chunk_groups(const DotProductKernels& kernels, size_t depth_groups) {
-  const size_t nominal = kDepthBlock / kernels.group_depth;
+// whose B block (at most 72 KB) stays in L2. On planes of at most kSmallPlanePixels output
+// pixels the table's small_plane_depth_block replaces kDepthBlock: there B blocks are at most
+// 192 columns (14x14) or 64 (7x7) wide, and deeper chunks took the deep pointwise layers there
+// to 0.83-0.91x their time (fewer stores and reloads of the int32 sums; docs/cpu-kernels.md,
+// "Session 13: int8 pointwise convolutions on 7x7 and 14x14 planes"). Other tables keep whole
+// chunks of kDepthBlock.
+// Whether a convolution of `pixels` output pixels per image takes the table's
+// small_plane_depth_block (and, pointwise, kInPlaceColumnCost).
+bool small_plane_chunks(const DotProductKernels& kernels, size_t pixels) {
+  return kernels.small_plane_depth_block && pixels <= kSmallPlanePixels;
+}
+
+size_t chunk_groups(const DotProductKernels& kernels, size_t depth_groups, size_t pixels) {
+  const bool small_plane = small_plane_chunks(kernels, pixels);
+  const size_t nominal =
+      (small_plane ? kernels.small_plane_depth_block : kDepthBlock) / kernels.group_depth;
   if (!kernels.pair_sums_limited || depth_groups == 0) return nominal;
   const size_t chunks = std::max<size_t>(1, (depth_groups + nominal / 2) / nominal);
   return divide_round_up(depth_groups, chunks);
@@ -72,8 +93,15 @@ class DotProductConvolution final : public Conv2DInt8 {
     group_rows_ = static_cast<size_t>(shape.output_channels / shape.groups);
     depth_ = static_cast<size_t>(geometry_.depth());
     depth_groups_ = divide_round_up(depth_, group_depth_);
-    chunk_groups_ = chunk_groups(kernels, depth_groups_);
+    chunk_groups_ =
+        chunk_groups(kernels, depth_groups_,
+                     static_cast<size_t>(shape.window.output_height * shape.window.output_width));
     chunks_ = divide_round_up(depth_groups_, chunk_groups_);
+    if (small_plane_chunks(
+            kernels, static_cast<size_t>(shape.window.output_height * shape.window.output_width)) &&
+        pointwise_in_place()) {
+      limits_.column_cost = kInPlaceColumnCost;
+    }
     group_panels_ = divide_round_up(group_rows_, mr_);
     columns_ = static_cast<size_t>(geometry_.columns());
     group_weights_size_ = divide_round_up(group_rows_, mr_) * depth_groups_ * mr_ * group_depth_;
@@ -130,7 +158,7 @@ class DotProductConvolution final : public Conv2DInt8 {
     const size_t images = static_cast<size_t>(shape_.batch);
     const size_t groups = static_cast<size_t>(shape_.groups);
     const OutputBlocks blocks = choose_output_blocks(group_rows_, columns_, images * groups,
-                                                     pool.thread_count(), mr_, nr_, kLimits);
+                                                     pool.thread_count(), mr_, nr_, limits_);
     const size_t tasks = block_task_count(images * groups, blocks);
     pool.parallel_for(tasks, [&](size_t task, size_t thread) {
       const BlockTask position = block_task(task, blocks);
@@ -448,6 +476,7 @@ class DotProductConvolution final : public Conv2DInt8 {
   const Conv2DShape shape_;
   const Int8Requantization requantization_;
   const Im2colGeometry geometry_;
+  BlockLimits limits_ = kLimits;  // the thread split's (column_cost: kInPlaceColumnCost)
   size_t mr_ = 0;
   size_t nr_ = 0;
   size_t group_depth_ = 0;

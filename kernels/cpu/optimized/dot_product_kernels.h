@@ -230,7 +230,14 @@ struct DotProductKernels {
   // (output channel, depth group) blocks needing a correction is larger (a table's measured
   // break-even; the portable table's 1.0 takes every layer).
   double largest_correction_share = 1.0;
+  // Pair-limited tables: the depth per chunk (in bytes of depth, a multiple of group_depth) for
+  // convolutions of at most kSmallPlanePixels output pixels per image (the 7x7 and 14x14
+  // planes), whose B blocks are narrow enough that deeper chunks still stay in L2; 0: the
+  // driver's 256 everywhere (dot_product_convolution.cc, chunk_groups).
+  size_t small_plane_depth_block = 0;
 };
+// The output planes small_plane_depth_block applies to: 14x14 and smaller.
+constexpr size_t kSmallPlanePixels = 14 * 14;
 
 // Defined only in AArch64 builds (arm/); call them only on a CPU with the instructions.
 const DotProductKernels& sdot_kernels();
@@ -238,6 +245,11 @@ const DotProductKernels& i8mm_kernels();
 // Defined only in x86-64 builds (x86/); call it only on a CPU with AVX-512 F/BW/VL/VNNI.
 const DotProductKernels& avx512_vnni_kernels();
 const DotProductKernels& avx2_pair_kernels();  // x86-64 builds only; call only on AVX2+FMA CPUs
+// The same table as it was before the small-plane changes (docs/cpu-kernels.md, "Session 13:
+// int8 pointwise convolutions on 7x7 and 14x14 planes"), for benchmarks and tests: every last
+// panel of at most 8 columns on the 6 x 16 tile's one-vector form, never the column tile
+// (avx2_dot_product_tiles.cc), and 256-deep chunks on small planes too.
+const DotProductKernels& avx2_pair_kernels_before_small_planes();
 // Plain C++ tiles of the same packed layout on the portable micro-kernels, in every build, so
 // the drivers below are tested natively, under the sanitizers: group_depth 4 or 8, with the
 // activations signed (offset 0, as SDOT/SMMLA), or unsigned (offset 128, as VPDPBUSD; then

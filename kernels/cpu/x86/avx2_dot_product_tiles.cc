@@ -358,11 +358,131 @@ ORKNN_TARGET_AVX2 void pair_tile_vectors(const Int8DotTile& tile,
   }
 }
 
-// A last panel of at most 8 real columns runs on one vector per row.
+// ---- The column tile: a last panel of a few real columns ----
+// The 6 x 16 tile's one-vector form still runs 8 columns: on a 7x7 plane (49 = 3 x 16 + 1
+// pixels) the last panel costs a seventh of the layer's multiplies for one pixel in 49. The column
+// tile puts A's rows in the lanes instead: a panel's four depth groups are 96 contiguous bytes
+// of A (6 rows x 4 bytes per group), three vectors whose int32 lane i holds row i % 6 of group
+// (8v + i) / 6; the column's four B groups are spread to match (vpermd) and the same three
+// instructions per vector give every (row, group) its four products, the same byte pairs as the
+// 6 x 16 tile (so the same pair split keeps them exact). Per column and four groups: 6
+// multiplies against the one-vector form's 48 (it computes 8 columns), plus the B spread. The
+// lanes of one row are summed at the end (modulo 2^32, as every other sum) and the tile's
+// common end (corrections, c, requantization) runs on them as on any tile of those columns.
+// Measured on bench_kernels' 7x7 pointwise layers: 0.96-1.01x the time with the one-vector form
+// (docs/cpu-kernels.md, "Session 13: int8 pointwise convolutions on 7x7 and 14x14 planes"), far
+// from the seventh the multiplies promise: the last panel was not where those layers lost time.
+
+// Columns up to this many take the column tile (one: 7x7 planes; the 4 of 14x14 planes would
+// need 24 multiplies per four groups against the one-vector form's 48, plus four B spreads).
+constexpr size_t kColumnTileColumns = 1;
+
+// Int32 lane i of the three vectors of four groups reads B group (8v + i) / 6.
+ORKNN_TARGET_AVX2 void spread_groups(__m128i groups, __m256i& first, __m256i& second,
+                                     __m256i& third) {
+  const __m256i wide = _mm256_castsi128_si256(groups);
+  first = _mm256_permutevar8x32_epi32(wide, _mm256_setr_epi32(0, 0, 0, 0, 0, 0, 1, 1));
+  second = _mm256_permutevar8x32_epi32(wide, _mm256_setr_epi32(1, 1, 1, 1, 2, 2, 2, 2));
+  third = _mm256_permutevar8x32_epi32(wide, _mm256_setr_epi32(2, 2, 3, 3, 3, 3, 3, 3));
+}
+
+// Column j's sums of the tile's groups: sums[r] for tile rows r < 6 (A's padding rows are 0).
+ORKNN_TARGET_AVX2 void column_sums(const Int8DotTile& tile, size_t j, int32_t* sums) {
+  const __m256i ones = _mm256_set1_epi16(1);
+  __m256i first = _mm256_setzero_si256();
+  __m256i second = _mm256_setzero_si256();
+  __m256i third = _mm256_setzero_si256();
+  const int8_t* a = tile.a;
+  const int8_t* b = tile.b + j * kGroupDepth;
+  constexpr size_t kStep = 4;  // groups per three vectors of A
+  constexpr size_t kStepBytes = kStep * kTileRows * kGroupDepth;
+  size_t g = 0;
+  for (; g + kStep <= tile.depth_groups;
+       g += kStep, a += kStepBytes, b += kStep * kPanelGroupBytes) {
+    __m128i groups = _mm_cvtsi32_si128(load_group(b));
+    groups = _mm_insert_epi32(groups, load_group(b + kPanelGroupBytes), 1);
+    groups = _mm_insert_epi32(groups, load_group(b + 2 * kPanelGroupBytes), 2);
+    groups = _mm_insert_epi32(groups, load_group(b + 3 * kPanelGroupBytes), 3);
+    __m256i b0, b1, b2;
+    spread_groups(groups, b0, b1, b2);
+    first = _mm256_add_epi32(
+        first, group_products(b0, _mm256_loadu_si256(reinterpret_cast<const __m256i*>(a)), ones));
+    second = _mm256_add_epi32(
+        second,
+        group_products(b1, _mm256_loadu_si256(reinterpret_cast<const __m256i*>(a + 32)), ones));
+    third = _mm256_add_epi32(
+        third,
+        group_products(b2, _mm256_loadu_si256(reinterpret_cast<const __m256i*>(a + 64)), ones));
+  }
+  if (g < tile.depth_groups) {
+    // The last 1-3 groups: B's missing groups are 0 and A is read under a mask (nothing past
+    // the panel's groups: the last panel ends the packed weights).
+    const size_t left = tile.depth_groups - g;
+    __m128i groups = _mm_cvtsi32_si128(load_group(b));
+    if (left > 1) groups = _mm_insert_epi32(groups, load_group(b + kPanelGroupBytes), 1);
+    if (left > 2) groups = _mm_insert_epi32(groups, load_group(b + 2 * kPanelGroupBytes), 2);
+    __m256i b0, b1, b2;
+    spread_groups(groups, b0, b1, b2);
+    const size_t lanes = left * kTileRows;  // int32 lanes of A to read
+    const auto a32 = reinterpret_cast<const int*>(a);
+    first = _mm256_add_epi32(
+        first,
+        group_products(b0, _mm256_maskload_epi32(a32, lane_mask(lanes < 8 ? lanes : 8)), ones));
+    if (lanes > 8) {
+      second = _mm256_add_epi32(
+          second,
+          group_products(
+              b1, _mm256_maskload_epi32(a32 + 8, lane_mask(lanes - 8 < 8 ? lanes - 8 : 8)), ones));
+    }
+    if (lanes > 16) {
+      third = _mm256_add_epi32(
+          third, group_products(b2, _mm256_maskload_epi32(a32 + 16, lane_mask(lanes - 16)), ones));
+    }
+  }
+  alignas(32) uint32_t lanes[3 * 8];
+  _mm256_store_si256(reinterpret_cast<__m256i*>(lanes), first);
+  _mm256_store_si256(reinterpret_cast<__m256i*>(lanes + 8), second);
+  _mm256_store_si256(reinterpret_cast<__m256i*>(lanes + 16), third);
+  for (size_t r = 0; r < kTileRows; ++r) {
+    sums[r] = static_cast<int32_t>(lanes[r] + lanes[r + 6] + lanes[r + 12] + lanes[r + 18]);
+  }
+}
+
+// The tile of at most kColumnTileColumns real columns: column_sums per column into the lanes of
+// the 6 x 16 tile's sums (the requantizing form's started from the row constants), then its end.
 template <bool kRequantize>
+ORKNN_TARGET_AVX2 void column_tile(const Int8DotTile& tile,
+                                   const Int8TileRequantization* requantization) {
+  alignas(32) int32_t rows[kTileRows][kTileColumns] = {};
+  for (size_t j = 0; j < tile.columns; ++j) {
+    int32_t sums[kTileRows];
+    column_sums(tile, j, sums);
+    for (size_t r = 0; r < kTileRows; ++r) {
+      const int32_t start = kRequantize && r < tile.rows ? requantization->constants[r] : 0;
+      rows[r][j] =
+          static_cast<int32_t>(static_cast<uint32_t>(sums[r]) + static_cast<uint32_t>(start));
+    }
+  }
+  alignas(32) __m256i vectors[2 * kTileRows];
+  for (size_t r = 0; r < kTileRows; ++r) {
+    vectors[2 * r] = _mm256_load_si256(reinterpret_cast<const __m256i*>(rows[r]));
+    vectors[2 * r + 1] = _mm256_load_si256(reinterpret_cast<const __m256i*>(rows[r] + 8));
+  }
+  if constexpr (kRequantize) {
+    requantize_tile_sums(tile, *requantization, vectors);
+  } else {
+    store_tile_sums(tile, vectors);
+  }
+}
+
+// A last panel of at most 8 real columns runs on one vector per row, of at most
+// kColumnTileColumns on the column tile (unless kColumnTiles is false: the benchmark's form).
+template <bool kRequantize, bool kColumnTiles = true>
 ORKNN_TARGET_AVX2 void pair_tile_with(const Int8DotTile& tile,
                                       const Int8TileRequantization* requantization) {
-  if (tile.columns <= 8) {
+  if (kColumnTiles && tile.columns <= kColumnTileColumns) {
+    column_tile<kRequantize>(tile, requantization);
+  } else if (tile.columns <= 8) {
     pair_tile_vectors<1, kRequantize>(tile, requantization);
   } else {
     pair_tile_vectors<2, kRequantize>(tile, requantization);
@@ -378,6 +498,15 @@ ORKNN_TARGET_AVX2 void pair_tile(const Int8DotTile& tile) {
 ORKNN_TARGET_AVX2 void pair_requantized_tile(const Int8DotTile& tile,
                                              const Int8TileRequantization& requantization) {
   pair_tile_with<true>(tile, &requantization);
+}
+
+// The same two without the column tile (avx2_pair_kernels_before_small_planes).
+ORKNN_TARGET_AVX2 void pair_tile_vectors_only(const Int8DotTile& tile) {
+  pair_tile_with<false, false>(tile, nullptr);
+}
+ORKNN_TARGET_AVX2 void pair_requantized_tile_vectors_only(
+    const Int8DotTile& tile, const Int8TileRequantization& requantization) {
+  pair_tile_with<true, false>(tile, &requantization);
 }
 
 // Four rows of 32 columns (already flipped) interleaved into two 16-column panels' layout:
@@ -598,6 +727,13 @@ ORKNN_TARGET_AVX2 void pack_activation_taps(const Int8TapGroup& group) {
 // (docs/cpu-kernels.md, "Session 12"); ResNet50's 64 -> 256 layers (9%) gain.
 constexpr double kLargestCorrectionShare = 0.12;
 
+// Depth chunks of about 1024 on 7x7 and 14x14 planes (DotProductKernels::small_plane_depth_block;
+// B blocks of at most 64 and 192 columns, 64 and 192 KB): on bench_kernels' pointwise layers
+// there of depth 960 and more, 1024-deep and whole-depth chunks measured 0.83-0.91x the time of
+// 256-deep ones, 512-deep ones in between (docs/cpu-kernels.md, "Session 13: int8 pointwise
+// convolutions on 7x7 and 14x14 planes").
+constexpr size_t kSmallPlaneDepthBlock = 1024;
+
 // pack_activation_taps reads strides 1 and 2; larger strides gather their im2col rows.
 constexpr size_t kLargestTapStride = 2;
 
@@ -619,7 +755,19 @@ const DotProductKernels& avx2_pair_kernels() {
                                          nullptr,
                                          0,
                                          true,
-                                         kLargestCorrectionShare};
+                                         kLargestCorrectionShare,
+                                         kSmallPlaneDepthBlock};
+  return kernels;
+}
+
+const DotProductKernels& avx2_pair_kernels_before_small_planes() {
+  static const DotProductKernels kernels = [] {
+    DotProductKernels table = avx2_pair_kernels();
+    table.tile_activations_in_b = pair_tile_vectors_only;
+    table.tile_requantized_activations_in_b = pair_requantized_tile_vectors_only;
+    table.small_plane_depth_block = 0;
+    return table;
+  }();
   return kernels;
 }
 
