@@ -401,8 +401,12 @@ std::unique_ptr<Conv2DFloat> prepare_conv2d(const reference::Conv2DShape& shape,
           optimized::make_depthwise_conv2d(kernels, shape, activation, constant_weights)) {
     return kernel;
   }
-  // As for int8 (prepare_conv2d_int8), measured on avx2 only.
-  if (variant == KernelVariant::kAvx2 && optimized::subsampled_pointwise_preferred(shape)) {
+  // As for int8 (prepare_conv2d_int8), measured on avx2 only, but not where the lanes take the
+  // strided layer: they read its pixels in place already, and over the copy they measured
+  // 0.96-1.14x their time (1x1/2 1024 -> 2048 from 14x14), where the im2col GEMM's layers gained
+  // (0.85-0.99x).
+  if (variant == KernelVariant::kAvx2 && optimized::subsampled_pointwise_preferred(shape) &&
+      !optimized::avx2_lane_convolution_preferred(shape)) {
     if (auto kernel = optimized::make_subsampled_pointwise_conv2d(
             shape, prepare_conv2d(optimized::subsampled_pointwise_shape(shape), activation,
                                   constant_weights, variant))) {

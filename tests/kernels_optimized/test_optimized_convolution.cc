@@ -873,8 +873,8 @@ void check_avx2_lane_dispatch() {
   assert_true(kernels::cpu::optimized::avx2_lane_convolution_preferred(shape_of(resnet_3x3_7)));
   assert_string_equal(algorithm(resnet_3x3_7).c_str(), "avx2 winograd F(2x2,3x3) gemm 6x16");
   assert_string_equal(algorithm(resnet_1x1_7).c_str(), "avx2 lanes 32x14");
-  // The strided 1x1 runs the stride-1 pointwise layer's lanes over a subsampled copy.
-  assert_string_equal(algorithm(resnet_1x1_2).c_str(), "subsampled avx2 lanes 32x14");
+  // (The lanes keep the strided 1x1 in place: no subsampled copy, dispatch.cc.)
+  assert_string_equal(algorithm(resnet_1x1_2).c_str(), "avx2 lanes 32x14");
   assert_string_equal(algorithm(resnet_3x3_2).c_str(), "avx2 lanes 32x14");
   const ConvCase resnet_3x3_14{
       "3x3 256->256 @14", 1, 256, 14, 14, 256, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1};

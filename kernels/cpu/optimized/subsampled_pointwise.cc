@@ -182,12 +182,13 @@ bool subsampled_pointwise_applies(const Conv2DShape& shape) {
 
 bool subsampled_pointwise_preferred(const Conv2DShape& shape) {
   // bench_kernels --subsample-vs-default against the avx2 dispatch before it, one / two
-  // threads (docs/cpu-kernels.md, "Session 13: 1x1 stride-2 convolutions as a subsample"): int8
-  // 1x1/2 256 -> 512 from 56x56 0.84-0.94 / 0.87-0.93 of the pair tiles' time (im2col along tap
-  // pieces), 512 -> 1024 from 28x28 0.80-0.86 / 0.78-0.88, 1024 -> 2048 from 14x14 0.79 /
-  // 0.74-0.80 of the lanes'; float32 0.90-0.97 / 0.81-0.97 of the im2col GEMM's and the lanes'.
-  // Below 256 channels (ResNet18's 64 -> 128 and 128 -> 256) the runs disagreed, 0.86-1.20x
-  // (the copy is a larger share and the pair tiles' tap packer already fast there): not taken.
+  // threads, three runs (docs/cpu-kernels.md, "Session 13: 1x1 stride-2 convolutions as a
+  // subsample"): int8 1x1/2 256 -> 512 from 56x56 0.84-0.94 / 0.83-0.93 of the pair tiles' time
+  // (im2col along tap pieces), 512 -> 1024 from 28x28 0.77-0.86 / 0.78-0.88, 1024 -> 2048 from
+  // 14x14 0.65-0.79 / 0.73-0.80 of the lanes'; float32 0.90-0.99 / 0.81-0.97 of the im2col
+  // GEMM's (the float dispatch keeps its lanes' layers, dispatch.cc). Below 256 channels
+  // (ResNet18's 64 -> 128 and 128 -> 256) it lost with a scalar copy (1.01-1.20) and ran
+  // 0.81-1.08 with the SSE2 one in runs too noisy to tell: not taken.
   const int64_t group_channels = shape.input_channels / (shape.groups > 0 ? shape.groups : 1);
   return subsampled_pointwise_applies(shape) && group_channels >= kSubsampledPointwiseChannels;
 }
