@@ -5,7 +5,7 @@
 //
 //   bench_kernels [--reps N] [--threads 1,2] [--filter TEXT|micro] [--reference] [--variant NAME]
 //                 [--peak-fp32 GFLOPS] [--peak-int8 GOPS] [--peaks-only] [--direct-vs-gemm]
-//                 [--int8-vs-gemm]
+//                 [--int8-vs-gemm] [--subsample-vs-default]
 //
 // --direct-vs-gemm runs only the float32 convolution layers (x86-64), each as the variant's
 // im2col GEMM and as its direct convolution, interleaved on one thread in one process, and
@@ -16,6 +16,11 @@
 // (int8_lane_convolution.cc; planes up to 14x14) and as Winograd F(2x2, 3x3)
 // (int8_winograd_convolution.cc; 3x3 stride 1), interleaved, per thread count of --threads, and
 // prints the times and which one the dispatcher picks.
+//
+// --subsample-vs-default runs only the 1x1 strided layers, int8 and float32, each as the
+// avx2 dispatcher chose before the subsampling wrapper (int8: lanes or pair tiles; float32:
+// lanes or the im2col GEMM) and as the in-place pointwise kernel over a subsampled copy
+// (subsampled_pointwise.h), interleaved, per thread count of --threads.
 //
 // --filter micro runs the micro-kernel section alone (with a dot-product variant, e.g. avx512,
 // also its int8 tile, with A in L1 and streaming from a 144-row block).
@@ -56,6 +61,7 @@
 #include "optimized/dot_product_kernels.h"
 #include "optimized/micro_kernels.h"
 #include "optimized/optimized_kernels.h"
+#include "optimized/subsampled_pointwise.h"
 #include "peak_rate.h"
 
 namespace {
@@ -81,6 +87,7 @@ struct Options {
   bool peaks_only = false;
   bool direct_vs_gemm = false;
   bool int8_vs_gemm = false;
+  bool subsample_vs_default = false;
 };
 
 double seconds_since(Clock::time_point start) {
@@ -400,6 +407,7 @@ const Layer kLayers[] = {
     {"resnet50 3x3 128->128 @28", 128, 28, 128, 3, 1, 1},
     {"resnet50 1x1 512->128 @28", 512, 28, 128, 1, 1, 1},
     {"resnet50 1x1/2 256->512 @56", 256, 56, 512, 1, 2, 1},
+    {"resnet50 1x1/2 512->1024 @28", 512, 28, 1024, 1, 2, 1},
     {"resnet50 3x3 256->256 @14", 256, 14, 256, 3, 1, 1},
     {"resnet50 1x1 256->1024 @14", 256, 14, 1024, 1, 1, 1},
     {"resnet50 1x1 1024->256 @14", 1024, 14, 256, 1, 1, 1},
@@ -412,6 +420,8 @@ const Layer kLayers[] = {
     {"resnet18 3x3/2 128->256 @28", 128, 28, 256, 3, 2, 1},
     {"resnet18 3x3/2 256->512 @14", 256, 14, 512, 3, 2, 1},
     {"resnet18 1x1/2 256->512 @14", 256, 14, 512, 1, 2, 1, 0},
+    {"resnet18 1x1/2 64->128 @56", 64, 56, 128, 1, 2, 1, 0},
+    {"resnet18 1x1/2 128->256 @28", 128, 28, 256, 1, 2, 1, 0},
     {"mobilenetv2 3x3/2 3->32 @224", 3, 224, 32, 3, 2, 1},
     {"yolov5s 6x6/2 3->32 @640", 3, 640, 32, 6, 2, 1, 2},
     {"yolov5s 3x3/2 32->64 @320", 32, 320, 64, 3, 2, 1},
@@ -1062,6 +1072,132 @@ void bench_int8_against_gemm(const Options& options) {
   }
 }
 
+// The int8 kernel the dispatcher took for a 1x1 strided layer before the subsampling wrapper.
+std::unique_ptr<cpu::Conv2DInt8> int8_before_subsample(const cpu::optimized::MicroKernels& table,
+                                                       const reference::Conv2DShape& shape,
+                                                       const reference::Int8Requantization& q,
+                                                       const int8_t* w) {
+  namespace optimized = cpu::optimized;
+  if (optimized::int8_lane_convolution_preferred(shape)) {
+    if (auto kernel = optimized::make_int8_lane_conv2d(table, shape, q, w)) return kernel;
+  }
+  if (optimized::pair_convolution_preferred(shape)) {
+    if (auto kernel =
+            optimized::make_dot_product_conv2d_int8(optimized::avx2_pair_kernels(), shape, q, w)) {
+      return kernel;
+    }
+  }
+  return optimized::make_gemm_conv2d_int8(table, shape, q, w);
+}
+
+// The float32 kernel the avx2 dispatcher took for a 1x1 strided layer before the wrapper.
+std::unique_ptr<cpu::Conv2DFloat> float_before_subsample(const cpu::optimized::MicroKernels& table,
+                                                         const reference::Conv2DShape& shape,
+                                                         const reference::FusedActivation& act,
+                                                         const float* w) {
+  namespace optimized = cpu::optimized;
+  if (optimized::avx2_lane_convolution_preferred(shape)) {
+    if (auto kernel = optimized::make_lane_conv2d(table.name, optimized::avx2_lane_float_tile,
+                                                  optimized::avx2_pack_lane_panel, shape, act, w)) {
+      return kernel;
+    }
+  }
+  if (optimized::avx2_direct_convolution_preferred(shape)) {
+    if (auto kernel = optimized::make_direct_conv2d(table.name, optimized::avx2_direct_float_tile,
+                                                    shape, act, w)) {
+      return kernel;
+    }
+  }
+  return optimized::make_gemm_conv2d(table, shape, act, w);
+}
+
+void bench_subsample_against_default(const Options& options) {
+  namespace optimized = cpu::optimized;
+  if (options.variant != cpu::KernelVariant::kAvx2) {  // "before" is the avx2 dispatch's
+    std::printf("--subsample-vs-default: avx2 only\n");
+    return;
+  }
+  const optimized::MicroKernels& table = x86_micro_kernels(options.variant);
+  for (size_t threads : options.threads) {
+    ThreadPool pool(threads);
+    std::printf(
+        "## 1x1 strided layers: before / subsampled (%s, %zu threads, wall time, median of %d)\n\n"
+        "| layer | type | before us | (min) | subsampled us | (min) | subsampled/before | "
+        "before | dispatcher |\n|---|---|---:|---:|---:|---:|---:|---|---|\n",
+        table.name, threads, options.reps);
+    for (const Layer& layer : kLayers) {
+      if (layer.kernel != 1 || layer.stride == 1) continue;
+      if (!options.filter.empty() && std::strstr(layer.name, options.filter.c_str()) == nullptr) {
+        continue;
+      }
+      const reference::Conv2DShape shape = shape_of(layer);
+      if (!optimized::subsampled_pointwise_applies(shape)) continue;
+      const reference::Conv2DShape inner = optimized::subsampled_pointwise_shape(shape);
+      const auto [input_size, weight_size, output_size] = sizes_of(shape);
+      std::vector<int8_t> x = random_codes(input_size, 6), w = trained_weight_codes(weight_size, 7);
+      std::vector<int32_t> bias(static_cast<size_t>(shape.output_channels), 1000);
+      std::vector<int8_t> y(output_size);
+      reference::Int8Requantization q;
+      q.input_zero_point = 3;
+      q.weight_zero_points.assign(static_cast<size_t>(shape.output_channels), 0);
+      q.multipliers.assign(static_cast<size_t>(shape.output_channels), 1e-4f);
+      q.output_zero_point = -2;
+      q.output_minimum = -2;  // fused Relu
+      std::vector<float> xf = random_floats(input_size, 8), wf = random_floats(weight_size, 9);
+      std::vector<float> bf(static_cast<size_t>(shape.output_channels), 0.5f), yf(output_size);
+      reference::FusedActivation relu;
+      relu.kind = reference::FusedActivation::Kind::kRelu;
+      std::unique_ptr<cpu::Conv2DInt8> int8_kernels[] = {
+          int8_before_subsample(table, shape, q, w.data()),
+          optimized::make_subsampled_pointwise_conv2d_int8(
+              shape, cpu::prepare_conv2d_int8(inner, q, w.data(), options.variant))};
+      std::unique_ptr<cpu::Conv2DFloat> float_kernels[] = {
+          float_before_subsample(table, shape, relu, wf.data()),
+          optimized::make_subsampled_pointwise_conv2d(
+              shape, cpu::prepare_conv2d(inner, relu, wf.data(), options.variant))};
+      const std::string int8_chosen =
+          cpu::prepare_conv2d_int8(shape, q, w.data(), options.variant)->algorithm();
+      size_t scratch = 0;
+      std::vector<Config> configs;
+      for (const auto& kernel : int8_kernels) {
+        scratch = std::max(scratch, kernel->scratch_bytes());
+        cpu::Conv2DInt8* k = kernel.get();
+        configs.push_back({k->algorithm(),
+                           [&, k] { k->run(x.data(), w.data(), bias.data(), y.data(), pool); },
+                           options.reps,
+                           {},
+                           {}});
+      }
+      for (const auto& kernel : float_kernels) {
+        scratch = std::max(scratch, kernel->scratch_bytes());
+        cpu::Conv2DFloat* k = kernel.get();
+        configs.push_back({k->algorithm(),
+                           [&, k] { k->run(xf.data(), wf.data(), bf.data(), yf.data(), pool); },
+                           options.reps,
+                           {},
+                           {}});
+      }
+      pool.reserve_scratch(scratch);
+      run_interleaved(configs);
+      auto row = [&](const char* type, const Config& before, const Config& after,
+                     const std::string& chosen) {
+        const double before_us = median(before.seconds) * 1e6;
+        const double after_us = median(after.seconds) * 1e6;
+        std::printf("| %s | %s | %.0f | %.0f | %.0f | %.0f | %.2f | %s | %s |\n", layer.name, type,
+                    before_us,
+                    *std::min_element(before.seconds.begin(), before.seconds.end()) * 1e6, after_us,
+                    *std::min_element(after.seconds.begin(), after.seconds.end()) * 1e6,
+                    after_us / before_us, before.label.c_str(), chosen.c_str());
+      };
+      row("int8", configs[0], configs[1], int8_chosen);
+      row("f32", configs[2], configs[3],
+          cpu::prepare_conv2d(shape, relu, wf.data(), options.variant)->algorithm());
+      std::fflush(stdout);
+    }
+    std::printf("\n");
+  }
+}
+
 void bench_gemms(const Options& options) {
   struct GemmShape {
     const char* name;
@@ -1387,11 +1523,13 @@ int main(int argc, char** argv) {
       options.direct_vs_gemm = true;
     } else if (arg == "--int8-vs-gemm" || arg == "--int8-lanes-vs-gemm") {
       options.int8_vs_gemm = true;
+    } else if (arg == "--subsample-vs-default") {
+      options.subsample_vs_default = true;
     } else {
       std::fprintf(stderr,
                    "usage: %s [--reps N] [--threads 1,2] [--filter TEXT] [--reference] "
                    "[--variant NAME] [--peak-fp32 GFLOPS] [--peak-int8 GOPS] [--peaks-only] "
-                   "[--direct-vs-gemm] [--int8-vs-gemm]\n",
+                   "[--direct-vs-gemm] [--int8-vs-gemm] [--subsample-vs-default]\n",
                    argv[0]);
       return 2;
     }
@@ -1412,6 +1550,10 @@ int main(int argc, char** argv) {
   }
   if (options.int8_vs_gemm) {
     bench_int8_against_gemm(options);
+    return 0;
+  }
+  if (options.subsample_vs_default) {
+    bench_subsample_against_default(options);
     return 0;
   }
   measure_and_print_peaks(options);

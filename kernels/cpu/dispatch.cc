@@ -7,6 +7,7 @@
 #include "core/logging.h"
 #include "optimized/dot_product_kernels.h"
 #include "optimized/optimized_kernels.h"
+#include "optimized/subsampled_pointwise.h"
 
 #if defined(ORKNN_HAVE_X86_KERNELS)
 #include <cpuinfo_x86.h>
@@ -400,6 +401,18 @@ std::unique_ptr<Conv2DFloat> prepare_conv2d(const reference::Conv2DShape& shape,
           optimized::make_depthwise_conv2d(kernels, shape, activation, constant_weights)) {
     return kernel;
   }
+  // As for int8 (prepare_conv2d_int8), measured on avx2 only, but not where the lanes take the
+  // strided layer: they read its pixels in place already, and over the copy they measured
+  // 0.96-1.14x their time (1x1/2 1024 -> 2048 from 14x14), where the im2col GEMM's layers gained
+  // (0.85-0.99x).
+  if (variant == KernelVariant::kAvx2 && optimized::subsampled_pointwise_preferred(shape) &&
+      !optimized::avx2_lane_convolution_preferred(shape)) {
+    if (auto kernel = optimized::make_subsampled_pointwise_conv2d(
+            shape, prepare_conv2d(optimized::subsampled_pointwise_shape(shape), activation,
+                                  constant_weights, variant))) {
+      return kernel;
+    }
+  }
 #if defined(ORKNN_HAVE_X86_KERNELS)
   if (variant == KernelVariant::kAvx512 && optimized::lane_convolution_preferred(shape)) {
     if (auto kernel = optimized::make_lane_conv2d(kernels.name, optimized::avx512_lane_float_tile,
@@ -450,6 +463,16 @@ std::unique_ptr<Conv2DInt8> prepare_conv2d_int8(const reference::Conv2DShape& sh
     if (auto kernel = optimized::make_depthwise_conv2d_int8(kernels, shape, requantization,
                                                             constant_weights)) {
       return kernel;
+    }
+    // 1x1 strided layers as the in-place pointwise kernel over a subsampled copy: measured on
+    // the avx2 pair tiles only (docs/cpu-kernels.md, "Session 13: 1x1 stride-2 convolutions
+    // as a subsample").
+    if (variant == KernelVariant::kAvx2 && optimized::subsampled_pointwise_preferred(shape)) {
+      if (auto kernel = optimized::make_subsampled_pointwise_conv2d_int8(
+              shape, prepare_conv2d_int8(optimized::subsampled_pointwise_shape(shape),
+                                         requantization, constant_weights, variant))) {
+        return kernel;
+      }
     }
     if (const optimized::DotProductKernels* dot = dot_product_kernels(variant)) {
       if (auto kernel = optimized::make_dot_product_conv2d_int8(*dot, shape, requantization,
