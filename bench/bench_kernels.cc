@@ -138,6 +138,32 @@ std::vector<int8_t> trained_weight_codes(size_t count, uint32_t seed) {
   return values;
 }
 
+// An int8 layer's operands as the layer benchmarks use them: random input codes, trained-like
+// weights, a bias of 1000 per output channel, the output, and a requantization with a fused
+// Relu (input zero point 3, output zero point -2, multipliers 1e-4).
+struct Int8Operands {
+  std::vector<int8_t> x, w;
+  std::vector<int32_t> bias;
+  std::vector<int8_t> y;
+  reference::Int8Requantization q;
+};
+
+Int8Operands int8_operands(size_t input_size, size_t weight_size, size_t output_size,
+                           int64_t output_channels) {
+  Int8Operands operands{random_codes(input_size, 6),
+                        trained_weight_codes(weight_size, 7),
+                        std::vector<int32_t>(static_cast<size_t>(output_channels), 1000),
+                        std::vector<int8_t>(output_size),
+                        {}};
+  reference::Int8Requantization& q = operands.q;
+  q.input_zero_point = 3;
+  q.weight_zero_points.assign(static_cast<size_t>(output_channels), 0);
+  q.multipliers.assign(static_cast<size_t>(output_channels), 1e-4f);
+  q.output_zero_point = -2;
+  q.output_minimum = -2;  // fused Relu
+  return operands;
+}
+
 // ---- micro-kernels ------------------------------------------------------------------------
 
 // The variant's int8 dot-product tile (none: null) on L1-resident panels, GOPS by wall and
@@ -787,15 +813,11 @@ void bench_convolutions(const Options& options, bool int8) {
     std::vector<float> x = random_floats(input_size, 3), w = random_floats(weight_size, 4);
     std::vector<float> bias = random_floats(static_cast<size_t>(shape.output_channels), 5);
     std::vector<float> y(output_size);
-    std::vector<int8_t> x8 = random_codes(input_size, 6), w8 = trained_weight_codes(weight_size, 7);
-    std::vector<int32_t> bias32(static_cast<size_t>(shape.output_channels), 1000);
-    std::vector<int8_t> y8(output_size);
-    reference::Int8Requantization q;
-    q.input_zero_point = 3;
-    q.weight_zero_points.assign(static_cast<size_t>(shape.output_channels), 0);
-    q.multipliers.assign(static_cast<size_t>(shape.output_channels), 1e-4f);
-    q.output_zero_point = -2;
-    q.output_minimum = -2;  // fused Relu
+    Int8Operands operands8 =
+        int8_operands(input_size, weight_size, output_size, shape.output_channels);
+    std::vector<int8_t>&x8 = operands8.x, &w8 = operands8.w, &y8 = operands8.y;
+    std::vector<int32_t>& bias32 = operands8.bias;
+    const reference::Int8Requantization& q = operands8.q;
     reference::FusedActivation relu;
     relu.kind = reference::FusedActivation::Kind::kRelu;
 
@@ -989,15 +1011,11 @@ void bench_int8_against_gemm(const Options& options) {
       }
       const reference::Conv2DShape shape = shape_of(layer);
       const auto [input_size, weight_size, output_size] = sizes_of(shape);
-      std::vector<int8_t> x = random_codes(input_size, 6), w = trained_weight_codes(weight_size, 7);
-      std::vector<int32_t> bias(static_cast<size_t>(shape.output_channels), 1000);
-      std::vector<int8_t> y(output_size);
-      reference::Int8Requantization q;
-      q.input_zero_point = 3;
-      q.weight_zero_points.assign(static_cast<size_t>(shape.output_channels), 0);
-      q.multipliers.assign(static_cast<size_t>(shape.output_channels), 1e-4f);
-      q.output_zero_point = -2;
-      q.output_minimum = -2;  // fused Relu
+      Int8Operands operands =
+          int8_operands(input_size, weight_size, output_size, shape.output_channels);
+      std::vector<int8_t>&x = operands.x, &w = operands.w, &y = operands.y;
+      std::vector<int32_t>& bias = operands.bias;
+      const reference::Int8Requantization& q = operands.q;
       std::unique_ptr<cpu::Conv2DInt8> alternatives[] = {
           optimized::make_int8_lane_conv2d(table, shape, q, w.data()),
           optimized::make_int8_winograd_conv2d(table, shape, q, w.data()), nullptr, nullptr};
@@ -1134,15 +1152,11 @@ void bench_subsample_against_default(const Options& options) {
       if (!optimized::subsampled_pointwise_applies(shape)) continue;
       const reference::Conv2DShape inner = optimized::subsampled_pointwise_shape(shape);
       const auto [input_size, weight_size, output_size] = sizes_of(shape);
-      std::vector<int8_t> x = random_codes(input_size, 6), w = trained_weight_codes(weight_size, 7);
-      std::vector<int32_t> bias(static_cast<size_t>(shape.output_channels), 1000);
-      std::vector<int8_t> y(output_size);
-      reference::Int8Requantization q;
-      q.input_zero_point = 3;
-      q.weight_zero_points.assign(static_cast<size_t>(shape.output_channels), 0);
-      q.multipliers.assign(static_cast<size_t>(shape.output_channels), 1e-4f);
-      q.output_zero_point = -2;
-      q.output_minimum = -2;  // fused Relu
+      Int8Operands operands =
+          int8_operands(input_size, weight_size, output_size, shape.output_channels);
+      std::vector<int8_t>&x = operands.x, &w = operands.w, &y = operands.y;
+      std::vector<int32_t>& bias = operands.bias;
+      const reference::Int8Requantization& q = operands.q;
       std::vector<float> xf = random_floats(input_size, 8), wf = random_floats(weight_size, 9);
       std::vector<float> bf(static_cast<size_t>(shape.output_channels), 0.5f), yf(output_size);
       reference::FusedActivation relu;

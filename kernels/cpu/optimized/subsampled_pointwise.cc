@@ -118,51 +118,34 @@ T* copy_area(ThreadPool& pool, const CopyPlacement& placement) {
                               placement.offset);
 }
 
-class SubsampledPointwiseInt8 final : public Conv2DInt8 {
+// The wrapper over either convolution interface: Base is Conv2DInt8 (Element int8_t, Bias
+// int32_t) or Conv2DFloat (float, float).
+template <typename Base, typename Element, typename Bias>
+class SubsampledPointwise final : public Base {
  public:
-  SubsampledPointwiseInt8(const Conv2DShape& shape, std::unique_ptr<Conv2DInt8> inner)
+  SubsampledPointwise(const Conv2DShape& shape, std::unique_ptr<Base> inner)
       : shape_(shape),
         inner_(std::move(inner)),
-        copy_(place_copy(shape, inner_->scratch_bytes(), sizeof(int8_t))),
+        copy_(place_copy(shape, inner_->scratch_bytes(), sizeof(Element))),
         algorithm_(std::string("subsampled ") + inner_->algorithm()) {}
   size_t scratch_bytes() const override { return copy_.offset + copy_.bytes; }
   const char* algorithm() const override { return algorithm_.c_str(); }
-  void run(const int8_t* input, const int8_t* weights, const int32_t* bias, int8_t* output,
+  void run(const Element* input, const Element* weights, const Bias* bias, Element* output,
            ThreadPool& pool) const override {
-    int8_t* planes = copy_area<int8_t>(pool, copy_);
+    Element* planes = copy_area<Element>(pool, copy_);
     subsample(shape_, input, planes, pool);
     inner_->run(planes, weights, bias, output, pool);
   }
 
  private:
   const Conv2DShape shape_;
-  const std::unique_ptr<Conv2DInt8> inner_;
+  const std::unique_ptr<Base> inner_;
   const CopyPlacement copy_;
   const std::string algorithm_;
 };
 
-class SubsampledPointwiseFloat final : public Conv2DFloat {
- public:
-  SubsampledPointwiseFloat(const Conv2DShape& shape, std::unique_ptr<Conv2DFloat> inner)
-      : shape_(shape),
-        inner_(std::move(inner)),
-        copy_(place_copy(shape, inner_->scratch_bytes(), sizeof(float))),
-        algorithm_(std::string("subsampled ") + inner_->algorithm()) {}
-  size_t scratch_bytes() const override { return copy_.offset + copy_.bytes; }
-  const char* algorithm() const override { return algorithm_.c_str(); }
-  void run(const float* input, const float* weights, const float* bias, float* output,
-           ThreadPool& pool) const override {
-    float* planes = copy_area<float>(pool, copy_);
-    subsample(shape_, input, planes, pool);
-    inner_->run(planes, weights, bias, output, pool);
-  }
-
- private:
-  const Conv2DShape shape_;
-  const std::unique_ptr<Conv2DFloat> inner_;
-  const CopyPlacement copy_;
-  const std::string algorithm_;
-};
+using SubsampledPointwiseInt8 = SubsampledPointwise<Conv2DInt8, int8_t, int32_t>;
+using SubsampledPointwiseFloat = SubsampledPointwise<Conv2DFloat, float, float>;
 
 }  // namespace
 
