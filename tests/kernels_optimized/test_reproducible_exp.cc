@@ -337,6 +337,29 @@ void test_silu_row_over_accumulator_ranges(void**) {
   }
 }
 
+// The finite form's limits (optimized::silu_row_is_finite): |D| <= 2^64 and output scales in
+// [2^-60, 2^60], nothing with a NaN or an infinity.
+void test_silu_row_is_finite(void**) {
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  const float infinity = std::numeric_limits<float>::infinity();
+  auto finite = [](float scale, float output_scale) {
+    return optimized::silu_row_is_finite({nullptr, 0, scale, output_scale, 0, nullptr});
+  };
+  assert_true(finite(2.4e-4f, 0.0187f));
+  assert_true(finite(0x1p64f, 0x1p-60f));
+  assert_true(finite(-0x1p64f, 0x1p60f));
+  assert_false(finite(0x1p65f, 0.02f));
+  assert_false(finite(-0x1p65f, 0.02f));
+  assert_false(finite(1e-3f, 0x1p-61f));
+  assert_false(finite(1e-3f, 0x1p61f));
+  assert_false(finite(1e-3f, 0.0f));
+  assert_false(finite(1e-3f, -0.02f));
+  assert_false(finite(nan, 0.02f));
+  assert_false(finite(1e-3f, nan));
+  assert_false(finite(infinity, 0.02f));
+  assert_false(finite(1e-3f, infinity));
+}
+
 // round_half_to_even (two additions on x86-64 without SSE4.1) equals nearbyint for every float
 // of magnitude below 2^31: halves of both parities, the 2^22 / 2^23 / 2^24 edges, signed zeros,
 // and a stride through all bit patterns.
@@ -374,6 +397,7 @@ int main() {
       cmocka_unit_test(test_silu_row_equals_reference),
       cmocka_unit_test(test_vector_equals_scalar_on_silu_domain),
       cmocka_unit_test(test_silu_row_over_accumulator_ranges),
+      cmocka_unit_test(test_silu_row_is_finite),
       cmocka_unit_test(test_round_half_to_even),
   };
   return cmocka_run_group_tests(tests, nullptr, nullptr);

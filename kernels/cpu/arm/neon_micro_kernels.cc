@@ -588,13 +588,8 @@ float32x4_t silu_reals_in_double(int32x4_t accumulators, float64x2_t scale) {
 // real x sigmoid, then the one quantization rule (FCVTNS rounds half to even); the zero point
 // is clamped to +-2^21 by the caller, which cannot change a saturated result.
 //
-// kFinite: a row with |D| <= 2^64 and an output scale in [2^-60, 2^60] (finite_silu_row). Every
-// real is then finite and no step makes a NaN, so the NaN test goes; and reals below -87 are
-// raised to -87, which puts the exp argument in [-87, 0] (bounded_exp_lanes). That changes no
-// code: below -87 the scalar real x sigmoid is at most 104 e^-87 < 2^-119 in magnitude (and -0
-// below -104), -87's is below 2^-119 too, and either divided by an output scale of at least
-// 2^-60 is far below 1/2, so both give the zero point's code. Above -87 every step is the
-// scalar one.
+// kFinite: a row of silu_row_is_finite (micro_kernels.h, which says why this form gives the
+// same codes): no NaN tests, and reals below -87 raised to -87 for bounded_exp_lanes.
 template <bool kFinite>
 int32x4_t requantize_silu4(float32x4_t real, float32x4_t output_scale, int32x4_t zero_point) {
   float32x4_t e;
@@ -612,13 +607,6 @@ int32x4_t requantize_silu4(float32x4_t real, float32x4_t output_scale, int32x4_t
   const int32x4_t code = vaddq_s32(vcvtnq_s32_f32(bounded), zero_point);
   if constexpr (kFinite) return code;
   return vbslq_s32(vceqq_f32(scaled, scaled), code, zero_point);
-}
-
-// Whether requantize_silu4's kFinite form serves this row (written to be false for NaNs).
-bool finite_silu_row(const RequantizeSiluRow& row) {
-  const float largest_scale = 18446744073709551616.0f;  // 2^64
-  return row.scale >= -largest_scale && row.scale <= largest_scale &&
-         row.output_scale >= 0x1p-60f && row.output_scale <= 0x1p60f;
 }
 
 template <bool kFinite>
@@ -671,7 +659,7 @@ void requantize_silu_rows(const RequantizeSiluRow& row) {
 }
 
 void requantize_silu_row(const RequantizeSiluRow& row) {
-  if (finite_silu_row(row)) {
+  if (silu_row_is_finite(row)) {
     requantize_silu_rows<true>(row);
   } else {
     requantize_silu_rows<false>(row);

@@ -112,6 +112,16 @@ struct RequantizeSiluRow {
   int8_t* output;
 };
 
+// Whether a SiLU row may take the vector rows' finite form: |D| <= 2^64 and an output scale in
+// [2^-60, 2^60] (every converted model's rows; false for NaNs). Every real is then finite
+// (|real| <= 2^88) and no step makes a NaN, so the NaN tests go; and reals below -87 may be
+// raised to -87, which puts the exp argument in [-87, 0], where 2^n is one multiplication. That
+// changes no code: below -87 the scalar real x sigmoid is at most 104 e^-87 < 2^-119 in
+// magnitude (and -0 below -104), -87's is below 2^-119 too, and either divided by an output
+// scale of at least 2^-60 is far below 1/2, so both give the zero point's code. Above -87 every
+// step is the scalar one. Defined in portable_micro_kernels.cc (baseline instruction set).
+bool silu_row_is_finite(const RequantizeSiluRow& row);
+
 inline bool small_multipliers(const float* multipliers, size_t count, int32_t zero_point) {
   if (zero_point <= -(1 << 20) || zero_point >= (1 << 20)) return false;
   for (size_t i = 0; i < count; ++i) {

@@ -394,4 +394,10 @@ const MicroKernels& portable_micro_kernels() {
   return kernels;
 }
 
+bool silu_row_is_finite(const RequantizeSiluRow& row) {
+  const float largest_scale = 18446744073709551616.0f;  // 2^64
+  return row.scale >= -largest_scale && row.scale <= largest_scale &&
+         row.output_scale >= 0x1p-60f && row.output_scale <= 0x1p60f;
+}
+
 }  // namespace orknn::kernels::cpu::optimized

@@ -1204,13 +1204,8 @@ struct SiluConstants {
 // sigmoid on e = e^-|real| (1 / (1 + e) for real >= 0, e / (1 + e) below), real x sigmoid, then
 // the one quantization rule (vcvtps2dq rounds half to even in the default MXCSR mode).
 //
-// kFinite: a row with |D| <= 2^64 and an output scale in [2^-60, 2^60] (finite_silu_row). Every
-// real is then finite (|real| <= 2^88) and no step makes a NaN, so the NaN tests go; and reals
-// below -87 are raised to -87, which puts the exp argument in [-87, 0] (bounded_exp_group).
-// That changes no code: below -87 the scalar real x sigmoid is at most 104 e^-87 < 2^-119 in
-// magnitude (and -0 below -104), -87's is below 2^-119 too, and either divided by an output
-// scale of at least 2^-60 is far below 1/2, so both give the zero point's code. Above -87 every
-// step is the scalar one.
+// kFinite: a row of silu_row_is_finite (micro_kernels.h, which says why this form gives the
+// same codes): no NaN tests, and reals below -87 raised to -87 for bounded_exp_group.
 template <size_t G, bool kFinite>
 ORKNN_INLINE_LANES void requantize_silu_group(const int32_t* accumulators, const SiluConstants& k,
                                               int8_t* output) {
@@ -1273,17 +1268,10 @@ ORKNN_INLINE_LANES void requantize_silu_group(const int32_t* accumulators, const
 template <bool kFinite>
 void requantize_silu_rows(const RequantizeSiluRow& row, int32_t offset);
 
-// Whether requantize_silu_group's kFinite form serves this row (written to be false for NaNs).
-bool finite_silu_row(const RequantizeSiluRow& row) {
-  const float largest_scale = 18446744073709551616.0f;  // 2^64
-  return row.scale >= -largest_scale && row.scale <= largest_scale &&
-         row.output_scale >= 0x1p-60f && row.output_scale <= 0x1p60f;
-}
-
 // The row with `offset` added to every accumulator: the dot-product drivers' per-channel
 // constant, without a pass of its own over the sums.
 void requantize_silu_offset_row(const RequantizeSiluRow& row, int32_t offset) {
-  if (finite_silu_row(row)) {
+  if (silu_row_is_finite(row)) {
     requantize_silu_rows<true>(row, offset);
   } else {
     requantize_silu_rows<false>(row, offset);
