@@ -1,7 +1,10 @@
 // exec::convert_input's float -> per-tensor int8 encoding against graph::encode_from_float, the
 // encoding it replaces for that case: the same code for NaN, infinities, huge and tiny values,
 // exact halves of the scale (ties to even), both signs, every zero point's edge, from NCHW and
-// from padded NHWC buffers.
+// from padded NHWC buffers. And byte images (uint8, int8) into int8 and float32 models, which
+// large images convert through per-channel tables: every element against the normalisation
+// (value - mean) x (1 / std) and graph's encoding, small images (the general path) and large
+// ones, NCHW and padded NHWC, 3 and 5 channels, channels reversed or not.
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -90,11 +93,100 @@ void test_int8_encoding_matches_graph(void**) {
   }
 }
 
+// The model's NCHW tensor from a byte image: element (c, h, w) normalised with channel c's
+// mean and std from source channel c (or C - 1 - c reversed), then encoded as graph does.
+template <typename Byte>
+std::vector<uint8_t> expected_from_bytes(const graph::Tensor& tensor,
+                                         const graph::GraphInput& input,
+                                         const std::vector<Byte>& nchw_bytes) {
+  const int64_t channels = tensor.shape[1];
+  const int64_t spatial = tensor.shape[2] * tensor.shape[3];
+  std::vector<float> values(nchw_bytes.size());
+  for (int64_t c = 0; c < channels; ++c) {
+    const int64_t source = input.reverse_channels ? channels - 1 - c : c;
+    for (int64_t s = 0; s < spatial; ++s) {
+      const float value = static_cast<float>(nchw_bytes[static_cast<size_t>(source * spatial + s)]);
+      values[static_cast<size_t>(c * spatial + s)] =
+          (value - input.mean[static_cast<size_t>(c)]) * (1.0f / input.std[static_cast<size_t>(c)]);
+    }
+  }
+  const size_t element_bytes = tensor.data_type == DataType::kFloat32 ? 4 : 1;
+  std::vector<uint8_t> expected(values.size() * element_bytes);
+  graph::encode_from_float(tensor, values.data(), expected.data());
+  return expected;
+}
+
+template <typename Byte>
+void check_byte_image(DataType source_type, DataType model_type, int64_t channels, int64_t height,
+                      int64_t width, bool reverse) {
+  graph::Tensor tensor;
+  tensor.name = "x";
+  tensor.data_type = model_type;
+  if (model_type == DataType::kInt8) tensor.quantization = {{0.0183f}, {-3}, 0};
+  tensor.shape = {1, channels, height, width};
+  graph::GraphInput input;
+  input.tensor = 0;
+  input.reverse_channels = reverse;
+  for (int64_t c = 0; c < channels; ++c) {
+    input.mean.push_back(static_cast<float>(c) * 17.5f - 20.0f);
+    input.std.push_back(0.75f + static_cast<float>(c) * 0.9f);
+  }
+  const auto elements = static_cast<size_t>(channels * height * width);
+  std::vector<Byte> nchw(elements);
+  uint32_t state = 77;
+  for (Byte& value : nchw) {
+    state = state * 1664525u + 1013904223u;
+    value = static_cast<Byte>(state >> 24);
+  }
+  const std::vector<uint8_t> expected = expected_from_bytes(tensor, input, nchw);
+  std::vector<float> scratch;
+  std::vector<uint8_t> out(expected.size(), 0xAB);
+
+  exec::UserTensorFormat format;
+  format.type = source_type;
+  format.layout = exec::Layout::kNCHW;
+  assert_true(
+      exec::convert_input(0, tensor, input, nchw.data(), nchw.size(), format, &scratch, out.data())
+          .ok());
+  assert_memory_equal(out.data(), expected.data(), out.size());
+
+  // The same image as padded NHWC rows (the padding holds junk the conversion must skip).
+  format.layout = exec::Layout::kNHWC;
+  format.w_stride = static_cast<uint32_t>(width + 5);
+  std::vector<Byte> nhwc(static_cast<size_t>(height * format.w_stride * channels), Byte{99});
+  for (int64_t c = 0; c < channels; ++c)
+    for (int64_t h = 0; h < height; ++h)
+      for (int64_t w = 0; w < width; ++w)
+        nhwc[static_cast<size_t>((h * format.w_stride + w) * channels + c)] =
+            nchw[static_cast<size_t>((c * height + h) * width + w)];
+  std::fill(out.begin(), out.end(), 0xAB);
+  assert_true(
+      exec::convert_input(0, tensor, input, nhwc.data(), nhwc.size(), format, &scratch, out.data())
+          .ok());
+  assert_memory_equal(out.data(), expected.data(), out.size());
+}
+
+void test_byte_images_match_normalised_encoding(void**) {
+  for (DataType model_type : {DataType::kInt8, DataType::kFloat32}) {
+    for (int64_t channels : {3, 5}) {
+      for (bool reverse : {false, true}) {
+        // 4 x 7: the general path; 6 x 211 (1266 pixels): the tables.
+        for (int64_t width : {7, 211}) {
+          const int64_t height = width == 7 ? 4 : 6;
+          check_byte_image<uint8_t>(DataType::kUInt8, model_type, channels, height, width, reverse);
+          check_byte_image<int8_t>(DataType::kInt8, model_type, channels, height, width, reverse);
+        }
+      }
+    }
+  }
+}
+
 }  // namespace
 
 int main() {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_int8_encoding_matches_graph),
+      cmocka_unit_test(test_byte_images_match_normalised_encoding),
   };
   return cmocka_run_group_tests(tests, nullptr, nullptr);
 }
