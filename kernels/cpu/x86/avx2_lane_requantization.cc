@@ -29,7 +29,7 @@ inline __m128i requantize_lane_pixel(const float* sums, __m256i bias, __m256d mu
   return _mm_packs_epi16(words, words);
 }
 
-// The same for RequantizeLanes::in_float (requantize16_in_float's rounding): the sum plus the
+// The same for LaneRequantization::in_float (requantize16_in_float's rounding): the sum plus the
 // bias is exact in float within 2^24, and one FMA rounds its product half to even.
 struct FloatLaneConstants {
   __m256 bias;
@@ -52,27 +52,26 @@ inline __m128i requantize_lane_pixel_in_float(const float* sums, const FloatLane
 }  // namespace
 
 void requantize_lanes(const RequantizeLanes& lanes) {
+  const LaneRequantization& q = lanes.requantization;
   const int32_t minimum =
-      lanes.output_minimum <= lanes.output_maximum ? lanes.output_minimum : lanes.output_maximum;
-  const SmallRequantizeConstants k{_mm256_set1_epi32(lanes.output_zero_point),
-                                   _mm256_set1_epi32(minimum),
-                                   _mm256_set1_epi32(lanes.output_maximum)};
-  const __m256i bias = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(lanes.bias));
-  const __m256d multipliers_low = _mm256_cvtps_pd(_mm_loadu_ps(lanes.multipliers));
-  const __m256d multipliers_high = _mm256_cvtps_pd(_mm_loadu_ps(lanes.multipliers + 4));
+      q.output_minimum <= q.output_maximum ? q.output_minimum : q.output_maximum;
+  const SmallRequantizeConstants k{_mm256_set1_epi32(q.output_zero_point),
+                                   _mm256_set1_epi32(minimum), _mm256_set1_epi32(q.output_maximum)};
+  const __m256i bias = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(q.bias));
+  const __m256d multipliers_low = _mm256_cvtps_pd(_mm_loadu_ps(q.multipliers));
+  const __m256d multipliers_high = _mm256_cvtps_pd(_mm_loadu_ps(q.multipliers + 4));
   // The zero point goes into the constant subtracted from the FMA's bits (int32, no overflow
   // for zero points within int8's codes); otherwise the int32 path.
-  const bool in_float =
-      lanes.in_float && lanes.output_zero_point >= -128 && lanes.output_zero_point <= 127;
-  const FloatLaneConstants f{_mm256_cvtepi32_ps(bias), _mm256_loadu_ps(lanes.multipliers),
+  const bool in_float = q.in_float && q.output_zero_point >= -128 && q.output_zero_point <= 127;
+  const FloatLaneConstants f{_mm256_cvtepi32_ps(bias), _mm256_loadu_ps(q.multipliers),
                              _mm256_set1_ps(12582912.0f),
-                             _mm256_set1_epi32(0x4B400000 - lanes.output_zero_point)};
+                             _mm256_set1_epi32(0x4B400000 - q.output_zero_point)};
   auto pixel = [&](const float* sums) {
     return in_float ? requantize_lane_pixel_in_float(sums, f, k)
                     : requantize_lane_pixel(sums, bias, multipliers_low, multipliers_high, k);
   };
   const size_t count = lanes.count;
-  int8_t* const* rows = lanes.rows;
+  int8_t* const* rows = q.rows;
   __m128i r[8];
   __m128i columns[4];
   if (count < 8) {

@@ -39,17 +39,18 @@ ORKNN_TARGET_AVX512 inline __m128i requantize_pixel(const float* sums, const Lan
 }  // namespace
 
 ORKNN_TARGET_AVX512 void avx512_requantize_lanes(const RequantizeLanes& lanes) {
+  const LaneRequantization& q = lanes.requantization;
   float multipliers[kDepthwiseLanes];
-  for (size_t l = 0; l < kDepthwiseLanes; ++l) multipliers[l] = lanes.multipliers[l];
+  for (size_t l = 0; l < kDepthwiseLanes; ++l) multipliers[l] = q.multipliers[l];
   // min(max(v, low), high) with low > high gives high, as the reference's clamp does.
   const int32_t minimum =
-      lanes.output_minimum <= lanes.output_maximum ? lanes.output_minimum : lanes.output_maximum;
-  const LaneConstants k{_mm256_loadu_si256(reinterpret_cast<const __m256i*>(lanes.bias)),
+      q.output_minimum <= q.output_maximum ? q.output_minimum : q.output_maximum;
+  const LaneConstants k{_mm256_loadu_si256(reinterpret_cast<const __m256i*>(q.bias)),
                         _mm512_maskz_cvtps_pd(0xFF, _mm256_loadu_ps(multipliers)),
-                        _mm256_set1_epi32(lanes.output_zero_point), _mm256_set1_epi32(minimum),
-                        _mm256_set1_epi32(lanes.output_maximum)};
+                        _mm256_set1_epi32(q.output_zero_point), _mm256_set1_epi32(minimum),
+                        _mm256_set1_epi32(q.output_maximum)};
   const size_t count = lanes.count;
-  int8_t* const* rows = lanes.rows;
+  int8_t* const* rows = q.rows;
   __m128i r[8];
   __m128i columns[4];
   if (count < 8) {
