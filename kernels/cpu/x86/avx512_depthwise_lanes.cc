@@ -52,30 +52,18 @@ ORKNN_TARGET_AVX512 void avx512_requantize_lanes(const RequantizeLanes& lanes) {
   const size_t count = lanes.count;
   int8_t* const* rows = q.rows;
   __m128i r[8];
-  __m128i columns[4];
   if (count < 8) {
-    alignas(16) int8_t staging[16];
     for (size_t c = 0; c < 8; ++c) {
       r[c] = c < count ? requantize_pixel(lanes.sums + c * 8, k) : _mm_setzero_si128();
     }
-    transpose8x8_bytes(r, columns);
-    for (size_t l = 0; l < 8; ++l) {
-      _mm_store_si128(reinterpret_cast<__m128i*>(staging), columns[l / 2]);
-      for (size_t c = 0; c < count; ++c) rows[l][c] = staging[(l % 2) * 8 + c];
-    }
+    store_first_pixel_codes(r, rows, count);
     return;
   }
   // The last block ends at the row's end and may overlap the one before (same values).
   for (size_t c = 0;; c += 8) {
     if (c + 8 > count) c = count - 8;
     for (size_t p = 0; p < 8; ++p) r[p] = requantize_pixel(lanes.sums + (c + p) * 8, k);
-    transpose8x8_bytes(r, columns);
-    for (size_t l = 0; l < 8; l += 2) {
-      _mm_storel_epi64(reinterpret_cast<__m128i*>(rows[l] + c), columns[l / 2]);
-      // The high half through an unaligned 8-byte store (_mm_storeh_pd stores a double*).
-      _mm_storel_epi64(reinterpret_cast<__m128i*>(rows[l + 1] + c),
-                       _mm_unpackhi_epi64(columns[l / 2], columns[l / 2]));
-    }
+    store_pixel_codes(r, rows, c);
     if (c + 8 == count) return;
   }
 }
