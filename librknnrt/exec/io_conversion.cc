@@ -229,6 +229,20 @@ void gather_normalized(const graph::Shape& shape, const UserTensorFormat& format
       for (int64_t h = 0; h < g.height; ++h) {
         const int64_t row = ((n * g.stored_height + h) * g.stored_width) * channels;
         float* first = out + n * channels * spatial + h * g.width;
+        if (channels == 3) {
+          // The RGB image: the three planes' rows written side by side, constants in registers.
+          float *p0 = first, *p1 = first + spatial, *p2 = first + 2 * spatial;
+          const float m0 = mean[0], m1 = mean[1], m2 = mean[2];
+          const float i0 = inverse_std[0], i1 = inverse_std[1], i2 = inverse_std[2];
+          const int64_t s0 = source[0], s1 = source[1], s2 = source[2];
+          for (int64_t w = 0; w < g.width; ++w) {
+            const int64_t pixel = row + 3 * w;
+            p0[w] = (load_as_float<Element>(data, pixel + s0) - m0) * i0;
+            p1[w] = (load_as_float<Element>(data, pixel + s1) - m1) * i1;
+            p2[w] = (load_as_float<Element>(data, pixel + s2) - m2) * i2;
+          }
+          continue;
+        }
         for (int64_t w = 0; w < g.width; ++w) {
           const int64_t pixel = row + w * channels;
           for (int64_t c = 0; c < channels; ++c) {
