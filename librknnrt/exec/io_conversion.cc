@@ -1,5 +1,6 @@
 #include "exec/io_conversion.h"
 
+#include <algorithm>
 #include <cstring>
 #include <type_traits>
 
@@ -191,14 +192,57 @@ float load_as_float(const uint8_t* data, int64_t index) {
   }
 }
 
-// out (NCHW floats) = (value - mean[c]) x (1 / std[c]) for every element of the application's
-// buffer `data` (Element, NCHW or NHWC with padding, channels optionally reversed), read in
-// its own type by a loop per channel row: no call and no layout switch per element. NHWC
-// images of up to kPixelChannels channels are read once, pixel by pixel, each pixel's channels
-// spread over the planes (a pass per channel over the interleaved rows took 2.4 ns per element
-// of a 640x640 RGB float image).
+// The normalisation of NHWC pixels of up to kPixelChannels channels, read once, pixel by pixel,
+// each pixel's channels spread over planes (a pass per channel over the interleaved rows took
+// 2.4 ns per element of a 640x640 RGB float image).
 constexpr int64_t kPixelChannels = 4;
 
+struct PixelNormalization {
+  int64_t channels = 0;
+  float mean[kPixelChannels];
+  float inverse_std[kPixelChannels];
+  int64_t source[kPixelChannels];  // the application's channel of the model's channel c
+
+  PixelNormalization(const graph::GraphInput& input, int64_t channel_count)
+      : channels(channel_count) {
+    for (int64_t c = 0; c < channels; ++c) {
+      mean[c] = input.mean.empty() ? 0.0f : input.mean[c];
+      inverse_std[c] = input.std.empty() ? 1.0f : 1.0f / input.std[c];
+      source[c] = input.reverse_channels ? channels - 1 - c : c;
+    }
+  }
+
+  // `count` pixels from element `first` of `data` into out + c x plane_stride + w.
+  template <typename Element>
+  void row(const uint8_t* data, int64_t first, int64_t count, float* out,
+           int64_t plane_stride) const {
+    if (channels == 3) {
+      // The RGB image: the three planes' rows written side by side, constants in registers.
+      float *p0 = out, *p1 = out + plane_stride, *p2 = out + 2 * plane_stride;
+      const float m0 = mean[0], m1 = mean[1], m2 = mean[2];
+      const float i0 = inverse_std[0], i1 = inverse_std[1], i2 = inverse_std[2];
+      const int64_t s0 = source[0], s1 = source[1], s2 = source[2];
+      for (int64_t w = 0; w < count; ++w) {
+        const int64_t pixel = first + 3 * w;
+        p0[w] = (load_as_float<Element>(data, pixel + s0) - m0) * i0;
+        p1[w] = (load_as_float<Element>(data, pixel + s1) - m1) * i1;
+        p2[w] = (load_as_float<Element>(data, pixel + s2) - m2) * i2;
+      }
+      return;
+    }
+    for (int64_t w = 0; w < count; ++w) {
+      const int64_t pixel = first + w * channels;
+      for (int64_t c = 0; c < channels; ++c) {
+        out[c * plane_stride + w] =
+            (load_as_float<Element>(data, pixel + source[c]) - mean[c]) * inverse_std[c];
+      }
+    }
+  }
+};
+
+// out (NCHW floats) = (value - mean[c]) x (1 / std[c]) for every element of the application's
+// buffer `data` (Element, NCHW or NHWC with padding, channels optionally reversed), read in
+// its own type by a loop per row: no call and no layout switch per element.
 template <typename Element>
 void gather_normalized(const graph::Shape& shape, const UserTensorFormat& format,
                        const graph::GraphInput& input, const uint8_t* data, float* out) {
@@ -218,38 +262,12 @@ void gather_normalized(const graph::Shape& shape, const UserTensorFormat& format
   };
   if (nhwc && channels <= kPixelChannels) {
     const Geometry g(shape, format);
-    float mean[kPixelChannels], inverse_std[kPixelChannels];
-    int64_t source[kPixelChannels];
-    for (int64_t c = 0; c < channels; ++c) {
-      mean[c] = mean_of(c);
-      inverse_std[c] = inverse_std_of(c);
-      source[c] = source_channel(c);
-    }
+    const PixelNormalization pixels(input, channels);
     for (int64_t n = 0; n < batch; ++n) {
       for (int64_t h = 0; h < g.height; ++h) {
         const int64_t row = ((n * g.stored_height + h) * g.stored_width) * channels;
-        float* first = out + n * channels * spatial + h * g.width;
-        if (channels == 3) {
-          // The RGB image: the three planes' rows written side by side, constants in registers.
-          float *p0 = first, *p1 = first + spatial, *p2 = first + 2 * spatial;
-          const float m0 = mean[0], m1 = mean[1], m2 = mean[2];
-          const float i0 = inverse_std[0], i1 = inverse_std[1], i2 = inverse_std[2];
-          const int64_t s0 = source[0], s1 = source[1], s2 = source[2];
-          for (int64_t w = 0; w < g.width; ++w) {
-            const int64_t pixel = row + 3 * w;
-            p0[w] = (load_as_float<Element>(data, pixel + s0) - m0) * i0;
-            p1[w] = (load_as_float<Element>(data, pixel + s1) - m1) * i1;
-            p2[w] = (load_as_float<Element>(data, pixel + s2) - m2) * i2;
-          }
-          continue;
-        }
-        for (int64_t w = 0; w < g.width; ++w) {
-          const int64_t pixel = row + w * channels;
-          for (int64_t c = 0; c < channels; ++c) {
-            first[c * spatial + w] =
-                (load_as_float<Element>(data, pixel + source[c]) - mean[c]) * inverse_std[c];
-          }
-        }
+        pixels.row<Element>(data, row, g.width, out + n * channels * spatial + h * g.width,
+                            spatial);
       }
     }
     return;
@@ -551,6 +569,33 @@ Status convert_input(size_t index, const graph::Tensor& tensor, const graph::Gra
         normalize_and_quantize_input(values + (n * channels + source_channel) * spatial,
                                      static_cast<size_t>(spatial), mean, inverse_std, quantization,
                                      codes + (n * channels + c) * spatial);
+      }
+    }
+    return ok_status();
+  }
+  if (format.type == DataType::kFloat32 && fast_int8_encoding(tensor) &&
+      needs_relayout(shape, format) && format.layout == Layout::kNHWC &&
+      shape[1] <= kPixelChannels) {
+    // Float NHWC pixels: normalised in blocks into an L1 staging area, each channel's block then
+    // encoded into its plane (one pass over the image instead of a float copy of it).
+    const InputQuantization quantization = input_quantization(tensor);
+    const Geometry g(shape, format);
+    const int64_t channels = shape[1], spatial = g.height * g.width;
+    const PixelNormalization pixels(input, channels);
+    constexpr int64_t kBlock = 256;
+    float staging[kPixelChannels * kBlock];
+    auto* codes = reinterpret_cast<int8_t*>(destination);
+    for (int64_t n = 0; n < g.batch; ++n) {
+      for (int64_t h = 0; h < g.height; ++h) {
+        const int64_t row = ((n * g.stored_height + h) * g.stored_width) * channels;
+        for (int64_t w = 0; w < g.width; w += kBlock) {
+          const int64_t count = std::min(kBlock, g.width - w);
+          pixels.row<float>(source, row + w * channels, count, staging, kBlock);
+          for (int64_t c = 0; c < channels; ++c) {
+            quantize_input(staging + c * kBlock, static_cast<size_t>(count), quantization,
+                           codes + (n * channels + c) * spatial + h * g.width + w);
+          }
+        }
       }
     }
     return ok_status();

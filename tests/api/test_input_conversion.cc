@@ -189,14 +189,15 @@ void check_byte_image(DataType source_type, DataType model_type, int64_t channel
 }
 
 // Float images take the same checks (NaN and infinities included): the fused per-plane pass
-// for NCHW into int8, the pixel-order gather for NHWC.
+// for NCHW into int8, the pixel-order gather for NHWC (into int8 through 256-pixel blocks).
 void test_images_match_normalised_encoding(void**) {
   for (DataType model_type : {DataType::kInt8, DataType::kFloat32}) {
-    for (int64_t channels : {3, 5}) {
+    for (int64_t channels : {3, 4, 5}) {
       for (bool reverse : {false, true}) {
-        // 4 x 7: the general path; 6 x 211 (1266 pixels): the tables.
-        for (int64_t width : {7, 211}) {
-          const int64_t height = width == 7 ? 4 : 6;
+        // 4 x 7: the general path; 6 x 211 (1266 pixels): the tables; 4 x 600: rows of
+        // three 256-pixel blocks, the last one partial.
+        for (int64_t width : {7, 211, 600}) {
+          const int64_t height = width == 211 ? 6 : 4;
           check_byte_image<uint8_t>(DataType::kUInt8, model_type, channels, height, width, reverse);
           check_byte_image<int8_t>(DataType::kInt8, model_type, channels, height, width, reverse);
           check_byte_image<float>(DataType::kFloat32, model_type, channels, height, width, reverse);
