@@ -4,6 +4,7 @@
 #include <cstring>
 #include <type_traits>
 
+#include "core/thread_pool.h"
 #include "exec/input_quantization.h"
 #include "graph/tensor_conversion.h"
 
@@ -192,6 +193,30 @@ float load_as_float(const uint8_t* data, int64_t index) {
   }
 }
 
+// body(first, end) over [0, count) in pieces of `grain` on the pool bound to the calling thread
+// (the session's, with which rknn_inputs_set converts; the caller alone outside a session):
+// a frame's conversion on every thread of the context, as its kernels run.
+template <typename Body>
+void for_each_piece(int64_t count, int64_t grain, Body&& body) {
+  const int64_t pieces = grain > 0 ? (count + grain - 1) / grain : 0;
+  ThreadPool& pool = ThreadPool::current_or_serial();
+  if (pieces <= 1 || pool.thread_count() == 1) {
+    if (count > 0) body(int64_t{0}, count);
+    return;
+  }
+  pool.parallel_for(static_cast<size_t>(pieces), [&](size_t piece, size_t) {
+    const int64_t first = static_cast<int64_t>(piece) * grain;
+    body(first, std::min(count, first + grain));
+  });
+}
+
+// Rows of `row_elements` per piece: about 32 K elements, the size at which a task's work
+// outweighs handing it to another thread.
+int64_t rows_per_piece(int64_t row_elements) {
+  constexpr int64_t kPieceElements = 32768;
+  return std::max<int64_t>(1, kPieceElements / std::max<int64_t>(1, row_elements));
+}
+
 // The normalisation of NHWC pixels of up to kPixelChannels channels, read once, pixel by pixel,
 // each pixel's channels spread over planes (a pass per channel over the interleaved rows took
 // 2.4 ns per element of a 640x640 RGB float image).
@@ -263,13 +288,15 @@ void gather_normalized(const graph::Shape& shape, const UserTensorFormat& format
   if (nhwc && channels <= kPixelChannels) {
     const Geometry g(shape, format);
     const PixelNormalization pixels(input, channels);
-    for (int64_t n = 0; n < batch; ++n) {
-      for (int64_t h = 0; h < g.height; ++h) {
-        const int64_t row = ((n * g.stored_height + h) * g.stored_width) * channels;
-        pixels.row<Element>(data, row, g.width, out + n * channels * spatial + h * g.width,
-                            spatial);
-      }
-    }
+    for_each_piece(batch * g.height, rows_per_piece(g.width * channels),
+                   [&](int64_t first, int64_t end) {
+                     for (int64_t image_row = first; image_row < end; ++image_row) {
+                       const int64_t n = image_row / g.height, h = image_row % g.height;
+                       const int64_t row = ((n * g.stored_height + h) * g.stored_width) * channels;
+                       pixels.row<Element>(data, row, g.width,
+                                           out + n * channels * spatial + h * g.width, spatial);
+                     }
+                   });
     return;
   }
   for (int64_t n = 0; n < batch; ++n) {
@@ -352,43 +379,50 @@ void convert_through_tables(const graph::Shape& shape, const UserTensorFormat& f
     return input.reverse_channels ? channels - 1 - c : c;
   };
   if (!needs_relayout(shape, format)) {
-    for (int64_t n = 0; n < batch; ++n) {
-      for (int64_t c = 0; c < channels; ++c) {
-        const uint8_t* from = data + (n * channels + source_channel(c)) * spatial;
-        const Code* table = tables + c * 256;
-        Code* plane = out + (n * channels + c) * spatial;
-        for (int64_t s = 0; s < spatial; ++s) plane[s] = table[from[s]];
-      }
-    }
+    // Pieces of whole rows of the planes.
+    const int64_t height = shape[2], width = shape[3];
+    for_each_piece(
+        batch * channels * height, rows_per_piece(width), [&](int64_t first, int64_t end) {
+          for (int64_t plane_row = first; plane_row < end; ++plane_row) {
+            const int64_t plane = plane_row / height, h = plane_row % height;
+            const int64_t n = plane / channels, c = plane % channels;
+            const uint8_t* from = data + (n * channels + source_channel(c)) * spatial + h * width;
+            const Code* table = tables + c * 256;
+            Code* to = out + plane * spatial + h * width;
+            for (int64_t w = 0; w < width; ++w) to[w] = table[from[w]];
+          }
+        });
     return;
   }
   // NHWC: each pixel row is read once, in order, its channels spread over the planes.
   const Geometry g(shape, format);
-  for (int64_t n = 0; n < batch; ++n) {
-    for (int64_t h = 0; h < g.height; ++h) {
-      const uint8_t* row = data + (n * g.stored_height + h) * g.stored_width * channels;
-      Code* first = out + n * channels * spatial + h * g.width;
-      if (channels == 3) {
-        // The RGB frame: the three planes' rows written side by side.
-        const int64_t s0 = source_channel(0), s1 = source_channel(1), s2 = source_channel(2);
-        const Code *t0 = tables, *t1 = tables + 256, *t2 = tables + 512;
-        Code *p0 = first, *p1 = first + spatial, *p2 = first + 2 * spatial;
-        for (int64_t w = 0; w < g.width; ++w) {
-          const uint8_t* pixel = row + 3 * w;
-          p0[w] = t0[pixel[s0]];
-          p1[w] = t1[pixel[s1]];
-          p2[w] = t2[pixel[s2]];
+  for_each_piece(
+      batch * g.height, rows_per_piece(g.width * channels), [&](int64_t first, int64_t end) {
+        for (int64_t image_row = first; image_row < end; ++image_row) {
+          const int64_t n = image_row / g.height, h = image_row % g.height;
+          const uint8_t* row = data + (n * g.stored_height + h) * g.stored_width * channels;
+          Code* first = out + n * channels * spatial + h * g.width;
+          if (channels == 3) {
+            // The RGB frame: the three planes' rows written side by side.
+            const int64_t s0 = source_channel(0), s1 = source_channel(1), s2 = source_channel(2);
+            const Code *t0 = tables, *t1 = tables + 256, *t2 = tables + 512;
+            Code *p0 = first, *p1 = first + spatial, *p2 = first + 2 * spatial;
+            for (int64_t w = 0; w < g.width; ++w) {
+              const uint8_t* pixel = row + 3 * w;
+              p0[w] = t0[pixel[s0]];
+              p1[w] = t1[pixel[s1]];
+              p2[w] = t2[pixel[s2]];
+            }
+            continue;
+          }
+          for (int64_t w = 0; w < g.width; ++w) {
+            const uint8_t* pixel = row + w * channels;
+            for (int64_t c = 0; c < channels; ++c) {
+              first[c * spatial + w] = tables[c * 256 + pixel[source_channel(c)]];
+            }
+          }
         }
-        continue;
-      }
-      for (int64_t w = 0; w < g.width; ++w) {
-        const uint8_t* pixel = row + w * channels;
-        for (int64_t c = 0; c < channels; ++c) {
-          first[c * spatial + w] = tables[c * 256 + pixel[source_channel(c)]];
-        }
-      }
-    }
-  }
+      });
 }
 
 // Never shrinks: a session alternating byte and float inputs would otherwise zero the float
@@ -561,16 +595,24 @@ Status convert_input(size_t index, const graph::Tensor& tensor, const graph::Gra
         batch * channels == 0 ? 0 : static_cast<int64_t>(elements) / (batch * channels);
     const auto* values = reinterpret_cast<const float*>(source);
     auto* codes = reinterpret_cast<int8_t*>(destination);
-    for (int64_t n = 0; n < batch; ++n) {
-      for (int64_t c = 0; c < channels; ++c) {
+    // Pieces of the planes, about 32 K elements each.
+    const int64_t piece = rows_per_piece(1);
+    const int64_t pieces_per_plane = std::max<int64_t>(1, (spatial + piece - 1) / piece);
+    for_each_piece(batch * channels * pieces_per_plane, 1, [&](int64_t first, int64_t end) {
+      for (int64_t index = first; index < end; ++index) {
+        const int64_t plane = index / pieces_per_plane;
+        const int64_t begin = (index % pieces_per_plane) * piece;
+        const int64_t count = std::min(piece, spatial - begin);
+        if (count <= 0) continue;
+        const int64_t n = plane / channels, c = plane % channels;
         const int64_t source_channel = input.reverse_channels ? channels - 1 - c : c;
         const float mean = input.mean.empty() ? 0.0f : input.mean[c];
         const float inverse_std = input.std.empty() ? 1.0f : 1.0f / input.std[c];
-        normalize_and_quantize_input(values + (n * channels + source_channel) * spatial,
-                                     static_cast<size_t>(spatial), mean, inverse_std, quantization,
-                                     codes + (n * channels + c) * spatial);
+        normalize_and_quantize_input(values + (n * channels + source_channel) * spatial + begin,
+                                     static_cast<size_t>(count), mean, inverse_std, quantization,
+                                     codes + plane * spatial + begin);
       }
-    }
+    });
     return ok_status();
   }
   if (format.type == DataType::kFloat32 && fast_int8_encoding(tensor) &&
@@ -583,21 +625,23 @@ Status convert_input(size_t index, const graph::Tensor& tensor, const graph::Gra
     const int64_t channels = shape[1], spatial = g.height * g.width;
     const PixelNormalization pixels(input, channels);
     constexpr int64_t kBlock = 256;
-    float staging[kPixelChannels * kBlock];
     auto* codes = reinterpret_cast<int8_t*>(destination);
-    for (int64_t n = 0; n < g.batch; ++n) {
-      for (int64_t h = 0; h < g.height; ++h) {
-        const int64_t row = ((n * g.stored_height + h) * g.stored_width) * channels;
-        for (int64_t w = 0; w < g.width; w += kBlock) {
-          const int64_t count = std::min(kBlock, g.width - w);
-          pixels.row<float>(source, row + w * channels, count, staging, kBlock);
-          for (int64_t c = 0; c < channels; ++c) {
-            quantize_input(staging + c * kBlock, static_cast<size_t>(count), quantization,
-                           codes + (n * channels + c) * spatial + h * g.width + w);
+    for_each_piece(
+        g.batch * g.height, rows_per_piece(g.width * channels), [&](int64_t first, int64_t end) {
+          float staging[kPixelChannels * kBlock];
+          for (int64_t image_row = first; image_row < end; ++image_row) {
+            const int64_t n = image_row / g.height, h = image_row % g.height;
+            const int64_t row = ((n * g.stored_height + h) * g.stored_width) * channels;
+            for (int64_t w = 0; w < g.width; w += kBlock) {
+              const int64_t count = std::min(kBlock, g.width - w);
+              pixels.row<float>(source, row + w * channels, count, staging, kBlock);
+              for (int64_t c = 0; c < channels; ++c) {
+                quantize_input(staging + c * kBlock, static_cast<size_t>(count), quantization,
+                               codes + (n * channels + c) * spatial + h * g.width + w);
+              }
+            }
           }
-        }
-      }
-    }
+        });
     return ok_status();
   }
   // Gather into NCHW float, normalise, then encode into the model's representation (float32
@@ -624,8 +668,13 @@ Status convert_input(size_t index, const graph::Tensor& tensor, const graph::Gra
   }
   if (in_place) return ok_status();
   if (fast_int8_encoding(tensor)) {
-    quantize_input(floats, static_cast<size_t>(elements), input_quantization(tensor),
-                   reinterpret_cast<int8_t*>(destination));
+    const InputQuantization quantization = input_quantization(tensor);
+    auto* codes = reinterpret_cast<int8_t*>(destination);
+    for_each_piece(static_cast<int64_t>(elements), rows_per_piece(1),
+                   [&](int64_t first, int64_t end) {
+                     quantize_input(floats + first, static_cast<size_t>(end - first), quantization,
+                                    codes + first);
+                   });
     return ok_status();
   }
   graph::encode_from_float(tensor, floats, destination);

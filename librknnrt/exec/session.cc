@@ -199,6 +199,7 @@ Status Session::set_input(size_t index, const void* data, uint64_t size,
     effective.layout = describe_input(index, AttributeView::kNative).layout;
   }
   effective.c2 = c2_for(effective.type);
+  const ThreadPool::Scope pool_scope(thread_pool_.get());  // the conversion runs on the pool
   ORKNN_RETURN_IF_ERROR(convert_input(index, tensor, graph_->inputs[index], data, size, effective,
                                       &input_scratch_[index], executor_->input_data(index)));
   input_set_[index] = true;

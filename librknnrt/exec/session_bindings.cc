@@ -84,6 +84,7 @@ Status Session::check_all_bound() const {
 
 Status Session::consume_bound_inputs() {
   const auto start = std::chrono::steady_clock::now();
+  const ThreadPool::Scope pool_scope(thread_pool_.get());  // conversions run on the pool
   for (size_t i = 0; i < input_bindings_.size(); ++i) {
     const IoBinding& binding = input_bindings_[i];
     if (!options_.skip_input_sync) {

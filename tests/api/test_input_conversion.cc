@@ -11,6 +11,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "core/thread_pool.h"
 #include "exec/io_conversion.h"
 #include "graph/tensor_conversion.h"
 
@@ -117,9 +118,11 @@ std::vector<uint8_t> expected_from_bytes(const graph::Tensor& tensor,
   return expected;
 }
 
+// `pool`: the conversion runs on it, as under a session (null: the calling thread alone).
 template <typename Byte>
 void check_byte_image(DataType source_type, DataType model_type, int64_t channels, int64_t height,
-                      int64_t width, bool reverse) {
+                      int64_t width, bool reverse, ThreadPool* pool = nullptr) {
+  const ThreadPool::Scope scope(pool);
   graph::Tensor tensor;
   tensor.name = "x";
   tensor.data_type = model_type;
@@ -202,6 +205,11 @@ void test_images_match_normalised_encoding(void**) {
           check_byte_image<int8_t>(DataType::kInt8, model_type, channels, height, width, reverse);
           check_byte_image<float>(DataType::kFloat32, model_type, channels, height, width, reverse);
         }
+        // 64 x 700 on three threads: several pieces per image (rows of the NHWC image, pieces
+        // of the NCHW planes), as a session's rknn_inputs_set splits them.
+        ThreadPool three(3);
+        check_byte_image<uint8_t>(DataType::kUInt8, model_type, channels, 64, 700, reverse, &three);
+        check_byte_image<float>(DataType::kFloat32, model_type, channels, 64, 700, reverse, &three);
       }
     }
   }
