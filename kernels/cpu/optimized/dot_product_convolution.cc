@@ -15,6 +15,7 @@
 #include "optimized/dot_product_im2col.h"
 #include "optimized/dot_product_kernels.h"
 #include "optimized/dot_product_pair_split.h"
+#include "optimized/phase_planes.h"
 
 namespace orknn::kernels::cpu::optimized {
 namespace {
@@ -79,6 +80,15 @@ size_t chunk_groups(const DotProductKernels& kernels, size_t depth_groups, size_
   return divide_round_up(depth_groups, chunks);
 }
 
+// Whether the driver copies a stride-2 window's im2col rows out of the input's phase planes
+// (phase_planes.h) instead of gathering them with stride 2 or packing them along tap pieces.
+// Pair-limited tables only (measured on Zen 3's avx2 pair tiles; the other tables' windows were
+// not measured), windows larger than 1x1 (1x1 strided layers read one phase of four).
+bool phase_split_preferred(const DotProductKernels& kernels, const Conv2DShape& shape) {
+  const reference::Window2D& w = shape.window;
+  return kernels.pair_sums_limited && phase_planes_apply(w) && w.kernel_height * w.kernel_width > 1;
+}
+
 class DotProductConvolution final : public Conv2DInt8 {
  public:
   DotProductConvolution(const DotProductKernels& kernels, const Conv2DShape& shape,
@@ -116,8 +126,9 @@ class DotProductConvolution final : public Conv2DInt8 {
     const size_t panels = divide_round_up(column_block, nr_);
     const size_t tap_segments =
         max_panel_segments(column_block, nr_, static_cast<size_t>(geometry_.window.output_width));
+    phase_split_ = phase_split_preferred(kernels, shape);
     packs_taps_ =
-        kernels.pack_activation_taps && !pointwise_in_place() &&
+        kernels.pack_activation_taps && !pointwise_in_place() && !phase_split_ &&
         static_cast<size_t>(geometry_.window.stride_width) <= kernels.largest_tap_stride &&
         taps * tap_segments <= kMaxTapPieces &&
         nr_ * static_cast<size_t>(geometry_.window.stride_width) <= 64 &&
@@ -135,6 +146,17 @@ class DotProductConvolution final : public Conv2DInt8 {
     constants_offset_ = first_piece_offset_ +
                         (packs_taps_ ? align_bytes(taps * (panels + 1) * sizeof(uint32_t)) : 0);
     task_bytes_ = constants_offset_ + align_bytes(task_rows * sizeof(int32_t));
+    if (phase_split_) {
+      phase_layout_ = phase_layout(geometry_.window);
+      phase_offset_ = align_bytes(task_bytes_);
+      phase_bytes_ =
+          static_cast<size_t>(shape.batch * shape.input_channels) * phase_layout_.channel_bytes();
+      for (int64_t ky = 0; ky < geometry_.window.kernel_height; ++ky) {
+        for (int64_t kx = 0; kx < geometry_.window.kernel_width; ++kx) {
+          tap_offsets_.push_back(phase_tap_offset(geometry_.window, phase_layout_, ky, kx));
+        }
+      }
+    }
     small_multipliers_ =
         small_multipliers(requantization.multipliers.data(), requantization.multipliers.size(),
                           requantization.output_zero_point);
@@ -144,7 +166,10 @@ class DotProductConvolution final : public Conv2DInt8 {
                   kernels.pair_sums_limited ? "byte-pair " : "", mr_, nr_);
   }
 
-  size_t scratch_bytes() const override { return task_bytes_; }
+  // With phase planes, thread 0's scratch also holds them, after its task bytes.
+  size_t scratch_bytes() const override {
+    return phase_split_ ? phase_offset_ + phase_bytes_ : task_bytes_;
+  }
 
   // Pair-limited tables: the share of (output channel, depth group) blocks with a correction.
   double correction_share() const {
@@ -160,6 +185,16 @@ class DotProductConvolution final : public Conv2DInt8 {
     const OutputBlocks blocks = choose_output_blocks(group_rows_, columns_, images * groups,
                                                      pool.thread_count(), mr_, nr_, limits_);
     const size_t tasks = block_task_count(images * groups, blocks);
+    const int8_t* phases = nullptr;
+    if (phase_split_) {
+      // The whole size first, so the tasks' smaller requests on thread 0 keep this buffer.
+      auto* planes =
+          reinterpret_cast<int8_t*>(pool.scratch(0, phase_offset_ + phase_bytes_) + phase_offset_);
+      split_phase_planes(geometry_.window, phase_layout_, input,
+                         static_cast<size_t>(shape_.batch * shape_.input_channels),
+                         static_cast<int8_t>(requantization_.input_zero_point), planes, pool);
+      phases = planes;
+    }
     pool.parallel_for(tasks, [&](size_t task, size_t thread) {
       const BlockTask position = block_task(task, blocks);
       Block block;
@@ -170,7 +205,7 @@ class DotProductConvolution final : public Conv2DInt8 {
       if (block.first_row >= group_rows_ || block.first_column >= columns_) return;
       block.rows = std::min(blocks.row_block, group_rows_ - block.first_row);
       block.columns = std::min(blocks.column_block, columns_ - block.first_column);
-      run_block(input, bias, output, block, pool.scratch(thread, task_bytes_));
+      run_block(input, phases, bias, output, block, pool.scratch(thread, task_bytes_));
     });
   }
 
@@ -322,9 +357,9 @@ class DotProductConvolution final : public Conv2DInt8 {
   // A pointwise convolution's im2col rows are input rows: read in place; others are gathered
   // into `rows` first along the block's `segments` (gather_im2col_int8_row). Depth past the
   // matrix reuses a real row (A is zero there).
-  void pack_b(const int8_t* group_input, const Block& block, const Segment* segments,
-              size_t segment_count, size_t group_begin, size_t groups, int8_t* rows,
-              int8_t* packed) const {
+  void pack_b(const int8_t* group_input, const int8_t* group_phases, const Block& block,
+              const Segment* segments, size_t segment_count, size_t group_begin, size_t groups,
+              int8_t* rows, int8_t* packed) const {
     const auto zero_code = static_cast<int8_t>(requantization_.input_zero_point);
     const size_t g_depth = group_depth_;
     const bool in_place = pointwise_in_place();
@@ -344,6 +379,8 @@ class DotProductConvolution final : public Conv2DInt8 {
           group.rows[d] = group.rows[0];
         } else if (in_place) {
           group.rows[d] = group_input + k * plane + block.first_column;
+        } else if (group_phases) {
+          group.rows[d] = phase_row(group_phases, k, block.first_column);
         } else {
           int8_t* row = rows + d * block.columns;
           gather_im2col_int8_row(geometry_, group_input, static_cast<int64_t>(k), segments,
@@ -356,6 +393,14 @@ class DotProductConvolution final : public Conv2DInt8 {
     }
   }
 
+  // Im2col row k of a phase-split window (phase_split_) at the block's first column: a stretch
+  // of channel k / taps's phase planes, read in place.
+  const int8_t* phase_row(const int8_t* group_phases, size_t k, size_t first_column) const {
+    const size_t taps = tap_offsets_.size();
+    return group_phases + k / taps * phase_layout_.channel_bytes() + tap_offsets_[k % taps] +
+           first_column;
+  }
+
   // 1x1, stride 1, no padding: im2col row k is input channel k's plane (any dilation).
   bool pointwise_in_place() const {
     const reference::Window2D& w = geometry_.window;
@@ -364,8 +409,8 @@ class DotProductConvolution final : public Conv2DInt8 {
            w.output_height == w.input_height && w.output_width == w.input_width;
   }
 
-  void run_block(const int8_t* input, const int32_t* bias, int8_t* output, const Block& block,
-                 uint8_t* scratch) const {
+  void run_block(const int8_t* input, const int8_t* phases, const int32_t* bias, int8_t* output,
+                 const Block& block, uint8_t* scratch) const {
     auto* packed_b = reinterpret_cast<int8_t*>(scratch);
     auto* rows = reinterpret_cast<int8_t*>(scratch + rows_offset_);
     auto* accumulators = reinterpret_cast<int32_t*>(scratch + accumulators_offset_);
@@ -380,7 +425,7 @@ class DotProductConvolution final : public Conv2DInt8 {
       auto* first_piece = reinterpret_cast<uint32_t*>(scratch + first_piece_offset_);
       build_tap_pieces(geometry_, segments, segment_count, panels, pieces, first_piece);
       plan = TapPlan{pieces, first_piece, panels};
-    } else if (!pointwise_in_place()) {
+    } else if (!pointwise_in_place() && !phase_split_) {
       // One run per output row of the block (a "panel" as wide as the block).
       segment_count =
           build_segments(geometry_, block.first_column, block.columns, block.columns, segments);
@@ -393,6 +438,10 @@ class DotProductConvolution final : public Conv2DInt8 {
     const int8_t* group_input =
         input + (block.image * input_channels + block.group * group_channels) * plane;
     const int8_t* group_weights = packed_weights_.data() + block.group * group_weights_size_;
+    const int8_t* group_phases =
+        phases ? phases + (block.image * input_channels + block.group * group_channels) *
+                              phase_layout_.channel_bytes()
+               : nullptr;
     const size_t end_row = block.first_row + block.rows;
 
     const size_t first_channel = block.group * group_rows_;
@@ -423,7 +472,8 @@ class DotProductConvolution final : public Conv2DInt8 {
       if (packs_taps_) {
         pack_b_from_taps(group_input, block, plan, group_begin, groups, packed_b);
       } else {
-        pack_b(group_input, block, segments, segment_count, group_begin, groups, rows, packed_b);
+        pack_b(group_input, group_phases, block, segments, segment_count, group_begin, groups, rows,
+               packed_b);
       }
       tile.depth_groups = groups;
       tile.accumulate = group_begin > 0;
@@ -494,7 +544,12 @@ class DotProductConvolution final : public Conv2DInt8 {
   size_t pieces_offset_ = 0;
   size_t first_piece_offset_ = 0;
   size_t constants_offset_ = 0;
-  bool packs_taps_ = false;           // B packed along tap pieces (pack_activation_taps)
+  bool packs_taps_ = false;   // B packed along tap pieces (pack_activation_taps)
+  bool phase_split_ = false;  // im2col rows copied out of phase planes (phase_planes.h)
+  PhaseLayout phase_layout_;
+  size_t phase_offset_ = 0;  // in thread 0's scratch
+  size_t phase_bytes_ = 0;
+  std::vector<size_t> tap_offsets_;   // per tap, phase_tap_offset
   bool requantizes_in_tile_ = false;  // tile_requantized_activations_in_b
   size_t task_bytes_ = 0;
   bool small_multipliers_ = false;
