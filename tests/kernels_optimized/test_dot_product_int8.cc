@@ -407,8 +407,9 @@ void test_tap_pieces(void**) {
 }
 
 // The phase planes (phase_planes.h) against their definition: for random stride-2 windows
-// (kernels 1-7 per axis, pads 0-4 on each side, odd and even inputs), every tap of every output
-// pixel reads, at phase_tap_offset + oy x columns + ox, the input pixel it covers or the pad.
+// (kernels 1-7 per axis, pads 0-4 on each side, odd and even inputs), whole or for a run of
+// output rows, every tap of every output pixel reads, at phase_tap_offset + (oy - the first
+// output row) x columns + ox, the input pixel it covers or the pad.
 void test_phase_planes(void**) {
   Random random(2214);
   for (int trial = 0; trial < 400; ++trial) {
@@ -430,11 +431,22 @@ void test_phase_planes(void**) {
     const std::vector<int8_t> input =
         random.codes(planes * static_cast<size_t>(w.input_height * w.input_width));
     const auto pad = static_cast<int8_t>(random.integer(-128, 127));
-    const optimized::PhaseLayout layout = optimized::phase_layout(w);
+    // Every output row, or (as a block of columns takes them) a run of output rows.
+    const bool whole = trial % 2 == 0;
+    const int64_t first_output_row = whole ? 0 : random.integer(0, w.output_height - 1);
+    const int64_t output_rows =
+        whole ? w.output_height : random.integer(1, w.output_height - first_output_row);
+    const optimized::PhaseLayout layout =
+        whole ? optimized::phase_layout(w)
+              : optimized::phase_layout(w, first_output_row, output_rows);
     // A guard byte after the planes that the split must not write.
     std::vector<int8_t> phases(planes * layout.channel_bytes() + 1, 0x5a);
     ThreadPool pool(1 + trial % 3);
-    optimized::split_phase_planes(w, layout, input.data(), planes, pad, phases.data(), pool);
+    if (trial % 4 < 2) {
+      optimized::split_phase_planes(w, layout, input.data(), planes, pad, phases.data(), pool);
+    } else {
+      optimized::split_phase_planes(w, layout, input.data(), planes, pad, phases.data());
+    }
     assert_int_equal(phases.back(), 0x5a);
     for (size_t plane = 0; plane < planes; ++plane) {
       const int8_t* source = input.data() + plane * w.input_height * w.input_width;
@@ -442,13 +454,14 @@ void test_phase_planes(void**) {
       for (int64_t ky = 0; ky < w.kernel_height; ++ky) {
         for (int64_t kx = 0; kx < w.kernel_width; ++kx) {
           const size_t offset = optimized::phase_tap_offset(w, layout, ky, kx);
-          for (int64_t oy = 0; oy < w.output_height; ++oy) {
+          for (int64_t oy = first_output_row; oy < first_output_row + output_rows; ++oy) {
             for (int64_t ox = 0; ox < w.output_width; ++ox) {
               const int64_t iy = oy * 2 + ky - w.pad_top;
               const int64_t ix = ox * 2 + kx - w.pad_left;
               const bool inside = iy >= 0 && iy < w.input_height && ix >= 0 && ix < w.input_width;
               const int8_t expected = inside ? source[iy * w.input_width + ix] : pad;
-              const size_t at = offset + static_cast<size_t>(oy * w.output_width + ox);
+              const size_t at =
+                  offset + static_cast<size_t>((oy - first_output_row) * w.output_width + ox);
               if (at >= layout.channel_bytes() || channel[at] != expected) {
                 fail_msg(
                     "phase planes trial %d: in %lldx%lld k %lldx%lld pads %lld %lld %lld "

@@ -35,7 +35,9 @@ constexpr BlockLimits kLimits{kDepthBlock, 144, 192, 288, 64};
 // faster on Zen 3 (docs/cpu-kernels.md, "Session 13"; layer time with gathers / with the tap
 // packer: the 3-channel stems and YOLOv5s's 32-channel 3x3 layers 0.6-0.8, the 3x3/2 layers
 // of 64 channels about 0.9, of 128 channels 0.91-1.0), while at 256 channels the two were even
-// or the tap packer won (ResNet18's 3x3/2 256 -> 512 at 14x14).
+// or the tap packer won (ResNet18's 3x3/2 256 -> 512 at 14x14). Since session 14 the windows
+// with stride 2 both ways read phase planes instead (phase_split_preferred), whatever their
+// channels, so this applies to the other strides.
 constexpr size_t kSmallestPairTapChannels = 256;
 // The thread split's cost of a B column (BlockLimits::column_cost) for pointwise layers read in
 // place on small planes with the table's small_plane_depth_block: their B is packed from the
@@ -83,7 +85,11 @@ size_t chunk_groups(const DotProductKernels& kernels, size_t depth_groups, size_
 // Whether the driver copies a stride-2 window's im2col rows out of the input's phase planes
 // (phase_planes.h) instead of gathering them with stride 2 or packing them along tap pieces.
 // Pair-limited tables only (measured on Zen 3's avx2 pair tiles; the other tables' windows were
-// not measured), windows larger than 1x1 (1x1 strided layers read one phase of four).
+// not measured), windows larger than 1x1 (a 1x1 window reads one row phase and column tap: the
+// subsampled copy, subsampled_pointwise.h, is that layer's form). Per layer against the row
+// gather or the tap packer (docs/cpu-kernels-journal/session-14-strided.md, one thread): 3x3/2
+// over 64-256 channels 0.87-0.95x, the stems 0.81-0.93x, YOLOv5s's 3x3/2 32 -> 64 at 320x320
+// 1.01x in the kernel benchmark and 0.79x in the model.
 bool phase_split_preferred(const DotProductKernels& kernels, const Conv2DShape& shape) {
   const reference::Window2D& w = shape.window;
   return kernels.pair_sums_limited && phase_planes_apply(w) && w.kernel_height * w.kernel_width > 1;
@@ -147,13 +153,22 @@ class DotProductConvolution final : public Conv2DInt8 {
                         (packs_taps_ ? align_bytes(taps * (panels + 1) * sizeof(uint32_t)) : 0);
     task_bytes_ = constants_offset_ + align_bytes(task_rows * sizeof(int32_t));
     if (phase_split_) {
-      phase_layout_ = phase_layout(geometry_.window);
+      // A task splits the planes of the output rows its block touches, into its scratch: at
+      // most (column block - 1) / width + 2 rows.
+      const reference::Window2D& w = geometry_.window;
+      const int64_t block_rows = std::min<int64_t>(
+          w.output_height, static_cast<int64_t>(column_block - 1) / w.output_width + 2);
+      const PhaseLayout largest = phase_layout(w, 0, block_rows);
       phase_offset_ = align_bytes(task_bytes_);
-      phase_bytes_ =
-          static_cast<size_t>(shape.batch * shape.input_channels) * phase_layout_.channel_bytes();
-      for (int64_t ky = 0; ky < geometry_.window.kernel_height; ++ky) {
-        for (int64_t kx = 0; kx < geometry_.window.kernel_width; ++kx) {
-          tap_offsets_.push_back(phase_tap_offset(geometry_.window, phase_layout_, ky, kx));
+      task_bytes_ =
+          phase_offset_ + align_bytes(static_cast<size_t>(shape.input_channels / shape.groups) *
+                                      largest.channel_bytes());
+      // Each tap's plane and row offset, which hold for any such block layout.
+      for (int64_t ky = 0; ky < w.kernel_height; ++ky) {
+        for (int64_t kx = 0; kx < w.kernel_width; ++kx) {
+          const size_t offset = phase_tap_offset(w, largest, ky, kx);
+          tap_planes_.push_back(offset / largest.plane_bytes());
+          tap_rows_.push_back(offset % largest.plane_bytes());
         }
       }
     }
@@ -166,10 +181,7 @@ class DotProductConvolution final : public Conv2DInt8 {
                   kernels.pair_sums_limited ? "byte-pair " : "", mr_, nr_);
   }
 
-  // With phase planes, thread 0's scratch also holds them, after its task bytes.
-  size_t scratch_bytes() const override {
-    return phase_split_ ? phase_offset_ + phase_bytes_ : task_bytes_;
-  }
+  size_t scratch_bytes() const override { return task_bytes_; }
 
   // Pair-limited tables: the share of (output channel, depth group) blocks with a correction.
   double correction_share() const {
@@ -185,16 +197,6 @@ class DotProductConvolution final : public Conv2DInt8 {
     const OutputBlocks blocks = choose_output_blocks(group_rows_, columns_, images * groups,
                                                      pool.thread_count(), mr_, nr_, limits_);
     const size_t tasks = block_task_count(images * groups, blocks);
-    const int8_t* phases = nullptr;
-    if (phase_split_) {
-      // The whole size first, so the tasks' smaller requests on thread 0 keep this buffer.
-      auto* planes =
-          reinterpret_cast<int8_t*>(pool.scratch(0, phase_offset_ + phase_bytes_) + phase_offset_);
-      split_phase_planes(geometry_.window, phase_layout_, input,
-                         static_cast<size_t>(shape_.batch * shape_.input_channels),
-                         static_cast<int8_t>(requantization_.input_zero_point), planes, pool);
-      phases = planes;
-    }
     pool.parallel_for(tasks, [&](size_t task, size_t thread) {
       const BlockTask position = block_task(task, blocks);
       Block block;
@@ -205,7 +207,7 @@ class DotProductConvolution final : public Conv2DInt8 {
       if (block.first_row >= group_rows_ || block.first_column >= columns_) return;
       block.rows = std::min(blocks.row_block, group_rows_ - block.first_row);
       block.columns = std::min(blocks.column_block, columns_ - block.first_column);
-      run_block(input, phases, bias, output, block, pool.scratch(thread, task_bytes_));
+      run_block(input, bias, output, block, pool.scratch(thread, task_bytes_));
     });
   }
 
@@ -217,6 +219,14 @@ class DotProductConvolution final : public Conv2DInt8 {
     size_t rows = 0;
     size_t first_column = 0;
     size_t columns = 0;
+  };
+
+  // A block's phase planes (phase_split_): the output rows its columns touch, split in its
+  // task's scratch.
+  struct BlockPhases {
+    const int8_t* planes = nullptr;
+    PhaseLayout layout;
+    size_t first_pixel = 0;  // the block's first column from its layout's first output row
   };
 
   // Pair-limited tables: the depth order with the fewest corrections (pair_limited_depth_order)
@@ -357,7 +367,7 @@ class DotProductConvolution final : public Conv2DInt8 {
   // A pointwise convolution's im2col rows are input rows: read in place; others are gathered
   // into `rows` first along the block's `segments` (gather_im2col_int8_row). Depth past the
   // matrix reuses a real row (A is zero there).
-  void pack_b(const int8_t* group_input, const int8_t* group_phases, const Block& block,
+  void pack_b(const int8_t* group_input, const BlockPhases* phases, const Block& block,
               const Segment* segments, size_t segment_count, size_t group_begin, size_t groups,
               int8_t* rows, int8_t* packed) const {
     const auto zero_code = static_cast<int8_t>(requantization_.input_zero_point);
@@ -379,8 +389,8 @@ class DotProductConvolution final : public Conv2DInt8 {
           group.rows[d] = group.rows[0];
         } else if (in_place) {
           group.rows[d] = group_input + k * plane + block.first_column;
-        } else if (group_phases) {
-          group.rows[d] = phase_row(group_phases, k, block.first_column);
+        } else if (phases) {
+          group.rows[d] = phase_row(*phases, k);
         } else {
           int8_t* row = rows + d * block.columns;
           gather_im2col_int8_row(geometry_, group_input, static_cast<int64_t>(k), segments,
@@ -393,12 +403,30 @@ class DotProductConvolution final : public Conv2DInt8 {
     }
   }
 
-  // Im2col row k of a phase-split window (phase_split_) at the block's first column: a stretch
-  // of channel k / taps's phase planes, read in place.
-  const int8_t* phase_row(const int8_t* group_phases, size_t k, size_t first_column) const {
-    const size_t taps = tap_offsets_.size();
-    return group_phases + k / taps * phase_layout_.channel_bytes() + tap_offsets_[k % taps] +
-           first_column;
+  BlockPhases split_block_phases(const int8_t* group_input, const Block& block,
+                                 int8_t* planes) const {
+    const reference::Window2D& w = geometry_.window;
+    const auto width = static_cast<size_t>(w.output_width);
+    const size_t first_row = block.first_column / width;
+    const size_t last_row = (block.first_column + block.columns - 1) / width;
+    BlockPhases phases;
+    phases.planes = planes;
+    phases.layout = phase_layout(w, static_cast<int64_t>(first_row),
+                                 static_cast<int64_t>(last_row - first_row + 1));
+    phases.first_pixel = block.first_column - first_row * width;
+    split_phase_planes(w, phases.layout, group_input,
+                       static_cast<size_t>(shape_.input_channels / shape_.groups),
+                       static_cast<int8_t>(requantization_.input_zero_point), planes);
+    return phases;
+  }
+
+  // Im2col row k of a phase-split window at the block's first column: a stretch of channel
+  // k / taps's planes, read in place.
+  const int8_t* phase_row(const BlockPhases& phases, size_t k) const {
+    const size_t taps = tap_planes_.size();
+    const size_t tap = k % taps;
+    return phases.planes + k / taps * phases.layout.channel_bytes() +
+           tap_planes_[tap] * phases.layout.plane_bytes() + tap_rows_[tap] + phases.first_pixel;
   }
 
   // 1x1, stride 1, no padding: im2col row k is input channel k's plane (any dilation).
@@ -409,8 +437,8 @@ class DotProductConvolution final : public Conv2DInt8 {
            w.output_height == w.input_height && w.output_width == w.input_width;
   }
 
-  void run_block(const int8_t* input, const int8_t* phases, const int32_t* bias, int8_t* output,
-                 const Block& block, uint8_t* scratch) const {
+  void run_block(const int8_t* input, const int32_t* bias, int8_t* output, const Block& block,
+                 uint8_t* scratch) const {
     auto* packed_b = reinterpret_cast<int8_t*>(scratch);
     auto* rows = reinterpret_cast<int8_t*>(scratch + rows_offset_);
     auto* accumulators = reinterpret_cast<int32_t*>(scratch + accumulators_offset_);
@@ -438,10 +466,11 @@ class DotProductConvolution final : public Conv2DInt8 {
     const int8_t* group_input =
         input + (block.image * input_channels + block.group * group_channels) * plane;
     const int8_t* group_weights = packed_weights_.data() + block.group * group_weights_size_;
-    const int8_t* group_phases =
-        phases ? phases + (block.image * input_channels + block.group * group_channels) *
-                              phase_layout_.channel_bytes()
-               : nullptr;
+    BlockPhases phases;
+    if (phase_split_) {
+      phases = split_block_phases(group_input, block,
+                                  reinterpret_cast<int8_t*>(scratch + phase_offset_));
+    }
     const size_t end_row = block.first_row + block.rows;
 
     const size_t first_channel = block.group * group_rows_;
@@ -472,8 +501,8 @@ class DotProductConvolution final : public Conv2DInt8 {
       if (packs_taps_) {
         pack_b_from_taps(group_input, block, plan, group_begin, groups, packed_b);
       } else {
-        pack_b(group_input, group_phases, block, segments, segment_count, group_begin, groups, rows,
-               packed_b);
+        pack_b(group_input, phase_split_ ? &phases : nullptr, block, segments, segment_count,
+               group_begin, groups, rows, packed_b);
       }
       tile.depth_groups = groups;
       tile.accumulate = group_begin > 0;
@@ -544,12 +573,11 @@ class DotProductConvolution final : public Conv2DInt8 {
   size_t pieces_offset_ = 0;
   size_t first_piece_offset_ = 0;
   size_t constants_offset_ = 0;
-  bool packs_taps_ = false;   // B packed along tap pieces (pack_activation_taps)
-  bool phase_split_ = false;  // im2col rows copied out of phase planes (phase_planes.h)
-  PhaseLayout phase_layout_;
-  size_t phase_offset_ = 0;  // in thread 0's scratch
-  size_t phase_bytes_ = 0;
-  std::vector<size_t> tap_offsets_;   // per tap, phase_tap_offset
+  bool packs_taps_ = false;           // B packed along tap pieces (pack_activation_taps)
+  bool phase_split_ = false;          // im2col rows copied out of phase planes (phase_planes.h)
+  size_t phase_offset_ = 0;           // the block's planes in the task's scratch
+  std::vector<size_t> tap_planes_;    // per tap, its plane in a channel's (py x kernel width + kx)
+  std::vector<size_t> tap_rows_;      // per tap, its first row's offset in the plane
   bool requantizes_in_tile_ = false;  // tile_requantized_activations_in_b
   size_t task_bytes_ = 0;
   bool small_multipliers_ = false;

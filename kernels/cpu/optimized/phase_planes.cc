@@ -72,10 +72,16 @@ bool phase_planes_apply(const reference::Window2D& w) {
 }
 
 PhaseLayout phase_layout(const reference::Window2D& w) {
+  return phase_layout(w, 0, w.output_height);
+}
+
+PhaseLayout phase_layout(const reference::Window2D& w, int64_t first_output_row,
+                         int64_t output_rows) {
   // Row i = oy + floor((ky - pad_top) / 2) over outputs oy and taps ky.
-  const int64_t first = floor_half(-w.pad_top);
-  const int64_t last = w.output_height - 1 + floor_half(w.kernel_height - 1 - w.pad_top);
-  return PhaseLayout{first, static_cast<size_t>(last - first + 1),
+  const int64_t first = first_output_row + floor_half(-w.pad_top);
+  const int64_t last =
+      first_output_row + output_rows - 1 + floor_half(w.kernel_height - 1 - w.pad_top);
+  return PhaseLayout{first_output_row, first, static_cast<size_t>(last - first + 1),
                      static_cast<size_t>(w.output_width), static_cast<size_t>(w.kernel_width)};
 }
 
@@ -85,7 +91,20 @@ size_t phase_tap_offset(const reference::Window2D& w, const PhaseLayout& layout,
   const int64_t row = floor_half(a);
   const int64_t py = a - 2 * row;
   return static_cast<size_t>(py * w.kernel_width + kx) * layout.plane_bytes() +
-         static_cast<size_t>(row - layout.first_row) * layout.columns;
+         static_cast<size_t>(layout.first_output_row + row - layout.first_row) * layout.columns;
+}
+
+void split_phase_planes(const reference::Window2D& w, const PhaseLayout& layout,
+                        const int8_t* input, size_t planes, int8_t pad, int8_t* phases) {
+  const size_t input_plane = static_cast<size_t>(w.input_height * w.input_width);
+  for (size_t plane = 0; plane < planes; ++plane) {
+    int8_t* target = phases + plane * layout.channel_bytes();
+    for (int64_t py = 0; py < 2; ++py) {
+      for (int64_t kx = 0; kx < w.kernel_width; ++kx, target += layout.plane_bytes()) {
+        split_phase_plane(w, layout, input + plane * input_plane, py, kx, pad, target);
+      }
+    }
+  }
 }
 
 void split_phase_planes(const reference::Window2D& w, const PhaseLayout& layout,
@@ -93,12 +112,8 @@ void split_phase_planes(const reference::Window2D& w, const PhaseLayout& layout,
                         ThreadPool& pool) {
   const size_t input_plane = static_cast<size_t>(w.input_height * w.input_width);
   pool.parallel_for(planes, [&](size_t plane, size_t) {
-    int8_t* target = phases + plane * layout.channel_bytes();
-    for (int64_t py = 0; py < 2; ++py) {
-      for (int64_t kx = 0; kx < w.kernel_width; ++kx, target += layout.plane_bytes()) {
-        split_phase_plane(w, layout, input + plane * input_plane, py, kx, pad, target);
-      }
-    }
+    split_phase_planes(w, layout, input + plane * input_plane, 1, pad,
+                       phases + plane * layout.channel_bytes());
   });
 }
 

@@ -20,8 +20,10 @@ namespace orknn::kernels::cpu::optimized {
 
 // Where a channel's planes start and how large they are: every plane holds rows
 // [first_row, first_row + rows) of its row phase, `columns` (the output width) wide, so that
-// every tap's rows (below) lie inside it for every output pixel.
+// every tap's rows (below) lie inside it for every output pixel of output rows
+// [first_output_row, + output rows).
 struct PhaseLayout {
+  int64_t first_output_row = 0;
   int64_t first_row = 0;
   size_t rows = 0;
   size_t columns = 0;
@@ -34,15 +36,23 @@ struct PhaseLayout {
 // Stride 2 in both directions, dilation 1, a non-empty output.
 bool phase_planes_apply(const reference::Window2D& window);
 
+// The planes of every output row, or of output rows [first_output_row, + output_rows) only (a
+// block of columns: the driver splits what each block reads, in its task's scratch).
 PhaseLayout phase_layout(const reference::Window2D& window);
+PhaseLayout phase_layout(const reference::Window2D& window, int64_t first_output_row,
+                         int64_t output_rows);
 
-// The byte offset, inside a channel's planes, of what tap (ky, kx) reads for output (0, 0);
-// output (oy, ox) reads it at + oy x layout.columns + ox, so output pixel p at + p.
+// The byte offset, inside a channel's planes, of what tap (ky, kx) reads for output
+// (first_output_row, 0); output (oy, ox) reads it at + (oy - first_output_row) x layout.columns +
+// ox, so output pixel p at + p - first_output_row x layout.columns.
 size_t phase_tap_offset(const reference::Window2D& window, const PhaseLayout& layout, int64_t ky,
                         int64_t kx);
 
 // Writes the planes of `planes` input planes (H x W each, one after the other), padding with
-// `pad`, layout.channel_bytes() per input plane in the same order; one task per plane on `pool`.
+// `pad`, layout.channel_bytes() per input plane in the same order: on the calling thread, or one
+// task per plane on `pool`.
+void split_phase_planes(const reference::Window2D& window, const PhaseLayout& layout,
+                        const int8_t* input, size_t planes, int8_t pad, int8_t* phases);
 void split_phase_planes(const reference::Window2D& window, const PhaseLayout& layout,
                         const int8_t* input, size_t planes, int8_t pad, int8_t* phases,
                         ThreadPool& pool);
