@@ -82,14 +82,14 @@ size_t chunk_groups(const DotProductKernels& kernels, size_t depth_groups, size_
   return divide_round_up(depth_groups, chunks);
 }
 
-// Whether the driver copies a stride-2 window's im2col rows out of the input's phase planes
+// Whether the driver reads a stride-2 window's im2col rows in place from the input's phase planes
 // (phase_planes.h) instead of gathering them with stride 2 or packing them along tap pieces.
 // Pair-limited tables only (measured on Zen 3's avx2 pair tiles; the other tables' windows were
 // not measured), windows larger than 1x1 (a 1x1 window reads one row phase and column tap: the
 // subsampled copy, subsampled_pointwise.h, is that layer's form). Per layer against the row
-// gather or the tap packer (docs/cpu-kernels-journal/session-14-strided.md, one thread): 3x3/2
-// over 64-256 channels 0.87-0.95x, the stems 0.81-0.93x, YOLOv5s's 3x3/2 32 -> 64 at 320x320
-// 1.01x in the kernel benchmark and 0.79x in the model.
+// gather or the tap packer (docs/cpu-kernels-journal/session-14-strided.md): 3x3/2 over
+// 32-256 channels 0.88-0.96x at one thread and 0.82-0.97x at two (one run of 1.17x for
+// 256 -> 512 at 40x40 among 0.93 and 0.97), the 3-channel stems 0.81-0.91x and 0.89-1.00x.
 bool phase_split_preferred(const DotProductKernels& kernels, const Conv2DShape& shape) {
   const reference::Window2D& w = shape.window;
   return kernels.pair_sums_limited && phase_planes_apply(w) && w.kernel_height * w.kernel_width > 1;

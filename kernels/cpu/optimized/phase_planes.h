@@ -6,7 +6,7 @@
 // padding written in, every im2col row (channel, ky, kx) is one contiguous stretch of P[py][kx]
 // starting at row di: the driver packs it in place as a pointwise layer's rows, instead of
 // gathering it with stride 2 per output row. The planes hold 2 x kernel width / 4 times the
-// input (1.5x for 3x3), written once per run
+// input rows they cover (1.5x for 3x3); the driver splits the rows each block reads
 // (docs/cpu-kernels-journal/session-14-strided.md).
 #pragma once
 
