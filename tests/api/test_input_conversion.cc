@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <type_traits>
 #include <vector>
 
 #include "exec/io_conversion.h"
@@ -134,9 +135,30 @@ void check_byte_image(DataType source_type, DataType model_type, int64_t channel
   const auto elements = static_cast<size_t>(channels * height * width);
   std::vector<Byte> nchw(elements);
   uint32_t state = 77;
-  for (Byte& value : nchw) {
+  const int64_t spatial = height * width;
+  for (size_t e = 0; e < elements; ++e) {
     state = state * 1664525u + 1013904223u;
-    value = static_cast<Byte>(state >> 24);
+    if constexpr (std::is_same_v<Byte, float>) {
+      // Values whose normalised code lands within a few ulps of a half (k + 0.5, where
+      // rounding in another order would give the neighbouring code), pixel-like values, and
+      // now and then a NaN or an infinity. Source channel sc is normalised as model channel c.
+      const auto sc = static_cast<int64_t>(e) / spatial;
+      const size_t c = static_cast<size_t>(reverse ? channels - 1 - sc : sc);
+      const uint32_t kind = (state >> 4) % 97;
+      const float half = (static_cast<float>(static_cast<int32_t>(state >> 24) - 128) + 0.5f) *
+                             0.0183f * input.std[c] +
+                         input.mean[c];
+      float value = kind == 0   ? std::numeric_limits<float>::quiet_NaN()
+                    : kind == 1 ? -std::numeric_limits<float>::infinity()
+                    : kind < 40 ? static_cast<float>(state >> 8) / 65536.0f - 10.0f
+                                : half;
+      for (uint32_t step = 0; kind >= 40 && step < ((state >> 11) & 3); ++step) {
+        value = std::nextafter(value, (state & 1) ? 1e9f : -1e9f);
+      }
+      nchw[e] = value;
+    } else {
+      nchw[e] = static_cast<Byte>(state >> 24);
+    }
   }
   const std::vector<uint8_t> expected = expected_from_bytes(tensor, input, nchw);
   std::vector<float> scratch;
@@ -145,9 +167,9 @@ void check_byte_image(DataType source_type, DataType model_type, int64_t channel
   exec::UserTensorFormat format;
   format.type = source_type;
   format.layout = exec::Layout::kNCHW;
-  assert_true(
-      exec::convert_input(0, tensor, input, nchw.data(), nchw.size(), format, &scratch, out.data())
-          .ok());
+  assert_true(exec::convert_input(0, tensor, input, nchw.data(), nchw.size() * sizeof(Byte), format,
+                                  &scratch, out.data())
+                  .ok());
   assert_memory_equal(out.data(), expected.data(), out.size());
 
   // The same image as padded NHWC rows (the padding holds junk the conversion must skip).
@@ -160,13 +182,15 @@ void check_byte_image(DataType source_type, DataType model_type, int64_t channel
         nhwc[static_cast<size_t>((h * format.w_stride + w) * channels + c)] =
             nchw[static_cast<size_t>((c * height + h) * width + w)];
   std::fill(out.begin(), out.end(), 0xAB);
-  assert_true(
-      exec::convert_input(0, tensor, input, nhwc.data(), nhwc.size(), format, &scratch, out.data())
-          .ok());
+  assert_true(exec::convert_input(0, tensor, input, nhwc.data(), nhwc.size() * sizeof(Byte), format,
+                                  &scratch, out.data())
+                  .ok());
   assert_memory_equal(out.data(), expected.data(), out.size());
 }
 
-void test_byte_images_match_normalised_encoding(void**) {
+// Float images take the same checks (NaN and infinities included): the fused per-plane pass
+// for NCHW into int8, the pixel-order gather for NHWC.
+void test_images_match_normalised_encoding(void**) {
   for (DataType model_type : {DataType::kInt8, DataType::kFloat32}) {
     for (int64_t channels : {3, 5}) {
       for (bool reverse : {false, true}) {
@@ -175,6 +199,7 @@ void test_byte_images_match_normalised_encoding(void**) {
           const int64_t height = width == 7 ? 4 : 6;
           check_byte_image<uint8_t>(DataType::kUInt8, model_type, channels, height, width, reverse);
           check_byte_image<int8_t>(DataType::kInt8, model_type, channels, height, width, reverse);
+          check_byte_image<float>(DataType::kFloat32, model_type, channels, height, width, reverse);
         }
       }
     }
@@ -186,7 +211,7 @@ void test_byte_images_match_normalised_encoding(void**) {
 int main() {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_int8_encoding_matches_graph),
-      cmocka_unit_test(test_byte_images_match_normalised_encoding),
+      cmocka_unit_test(test_images_match_normalised_encoding),
   };
   return cmocka_run_group_tests(tests, nullptr, nullptr);
 }

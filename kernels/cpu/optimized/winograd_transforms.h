@@ -7,8 +7,8 @@
 // The transforms' interface (WinogradInputTiles, WinogradOutputTiles) comes first; the
 // templates after it are in an anonymous namespace on purpose:
 // x86/avx2_winograd_float_transforms.cc compiles the same templates for AVX2, and with external
-// linkage the linker could keep that copy for the baseline driver too (see avx2_micro_kernels.cc on
-// inline functions).
+// linkage the linker could keep that copy for the baseline driver too (see x86/avx2_micro_kernels.h
+// on inline functions).
 #pragma once
 
 #include <cstddef>

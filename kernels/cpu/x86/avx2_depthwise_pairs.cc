@@ -2,7 +2,7 @@
 // DepthwisePairs; driver in optimized/depthwise_convolution.cc). Each 32-bit lane of a vector
 // holds one of 8 channels' x - zx at two columns of a padded row, so vpmaddwd multiplies two
 // taps of a kernel row and adds them in int32: exact, since |x - zx| and |w - zw| are at most
-// 255 (no 2^24 float bound, no rounding). Against the float lanes (avx2_micro_kernels.cc) the
+// 255 (no 2^24 float bound, no rounding). Against the float lanes (avx2_depthwise_rows.cc) the
 // band holds int16 instead of float (half the bytes per column), stride 2 stores each column
 // once (slot q = columns 2q, 2q + 1: a 3x3 kernel row is two vpmaddwd at consecutive slots), the
 // interleave has no int-to-float conversion, and the requantization runs on the sums in
@@ -10,7 +10,7 @@
 //
 // Every function carries its instruction set as a target attribute (the file is compiled for
 // the baseline x86-64; the avx2 table, chosen when cpu_features reported AVX2 and FMA, points
-// at it). No standard-library templates or inline functions here (see avx2_micro_kernels.cc).
+// at it). No standard-library templates or inline functions here (see avx2_micro_kernels.h).
 #include <immintrin.h>
 
 #include <cstddef>

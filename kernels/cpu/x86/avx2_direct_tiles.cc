@@ -17,7 +17,7 @@
 //
 // Every function carries its instruction set as a target attribute (the file is compiled for
 // the baseline x86-64; dispatch.cc calls it only when cpu_features reported AVX2 and FMA). No
-// standard-library templates or inline functions here (see avx2_micro_kernels.cc).
+// standard-library templates or inline functions here (see avx2_micro_kernels.h).
 #include <immintrin.h>
 
 #include "optimized/micro_kernels.h"

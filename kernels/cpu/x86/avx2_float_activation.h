@@ -1,12 +1,14 @@
-// What the AVX2 float tiles share (the GEMM tile and the lane transposes in
-// avx2_micro_kernels.cc, the direct tile in avx2_direct_tiles.cc, the lane tile in
+// What the AVX2 float kernels share (the GEMM tile in avx2_gemm_tiles.cc, the depthwise plane
+// and lanes in avx2_depthwise_plane.cc and avx2_depthwise_rows.cc, the lane transposes in
+// avx2_lane_interleave.cc, the direct tile in avx2_direct_tiles.cc, the lane tile in
 // avx2_lane_tiles.cc): the fused activation (the leaky slope on negatives, then
 // max(minimum, value) and min(maximum, value) with the value second, so a NaN value stays NaN
 // as with the reference's std::max / std::min) and an 8 x 8 transpose in registers. The
 // functions carry their instruction set as a target
 // attribute (avx2_direct_tiles.cc is compiled for the baseline x86-64) and are `static`, so each
 // file keeps its own copy (an external inline compiled with AVX2 could be the one the linker
-// keeps for baseline callers; see avx512_vnni_tiles.cc).
+// keeps for baseline callers; see avx512_vnni_tiles.cc). [[maybe_unused]]: a file may take only
+// the transpose (avx2_lane_interleave.cc).
 #pragma once
 
 #include <immintrin.h>
@@ -22,14 +24,14 @@ struct VectorActivation {
   bool leaky;
 };
 
-static __attribute__((target("avx2,fma"))) VectorActivation broadcast_activation(
+[[maybe_unused]] static __attribute__((target("avx2,fma"))) VectorActivation broadcast_activation(
     const FloatActivation& activation) {
   return VectorActivation{_mm256_set1_ps(activation.minimum), _mm256_set1_ps(activation.maximum),
                           _mm256_set1_ps(activation.leaky_alpha), activation.leaky};
 }
 
-static __attribute__((target("avx2,fma"))) __m256 activate(const VectorActivation& activation,
-                                                           __m256 value) {
+[[maybe_unused]] static __attribute__((target("avx2,fma"))) __m256 activate(
+    const VectorActivation& activation, __m256 value) {
   if (activation.leaky) {
     const __m256 negative = _mm256_cmp_ps(value, _mm256_setzero_ps(), _CMP_LT_OQ);
     value = _mm256_blendv_ps(value, _mm256_mul_ps(value, activation.leaky_alpha), negative);

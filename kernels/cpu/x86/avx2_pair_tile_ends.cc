@@ -51,7 +51,7 @@ ORKNN_TARGET_AVX2 void store_vector(int32_t* c, __m256i sums, bool accumulate, b
 // c when accumulating, plus the corrections) get the row's constant added modulo 2^32, then
 //   clamp(round_half_to_even(double(acc) x double(m)) + zero point)
 // on one of two paths, with the same bytes:
-// - double (avx2_micro_kernels.cc's requantize8_small): int32 -> double is exact, the product of
+// - double (avx2_requantization.cc's requantize8_small): int32 -> double is exact, the product of
 //   a 32-bit and a 24-bit significand is exact in double, vcvtpd2dq rounds it half to even in the
 //   default MXCSR mode (nearbyint's rounding); the driver uses this tile only with small
 //   multipliers (|m| <= 0.49, |zero point| < 2^20), so |product| < 2^30 and the zero point and

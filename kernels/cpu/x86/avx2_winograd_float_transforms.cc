@@ -12,7 +12,7 @@
 // Compiled for the baseline x86-64 with the instruction set as a pragma over the whole file (the
 // header's templates included), called only when cpu_features reported AVX2 and FMA. No
 // standard-library templates or inline functions with external linkage here (see
-// avx2_micro_kernels.cc); the header's are in an anonymous namespace.
+// avx2_micro_kernels.h); the header's are in an anonymous namespace.
 #include <immintrin.h>
 
 #include <cstddef>

@@ -1,5 +1,5 @@
 // The int8 element-wise binary row (micro_kernels.h QuantizedBinaryRow) on 16 lanes of AVX-512
-// F/BW/VL: avx2's row (x86/avx2_micro_kernels.cc) step for step on twice the lanes, so the
+// F/BW/VL: avx2's row (x86/avx2_elementwise_rows.cc) step for step on twice the lanes, so the
 // same bits as the float domain. Each code is decoded as float(code - zero_point) x scale, the
 // operation rounds once, the result is divided by the output scale, clamped to +-1e9 and
 // converted with vcvtps2dq (round half to even in the default MXCSR mode), the zero point

@@ -643,7 +643,7 @@ ORKNN_TARGET_AVX512_VNNI void interleave_quad_row(const Int8QuadRow& row) {
   }
 }
 
-// requantize_row's small-multiplier path (x86/avx2_micro_kernels.cc) with the channel's
+// requantize_row's small-multiplier path (x86/avx2_requantization.cc) with the channel's
 // constant added first, 16 sums at a time, with masked loads and stores for the tail (the maskz
 // forms with every lane set: GCC 12's plain forms warn about their undefined source). When the
 // 16 real sums are below row.float_bound in magnitude (two operations, as the tiles'
