@@ -17,7 +17,7 @@
 #include <string>
 #include <vector>
 
-#include "model/model_builder.h"
+#include "relu_model.h"
 #include "rknn_api.h"
 
 namespace {
@@ -27,25 +27,13 @@ constexpr size_t kElements = kChannels * kSide * kSide;
 
 // x -> Relu -> y with the input normalisation a converted detector carries.
 std::vector<uint8_t> build_model(orknn::DataType type) {
-  orknn::model::ModelBuilder builder;
   const orknn::model::Quantization q = type == orknn::DataType::kInt8
                                            ? orknn::model::Quantization{{1.0f / 255.0f}, {-128}, 0}
                                            : orknn::model::Quantization{};
-  const int x = builder.add_tensor("x", type, {1, kChannels, kSide, kSide}, q);
-  const int y = builder.add_tensor("y", type, {1, kChannels, kSide, kSide}, q);
-  builder.add_node("Relu", {x}, {y}, {}, "relu");
   orknn::model::InputOptions options;
   options.mean = {0.0f, 0.0f, 0.0f};
   options.std = {255.0f, 255.0f, 255.0f};
-  builder.add_input(x, options);
-  builder.add_output(y);
-  builder.set_target_platform("rk3588");
-  auto bytes = builder.serialize();
-  if (!bytes.ok()) {
-    std::fprintf(stderr, "model: %s\n", bytes.status().message().c_str());
-    std::exit(1);
-  }
-  return std::move(bytes).value();
+  return relu_model(type, {1, kChannels, kSide, kSide}, q, options);
 }
 
 rknn_context load(std::vector<uint8_t>& model) {

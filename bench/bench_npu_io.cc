@@ -14,7 +14,7 @@
 #include <cstring>
 #include <vector>
 
-#include "model/model_builder.h"
+#include "relu_model.h"
 #include "rknn_api.h"
 
 namespace {
@@ -24,20 +24,7 @@ constexpr uint32_t kBytes = kChannels * kSide * kSide;
 constexpr int kRounds = 60;
 
 std::vector<uint8_t> build_model() {
-  orknn::model::ModelBuilder builder;
-  const orknn::model::Quantization q{{0.1f}, {5}, 0};
-  const int x = builder.add_tensor("x", orknn::DataType::kInt8, {1, kChannels, kSide, kSide}, q);
-  const int y = builder.add_tensor("y", orknn::DataType::kInt8, {1, kChannels, kSide, kSide}, q);
-  builder.add_node("Relu", {x}, {y}, {}, "relu");
-  builder.add_input(x);
-  builder.add_output(y);
-  builder.set_target_platform("rk3588");
-  auto bytes = builder.serialize();
-  if (!bytes.ok()) {
-    std::fprintf(stderr, "model: %s\n", bytes.status().message().c_str());
-    std::exit(1);
-  }
-  return std::move(bytes).value();
+  return relu_model(orknn::DataType::kInt8, {1, kChannels, kSide, kSide}, {{0.1f}, {5}, 0});
 }
 
 void check(int status, const char* what) {

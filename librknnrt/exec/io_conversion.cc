@@ -229,6 +229,20 @@ void gather_normalized(const graph::Shape& shape, const UserTensorFormat& format
       for (int64_t h = 0; h < g.height; ++h) {
         const int64_t row = ((n * g.stored_height + h) * g.stored_width) * channels;
         float* first = out + n * channels * spatial + h * g.width;
+        if (channels == 3) {
+          // The RGB image: the three planes' rows written side by side, constants in registers.
+          float *p0 = first, *p1 = first + spatial, *p2 = first + 2 * spatial;
+          const float m0 = mean[0], m1 = mean[1], m2 = mean[2];
+          const float i0 = inverse_std[0], i1 = inverse_std[1], i2 = inverse_std[2];
+          const int64_t s0 = source[0], s1 = source[1], s2 = source[2];
+          for (int64_t w = 0; w < g.width; ++w) {
+            const int64_t pixel = row + 3 * w;
+            p0[w] = (load_as_float<Element>(data, pixel + s0) - m0) * i0;
+            p1[w] = (load_as_float<Element>(data, pixel + s1) - m1) * i1;
+            p2[w] = (load_as_float<Element>(data, pixel + s2) - m2) * i2;
+          }
+          continue;
+        }
         for (int64_t w = 0; w < g.width; ++w) {
           const int64_t pixel = row + w * channels;
           for (int64_t c = 0; c < channels; ++c) {
@@ -373,37 +387,32 @@ bool convert_bytes_through_tables(const graph::Tensor& tensor, const graph::Grap
   const graph::Shape& shape = tensor.shape;
   if (!byte_tables_pay(shape, format)) return false;
   const int64_t channels = shape[1];
-  const bool signed_bytes = format.type == DataType::kInt8;
-  if (fast_int8_encoding(tensor)) {
-    const InputQuantization quantization = input_quantization(tensor);
-    grow(scratch, static_cast<size_t>(channels) * 256 / sizeof(float));
-    auto* tables = reinterpret_cast<int8_t*>(scratch->data());
-    const auto encode = [&](const float* values, int8_t* codes) {
-      quantize_input(values, 256, quantization, codes);
-    };
-    if (signed_bytes) {
+  // Tables of Code in the scratch buffer, each channel's normalised values through `encode`,
+  // then the pass over the image into the model's buffer.
+  const auto convert = [&](auto* tables, auto&& encode) {
+    using Code = std::remove_pointer_t<decltype(tables)>;
+    if (format.type == DataType::kInt8) {
       build_byte_tables<int8_t>(input, channels, encode, tables);
     } else {
       build_byte_tables<uint8_t>(input, channels, encode, tables);
     }
     convert_through_tables(shape, format, input, source, tables,
-                           reinterpret_cast<int8_t*>(destination));
+                           reinterpret_cast<Code*>(destination));
     return true;
+  };
+  if (fast_int8_encoding(tensor)) {
+    const InputQuantization quantization = input_quantization(tensor);
+    grow(scratch, static_cast<size_t>(channels) * 256 / sizeof(float));
+    return convert(reinterpret_cast<int8_t*>(scratch->data()),
+                   [&](const float* values, int8_t* codes) {
+                     quantize_input(values, 256, quantization, codes);
+                   });
   }
   if (tensor.data_type == DataType::kFloat32) {
     grow(scratch, static_cast<size_t>(channels) * 256);
-    float* tables = scratch->data();
-    const auto identity = [](const float* values, float* out) {
+    return convert(scratch->data(), [](const float* values, float* out) {
       std::memcpy(out, values, 256 * sizeof(float));
-    };
-    if (signed_bytes) {
-      build_byte_tables<int8_t>(input, channels, identity, tables);
-    } else {
-      build_byte_tables<uint8_t>(input, channels, identity, tables);
-    }
-    convert_through_tables(shape, format, input, source, tables,
-                           reinterpret_cast<float*>(destination));
-    return true;
+    });
   }
   return false;
 }

@@ -290,8 +290,10 @@ void test_random_shapes(void**) {
       const int64_t stride = trial % 7 == 3 ? 2 : 1;
       const int64_t pad = kernel == 3 ? trial % 2 : 0;
       const int32_t input_zero_point = random.integer(-128, 127);
-      const Problem p = make_problem(random, channels, output_channels, height, width, kernel,
-                                     stride, pad, 1, input_zero_point, false);
+      Problem p = make_problem(random, channels, output_channels, height, width, kernel, stride,
+                               pad, 1, input_zero_point, false);
+      // None, Relu, a clamp or SiLU, by trial.
+      set_random_output_stage(random, p.q, static_cast<size_t>(trial));
       char what[160];
       std::snprintf(what, sizeof(what),
                     "trial %d: C %lld M %lld %lldx%lld k %lld s %lld pad %lld zx %d", trial,
@@ -320,8 +322,9 @@ void test_tile_edges(void**) {
       for (int64_t pixels : pixel_counts) {
         const int64_t channels = random.integer(1, 9);
         const int32_t input_zero_point = random.integer(-128, 127);
-        const Problem p =
+        Problem p =
             make_problem(random, channels, rows, 1, pixels, 1, 1, 0, 1, input_zero_point, false);
+        set_random_output_stage(random, p.q, static_cast<size_t>(rows + pixels));
         char what[128];
         std::snprintf(what, sizeof(what), "tile edge: M %lld pixels %lld C %lld zx %d",
                       static_cast<long long>(rows), static_cast<long long>(pixels),
@@ -1076,14 +1079,54 @@ void test_pair_depth_chunks(void**) {
       // 4, so the last group has padding).
       const int64_t channels = kernel == 1 ? 4 * groups : (4 * groups + 4) / 9;
       const int64_t stride = trial % 3 == 2 ? 2 : 1;
-      const Problem p =
-          make_problem(random, channels, random.integer(5, 14), 5, random.integer(5, 21), kernel,
-                       stride, kernel / 2, 1, random.integer(-128, 127), false);
+      Problem p = make_problem(random, channels, random.integer(5, 14), 5, random.integer(5, 21),
+                               kernel, stride, kernel / 2, 1, random.integer(-128, 127), false);
+      // Every other layer with SiLU.
+      set_random_output_stage(random, p.q, trial % 2 ? 3 : 0);
       char what[96];
       std::snprintf(what, sizeof(what), "depth chunks: C %lld, %lldx%lld kernel, stride %lld",
                     static_cast<long long>(channels), static_cast<long long>(kernel),
                     static_cast<long long>(kernel), static_cast<long long>(stride));
       check(p, engine, pool, what);
+    }
+  }
+}
+
+// SiLU layers on every table (the pair tiles finish them from their stored int32 sums): the
+// finite form; the general one (a channel's D above 2^64 puts the whole layer on it); sums
+// beyond 2^24 (every input and weight at the extreme, so the double product); 1-13 output
+// channels and 1-40 pixels (partial tiles), one and two depth chunks, one and three threads;
+// bit-exact against the reference.
+void test_silu_layers(void**) {
+  Random random(4242);
+  ThreadPool one(1), three(3);
+  for (const Engine& engine : engines()) {
+    for (int trial = 0; trial < 24; ++trial) {
+      // Every fourth layer deep over 15 x 15 pixels (more than the small planes' 196): two
+      // depth chunks, the second accumulating on the first's sums.
+      const bool deep = trial % 4 == 3;
+      const int64_t channels = deep ? 600 : random.integer(4, 70);
+      const int64_t rows = random.integer(1, 13);
+      const int64_t height = deep ? 15 : 1;
+      const int64_t pixels = deep ? 15 : random.integer(1, 40);
+      Problem p = make_problem(random, channels, rows, height, pixels, 1, 1, 0, 1,
+                               random.integer(-128, 127), false);
+      set_random_output_stage(random, p.q, 3);
+      const int form = trial % 3;
+      if (form == 1) p.q.multipliers[static_cast<size_t>(rows - 1)] = 3e19f;  // above 2^64
+      if (form == 2) {
+        // |acc| up to 255 x 127 x depth: far beyond 2^24 at the larger depths.
+        p.q.input_zero_point = -128;
+        std::fill(p.input.begin(), p.input.end(), int8_t{127});
+        for (size_t k = 0; k < static_cast<size_t>(channels); ++k) p.weights[k] = 127;
+        for (float& scale : p.q.multipliers) scale = 2e-7f;
+        p.q.weight_zero_points[0] = 0;
+      }
+      char what[128];
+      std::snprintf(what, sizeof(what), "SiLU layer: form %d C %lld M %lld pixels %lld", form,
+                    static_cast<long long>(channels), static_cast<long long>(rows),
+                    static_cast<long long>(pixels));
+      check(p, engine, trial % 2 ? one : three, what);
     }
   }
 }
@@ -1206,6 +1249,7 @@ int main() {
       cmocka_unit_test(test_pair_depth_chunks),
       cmocka_unit_test(test_avx2_pair_dispatch),
       cmocka_unit_test(test_column_tiles),
+      cmocka_unit_test(test_silu_layers),
   };
   return cmocka_run_group_tests(tests, nullptr, nullptr);
 }

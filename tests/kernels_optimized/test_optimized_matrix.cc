@@ -515,13 +515,13 @@ void test_requantize_lanes(void**) {
         optimized::RequantizeLanes lanes{};
         lanes.sums = sums.data();
         lanes.count = count;
-        lanes.bias = bias;
-        lanes.multipliers = multipliers;
-        lanes.output_zero_point = zero_point;
-        lanes.output_minimum = low;
-        lanes.output_maximum = high;
-        lanes.rows = rows;
-        lanes.in_float = trial % 2 == 0;
+        lanes.requantization.bias = bias;
+        lanes.requantization.multipliers = multipliers;
+        lanes.requantization.output_zero_point = zero_point;
+        lanes.requantization.output_minimum = low;
+        lanes.requantization.output_maximum = high;
+        lanes.requantization.rows = rows;
+        lanes.requantization.in_float = trial % 2 == 0;
         table->requantize_lanes(lanes);
         for (size_t l = 0; l < 8; ++l) {
           for (size_t c = 0; c < count; ++c) {
@@ -532,8 +532,8 @@ void test_requantize_lanes(void**) {
               fail_msg(
                   "%s requantize_lanes%s, %zu pixels, trial %d: lane %zu pixel %zu: %d, "
                   "expected %d",
-                  table->name, lanes.in_float ? " in float" : "", count, trial, l, c, rows[l][c],
-                  expected);
+                  table->name, lanes.requantization.in_float ? " in float" : "", count, trial, l, c,
+                  rows[l][c], expected);
             }
           }
         }

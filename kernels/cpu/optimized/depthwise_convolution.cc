@@ -561,21 +561,30 @@ class LaneDepthwiseConvolution final : public Conv2DFloat {
   char algorithm_[64];
 };
 
-// The requantization of the kDepthwiseLanes lanes from output channel `first_channel` (lanes
-// past the last channel repeat it): each lane's bias and multiplier; returns whether every
-// lane's bias is within its channel's float limit (RequantizeLanes::in_float), `bias_limits`
-// being float_requantization_bias_limit per channel.
-bool lane_requantization(size_t first_channel, size_t output_channels, const int32_t* bias,
-                         const Int8Requantization& q, const std::vector<int64_t>& bias_limits,
-                         int32_t* lane_bias, float* lane_multipliers) {
-  bool in_float = true;
+// The output stage of the kDepthwiseLanes lanes from output channel `first_channel` (lanes past
+// the last channel repeat it) into `rows`: each lane's bias and multiplier (written to
+// lane_bias and lane_multipliers, which it points at), the output's zero point and range, and
+// whether every lane's bias is within its channel's float limit (LaneRequantization::in_float),
+// `bias_limits` being float_requantization_bias_limit per channel.
+LaneRequantization lane_requantization(size_t first_channel, size_t output_channels,
+                                       const int32_t* bias, const Int8Requantization& q,
+                                       const std::vector<int64_t>& bias_limits, int32_t* lane_bias,
+                                       float* lane_multipliers, int8_t* const* rows) {
+  LaneRequantization stage{};
+  stage.in_float = true;
   for (size_t l = 0; l < kDepthwiseLanes; ++l) {
     const size_t channel = std::min(first_channel + l, output_channels - 1);
     lane_bias[l] = bias ? bias[channel] : 0;
     lane_multipliers[l] = q.multipliers[channel];
-    in_float = in_float && std::abs(int64_t{lane_bias[l]}) <= bias_limits[channel];
+    stage.in_float = stage.in_float && std::abs(int64_t{lane_bias[l]}) <= bias_limits[channel];
   }
-  return in_float;
+  stage.bias = lane_bias;
+  stage.multipliers = lane_multipliers;
+  stage.output_zero_point = q.output_zero_point;
+  stage.output_minimum = q.output_minimum;
+  stage.output_maximum = q.output_maximum;
+  stage.rows = rows;
+  return stage;
 }
 
 // int8 on the same lanes: the band holds x - zx and the weights w - zw as floats, whose sums are
@@ -590,7 +599,7 @@ class LaneDepthwiseConvolutionInt8 final : public Conv2DInt8 {
     const size_t taps = lanes_.taps_;
     weights_.resize(output_channels * taps);
     // Per channel, the largest |bias| with which its sums requantize in float
-    // (RequantizeLanes::in_float): the reach is max |x - zx| x sum |w - zw| over the taps.
+    // (LaneRequantization::in_float): the reach is max |x - zx| x sum |w - zw| over the taps.
     bias_limits_.resize(output_channels);
     for (size_t channel = 0; channel < output_channels; ++channel) {
       int64_t magnitudes = 0;
@@ -625,8 +634,6 @@ class LaneDepthwiseConvolutionInt8 final : public Conv2DInt8 {
       auto* lane_multipliers = reinterpret_cast<float*>(extra + 128);
       const size_t first_channel = task / lanes_.geometry_.bands % lanes_.groups_ * kDepthwiseLanes;
       for (size_t l = 0; l < kDepthwiseLanes; ++l) zero_bias[l] = 0.0f;
-      const bool in_float = lane_requantization(first_channel, output_channels, bias, q_,
-                                                bias_limits_, lane_bias, lane_multipliers);
       auto interleave = [&](InterleaveRows<int8_t> rows) {
         rows.zero_point = zero_point;
         kernels.interleave_int8_rows(rows);
@@ -639,13 +646,9 @@ class LaneDepthwiseConvolutionInt8 final : public Conv2DInt8 {
       RequantizeLanes requantize{};
       requantize.sums = band.sums;
       requantize.count = band.rows * static_cast<size_t>(lanes_.shape_.window.output_width);
-      requantize.bias = lane_bias;
-      requantize.multipliers = lane_multipliers;
-      requantize.output_zero_point = q_.output_zero_point;
-      requantize.output_minimum = q_.output_minimum;
-      requantize.output_maximum = q_.output_maximum;
-      requantize.rows = rows;
-      requantize.in_float = in_float;
+      requantize.requantization =
+          lane_requantization(first_channel, output_channels, bias, q_, bias_limits_, lane_bias,
+                              lane_multipliers, rows);
       kernels.requantize_lanes(requantize);
     });
   }
@@ -1042,8 +1045,6 @@ class PairDepthwiseConvolutionInt8 final : public Conv2DInt8 {
       float lane_multipliers[kDepthwiseLanes];
       const int8_t* planes[kDepthwiseLanes];
       int8_t* outputs[kDepthwiseLanes];
-      const bool in_float = lane_requantization(first_channel, output_channels, bias, q_,
-                                                bias_limits_, lane_bias, lane_multipliers);
       for (size_t l = 0; l < kDepthwiseLanes; ++l) {
         const size_t channel = std::min(first_channel + l, output_channels - 1);
         planes[l] = input + (image * channels + channel / multiplier) * input_height * input_width;
@@ -1110,13 +1111,9 @@ class PairDepthwiseConvolutionInt8 final : public Conv2DInt8 {
       pairs.pair_step = g.pair_step;
       pairs.output_height = rows;
       pairs.output_width = output_width;
-      pairs.bias = lane_bias;
-      pairs.multipliers = lane_multipliers;
-      pairs.output_zero_point = q_.output_zero_point;
-      pairs.output_minimum = q_.output_minimum;
-      pairs.output_maximum = q_.output_maximum;
-      pairs.rows = outputs;
-      pairs.in_float = in_float;
+      pairs.requantization =
+          lane_requantization(first_channel, output_channels, bias, q_, bias_limits_, lane_bias,
+                              lane_multipliers, outputs);
       kernels_.depthwise_pairs(pairs);
     });
   }

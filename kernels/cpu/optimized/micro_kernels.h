@@ -311,15 +311,15 @@ using InterleaveInt8Rows = void (*)(const InterleaveRows<int8_t>& rows);
 // rows[l][c] = in[c * 8 + l] for c < count: back to channel rows (every row pointer writable).
 using DeinterleaveFloatRows = void (*)(const float* in, size_t count, float* const* rows);
 
-// int8 depthwise sums in lanes (exact integers below 2^24) requantized into channel rows:
-//   rows[l][c] = clamp(round_half_to_even(double(int32(sums[c * 8 + l]) + bias[l]) *
-//                double(multipliers[l])) + output_zero_point, output_minimum, output_maximum)
+// The output stage of the int8 depthwise kernels with 8 channels in lanes (RequantizeLanes,
+// DepthwisePairs; the drivers fill it with lane_requantization): lane l's int32 sum acc, its
+// bias[l] included, becomes
+//   rows[l][pixel] = clamp(round_half_to_even(double(acc) * double(multipliers[l])) +
+//                    output_zero_point, output_minimum, output_maximum)
 // on the small-multiplier path of RequantizeRow (the caller checked small_multipliers()).
-// `in_float`, as RequantizeRow's: every int32(sum) + bias[l] is within 2^24 and its product with
-// multipliers[l] within 2^21 (kernels without a float path ignore it).
-struct RequantizeLanes {
-  const float* sums;
-  size_t count;
+// `in_float`, as RequantizeRow's: every acc is within 2^24 and its product with multipliers[l]
+// within 2^21 (kernels without a float path ignore it).
+struct LaneRequantization {
   const int32_t* bias;       // [8]
   const float* multipliers;  // [8]
   int32_t output_zero_point;
@@ -327,6 +327,14 @@ struct RequantizeLanes {
   int32_t output_maximum;
   int8_t* const* rows;  // [8], every one writable
   bool in_float = false;
+};
+
+// int8 depthwise sums in lanes (exact integers below 2^24) requantized into channel rows:
+// rows[l][c] for c < count from acc = int32(sums[c * 8 + l]) + bias[l] (`requantization`).
+struct RequantizeLanes {
+  const float* sums;
+  size_t count;
+  LaneRequantization requantization;
 };
 
 // ---- int8 depthwise on rows of codes with 4-tap dot products --------------------------------
@@ -413,10 +421,8 @@ struct InterleavePairs {
 // into channel rows: with acc = bias[l] + sum_{i < kernel_height, k < pairs, h < 2}
 //   weights[((i * pairs + k) * 8 + l) * 2 + h] x input[(r * stride_height + i * dilation_height)
 //   * input_stride + (o * pixel_step + k * pair_step) * 16 + 2 * l + h]
-// (int32, wrapping: exact while the true sum fits int32), rows[l][r * output_width + o] gets
-// the small-multiplier requantization of acc as RequantizeLanes does (in_float likewise: every
-// acc within 2^24 and its product with multipliers[l] within 2^21). pixel_step and pair_step
-// are in slots.
+// (int32, wrapping: exact while the true sum fits int32), rows[l][r * output_width + o] gets acc
+// through `requantization` (its bias, rows and in_float). pixel_step and pair_step are in slots.
 struct DepthwisePairs {
   const int16_t* input;
   size_t input_stride;     // int16 elements from one padded row to the next
@@ -429,13 +435,7 @@ struct DepthwisePairs {
   size_t pair_step;
   size_t output_height;
   size_t output_width;
-  const int32_t* bias;       // [8]
-  const float* multipliers;  // [8]
-  int32_t output_zero_point;
-  int32_t output_minimum;
-  int32_t output_maximum;
-  int8_t* const* rows;  // [8], every one writable
-  bool in_float = false;
+  LaneRequantization requantization;
 };
 
 // The plain C++ versions, for variants without their own.

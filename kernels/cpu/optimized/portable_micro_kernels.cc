@@ -278,13 +278,13 @@ void portable_deinterleave_float_rows(const float* in, size_t count, float* cons
 }
 
 void portable_requantize_lanes(const RequantizeLanes& lanes) {
+  const LaneRequantization& q = lanes.requantization;
   for (size_t c = 0; c < lanes.count; ++c) {
     for (size_t l = 0; l < kDepthwiseLanes; ++l) {
       const int32_t accumulator =
-          static_cast<int32_t>(lanes.sums[c * kDepthwiseLanes + l]) + lanes.bias[l];
-      lanes.rows[l][c] =
-          reference::requantize(accumulator, lanes.multipliers[l], lanes.output_zero_point,
-                                lanes.output_minimum, lanes.output_maximum);
+          static_cast<int32_t>(lanes.sums[c * kDepthwiseLanes + l]) + q.bias[l];
+      q.rows[l][c] = reference::requantize(accumulator, q.multipliers[l], q.output_zero_point,
+                                           q.output_minimum, q.output_maximum);
     }
   }
 }

@@ -156,7 +156,7 @@ struct PairRequantization {
   bool in_float;
 };
 
-// One pixel's 8 lane sums (bias included) requantized, before the clamp: RequantizeLanes'
+// One pixel's 8 lane sums (bias included) requantized, before the clamp: LaneRequantization's
 // small-multiplier path (int32 to double is exact; vcvtpd2dq rounds half to even in the default
 // MXCSR mode; |product| < 2^30, so adding the zero point stays exact), or its float path (the sum
 // within 2^24 converts exactly, one FMA rounds the product half to even into the magic
@@ -242,31 +242,32 @@ ORKNN_TARGET_AVX2 inline __m256i pair_sum(const DepthwisePairs& d,
 
 template <size_t kRows, size_t kPairs>
 ORKNN_TARGET_AVX2 void depthwise_pairs_of(const DepthwisePairs& d) {
+  const LaneRequantization& q = d.requantization;
   PairRequantization k;
-  k.bias = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(d.bias));
-  k.multipliers_low = _mm256_cvtps_pd(_mm_loadu_ps(d.multipliers));
-  k.multipliers_high = _mm256_cvtps_pd(_mm_loadu_ps(d.multipliers + 4));
-  k.multipliers = _mm256_loadu_ps(d.multipliers);
+  k.bias = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(q.bias));
+  k.multipliers_low = _mm256_cvtps_pd(_mm_loadu_ps(q.multipliers));
+  k.multipliers_high = _mm256_cvtps_pd(_mm_loadu_ps(q.multipliers + 4));
+  k.multipliers = _mm256_loadu_ps(q.multipliers);
   k.magic = _mm256_set1_ps(12582912.0f);
-  k.magic_bits = _mm256_set1_epi32(0x4B400000 - d.output_zero_point);
-  k.zero_point = _mm256_set1_epi32(d.output_zero_point);
+  k.magic_bits = _mm256_set1_epi32(0x4B400000 - q.output_zero_point);
+  k.zero_point = _mm256_set1_epi32(q.output_zero_point);
   const int32_t minimum =
-      d.output_minimum <= d.output_maximum ? d.output_minimum : d.output_maximum;
+      q.output_minimum <= q.output_maximum ? q.output_minimum : q.output_maximum;
   // The clamp on the saturated codes: the range's ends within int8.
   auto code = [](int32_t value) {
     return static_cast<char>(value < -128 ? -128 : (value > 127 ? 127 : value));
   };
   k.minimum = _mm256_set1_epi8(code(minimum));
-  k.maximum = _mm256_set1_epi8(code(d.output_maximum));
+  k.maximum = _mm256_set1_epi8(code(q.output_maximum));
   // The zero point goes into the constant subtracted from the FMA's bits (no int32 overflow for
   // zero points within int8's codes); otherwise the double path.
-  k.in_float = d.in_float && d.output_zero_point >= -128 && d.output_zero_point <= 127;
+  k.in_float = q.in_float && q.output_zero_point >= -128 && q.output_zero_point <= 127;
 
   const size_t width = d.output_width;
   const size_t pixels = d.output_height * width;
   const size_t row_step = d.stride_height * d.input_stride;
   const size_t pixel_step = d.pixel_step * 16;
-  int8_t* const* rows = d.rows;
+  int8_t* const* rows = q.rows;
   PairWeights<kRows, kPairs> w;
   if constexpr (kRows != 0) {
     for (size_t i = 0; i < kRows * kPairs; ++i) {

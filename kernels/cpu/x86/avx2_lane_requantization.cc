@@ -17,19 +17,10 @@ namespace {
 inline __m128i requantize_lane_pixel(const float* sums, __m256i bias, __m256d multipliers_low,
                                      __m256d multipliers_high, const SmallRequantizeConstants& k) {
   const __m256i values = _mm256_add_epi32(_mm256_cvttps_epi32(_mm256_loadu_ps(sums)), bias);
-  const __m128i low = _mm256_cvtpd_epi32(
-      _mm256_mul_pd(_mm256_cvtepi32_pd(_mm256_castsi256_si128(values)), multipliers_low));
-  const __m128i high = _mm256_cvtpd_epi32(
-      _mm256_mul_pd(_mm256_cvtepi32_pd(_mm256_extracti128_si256(values, 1)), multipliers_high));
-  __m256i rounded = _mm256_inserti128_si256(_mm256_castsi128_si256(low), high, 1);
-  rounded = _mm256_add_epi32(rounded, k.zero_point);
-  rounded = _mm256_min_epi32(_mm256_max_epi32(rounded, k.minimum), k.maximum);
-  const __m128i words =
-      _mm_packs_epi32(_mm256_castsi256_si128(rounded), _mm256_extracti128_si256(rounded, 1));
-  return _mm_packs_epi16(words, words);
+  return requantize8_small_codes(values, multipliers_low, multipliers_high, k);
 }
 
-// The same for RequantizeLanes::in_float (requantize16_in_float's rounding): the sum plus the
+// The same for LaneRequantization::in_float (requantize16_in_float's rounding): the sum plus the
 // bias is exact in float within 2^24, and one FMA rounds its product half to even.
 struct FloatLaneConstants {
   __m256 bias;
@@ -52,52 +43,39 @@ inline __m128i requantize_lane_pixel_in_float(const float* sums, const FloatLane
 }  // namespace
 
 void requantize_lanes(const RequantizeLanes& lanes) {
+  const LaneRequantization& q = lanes.requantization;
   const int32_t minimum =
-      lanes.output_minimum <= lanes.output_maximum ? lanes.output_minimum : lanes.output_maximum;
-  const SmallRequantizeConstants k{_mm256_set1_epi32(lanes.output_zero_point),
-                                   _mm256_set1_epi32(minimum),
-                                   _mm256_set1_epi32(lanes.output_maximum)};
-  const __m256i bias = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(lanes.bias));
-  const __m256d multipliers_low = _mm256_cvtps_pd(_mm_loadu_ps(lanes.multipliers));
-  const __m256d multipliers_high = _mm256_cvtps_pd(_mm_loadu_ps(lanes.multipliers + 4));
+      q.output_minimum <= q.output_maximum ? q.output_minimum : q.output_maximum;
+  const SmallRequantizeConstants k{_mm256_set1_epi32(q.output_zero_point),
+                                   _mm256_set1_epi32(minimum), _mm256_set1_epi32(q.output_maximum)};
+  const __m256i bias = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(q.bias));
+  const __m256d multipliers_low = _mm256_cvtps_pd(_mm_loadu_ps(q.multipliers));
+  const __m256d multipliers_high = _mm256_cvtps_pd(_mm_loadu_ps(q.multipliers + 4));
   // The zero point goes into the constant subtracted from the FMA's bits (int32, no overflow
   // for zero points within int8's codes); otherwise the int32 path.
-  const bool in_float =
-      lanes.in_float && lanes.output_zero_point >= -128 && lanes.output_zero_point <= 127;
-  const FloatLaneConstants f{_mm256_cvtepi32_ps(bias), _mm256_loadu_ps(lanes.multipliers),
+  const bool in_float = q.in_float && q.output_zero_point >= -128 && q.output_zero_point <= 127;
+  const FloatLaneConstants f{_mm256_cvtepi32_ps(bias), _mm256_loadu_ps(q.multipliers),
                              _mm256_set1_ps(12582912.0f),
-                             _mm256_set1_epi32(0x4B400000 - lanes.output_zero_point)};
+                             _mm256_set1_epi32(0x4B400000 - q.output_zero_point)};
   auto pixel = [&](const float* sums) {
     return in_float ? requantize_lane_pixel_in_float(sums, f, k)
                     : requantize_lane_pixel(sums, bias, multipliers_low, multipliers_high, k);
   };
   const size_t count = lanes.count;
-  int8_t* const* rows = lanes.rows;
+  int8_t* const* rows = q.rows;
   __m128i r[8];
-  __m128i columns[4];
   if (count < 8) {
-    alignas(16) int8_t staging[16];
     for (size_t c = 0; c < 8; ++c) {
       r[c] = c < count ? pixel(lanes.sums + c * 8) : _mm_setzero_si128();
     }
-    transpose8x8_bytes(r, columns);
-    for (size_t l = 0; l < 8; ++l) {
-      _mm_store_si128(reinterpret_cast<__m128i*>(staging), columns[l / 2]);
-      for (size_t c = 0; c < count; ++c) rows[l][c] = staging[(l % 2) * 8 + c];
-    }
+    store_first_pixel_codes(r, rows, count);
     return;
   }
   // The last block ends at the row's end and may overlap the one before (same values).
   for (size_t c = 0;; c += 8) {
     if (c + 8 > count) c = count - 8;
     for (size_t p = 0; p < 8; ++p) r[p] = pixel(lanes.sums + (c + p) * 8);
-    transpose8x8_bytes(r, columns);
-    for (size_t l = 0; l < 8; l += 2) {
-      _mm_storel_epi64(reinterpret_cast<__m128i*>(rows[l] + c), columns[l / 2]);
-      // The high half through an unaligned 8-byte store (_mm_storeh_pd stores a double*).
-      _mm_storel_epi64(reinterpret_cast<__m128i*>(rows[l + 1] + c),
-                       _mm_unpackhi_epi64(columns[l / 2], columns[l / 2]));
-    }
+    store_pixel_codes(r, rows, c);
     if (c + 8 == count) return;
   }
 }

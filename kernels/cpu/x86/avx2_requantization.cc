@@ -51,7 +51,6 @@ inline void requantize8(const int32_t* accumulators, const float* multipliers, b
 // The same when |accumulator x multiplier| < 2^30 (RequantizeRow::small_multipliers): the bound
 // is moot, cvtpd_epi32 rounds half to even in the default MXCSR mode exactly as nearbyint does,
 // and the zero point and clamp are exact in int32.
-
 inline void requantize8_small(const int32_t* accumulators, const float* multipliers,
                               bool per_element, __m256d uniform, const SmallRequantizeConstants& k,
                               int8_t* output) {
@@ -62,16 +61,8 @@ inline void requantize8_small(const int32_t* accumulators, const float* multipli
     multiplier_low = _mm256_cvtps_pd(_mm_loadu_ps(multipliers));
     multiplier_high = _mm256_cvtps_pd(_mm_loadu_ps(multipliers + 4));
   }
-  const __m128i low = _mm256_cvtpd_epi32(
-      _mm256_mul_pd(_mm256_cvtepi32_pd(_mm256_castsi256_si128(values)), multiplier_low));
-  const __m128i high = _mm256_cvtpd_epi32(
-      _mm256_mul_pd(_mm256_cvtepi32_pd(_mm256_extracti128_si256(values, 1)), multiplier_high));
-  __m256i rounded = _mm256_inserti128_si256(_mm256_castsi128_si256(low), high, 1);
-  rounded = _mm256_add_epi32(rounded, k.zero_point);
-  rounded = _mm256_min_epi32(_mm256_max_epi32(rounded, k.minimum), k.maximum);
-  const __m128i words =
-      _mm_packs_epi32(_mm256_castsi256_si128(rounded), _mm256_extracti128_si256(rounded, 1));
-  _mm_storel_epi64(reinterpret_cast<__m128i*>(output), _mm_packs_epi16(words, words));
+  _mm_storel_epi64(reinterpret_cast<__m128i*>(output),
+                   requantize8_small_codes(values, multiplier_low, multiplier_high, k));
 }
 
 // RequantizeRow::in_float on 16 accumulators: float(acc) x m + 1.5 x 2^23 in one FMA is

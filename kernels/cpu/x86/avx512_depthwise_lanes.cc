@@ -39,42 +39,31 @@ ORKNN_TARGET_AVX512 inline __m128i requantize_pixel(const float* sums, const Lan
 }  // namespace
 
 ORKNN_TARGET_AVX512 void avx512_requantize_lanes(const RequantizeLanes& lanes) {
+  const LaneRequantization& q = lanes.requantization;
   float multipliers[kDepthwiseLanes];
-  for (size_t l = 0; l < kDepthwiseLanes; ++l) multipliers[l] = lanes.multipliers[l];
+  for (size_t l = 0; l < kDepthwiseLanes; ++l) multipliers[l] = q.multipliers[l];
   // min(max(v, low), high) with low > high gives high, as the reference's clamp does.
   const int32_t minimum =
-      lanes.output_minimum <= lanes.output_maximum ? lanes.output_minimum : lanes.output_maximum;
-  const LaneConstants k{_mm256_loadu_si256(reinterpret_cast<const __m256i*>(lanes.bias)),
+      q.output_minimum <= q.output_maximum ? q.output_minimum : q.output_maximum;
+  const LaneConstants k{_mm256_loadu_si256(reinterpret_cast<const __m256i*>(q.bias)),
                         _mm512_maskz_cvtps_pd(0xFF, _mm256_loadu_ps(multipliers)),
-                        _mm256_set1_epi32(lanes.output_zero_point), _mm256_set1_epi32(minimum),
-                        _mm256_set1_epi32(lanes.output_maximum)};
+                        _mm256_set1_epi32(q.output_zero_point), _mm256_set1_epi32(minimum),
+                        _mm256_set1_epi32(q.output_maximum)};
   const size_t count = lanes.count;
-  int8_t* const* rows = lanes.rows;
+  int8_t* const* rows = q.rows;
   __m128i r[8];
-  __m128i columns[4];
   if (count < 8) {
-    alignas(16) int8_t staging[16];
     for (size_t c = 0; c < 8; ++c) {
       r[c] = c < count ? requantize_pixel(lanes.sums + c * 8, k) : _mm_setzero_si128();
     }
-    transpose8x8_bytes(r, columns);
-    for (size_t l = 0; l < 8; ++l) {
-      _mm_store_si128(reinterpret_cast<__m128i*>(staging), columns[l / 2]);
-      for (size_t c = 0; c < count; ++c) rows[l][c] = staging[(l % 2) * 8 + c];
-    }
+    store_first_pixel_codes(r, rows, count);
     return;
   }
   // The last block ends at the row's end and may overlap the one before (same values).
   for (size_t c = 0;; c += 8) {
     if (c + 8 > count) c = count - 8;
     for (size_t p = 0; p < 8; ++p) r[p] = requantize_pixel(lanes.sums + (c + p) * 8, k);
-    transpose8x8_bytes(r, columns);
-    for (size_t l = 0; l < 8; l += 2) {
-      _mm_storel_epi64(reinterpret_cast<__m128i*>(rows[l] + c), columns[l / 2]);
-      // The high half through an unaligned 8-byte store (_mm_storeh_pd stores a double*).
-      _mm_storel_epi64(reinterpret_cast<__m128i*>(rows[l + 1] + c),
-                       _mm_unpackhi_epi64(columns[l / 2], columns[l / 2]));
-    }
+    store_pixel_codes(r, rows, c);
     if (c + 8 == count) return;
   }
 }
