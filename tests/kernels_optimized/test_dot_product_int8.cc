@@ -23,6 +23,7 @@
 #include "kernels_optimized/optimized_test_support.h"
 #include "optimized/dot_product_kernels.h"
 #include "optimized/dot_product_pair_split.h"
+#include "optimized/phase_planes.h"
 #include "reference/convolution.h"
 #include "reference/gemm.h"
 
@@ -396,6 +397,134 @@ void test_tap_pieces(void**) {
                     static_cast<long long>(p.shape.window.output_width),
                     static_cast<long long>(w.kernel_height), static_cast<long long>(w.kernel_width),
                     static_cast<long long>(window.stride), static_cast<long long>(window.dilation),
+                    static_cast<long long>(w.pad_top), static_cast<long long>(w.pad_left),
+                    static_cast<long long>(w.pad_bottom), static_cast<long long>(w.pad_right),
+                    input_zero_point);
+      const std::string algorithm = check(p, engine, pool, what);
+      if (!engine.ran_dot_product(algorithm)) {
+        fail_msg("%s: ran '%s', expected the %s GEMM", what, algorithm.c_str(),
+                 engine.name.c_str());
+      }
+    }
+  }
+}
+
+// The phase planes (phase_planes.h) against their definition: for random stride-2 windows
+// (kernels 1-7 per axis, pads 0-4 on each side, odd and even inputs), whole or for a run of
+// output rows, every tap of every output pixel reads, at phase_tap_offset + (oy - the first
+// output row) x columns + ox, the input pixel it covers or the pad.
+void test_phase_planes(void**) {
+  Random random(2214);
+  for (int trial = 0; trial < 400; ++trial) {
+    reference::Window2D w;
+    w.kernel_height = random.integer(1, 7);
+    w.kernel_width = random.integer(1, 7);
+    w.stride_height = w.stride_width = 2;
+    w.pad_top = random.integer(0, 4);
+    w.pad_left = random.integer(0, 4);
+    w.pad_bottom = random.integer(0, 4);
+    w.pad_right = random.integer(0, 4);
+    w.input_height = random.integer(1, 41);
+    w.input_width = random.integer(1, 41);
+    w.output_height =
+        conv_output_size(w.input_height, w.kernel_height, 2, 1, w.pad_top, w.pad_bottom);
+    w.output_width = conv_output_size(w.input_width, w.kernel_width, 2, 1, w.pad_left, w.pad_right);
+    if (!optimized::phase_planes_apply(w)) continue;
+    const size_t planes = static_cast<size_t>(random.integer(1, 3));
+    const std::vector<int8_t> input =
+        random.codes(planes * static_cast<size_t>(w.input_height * w.input_width));
+    const auto pad = static_cast<int8_t>(random.integer(-128, 127));
+    // Every output row, or (as a block of columns takes them) a run of output rows.
+    const bool whole = trial % 2 == 0;
+    const int64_t first_output_row = whole ? 0 : random.integer(0, w.output_height - 1);
+    const int64_t output_rows =
+        whole ? w.output_height : random.integer(1, w.output_height - first_output_row);
+    const optimized::PhaseLayout layout =
+        whole ? optimized::phase_layout(w)
+              : optimized::phase_layout(w, first_output_row, output_rows);
+    // A guard byte after the planes that the split must not write.
+    std::vector<int8_t> phases(planes * layout.channel_bytes() + 1, 0x5a);
+    ThreadPool pool(1 + trial % 3);
+    if (trial % 4 < 2) {
+      optimized::split_phase_planes(w, layout, input.data(), planes, pad, phases.data(), pool);
+    } else {
+      optimized::split_phase_planes(w, layout, input.data(), planes, pad, phases.data());
+    }
+    assert_int_equal(phases.back(), 0x5a);
+    for (size_t plane = 0; plane < planes; ++plane) {
+      const int8_t* source = input.data() + plane * w.input_height * w.input_width;
+      const int8_t* channel = phases.data() + plane * layout.channel_bytes();
+      for (int64_t ky = 0; ky < w.kernel_height; ++ky) {
+        for (int64_t kx = 0; kx < w.kernel_width; ++kx) {
+          const size_t offset = optimized::phase_tap_offset(w, layout, ky, kx);
+          for (int64_t oy = first_output_row; oy < first_output_row + output_rows; ++oy) {
+            for (int64_t ox = 0; ox < w.output_width; ++ox) {
+              const int64_t iy = oy * 2 + ky - w.pad_top;
+              const int64_t ix = ox * 2 + kx - w.pad_left;
+              const bool inside = iy >= 0 && iy < w.input_height && ix >= 0 && ix < w.input_width;
+              const int8_t expected = inside ? source[iy * w.input_width + ix] : pad;
+              const size_t at =
+                  offset + static_cast<size_t>((oy - first_output_row) * w.output_width + ox);
+              if (at >= layout.channel_bytes() || channel[at] != expected) {
+                fail_msg(
+                    "phase planes trial %d: in %lldx%lld k %lldx%lld pads %lld %lld %lld "
+                    "%lld, tap (%lld, %lld) output (%lld, %lld): wrong byte",
+                    trial, static_cast<long long>(w.input_height),
+                    static_cast<long long>(w.input_width), static_cast<long long>(w.kernel_height),
+                    static_cast<long long>(w.kernel_width), static_cast<long long>(w.pad_top),
+                    static_cast<long long>(w.pad_left), static_cast<long long>(w.pad_bottom),
+                    static_cast<long long>(w.pad_right), static_cast<long long>(ky),
+                    static_cast<long long>(kx), static_cast<long long>(oy),
+                    static_cast<long long>(ox));
+              }
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
+// Stride-2 convolutions on the pair-limited tables, which read them on phase planes: random
+// kernels (2x1 to 5x5), asymmetric pads up to 3, odd and even inputs of 1-40 pixels a side
+// (output rows across the 16-column panels and 192-column blocks), 1-12 or 256-260 channels,
+// two images and two groups, input zero points of either sign and 1-3 threads.
+void test_phase_plane_convolutions(void**) {
+  Random random(2215);
+  for (const Engine& engine : engines()) {
+    if (!engine.refuses_products()) continue;
+    for (int trial = 0; trial < 40; ++trial) {
+      reference::Window2D w;
+      w.kernel_height = random.integer(1, 5);
+      w.kernel_width = random.integer(w.kernel_height == 1 ? 2 : 1, 5);
+      w.stride_height = w.stride_width = 2;
+      w.pad_top = random.integer(0, 3);
+      w.pad_left = random.integer(0, 3);
+      w.pad_bottom = random.integer(0, 3);
+      w.pad_right = random.integer(0, 3);
+      w.input_height = random.integer(std::max<int64_t>(1, w.kernel_height - 3), 40);
+      w.input_width = random.integer(std::max<int64_t>(1, w.kernel_width - 3), 40);
+      const int64_t groups = trial % 4 == 3 ? 2 : 1;
+      const int64_t group_channels =
+          trial % 5 == 4 ? random.integer(256, 260) : random.integer(1, 12);
+      const int32_t input_zero_point = random.integer(-128, 127);
+      Problem p =
+          make_window_problem(random, groups * group_channels, groups * random.integer(1, 14), w,
+                              groups, input_zero_point, false);
+      if (p.shape.window.output_height <= 0 || p.shape.window.output_width <= 0) continue;
+      if (trial % 3 == 1) {
+        p.shape.batch = 2;
+        p.input = random.codes(2 * p.input.size());
+      }
+      ThreadPool pool(1 + trial % 3);
+      char what[160];
+      std::snprintf(what, sizeof(what),
+                    "phase trial %d: N %lld C %lld g %lld in %lldx%lld k %lldx%lld pads %lld %lld "
+                    "%lld %lld zx %d",
+                    trial, static_cast<long long>(p.shape.batch),
+                    static_cast<long long>(p.shape.input_channels), static_cast<long long>(groups),
+                    static_cast<long long>(w.input_height), static_cast<long long>(w.input_width),
+                    static_cast<long long>(w.kernel_height), static_cast<long long>(w.kernel_width),
                     static_cast<long long>(w.pad_top), static_cast<long long>(w.pad_left),
                     static_cast<long long>(w.pad_bottom), static_cast<long long>(w.pad_right),
                     input_zero_point);
@@ -1104,6 +1233,8 @@ int main() {
       cmocka_unit_test(test_random_shapes),
       cmocka_unit_test(test_tile_edges),
       cmocka_unit_test(test_tap_pieces),
+      cmocka_unit_test(test_phase_planes),
+      cmocka_unit_test(test_phase_plane_convolutions),
       cmocka_unit_test(test_extremes_and_groups),
       cmocka_unit_test(test_fallbacks),
       cmocka_unit_test(test_empty_outputs),

@@ -15,6 +15,7 @@
 #include "optimized/dot_product_im2col.h"
 #include "optimized/dot_product_kernels.h"
 #include "optimized/dot_product_pair_split.h"
+#include "optimized/phase_planes.h"
 
 namespace orknn::kernels::cpu::optimized {
 namespace {
@@ -34,7 +35,9 @@ constexpr BlockLimits kLimits{kDepthBlock, 144, 192, 288, 64};
 // faster on Zen 3 (docs/cpu-kernels.md, "Session 13"; layer time with gathers / with the tap
 // packer: the 3-channel stems and YOLOv5s's 32-channel 3x3 layers 0.6-0.8, the 3x3/2 layers
 // of 64 channels about 0.9, of 128 channels 0.91-1.0), while at 256 channels the two were even
-// or the tap packer won (ResNet18's 3x3/2 256 -> 512 at 14x14).
+// or the tap packer won (ResNet18's 3x3/2 256 -> 512 at 14x14). Since session 14 the windows
+// with stride 2 both ways read phase planes instead (phase_split_preferred), whatever their
+// channels, so this applies to the other strides.
 constexpr size_t kSmallestPairTapChannels = 256;
 // The thread split's cost of a B column (BlockLimits::column_cost) for pointwise layers read in
 // place on small planes with the table's small_plane_depth_block: their B is packed from the
@@ -79,6 +82,19 @@ size_t chunk_groups(const DotProductKernels& kernels, size_t depth_groups, size_
   return divide_round_up(depth_groups, chunks);
 }
 
+// Whether the driver reads a stride-2 window's im2col rows in place from the input's phase planes
+// (phase_planes.h) instead of gathering them with stride 2 or packing them along tap pieces.
+// Pair-limited tables only (measured on Zen 3's avx2 pair tiles; the other tables' windows were
+// not measured), windows larger than 1x1 (a 1x1 window reads one row phase and column tap: the
+// subsampled copy, subsampled_pointwise.h, is that layer's form). Per layer against the row
+// gather or the tap packer (docs/cpu-kernels-journal/session-14-strided.md): 3x3/2 over
+// 32-256 channels 0.88-0.96x at one thread and 0.82-0.97x at two (one run of 1.17x for
+// 256 -> 512 at 40x40 among 0.93 and 0.97), the 3-channel stems 0.81-0.91x and 0.89-1.00x.
+bool phase_split_preferred(const DotProductKernels& kernels, const Conv2DShape& shape) {
+  const reference::Window2D& w = shape.window;
+  return kernels.pair_sums_limited && phase_planes_apply(w) && w.kernel_height * w.kernel_width > 1;
+}
+
 class DotProductConvolution final : public Conv2DInt8 {
  public:
   DotProductConvolution(const DotProductKernels& kernels, const Conv2DShape& shape,
@@ -116,8 +132,9 @@ class DotProductConvolution final : public Conv2DInt8 {
     const size_t panels = divide_round_up(column_block, nr_);
     const size_t tap_segments =
         max_panel_segments(column_block, nr_, static_cast<size_t>(geometry_.window.output_width));
+    phase_split_ = phase_split_preferred(kernels, shape);
     packs_taps_ =
-        kernels.pack_activation_taps && !pointwise_in_place() &&
+        kernels.pack_activation_taps && !pointwise_in_place() && !phase_split_ &&
         static_cast<size_t>(geometry_.window.stride_width) <= kernels.largest_tap_stride &&
         taps * tap_segments <= kMaxTapPieces &&
         nr_ * static_cast<size_t>(geometry_.window.stride_width) <= 64 &&
@@ -135,6 +152,26 @@ class DotProductConvolution final : public Conv2DInt8 {
     constants_offset_ = first_piece_offset_ +
                         (packs_taps_ ? align_bytes(taps * (panels + 1) * sizeof(uint32_t)) : 0);
     task_bytes_ = constants_offset_ + align_bytes(task_rows * sizeof(int32_t));
+    if (phase_split_) {
+      // A task splits the planes of the output rows its block touches, into its scratch: at
+      // most (column block - 1) / width + 2 rows.
+      const reference::Window2D& w = geometry_.window;
+      const int64_t block_rows = std::min<int64_t>(
+          w.output_height, static_cast<int64_t>(column_block - 1) / w.output_width + 2);
+      const PhaseLayout largest = phase_layout(w, 0, block_rows);
+      phase_offset_ = align_bytes(task_bytes_);
+      task_bytes_ =
+          phase_offset_ + align_bytes(static_cast<size_t>(shape.input_channels / shape.groups) *
+                                      largest.channel_bytes());
+      // Each tap's plane and row offset, which hold for any such block layout.
+      for (int64_t ky = 0; ky < w.kernel_height; ++ky) {
+        for (int64_t kx = 0; kx < w.kernel_width; ++kx) {
+          const size_t offset = phase_tap_offset(w, largest, ky, kx);
+          tap_planes_.push_back(offset / largest.plane_bytes());
+          tap_rows_.push_back(offset % largest.plane_bytes());
+        }
+      }
+    }
     small_multipliers_ =
         small_multipliers(requantization.multipliers.data(), requantization.multipliers.size(),
                           requantization.output_zero_point);
@@ -182,6 +219,14 @@ class DotProductConvolution final : public Conv2DInt8 {
     size_t rows = 0;
     size_t first_column = 0;
     size_t columns = 0;
+  };
+
+  // A block's phase planes (phase_split_): the output rows its columns touch, split in its
+  // task's scratch.
+  struct BlockPhases {
+    const int8_t* planes = nullptr;
+    PhaseLayout layout;
+    size_t first_pixel = 0;  // the block's first column from its layout's first output row
   };
 
   // Pair-limited tables: the depth order with the fewest corrections (pair_limited_depth_order)
@@ -322,9 +367,9 @@ class DotProductConvolution final : public Conv2DInt8 {
   // A pointwise convolution's im2col rows are input rows: read in place; others are gathered
   // into `rows` first along the block's `segments` (gather_im2col_int8_row). Depth past the
   // matrix reuses a real row (A is zero there).
-  void pack_b(const int8_t* group_input, const Block& block, const Segment* segments,
-              size_t segment_count, size_t group_begin, size_t groups, int8_t* rows,
-              int8_t* packed) const {
+  void pack_b(const int8_t* group_input, const BlockPhases* phases, const Block& block,
+              const Segment* segments, size_t segment_count, size_t group_begin, size_t groups,
+              int8_t* rows, int8_t* packed) const {
     const auto zero_code = static_cast<int8_t>(requantization_.input_zero_point);
     const size_t g_depth = group_depth_;
     const bool in_place = pointwise_in_place();
@@ -344,6 +389,8 @@ class DotProductConvolution final : public Conv2DInt8 {
           group.rows[d] = group.rows[0];
         } else if (in_place) {
           group.rows[d] = group_input + k * plane + block.first_column;
+        } else if (phases) {
+          group.rows[d] = phase_row(*phases, k);
         } else {
           int8_t* row = rows + d * block.columns;
           gather_im2col_int8_row(geometry_, group_input, static_cast<int64_t>(k), segments,
@@ -354,6 +401,32 @@ class DotProductConvolution final : public Conv2DInt8 {
       group.out = packed + g * nr_ * g_depth;
       kernels_.pack_activation_groups(group);
     }
+  }
+
+  BlockPhases split_block_phases(const int8_t* group_input, const Block& block,
+                                 int8_t* planes) const {
+    const reference::Window2D& w = geometry_.window;
+    const auto width = static_cast<size_t>(w.output_width);
+    const size_t first_row = block.first_column / width;
+    const size_t last_row = (block.first_column + block.columns - 1) / width;
+    BlockPhases phases;
+    phases.planes = planes;
+    phases.layout = phase_layout(w, static_cast<int64_t>(first_row),
+                                 static_cast<int64_t>(last_row - first_row + 1));
+    phases.first_pixel = block.first_column - first_row * width;
+    split_phase_planes(w, phases.layout, group_input,
+                       static_cast<size_t>(shape_.input_channels / shape_.groups),
+                       static_cast<int8_t>(requantization_.input_zero_point), planes);
+    return phases;
+  }
+
+  // Im2col row k of a phase-split window at the block's first column: a stretch of channel
+  // k / taps's planes, read in place.
+  const int8_t* phase_row(const BlockPhases& phases, size_t k) const {
+    const size_t taps = tap_planes_.size();
+    const size_t tap = k % taps;
+    return phases.planes + k / taps * phases.layout.channel_bytes() +
+           tap_planes_[tap] * phases.layout.plane_bytes() + tap_rows_[tap] + phases.first_pixel;
   }
 
   // 1x1, stride 1, no padding: im2col row k is input channel k's plane (any dilation).
@@ -380,7 +453,7 @@ class DotProductConvolution final : public Conv2DInt8 {
       auto* first_piece = reinterpret_cast<uint32_t*>(scratch + first_piece_offset_);
       build_tap_pieces(geometry_, segments, segment_count, panels, pieces, first_piece);
       plan = TapPlan{pieces, first_piece, panels};
-    } else if (!pointwise_in_place()) {
+    } else if (!pointwise_in_place() && !phase_split_) {
       // One run per output row of the block (a "panel" as wide as the block).
       segment_count =
           build_segments(geometry_, block.first_column, block.columns, block.columns, segments);
@@ -393,6 +466,11 @@ class DotProductConvolution final : public Conv2DInt8 {
     const int8_t* group_input =
         input + (block.image * input_channels + block.group * group_channels) * plane;
     const int8_t* group_weights = packed_weights_.data() + block.group * group_weights_size_;
+    BlockPhases phases;
+    if (phase_split_) {
+      phases = split_block_phases(group_input, block,
+                                  reinterpret_cast<int8_t*>(scratch + phase_offset_));
+    }
     const size_t end_row = block.first_row + block.rows;
 
     const size_t first_channel = block.group * group_rows_;
@@ -423,7 +501,8 @@ class DotProductConvolution final : public Conv2DInt8 {
       if (packs_taps_) {
         pack_b_from_taps(group_input, block, plan, group_begin, groups, packed_b);
       } else {
-        pack_b(group_input, block, segments, segment_count, group_begin, groups, rows, packed_b);
+        pack_b(group_input, phase_split_ ? &phases : nullptr, block, segments, segment_count,
+               group_begin, groups, rows, packed_b);
       }
       tile.depth_groups = groups;
       tile.accumulate = group_begin > 0;
@@ -495,6 +574,10 @@ class DotProductConvolution final : public Conv2DInt8 {
   size_t first_piece_offset_ = 0;
   size_t constants_offset_ = 0;
   bool packs_taps_ = false;           // B packed along tap pieces (pack_activation_taps)
+  bool phase_split_ = false;          // im2col rows copied out of phase planes (phase_planes.h)
+  size_t phase_offset_ = 0;           // the block's planes in the task's scratch
+  std::vector<size_t> tap_planes_;    // per tap, its plane in a channel's (py x kernel width + kx)
+  std::vector<size_t> tap_rows_;      // per tap, its first row's offset in the plane
   bool requantizes_in_tile_ = false;  // tile_requantized_activations_in_b
   size_t task_bytes_ = 0;
   bool small_multipliers_ = false;
