@@ -10,7 +10,10 @@
 // On x86-64 the two loops are also compiled for AVX2 (GCC's function multiversioning: the
 // dynamic loader picks the clone once, from the CPU): SSE2 has no blend and no 32-bit min/max,
 // so its selects cost several instructions each (the SSE2 loop took about 1 ns per element).
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+// Not under the sanitizers: the clones' resolver runs while the loader relocates the library,
+// before a sanitizer's runtime is up (ThreadSanitizer builds crashed at start-up).
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && \
+    !defined(__SANITIZE_THREAD__) && !defined(__SANITIZE_ADDRESS__)
 #define ORKNN_INPUT_CLONES __attribute__((target_clones("avx2", "default")))
 #else
 #define ORKNN_INPUT_CLONES
