@@ -217,6 +217,21 @@ int64_t rows_per_piece(int64_t row_elements) {
   return std::max<int64_t>(1, kPieceElements / std::max<int64_t>(1, row_elements));
 }
 
+// Model channel c's normalisation, (x - mean) x (1 / std), and the application's channel it
+// reads (the last first when the input reverses its channels): the one place every conversion
+// path takes them from, so all paths round alike.
+struct ChannelNormalization {
+  float mean;
+  float inverse_std;
+  int64_t source;
+};
+
+ChannelNormalization channel_normalization(const graph::GraphInput& input, int64_t channels,
+                                           int64_t c) {
+  return {input.mean.empty() ? 0.0f : input.mean[c], input.std.empty() ? 1.0f : 1.0f / input.std[c],
+          input.reverse_channels ? channels - 1 - c : c};
+}
+
 // The normalisation of NHWC pixels of up to kPixelChannels channels, read once, pixel by pixel,
 // each pixel's channels spread over planes (a pass per channel over the interleaved rows took
 // 2.4 ns per element of a 640x640 RGB float image).
@@ -231,9 +246,10 @@ struct PixelNormalization {
   PixelNormalization(const graph::GraphInput& input, int64_t channel_count)
       : channels(channel_count) {
     for (int64_t c = 0; c < channels; ++c) {
-      mean[c] = input.mean.empty() ? 0.0f : input.mean[c];
-      inverse_std[c] = input.std.empty() ? 1.0f : 1.0f / input.std[c];
-      source[c] = input.reverse_channels ? channels - 1 - c : c;
+      const ChannelNormalization normalization = channel_normalization(input, channels, c);
+      mean[c] = normalization.mean;
+      inverse_std[c] = normalization.inverse_std;
+      source[c] = normalization.source;
     }
   }
 
@@ -278,13 +294,6 @@ void gather_normalized(const graph::Shape& shape, const UserTensorFormat& format
   const int64_t planes = batch * channels;
   const int64_t spatial = planes == 0 ? 0 : (shape.size() >= 2 ? elements / planes : 1);
   const bool nhwc = needs_relayout(shape, format);
-  const auto source_channel = [&](int64_t c) {
-    return input.reverse_channels ? channels - 1 - c : c;
-  };
-  const auto mean_of = [&](int64_t c) { return input.mean.empty() ? 0.0f : input.mean[c]; };
-  const auto inverse_std_of = [&](int64_t c) {
-    return input.std.empty() ? 1.0f : 1.0f / input.std[c];
-  };
   if (nhwc && channels <= kPixelChannels) {
     const Geometry g(shape, format);
     const PixelNormalization pixels(input, channels);
@@ -301,11 +310,12 @@ void gather_normalized(const graph::Shape& shape, const UserTensorFormat& format
   }
   for (int64_t n = 0; n < batch; ++n) {
     for (int64_t c = 0; c < channels; ++c) {
-      const float mean = mean_of(c);
-      const float inverse_std = inverse_std_of(c);
+      const ChannelNormalization normalization = channel_normalization(input, channels, c);
+      const float mean = normalization.mean;
+      const float inverse_std = normalization.inverse_std;
       float* plane = out + (n * channels + c) * spatial;
       if (!nhwc) {
-        const int64_t first = (n * channels + source_channel(c)) * spatial;
+        const int64_t first = (n * channels + normalization.source) * spatial;
         for (int64_t s = 0; s < spatial; ++s) {
           plane[s] = (load_as_float<Element>(data, first + s) - mean) * inverse_std;
         }
@@ -316,7 +326,7 @@ void gather_normalized(const graph::Shape& shape, const UserTensorFormat& format
         const int64_t row = ((n * g.stored_height + h) * g.stored_width) * g.channels;
         float* out_row = plane + h * g.width;
         for (int64_t w = 0; w < g.width; ++w) {
-          const int64_t from = row + w * g.channels + source_channel(c);
+          const int64_t from = row + w * g.channels + normalization.source;
           out_row[w] = (load_as_float<Element>(data, from) - mean) * inverse_std;
         }
       }
@@ -358,10 +368,10 @@ void build_byte_tables(const graph::GraphInput& input, int64_t channels, Encode&
   for (int value = 0; value < 256; ++value) raw[value] = static_cast<uint8_t>(value);
   float normalized[256];
   for (int64_t c = 0; c < channels; ++c) {
-    const float mean = input.mean.empty() ? 0.0f : input.mean[c];
-    const float inverse_std = input.std.empty() ? 1.0f : 1.0f / input.std[c];
+    const ChannelNormalization normalization = channel_normalization(input, channels, c);
     for (int value = 0; value < 256; ++value) {
-      normalized[value] = (load_as_float<Element>(raw, value) - mean) * inverse_std;
+      normalized[value] =
+          (load_as_float<Element>(raw, value) - normalization.mean) * normalization.inverse_std;
     }
     encode(normalized, tables + c * 256);
   }
@@ -376,7 +386,7 @@ void convert_through_tables(const graph::Shape& shape, const UserTensorFormat& f
   const int64_t batch = shape[0], channels = shape[1];
   const int64_t spatial = shape[2] * shape[3];
   const auto source_channel = [&](int64_t c) {
-    return input.reverse_channels ? channels - 1 - c : c;
+    return channel_normalization(input, channels, c).source;
   };
   if (!needs_relayout(shape, format)) {
     // Pieces of whole rows of the planes.
@@ -605,12 +615,11 @@ Status convert_input(size_t index, const graph::Tensor& tensor, const graph::Gra
         const int64_t count = std::min(piece, spatial - begin);
         if (count <= 0) continue;
         const int64_t n = plane / channels, c = plane % channels;
-        const int64_t source_channel = input.reverse_channels ? channels - 1 - c : c;
-        const float mean = input.mean.empty() ? 0.0f : input.mean[c];
-        const float inverse_std = input.std.empty() ? 1.0f : 1.0f / input.std[c];
-        normalize_and_quantize_input(values + (n * channels + source_channel) * spatial + begin,
-                                     static_cast<size_t>(count), mean, inverse_std, quantization,
-                                     codes + plane * spatial + begin);
+        const ChannelNormalization normalization = channel_normalization(input, channels, c);
+        normalize_and_quantize_input(
+            values + (n * channels + normalization.source) * spatial + begin,
+            static_cast<size_t>(count), normalization.mean, normalization.inverse_std, quantization,
+            codes + plane * spatial + begin);
       }
     });
     return ok_status();

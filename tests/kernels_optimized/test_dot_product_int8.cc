@@ -270,13 +270,20 @@ std::string check(const Problem& p, const Engine& engine, ThreadPool& pool, cons
   return kernel->algorithm();
 }
 
+// check(), and that the engine's own GEMM (or direct convolution) ran, not a fallback.
+void check_dot_product(const Problem& p, const Engine& engine, ThreadPool& pool, const char* what) {
+  const std::string algorithm = check(p, engine, pool, what);
+  if (!engine.ran_dot_product(algorithm)) {
+    fail_msg("%s: ran '%s', expected the %s GEMM", what, algorithm.c_str(), engine.name.c_str());
+  }
+}
+
 // Random shapes: depths 1-20 (every remainder of 4 and 8) and around the 256 chunk, 1-19
 // output channels (rows 1, MR - 1, MR, MR + 1, ...), 1-17 and 190-200 pixels (column blocks).
 void test_random_shapes(void**) {
   Random random(2024);
   ThreadPool pool(3);
   for (const Engine& engine : engines()) {
-    const std::string& name = engine.name;
     for (int trial = 0; trial < 40; ++trial) {
       const bool deep = trial % 5 == 4;
       const int64_t kernel = trial % 3 == 0 ? 3 : 1;
@@ -301,10 +308,7 @@ void test_random_shapes(void**) {
                     static_cast<long long>(height), static_cast<long long>(width),
                     static_cast<long long>(kernel), static_cast<long long>(stride),
                     static_cast<long long>(pad), input_zero_point);
-      const std::string algorithm = check(p, engine, pool, what);
-      if (!engine.ran_dot_product(algorithm)) {
-        fail_msg("%s: ran '%s', expected the %s GEMM", what, algorithm.c_str(), name.c_str());
-      }
+      check_dot_product(p, engine, pool, what);
     }
   }
 }
@@ -329,11 +333,7 @@ void test_tile_edges(void**) {
         std::snprintf(what, sizeof(what), "tile edge: M %lld pixels %lld C %lld zx %d",
                       static_cast<long long>(rows), static_cast<long long>(pixels),
                       static_cast<long long>(channels), input_zero_point);
-        const std::string algorithm = check(p, engine, pool, what);
-        if (!engine.ran_dot_product(algorithm)) {
-          fail_msg("%s: ran '%s', expected the %s GEMM", what, algorithm.c_str(),
-                   engine.name.c_str());
-        }
+        check_dot_product(p, engine, pool, what);
       }
     }
   }
@@ -400,11 +400,7 @@ void test_tap_pieces(void**) {
                     static_cast<long long>(w.pad_top), static_cast<long long>(w.pad_left),
                     static_cast<long long>(w.pad_bottom), static_cast<long long>(w.pad_right),
                     input_zero_point);
-      const std::string algorithm = check(p, engine, pool, what);
-      if (!engine.ran_dot_product(algorithm)) {
-        fail_msg("%s: ran '%s', expected the %s GEMM", what, algorithm.c_str(),
-                 engine.name.c_str());
-      }
+      check_dot_product(p, engine, pool, what);
     }
   }
 }
@@ -528,11 +524,7 @@ void test_phase_plane_convolutions(void**) {
                     static_cast<long long>(w.pad_top), static_cast<long long>(w.pad_left),
                     static_cast<long long>(w.pad_bottom), static_cast<long long>(w.pad_right),
                     input_zero_point);
-      const std::string algorithm = check(p, engine, pool, what);
-      if (!engine.ran_dot_product(algorithm)) {
-        fail_msg("%s: ran '%s', expected the %s GEMM", what, algorithm.c_str(),
-                 engine.name.c_str());
-      }
+      check_dot_product(p, engine, pool, what);
     }
   }
 }
