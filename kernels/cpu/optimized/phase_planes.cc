@@ -4,9 +4,7 @@
 #include <algorithm>
 #include <cstring>
 
-#if defined(__SSE2__)
-#include <emmintrin.h>
-#endif
+#include "optimized/even_elements.h"
 
 namespace orknn::kernels::cpu::optimized {
 namespace {
@@ -14,30 +12,6 @@ namespace {
 // floor(value / 2) for either sign.
 int64_t floor_half(int64_t value) {
   return value >= 0 ? value / 2 : -((1 - value) / 2);
-}
-
-// target[t] = source[2 t] for t < count; the bytes source[0 .. 2 count - 2] are readable. SSE2
-// (every x86-64) takes 16 at a time from two loads, a last step overlapping the one before.
-void copy_every_other(const int8_t* source, int8_t* target, size_t count) {
-  size_t t = 0;
-#if defined(__SSE2__)
-  const __m128i low_bytes = _mm_set1_epi16(0x00ff);
-  auto step = [&](size_t at) {
-    const __m128i first = _mm_loadu_si128(reinterpret_cast<const __m128i*>(source + 2 * at));
-    const __m128i second = _mm_loadu_si128(reinterpret_cast<const __m128i*>(source + 2 * at + 16));
-    // Each 16-bit lane keeps its even byte (0..255), which packus narrows back to bytes.
-    const __m128i even =
-        _mm_packus_epi16(_mm_and_si128(first, low_bytes), _mm_and_si128(second, low_bytes));
-    _mm_storeu_si128(reinterpret_cast<__m128i*>(target + at), even);
-  };
-  // A step at `at` reads source[2 at .. 2 at + 31], readable while 2 at + 31 <= 2 count - 2.
-  for (; t + 17 <= count; t += 16) step(t);
-  if (t < count && count >= 17) {
-    step(count - 17);
-    t = count - 1;
-  }
-#endif
-  for (; t < count; ++t) target[t] = source[2 * t];
 }
 
 // Plane P[py][kx] of one input plane: P(i, ox) = input(2 i + py, 2 ox + kx - pad_left).
@@ -58,7 +32,8 @@ void split_phase_plane(const reference::Window2D& w, const PhaseLayout& layout, 
     // The pads at the ends are 0-3 bytes: a loop, not a library call per row.
     for (int64_t t = 0; t < low; ++t) target[t] = pad;
     const int8_t* row = plane + y * w.input_width + 2 * low + shift;
-    copy_every_other(row, target + low, static_cast<size_t>(high - low));
+    copy_even_elements(row, target + low, static_cast<size_t>(high - low),
+                       static_cast<size_t>(w.input_width - 2 * low - shift));
     for (int64_t t = high; t < columns; ++t) target[t] = pad;
   }
 }

@@ -1,12 +1,10 @@
 // The subsampling wrapper of subsampled_pointwise.h: one copy, then the wrapped stride-1 kernel.
 #include "optimized/subsampled_pointwise.h"
 
+#include "optimized/even_elements.h"
+
 #include <string>
 #include <utility>
-
-#if defined(__SSE2__)
-#include <emmintrin.h>
-#endif
 
 namespace orknn::kernels::cpu::optimized {
 namespace {
@@ -17,49 +15,6 @@ constexpr size_t kScratchAlignment = 64;
 
 size_t round_up(size_t bytes) {
   return (bytes + kScratchAlignment - 1) / kScratchAlignment * kScratchAlignment;
-}
-
-// Element 2i of `row` to target[i] for i < count, where `available` elements may be read from
-// `row` (at least 2 x count - 1). ResNet's downsample layers have stride 2, so SSE2 (every
-// x86-64) takes those 16 bytes or 4 floats at a time from two loads; a last step may overlap the
-// one before it, and the rest goes one by one. The scalar loop alone cost about as much as the
-// 64 -> 128 layer's gain.
-void copy_even_elements(const int8_t* row, int8_t* target, size_t count, size_t available) {
-  size_t i = 0;
-#if defined(__SSE2__)
-  const __m128i low_bytes = _mm_set1_epi16(0x00ff);
-  auto step = [&](size_t at) {
-    const __m128i first = _mm_loadu_si128(reinterpret_cast<const __m128i*>(row + 2 * at));
-    const __m128i second = _mm_loadu_si128(reinterpret_cast<const __m128i*>(row + 2 * at + 16));
-    // Each 16-bit lane keeps its even byte (0..255), which packus narrows back to bytes.
-    const __m128i even =
-        _mm_packus_epi16(_mm_and_si128(first, low_bytes), _mm_and_si128(second, low_bytes));
-    _mm_storeu_si128(reinterpret_cast<__m128i*>(target + at), even);
-  };
-  for (; i + 16 <= count && 2 * i + 32 <= available; i += 16) step(i);
-  if (i < count && count >= 16 && 2 * count <= available) {
-    step(count - 16);
-    return;
-  }
-#endif
-  for (; i < count; ++i) target[i] = row[2 * i];
-}
-
-void copy_even_elements(const float* row, float* target, size_t count, size_t available) {
-  size_t i = 0;
-#if defined(__SSE2__)
-  auto step = [&](size_t at) {
-    const __m128 first = _mm_loadu_ps(row + 2 * at);
-    const __m128 second = _mm_loadu_ps(row + 2 * at + 4);
-    _mm_storeu_ps(target + at, _mm_shuffle_ps(first, second, _MM_SHUFFLE(2, 0, 2, 0)));
-  };
-  for (; i + 4 <= count && 2 * i + 8 <= available; i += 4) step(i);
-  if (i < count && count >= 4 && 2 * count <= available) {
-    step(count - 4);
-    return;
-  }
-#endif
-  for (; i < count; ++i) target[i] = row[2 * i];
 }
 
 // Copies pixel (oh x sh, ow x sw) of every input plane to (oh, ow) of an OH x OW plane, one task
