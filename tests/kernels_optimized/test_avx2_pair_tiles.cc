@@ -126,7 +126,8 @@ TileCase random_case(Generator& random, size_t mr, size_t nr, size_t rows, size_
   t.b.resize(depth_groups * nr * 4);
   for (int8_t& byte : t.b) byte = activation_byte(random);
   // 0-3 corrections per real row on average, some in the same group as another (of the same
-  // row or not), sorted by group.
+  // row or not), and some on A's padding rows (rows..mr-1, which the tile must ignore), sorted
+  // by row, then by group, as index_panel_corrections gives a tile's.
   const size_t count = static_cast<size_t>(random.integer(0, static_cast<int32_t>(3 * rows)));
   for (size_t i = 0; i < count; ++i) {
     optimized::Int8PairCorrection correction{};
@@ -136,7 +137,10 @@ TileCase random_case(Generator& random, size_t mr, size_t nr, size_t rows, size_
       correction.group = static_cast<uint32_t>(
           t.first_group + static_cast<size_t>(random.integer(0, int32_t(depth_groups) - 1)));
     }
-    correction.row = static_cast<uint32_t>(random.integer(0, static_cast<int32_t>(rows) - 1));
+    const bool padding_row = rows < mr && random.chance(6);
+    correction.row = static_cast<uint32_t>(
+        padding_row ? random.integer(static_cast<int32_t>(rows), static_cast<int32_t>(mr) - 1)
+                    : random.integer(0, static_cast<int32_t>(rows) - 1));
     // Each weight up to +-127 and alone in its pair (the other byte 0), or the pair unused.
     for (size_t pair = 0; pair < 2; ++pair) {
       const int32_t kind = random.integer(0, 4);
@@ -149,8 +153,9 @@ TileCase random_case(Generator& random, size_t mr, size_t nr, size_t rows, size_
     }
     t.corrections.push_back(correction);
   }
-  std::sort(t.corrections.begin(), t.corrections.end(),
-            [](const auto& x, const auto& y) { return x.group < y.group; });
+  std::sort(t.corrections.begin(), t.corrections.end(), [](const auto& x, const auto& y) {
+    return x.row != y.row ? x.row < y.row : x.group < y.group;
+  });
   t.c.resize((rows + 1) * t.c_stride);
   for (int32_t& value : t.c) value = random.integer(INT32_MIN, INT32_MAX);
   return t;
