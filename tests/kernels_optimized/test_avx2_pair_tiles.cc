@@ -127,7 +127,7 @@ TileCase random_case(Generator& random, size_t mr, size_t nr, size_t rows, size_
   for (int8_t& byte : t.b) byte = activation_byte(random);
   // 0-3 corrections per real row on average, some in the same group as another (of the same
   // row or not), and some on A's padding rows (rows..mr-1, which the tile must ignore), sorted
-  // by row, then by group, as index_panel_corrections gives a tile's.
+  // by group, as index_panel_corrections gives a tile's.
   const size_t count = static_cast<size_t>(random.integer(0, static_cast<int32_t>(3 * rows)));
   for (size_t i = 0; i < count; ++i) {
     optimized::Int8PairCorrection correction{};
@@ -153,9 +153,8 @@ TileCase random_case(Generator& random, size_t mr, size_t nr, size_t rows, size_
     }
     t.corrections.push_back(correction);
   }
-  std::sort(t.corrections.begin(), t.corrections.end(), [](const auto& x, const auto& y) {
-    return x.row != y.row ? x.row < y.row : x.group < y.group;
-  });
+  std::stable_sort(t.corrections.begin(), t.corrections.end(),
+                   [](const auto& x, const auto& y) { return x.group < y.group; });
   t.c.resize((rows + 1) * t.c_stride);
   for (int32_t& value : t.c) value = random.integer(INT32_MIN, INT32_MAX);
   return t;

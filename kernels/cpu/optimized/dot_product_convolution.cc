@@ -586,9 +586,8 @@ class DotProductConvolution final : public Conv2DInt8 {
   std::vector<int64_t> bias_limits_;    // per output channel, float_requantization_bias_limit
   std::vector<uint32_t> float_bounds_;  // per output channel, float_requantization_bound
   // Pair-limited tables: the depth order (choose_depth_order; empty: the identity), every A
-  // panel's corrections, each panel's sorted by depth chunk, row and group
-  // (index_panel_corrections), and per panel (groups x panels, in order) chunks_ + 1 indices
-  // into them, one per depth chunk start.
+  // panel's corrections, each panel's sorted by group, and per
+  // panel (groups x panels, in order) chunks_ + 1 indices into them, one per depth chunk start.
   std::vector<uint32_t> depth_order_;
   std::vector<Int8PairCorrection> corrections_;
   std::vector<uint32_t> correction_begin_;

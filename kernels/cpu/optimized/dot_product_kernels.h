@@ -60,7 +60,7 @@ struct Int8DotTile {
   bool accumulate;
   // Pair-limited tables (DotProductKernels::pair_sums_limited) only, else empty: the
   // corrections of this tile's rows in its depth groups, whose first, b's, is matrix group
-  // `first_group`; sorted by row, then by group. The tile adds their products to its sums.
+  // `first_group`; sorted by group. The tile adds their products to its sums.
   const Int8PairCorrection* corrections = nullptr;
   size_t correction_count = 0;
   size_t first_group = 0;

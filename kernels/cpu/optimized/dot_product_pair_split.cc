@@ -124,17 +124,11 @@ std::vector<uint32_t> pair_limited_depth_order(const int8_t* weights, size_t row
 
 PanelCorrections index_panel_corrections(std::vector<Int8PairCorrection> corrections,
                                          size_t depth_groups, size_t chunk_groups) {
-  // Chunk by chunk, and within a chunk row by row (the tiles add a row's corrections to its sums
-  // in registers, one row after the other), each row's in group order.
-  const size_t chunks = (depth_groups + chunk_groups - 1) / chunk_groups;
-  std::sort(corrections.begin(), corrections.end(),
-            [chunk_groups](const Int8PairCorrection& a, const Int8PairCorrection& b) {
-              const size_t a_chunk = a.group / chunk_groups, b_chunk = b.group / chunk_groups;
-              if (a_chunk != b_chunk) return a_chunk < b_chunk;
-              if (a.row != b.row) return a.row < b.row;
-              return a.group < b.group;
-            });
+  std::stable_sort(
+      corrections.begin(), corrections.end(),
+      [](const Int8PairCorrection& a, const Int8PairCorrection& b) { return a.group < b.group; });
   PanelCorrections panel;
+  const size_t chunks = (depth_groups + chunk_groups - 1) / chunk_groups;
   panel.chunk_begin.resize(chunks + 1);
   size_t index = 0;
   for (size_t chunk = 0; chunk <= chunks; ++chunk) {

@@ -42,16 +42,15 @@ bool split_pair_limited_group(int8_t* weights, uint32_t group, uint32_t row,
 std::vector<uint32_t> pair_limited_depth_order(const int8_t* weights, size_t rows, size_t depth,
                                                size_t largest_work);
 
-// The corrections of one A panel, sorted by depth chunk (chunks of `chunk_groups` groups), then
-// by row, then by group, and where each chunk's start: chunk c's are
-// [chunk_begin[c], chunk_begin[c + 1]), its rows' in row order (Int8DotTile::corrections).
+// The corrections of one A panel, sorted by group, and where each depth chunk's start
+// (chunks of `chunk_groups` groups): chunk c's are [chunk_begin[c], chunk_begin[c + 1]).
 struct PanelCorrections {
   std::vector<Int8PairCorrection> corrections;
   std::vector<uint32_t> chunk_begin;
 };
 
-// Sorts `corrections` (one panel's) by chunk, row and group, and indexes them by depth chunk:
-// `depth_groups` groups in chunks of `chunk_groups`.
+// Sorts `corrections` (one panel's, each row's in group order) by group, stably, and indexes
+// them by depth chunk: `depth_groups` groups in chunks of `chunk_groups`.
 PanelCorrections index_panel_corrections(std::vector<Int8PairCorrection> corrections,
                                          size_t depth_groups, size_t chunk_groups);
 

@@ -7,30 +7,32 @@
 namespace orknn::kernels::cpu::optimized::avx2_pairs {
 namespace {
 
-// Adds row r's corrections (Int8PairCorrection) to its two column vectors, in registers: the
-// correction's four weights broadcast against its group of this B panel (always NR columns
-// wide), the tile's three instructions. The tile's corrections are in row order
-// (index_panel_corrections), so row r's start at `next`, which moves past them; rows are visited
-// in order and A's padding rows (past tile.rows, no real sums) never are.
-// Rare (a few percent of a row's groups, up to a third of them in short-depth layers), so kept
-// out of the tile's loop. They used to go through the sums in memory, group by group, each a
-// load and a store of a row's sums: about 22 instructions and a store-to-load chain per
-// correction, half of requantize_tile_sums' time in ResNet50 int8 (session 15).
-inline __attribute__((always_inline)) ORKNN_TARGET_AVX2 void add_row_corrections(
-    const Int8DotTile& tile, size_t r, const Int8PairCorrection*& next,
-    const Int8PairCorrection* end, __m256i& low, __m256i& high) {
+// Adds the tile's corrections (Int8PairCorrection) to its rows' sums, sums[2r] and
+// sums[2r + 1] being row r's two column vectors: the correction's four weights broadcast
+// against its group of this B panel (always NR columns wide), the tile's three instructions.
+// Rare (a few percent of a row's groups), so kept out of the tile's loop; the row is dynamic,
+// so they go through the tile's sums in memory, before those are stored to c (adding them to c
+// after the store, with masked loads and stores for the last panel, measured 152 GOPS at 2% of
+// the groups against 170 without; this form about 4% below the tile without corrections).
+// Sorting a tile's corrections by row and adding each row's in registers before its store
+// (session 15) took the end to 0.72-0.86x in a program that reran the same 64 tiles, but to
+// about 1.1x in ResNet50 int8 (the end's share of the samples 7.7-8.2% -> 8.9%): leaving each
+// row's run is a data-dependent branch, and in a model no tile repeats for the predictor.
+ORKNN_TARGET_AVX2 void add_corrections(const Int8DotTile& tile, __m256i* sums) {
   const __m256i ones = _mm256_set1_epi16(1);
-  const int8_t* const panel = tile.b;
-  const size_t first_group = tile.first_group;
-  for (; next != end && next->row == r; ++next) {
-    const int8_t* b = panel + (next->group - first_group) * kPanelGroupBytes;
-    const __m256i a_group = _mm256_set1_epi32(load_group(next->weights));
-    low = _mm256_add_epi32(
-        low,
+  const Int8PairCorrection* correction = tile.corrections;
+  const Int8PairCorrection* const end = correction + tile.correction_count;
+  for (; correction != end; ++correction) {
+    if (correction->row >= tile.rows) continue;  // A's padding rows have no real sums
+    const int8_t* b = tile.b + (correction->group - tile.first_group) * kPanelGroupBytes;
+    const __m256i a_group = _mm256_set1_epi32(load_group(correction->weights));
+    __m256i* row = sums + 2 * correction->row;
+    row[0] = _mm256_add_epi32(
+        row[0],
         group_products(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(b)), a_group, ones));
-    high = _mm256_add_epi32(
-        high, group_products(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(b + 32)), a_group,
-                             ones));
+    row[1] = _mm256_add_epi32(
+        row[1], group_products(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(b + 32)),
+                               a_group, ones));
   }
 }
 
@@ -115,9 +117,8 @@ ORKNN_TARGET_AVX2 __m256i double_rounded(__m256i sums, __m256d multiplier, __m25
 // The lanes past the real columns are zeroed first (they hold the constant alone or padding
 // sums, and are not stored). Unsigned, because |INT32_MIN| stays INT32_MIN: 2^31, beyond every
 // bound.
-inline __attribute__((always_inline)) ORKNN_TARGET_AVX2 bool row_in_float(
-    const Int8TileRequantization& requantization, size_t r, __m256i low, __m256i high,
-    const TileRequantization& k) {
+ORKNN_TARGET_AVX2 bool row_in_float(const Int8TileRequantization& requantization, size_t r,
+                                    __m256i low, __m256i high, const TileRequantization& k) {
   if (requantization.in_float) return true;
   if (!requantization.float_bounds) return false;
   const uint32_t bound = requantization.float_bounds[r];
@@ -136,17 +137,15 @@ ORKNN_TARGET_AVX2 __m256i load_vector(const int32_t* c, bool whole, __m256i mask
                : _mm256_maskload_epi32(c, mask);
 }
 
-// Row r's 16 requantized results before the narrowing: its sums (constant included) plus its
-// corrections (from `corrections` on, add_row_corrections) plus c when accumulating, on the
-// float path when row_in_float allows, else in double.
-inline __attribute__((always_inline)) ORKNN_TARGET_AVX2 void requantize_row_sums(
-    const Int8DotTile& tile, const Int8TileRequantization& requantization,
-    const TileRequantization& k, size_t r, const __m256i* sums,
-    const Int8PairCorrection*& corrections, __m256i& first, __m256i& second) {
+// Row r's 16 requantized results before the narrowing: its sums (constant included) plus c
+// when accumulating, on the float path when row_in_float allows, else in double.
+ORKNN_TARGET_AVX2 void requantize_row_sums(const Int8DotTile& tile,
+                                           const Int8TileRequantization& requantization,
+                                           const TileRequantization& k, size_t r,
+                                           const __m256i* sums, __m256i& first, __m256i& second) {
   const size_t columns = tile.columns < kTileColumns ? tile.columns : kTileColumns;
   __m256i low = sums[2 * r];
   __m256i high = sums[2 * r + 1];
-  add_row_corrections(tile, r, corrections, tile.corrections + tile.correction_count, low, high);
   if (tile.accumulate) {
     const int32_t* c = tile.c + r * tile.c_stride;
     low = _mm256_add_epi32(low, load_vector(c, columns >= 8, k.mask_low));
@@ -186,20 +185,16 @@ ORKNN_TARGET_AVX2 void store_row_bytes(int8_t* out, __m128i bytes, size_t column
 // in every depth step of the 6 x 16 loop.
 __attribute__((noinline)) ORKNN_TARGET_AVX2 void store_tile_sums(const Int8DotTile& tile,
                                                                  __m256i* sums) {
-  const Int8PairCorrection* corrections = tile.corrections;
-  const Int8PairCorrection* const corrections_end = corrections + tile.correction_count;
+  if (tile.correction_count) add_corrections(tile, sums);
   const size_t columns = tile.columns < kTileColumns ? tile.columns : kTileColumns;
   const bool whole_low = columns >= 8, whole_high = columns == kTileColumns;
   const __m256i mask_low = lane_mask(columns < 8 ? columns : 8);
   const __m256i mask_high = lane_mask(columns > 8 ? columns - 8 : 0);
   const size_t rows = tile.rows < kTileRows ? tile.rows : kTileRows;
   for (size_t r = 0; r < rows; ++r) {
-    __m256i low = sums[2 * r];
-    __m256i high = sums[2 * r + 1];
-    add_row_corrections(tile, r, corrections, corrections_end, low, high);
     int32_t* c = tile.c + r * tile.c_stride;
-    store_vector(c, low, tile.accumulate, whole_low, mask_low);
-    if (columns > 8) store_vector(c + 8, high, tile.accumulate, whole_high, mask_high);
+    store_vector(c, sums[2 * r], tile.accumulate, whole_low, mask_low);
+    if (columns > 8) store_vector(c + 8, sums[2 * r + 1], tile.accumulate, whole_high, mask_high);
   }
 }
 
@@ -209,7 +204,7 @@ __attribute__((noinline)) ORKNN_TARGET_AVX2 void store_tile_sums(const Int8DotTi
 // the output's real columns. Through memory and a separate function, as store_tile_sums.
 __attribute__((noinline)) ORKNN_TARGET_AVX2 void requantize_tile_sums(
     const Int8DotTile& tile, const Int8TileRequantization& requantization, __m256i* sums) {
-  const Int8PairCorrection* corrections = tile.corrections;
+  if (tile.correction_count) add_corrections(tile, sums);
   const size_t columns = tile.columns < kTileColumns ? tile.columns : kTileColumns;
   TileRequantization k;
   k.zero_point = _mm256_set1_epi32(requantization.output_zero_point);
@@ -222,10 +217,10 @@ __attribute__((noinline)) ORKNN_TARGET_AVX2 void requantize_tile_sums(
   const size_t rows = tile.rows < kTileRows ? tile.rows : kTileRows;
   for (size_t r = 0; r < rows; r += 2) {
     __m256i first_a, second_a, first_b, second_b;
-    requantize_row_sums(tile, requantization, k, r, sums, corrections, first_a, second_a);
+    requantize_row_sums(tile, requantization, k, r, sums, first_a, second_a);
     const bool pair = r + 1 < rows;
     if (pair) {
-      requantize_row_sums(tile, requantization, k, r + 1, sums, corrections, first_b, second_b);
+      requantize_row_sums(tile, requantization, k, r + 1, sums, first_b, second_b);
     } else {
       first_b = first_a;
       second_b = second_a;
