@@ -69,6 +69,10 @@ const ConvCase kCases[] = {
     {"pointwise 600 pixels (column blocks)", 1, 5, 1, 600, 6, 1, 1},
     {"pointwise packed 600 pixels 100 channels", 1, 3, 20, 30, 100, 1, 1},
     {"pointwise 1 pixel 1 channel", 1, 1, 1, 1, 1, 1, 1},
+    // One-column tiles (x86/avx2_gemm_tiles.cc float_column_tile): a 7x7 plane's last panel
+    // and a one-pixel plane, over several depth chunks, with a last row panel of one row.
+    {"pointwise 7x7 depth 700 13 channels", 1, 700, 7, 7, 13, 1, 1},
+    {"pointwise 1 pixel depth 301 8 channels", 1, 301, 1, 1, 8, 1, 1},
     {"pointwise stride 2", 1, 8, 9, 9, 16, 1, 1, 2, 2},
     {"3x3 pad 1", 1, 8, 14, 15, 12, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1},
     {"3x3 stride 2 pad 1", 1, 5, 17, 16, 7, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1},
