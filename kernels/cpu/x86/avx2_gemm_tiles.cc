@@ -118,61 +118,14 @@ void float_tile_rows(const FloatTile& tile) {
   }
 }
 
-// A tile of one real column: a 7x7 plane's last panel (49 = 3 x 16 + 1 pixels), or a
-// one-pixel plane. The 8-column form runs 6 FMAs per depth step for it, about a fifth of a 7x7
-// pointwise layer's tile time for one column in 49 (perf of MobileNetV2's 1x1 960 -> 160, session
-// 15). Here one FMA per depth step puts A's six rows of that step in the lanes: the 8 floats
-// from the step's start hold rows 0-5 and the next step's rows 0-1 (lanes 6-7, never read),
-// times the column's B value broadcast. Four accumulators over consecutive steps keep FMA's
-// latency hidden; they are summed at the end (a different order of the float additions than the
-// 16-column tile's, within the reference's tolerance). The last step reads its six rows through a
-// mask, so nothing past A's panel is read.
-void float_column_tile(const FloatTile& tile) {
-  const float* a = tile.a;
-  const float* b = tile.b;
-  const size_t b_stride = tile.b_stride;
-  const size_t depth = tile.depth;
-  __m256 sum0 = _mm256_setzero_ps(), sum1 = _mm256_setzero_ps();
-  __m256 sum2 = _mm256_setzero_ps(), sum3 = _mm256_setzero_ps();
-  size_t k = 0;
-  // Whole 8-float loads while the step after them exists: k + 1 < depth.
-  for (; k + 4 < depth; k += 4) {
-    sum0 = _mm256_fmadd_ps(_mm256_loadu_ps(a + k * kFloatRows),
-                           _mm256_broadcast_ss(b + k * b_stride), sum0);
-    sum1 = _mm256_fmadd_ps(_mm256_loadu_ps(a + (k + 1) * kFloatRows),
-                           _mm256_broadcast_ss(b + (k + 1) * b_stride), sum1);
-    sum2 = _mm256_fmadd_ps(_mm256_loadu_ps(a + (k + 2) * kFloatRows),
-                           _mm256_broadcast_ss(b + (k + 2) * b_stride), sum2);
-    sum3 = _mm256_fmadd_ps(_mm256_loadu_ps(a + (k + 3) * kFloatRows),
-                           _mm256_broadcast_ss(b + (k + 3) * b_stride), sum3);
-  }
-  for (; k + 1 < depth; ++k) {
-    sum0 = _mm256_fmadd_ps(_mm256_loadu_ps(a + k * kFloatRows),
-                           _mm256_broadcast_ss(b + k * b_stride), sum0);
-  }
-  if (k < depth) {
-    const __m256i six_rows = _mm256_setr_epi32(-1, -1, -1, -1, -1, -1, 0, 0);
-    sum1 = _mm256_fmadd_ps(_mm256_maskload_ps(a + k * kFloatRows, six_rows),
-                           _mm256_broadcast_ss(b + k * b_stride), sum1);
-  }
-  __m256 sums = _mm256_add_ps(_mm256_add_ps(sum0, sum1), _mm256_add_ps(sum2, sum3));
-
-  alignas(32) float lanes[8];
-  const size_t rows = tile.rows < kFloatRows ? tile.rows : kFloatRows;
-  if (tile.accumulate) {
-    for (size_t r = 0; r < 8; ++r) lanes[r] = r < rows ? tile.c[r * tile.c_stride] : 0.0f;
-  } else {
-    const float column = tile.column_bias ? tile.column_bias[0] : 0.0f;
-    for (size_t r = 0; r < 8; ++r) {
-      lanes[r] = (tile.row_bias && r < rows ? tile.row_bias[r] : 0.0f) + column;
-    }
-  }
-  sums = _mm256_add_ps(_mm256_load_ps(lanes), sums);
-  if (tile.activation) sums = activate(broadcast_activation(*tile.activation), sums);
-  _mm256_store_ps(lanes, sums);
-  for (size_t r = 0; r < rows; ++r) tile.c[r * tile.c_stride] = lanes[r];
-}
-
+// A tile of one real column (a 7x7 plane's last panel, 49 = 3 x 16 + 1 pixels) runs the
+// 8-column form: 6 FMAs per depth step for one column, about a fifth of a 7x7 pointwise layer's
+// tile time. A one-column tile with A's six rows in the lanes and four accumulators over
+// consecutive steps took MobileNetV2's 7x7 GEMM layers to 0.85-0.91x (session 15) but was
+// reverted: these tiles start from C and add every depth step to it in order, so a sum does not
+// depend on the depth chunking and the one-row Gemm path (row_vector.h) gives the blocked path's
+// bits (test_optimized_matrix). Each row's chain of FMAs in order is latency-bound at 4 cycles
+// per step either way; a form that keeps the order must run several row panels' chains at once.
 template <size_t kVectors>
 void float_tile_vectors(const FloatTile& tile) {
   switch (tile.rows) {
@@ -322,7 +275,6 @@ inline __m256i widen16(const int8_t* values, __m256i zero_point) {
 }  // namespace
 
 void float_tile(const FloatTile& tile) {
-  if (tile.columns == 1) return float_column_tile(tile);
   if (tile.columns <= 8) return float_tile_vectors<1>(tile);
   float_tile_vectors<2>(tile);
 }
