@@ -1,3 +1,8 @@
+// The input half of I/O conversion: an application's input buffer (its type, layout, padding,
+// channel order) into the graph input tensor, with the model's mean/std and quantization. The
+// byte-table, float-plane and NHWC-pixel fast paths and the general gather live together here
+// because they must round alike; separate from the output path (output_conversion.cc), which
+// shares only the layout helpers of io_layout.h.
 #include "exec/io_conversion.h"
 
 #include <algorithm>
@@ -6,6 +11,7 @@
 
 #include "core/thread_pool.h"
 #include "exec/input_quantization.h"
+#include "exec/io_layout.h"
 #include "graph/tensor_conversion.h"
 
 namespace orknn::exec {
@@ -16,169 +22,8 @@ bool is_user_real_type(DataType type) {
          type == DataType::kFloat32;
 }
 
-// Reads element `index` of a buffer of `type` as float.
-template <typename T>
-float read_as_float(const void* data, size_t index) {
-  T value;
-  std::memcpy(&value, static_cast<const uint8_t*>(data) + index * sizeof(T), sizeof(T));
-  return static_cast<float>(value);
-}
-
-float read_half_as_float(const void* data, size_t index) {
-  Float16Bits half;
-  std::memcpy(&half, static_cast<const uint8_t*>(data) + index * 2, 2);
-  return half_to_float(half);
-}
-
-using ElementReader = float (*)(const void*, size_t);
-
-ElementReader reader_for(DataType type) {
-  switch (type) {
-    case DataType::kUInt8:
-    case DataType::kBool:
-      return read_as_float<uint8_t>;
-    case DataType::kInt8:
-      return read_as_float<int8_t>;
-    case DataType::kInt16:
-      return read_as_float<int16_t>;
-    case DataType::kInt32:
-      return read_as_float<int32_t>;
-    case DataType::kInt64:
-      return read_as_float<int64_t>;
-    case DataType::kFloat32:
-      return read_as_float<float>;
-    case DataType::kFloat16:
-      return read_half_as_float;
-  }
-  return read_as_float<uint8_t>;
-}
-
-// Where logical element (n, c, h, w) of a 4-D NCHW tensor sits, in elements, inside an
-// application buffer of some layout with optional padding.
-struct Geometry {
-  int64_t batch, channels, height, width;
-  int64_t stored_height, stored_width;  // with h_stride / w_stride
-  int64_t c2 = 1, c1 = 1;
-  Layout layout;
-
-  Geometry(const graph::Shape& shape, const UserTensorFormat& format)
-      : batch(shape[0]),
-        channels(shape[1]),
-        height(shape[2]),
-        width(shape[3]),
-        stored_height(format.h_stride > height ? format.h_stride : height),
-        stored_width(format.w_stride > width ? format.w_stride : width),
-        layout(format.layout) {
-    if (layout == Layout::kNC1HWC2) {
-      c2 = format.c2 > 0 ? format.c2 : 1;
-      c1 = (channels + c2 - 1) / c2;
-    }
-    // Padding applies to the layouts whose rows are pixels.
-    if (layout != Layout::kNHWC && layout != Layout::kNC1HWC2) {
-      stored_height = height;
-      stored_width = width;
-    }
-  }
-
-  int64_t offset(int64_t n, int64_t c, int64_t h, int64_t w) const {
-    switch (layout) {
-      case Layout::kNHWC:
-        return ((n * stored_height + h) * stored_width + w) * channels + c;
-      case Layout::kNC1HWC2:
-        return (((n * c1 + c / c2) * stored_height + h) * stored_width + w) * c2 + c % c2;
-      default:
-        return ((n * channels + c) * height + h) * width + w;
-    }
-  }
-
-  int64_t stored_elements() const {
-    switch (layout) {
-      case Layout::kNHWC:
-        return batch * stored_height * stored_width * channels;
-      case Layout::kNC1HWC2:
-        return batch * c1 * stored_height * stored_width * c2;
-      default:
-        return batch * channels * height * width;
-    }
-  }
-};
-
-// A 4-D tensor in a layout other than its own order needs element-by-element placement.
-bool needs_relayout(const graph::Shape& shape, const UserTensorFormat& format) {
-  if (shape.size() != 4) return false;
-  if (format.layout == Layout::kNHWC || format.layout == Layout::kNC1HWC2) return true;
-  return false;
-}
-
 DataType input_buffer_type(const graph::Tensor& tensor, const UserTensorFormat& format) {
   return format.pass_through || !graph::is_real_valued(tensor) ? tensor.data_type : format.type;
-}
-
-std::string describe_format(const graph::Shape& dims, DataType type) {
-  return str_cat(graph::shape_to_string(dims), " ", data_type_name(type));
-}
-
-// NHWC (with its row and image padding) <-> NCHW, element by element in the element's own
-// type: a loop per pixel row instead of a memcpy call and a layout switch per element (yolov5s's
-// 640x640x3 input took 4 ms that way, as long as several of its convolutions).
-template <size_t kBytes>
-void relayout_nhwc(const Geometry& g, const uint8_t* from, uint8_t* to, bool to_user) {
-  // Fixed-size copies compile to plain moves, whatever the buffers' alignment.
-  constexpr auto k = static_cast<int64_t>(kBytes);
-  const int64_t plane = g.height * g.width;
-  for (int64_t n = 0; n < g.batch; ++n) {
-    for (int64_t h = 0; h < g.height; ++h) {
-      const int64_t user_row = ((n * g.stored_height + h) * g.stored_width) * g.channels;
-      const int64_t nchw_row = n * g.channels * plane + h * g.width;
-      for (int64_t c = 0; c < g.channels; ++c) {
-        const int64_t user = user_row + c;  // element (w, c) at user + w x channels
-        const int64_t nchw = nchw_row + c * plane;
-        if (to_user) {
-          for (int64_t w = 0; w < g.width; ++w) {
-            std::memcpy(to + (user + w * g.channels) * k, from + (nchw + w) * k, kBytes);
-          }
-        } else {
-          for (int64_t w = 0; w < g.width; ++w) {
-            std::memcpy(to + (nchw + w) * k, from + (user + w * g.channels) * k, kBytes);
-          }
-        }
-      }
-    }
-  }
-}
-
-// Copies whole elements between NCHW order (`nchw`) and the application's layout (`user`).
-void relayout(const graph::Shape& shape, const UserTensorFormat& format, size_t element_bytes,
-              const uint8_t* source, uint8_t* destination, bool to_user) {
-  const Geometry geometry(shape, format);
-  if (geometry.layout == Layout::kNHWC) {
-    switch (element_bytes) {
-      case 1:
-        return relayout_nhwc<1>(geometry, source, destination, to_user);
-      case 2:
-        return relayout_nhwc<2>(geometry, source, destination, to_user);
-      case 4:
-        return relayout_nhwc<4>(geometry, source, destination, to_user);
-      case 8:
-        return relayout_nhwc<8>(geometry, source, destination, to_user);
-      default:
-        break;
-    }
-  }
-  int64_t linear = 0;
-  for (int64_t n = 0; n < geometry.batch; ++n)
-    for (int64_t c = 0; c < geometry.channels; ++c)
-      for (int64_t h = 0; h < geometry.height; ++h)
-        for (int64_t w = 0; w < geometry.width; ++w, ++linear) {
-          const int64_t user = geometry.offset(n, c, h, w);
-          if (to_user) {
-            std::memcpy(destination + user * element_bytes, source + linear * element_bytes,
-                        element_bytes);
-          } else {
-            std::memcpy(destination + linear * element_bytes, source + user * element_bytes,
-                        element_bytes);
-          }
-        }
 }
 
 // Element `index` of an application buffer of Element as float (unaligned buffers allowed).
@@ -295,7 +140,7 @@ void gather_normalized(const graph::Shape& shape, const UserTensorFormat& format
   const int64_t spatial = planes == 0 ? 0 : (shape.size() >= 2 ? elements / planes : 1);
   const bool nhwc = needs_relayout(shape, format);
   if (nhwc && channels <= kPixelChannels) {
-    const Geometry g(shape, format);
+    const UserBufferGeometry g(shape, format);
     const PixelNormalization pixels(input, channels);
     for_each_piece(batch * g.height, rows_per_piece(g.width * channels),
                    [&](int64_t first, int64_t end) {
@@ -321,7 +166,7 @@ void gather_normalized(const graph::Shape& shape, const UserTensorFormat& format
         }
         continue;
       }
-      const Geometry g(shape, format);
+      const UserBufferGeometry g(shape, format);
       for (int64_t h = 0; h < g.height; ++h) {
         const int64_t row = ((n * g.stored_height + h) * g.stored_width) * g.channels;
         float* out_row = plane + h * g.width;
@@ -405,7 +250,7 @@ void convert_through_tables(const graph::Shape& shape, const UserTensorFormat& f
     return;
   }
   // NHWC: each pixel row is read once, in order, its channels spread over the planes.
-  const Geometry g(shape, format);
+  const UserBufferGeometry g(shape, format);
   for_each_piece(
       batch * g.height, rows_per_piece(g.width * channels), [&](int64_t first, int64_t end) {
         for (int64_t image_row = first; image_row < end; ++image_row) {
@@ -478,65 +323,7 @@ bool convert_bytes_through_tables(const graph::Tensor& tensor, const graph::Grap
   }
   return false;
 }
-
-// Strides come straight from the application's attr: bound them before any size is computed
-// from them, so no product can overflow.
-Status check_padding(bool is_input, size_t index, const graph::Tensor& tensor,
-                     const UserTensorFormat& format) {
-  constexpr uint64_t kLargestStride = 1u << 24;
-  constexpr uint64_t kLargestBuffer = uint64_t{1} << 40;
-  const StatusCode code = is_input ? StatusCode::kInvalidInput : StatusCode::kInvalidOutput;
-  const char* kind = is_input ? "input " : "output ";
-  if (format.w_stride > kLargestStride || format.h_stride > kLargestStride) {
-    return make_error(code, kind, index, " ('", tensor.name, "'): w_stride ", format.w_stride,
-                      " / h_stride ", format.h_stride, " exceed the largest supported stride ",
-                      kLargestStride);
-  }
-  if (tensor.shape.size() != 4) return ok_status();
-  const Geometry geometry(tensor.shape, format);
-  uint64_t bytes = element_size(format.type);
-  for (int64_t factor :
-       {geometry.batch, geometry.c1 * geometry.c2, geometry.stored_height, geometry.stored_width}) {
-    if (__builtin_mul_overflow(bytes, static_cast<uint64_t>(factor), &bytes) ||
-        bytes > kLargestBuffer) {
-      return make_error(code, kind, index, " ('", tensor.name, "'): the strides give a buffer ",
-                        "larger than ", kLargestBuffer, " bytes");
-    }
-  }
-  return ok_status();
-}
-
 }  // namespace
-
-const char* layout_name(Layout layout) {
-  switch (layout) {
-    case Layout::kNCHW:
-      return "NCHW";
-    case Layout::kNHWC:
-      return "NHWC";
-    case Layout::kNC1HWC2:
-      return "NC1HWC2";
-    case Layout::kUndefined:
-      return "UNDEFINED";
-  }
-  return "UNKNOW";
-}
-
-uint64_t user_buffer_bytes(const graph::Shape& shape, const UserTensorFormat& format) {
-  const uint64_t element_bytes = element_size(format.type);
-  if (shape.size() != 4) return static_cast<uint64_t>(graph::element_count(shape)) * element_bytes;
-  return static_cast<uint64_t>(Geometry(shape, format).stored_elements()) * element_bytes;
-}
-
-graph::Shape user_dims(const graph::Shape& shape, const UserTensorFormat& format) {
-  if (shape.size() != 4) return shape;
-  if (format.layout == Layout::kNHWC) return {shape[0], shape[2], shape[3], shape[1]};
-  if (format.layout == Layout::kNC1HWC2) {
-    const Geometry geometry(shape, format);
-    return {shape[0], geometry.c1, shape[2], shape[3], geometry.c2};
-  }
-  return shape;
-}
 
 Status check_input_format(size_t index, const graph::Tensor& tensor,
                           const UserTensorFormat& format) {
@@ -630,7 +417,7 @@ Status convert_input(size_t index, const graph::Tensor& tensor, const graph::Gra
     // Float NHWC pixels: normalised in blocks into an L1 staging area, each channel's block then
     // encoded into its plane (one pass over the image instead of a float copy of it).
     const InputQuantization quantization = input_quantization(tensor);
-    const Geometry g(shape, format);
+    const UserBufferGeometry g(shape, format);
     const int64_t channels = shape[1], spatial = g.height * g.width;
     const PixelNormalization pixels(input, channels);
     constexpr int64_t kBlock = 256;
@@ -687,81 +474,6 @@ Status convert_input(size_t index, const graph::Tensor& tensor, const graph::Gra
     return ok_status();
   }
   graph::encode_from_float(tensor, floats, destination);
-  return ok_status();
-}
-
-Status check_output_format(size_t index, const graph::Tensor& tensor,
-                           const UserTensorFormat& format) {
-  const bool real = graph::is_real_valued(tensor);
-  const bool type_ok = format.type == tensor.data_type || format.type == DataType::kFloat32 ||
-                       (real && format.type == DataType::kFloat16);
-  if (!type_ok) {
-    return make_error(StatusCode::kInvalidOutput, "output ", index, " ('", tensor.name,
-                      "'): tensor type must be: ", data_type_name(tensor.data_type), ", FP32",
-                      real ? " or FP16" : "", ", but is: ", data_type_name(format.type));
-  }
-  ORKNN_RETURN_IF_ERROR(check_padding(false, index, tensor, format));
-  if (tensor.shape.size() != 4 &&
-      (format.layout == Layout::kNHWC || format.layout == Layout::kNC1HWC2)) {
-    return make_error(StatusCode::kInvalidOutput, "output ", index, " ('", tensor.name,
-                      "'): tensor layout must be: UNDEFINED for a ", tensor.shape.size(),
-                      "-D tensor, but is: ", layout_name(format.layout));
-  }
-  return ok_status();
-}
-
-Status convert_output(size_t index, const graph::Tensor& tensor, const uint8_t* source,
-                      const UserTensorFormat& format, std::vector<uint8_t>* scratch,
-                      void* destination, uint64_t size) {
-  ORKNN_RETURN_IF_ERROR(check_output_format(index, tensor, format));
-  const uint64_t required = user_buffer_bytes(tensor.shape, format);
-  if (size < required) {
-    return make_error(StatusCode::kInvalidOutput, "output ", index, ": size ", size, " < required ",
-                      required, " (", describe_format(user_dims(tensor.shape, format), format.type),
-                      ")");
-  }
-  const size_t elements = static_cast<size_t>(tensor.elements());
-  const size_t element_bytes = element_size(format.type);
-  const bool relayout_needed = needs_relayout(tensor.shape, format);
-  const bool same_type = format.type == tensor.data_type;
-  if (same_type && !relayout_needed) {
-    if (elements > 0 && source != destination) {
-      std::memcpy(destination, source, elements * element_bytes);
-    }
-    return ok_status();
-  }
-  // Converted values in NCHW order: straight into the destination when no relayout follows.
-  const size_t float_bytes = format.type == DataType::kFloat16 ? elements * sizeof(float) : 0;
-  const size_t needed = float_bytes + (relayout_needed ? elements * element_bytes : 0);
-  if (scratch->size() < needed) scratch->resize(needed);
-  uint8_t* values =
-      relayout_needed ? scratch->data() + float_bytes : static_cast<uint8_t*>(destination);
-  if (same_type) {
-    if (elements > 0) std::memcpy(values, source, elements * element_bytes);
-  } else {
-    float* floats = format.type == DataType::kFloat32 ? reinterpret_cast<float*>(values)
-                                                      : reinterpret_cast<float*>(scratch->data());
-    if (tensor.data_type == DataType::kFloat32) {
-      std::memcpy(floats, source, elements * sizeof(float));
-    } else if (graph::is_real_valued(tensor)) {
-      graph::decode_to_float(tensor, source, floats);
-    } else {
-      // Integer outputs (ArgMax indices, ...) converted value by value.
-      const ElementReader read = reader_for(tensor.data_type);
-      for (size_t i = 0; i < elements; ++i) floats[i] = read(source, i);
-    }
-    if (format.type == DataType::kFloat16) {
-      for (size_t i = 0; i < elements; ++i) {
-        const Float16Bits half = float_to_half(floats[i]);
-        std::memcpy(values + i * 2, &half, 2);
-      }
-    }
-  }
-  if (relayout_needed) {
-    // Padding (NC1HWC2 channel blocks, strides) reads as zero.
-    std::memset(destination, 0, required);
-    relayout(tensor.shape, format, element_bytes, values, static_cast<uint8_t*>(destination), true);
-  }
   return ok_status();
 }
 
