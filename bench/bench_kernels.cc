@@ -5,7 +5,7 @@
 //
 //   bench_kernels [--reps N] [--threads 1,2] [--filter TEXT|micro] [--reference] [--variant NAME]
 //                 [--peak-fp32 GFLOPS] [--peak-int8 GOPS] [--peaks-only] [--direct-vs-gemm]
-//                 [--int8-vs-gemm] [--subsample-vs-default]
+//                 [--int8-vs-gemm] [--subsample-vs-default] [--column-tiles-vs-default]
 //
 // --direct-vs-gemm runs only the float32 convolution layers (x86-64), each as the variant's
 // im2col GEMM and as its direct convolution, interleaved on one thread in one process, and
@@ -21,6 +21,11 @@
 // avx2 dispatcher chose before the subsampling wrapper (int8: lanes or pair tiles; float32:
 // lanes or the im2col GEMM) and as the in-place pointwise kernel over a subsampled copy
 // (subsampled_pointwise.h), interleaved, per thread count of --threads.
+//
+// --column-tiles-vs-default runs only the float32 1x1 layers whose output plane leaves a last
+// panel of one column (7x7: 49 = 3 x 16 + 1), each as the im2col GEMM with the avx2 table and
+// with the same table without its column tiles (MicroKernels::float_column_tiles), interleaved,
+// per thread count of --threads (wall time).
 //
 // --filter micro runs the micro-kernel section alone (with a dot-product variant, e.g. avx512,
 // also its int8 tile, with A in L1 and streaming from a 144-row block).
@@ -88,6 +93,7 @@ struct Options {
   bool direct_vs_gemm = false;
   bool int8_vs_gemm = false;
   bool subsample_vs_default = false;
+  bool column_tiles_vs_default = false;
 };
 
 double seconds_since(Clock::time_point start) {
@@ -1131,6 +1137,72 @@ std::unique_ptr<cpu::Conv2DFloat> float_before_subsample(const cpu::optimized::M
   return optimized::make_gemm_conv2d(table, shape, act, w);
 }
 
+// --column-tiles-vs-default (see the top of the file).
+void bench_column_tiles_against_default(const Options& options) {
+#if defined(__x86_64__)
+  namespace optimized = cpu::optimized;
+  if (options.variant != cpu::KernelVariant::kAvx2) {
+    std::printf("--column-tiles-vs-default: avx2 only\n");
+    return;
+  }
+  const optimized::MicroKernels& table = x86_micro_kernels(options.variant);
+  optimized::MicroKernels without = table;
+  without.float_column_tiles = nullptr;
+  for (size_t threads : options.threads) {
+    ThreadPool pool(threads);
+    std::printf(
+        "## float32 1x1 layers with a one-column last panel: without / with the column tiles "
+        "(%s, %zu threads, wall time, median of %d)\n\n"
+        "| layer | without us | (min) | with us | (min) | with/without |\n"
+        "|---|---:|---:|---:|---:|---:|\n",
+        table.name, threads, options.reps);
+    for (const Layer& layer : kLayers) {
+      if (layer.kernel != 1 || layer.stride != 1 || layer.groups != 1) continue;
+      if (!options.filter.empty() && std::strstr(layer.name, options.filter.c_str()) == nullptr) {
+        continue;
+      }
+      const reference::Conv2DShape shape = shape_of(layer);
+      const auto [input_size, weight_size, output_size] = sizes_of(shape);
+      if ((output_size / static_cast<size_t>(shape.output_channels)) % table.float_columns != 1) {
+        continue;
+      }
+      std::vector<float> x = random_floats(input_size, 8), w = random_floats(weight_size, 9);
+      std::vector<float> bias(static_cast<size_t>(shape.output_channels), 0.5f), y(output_size);
+      reference::FusedActivation relu;
+      relu.kind = reference::FusedActivation::Kind::kRelu;
+      std::unique_ptr<cpu::Conv2DFloat> kernels[] = {
+          optimized::make_gemm_conv2d(without, shape, relu, w.data()),
+          optimized::make_gemm_conv2d(table, shape, relu, w.data())};
+      std::vector<Config> configs;
+      size_t scratch = 0;
+      for (const auto& kernel : kernels) {
+        scratch = std::max(scratch, kernel->scratch_bytes());
+        cpu::Conv2DFloat* k = kernel.get();
+        configs.push_back({k->algorithm(),
+                           [&, k] { k->run(x.data(), w.data(), bias.data(), y.data(), pool); },
+                           options.reps,
+                           {},
+                           {}});
+      }
+      pool.reserve_scratch(scratch);
+      run_interleaved(configs);
+      const double without_us = median(configs[0].seconds) * 1e6;
+      const double with_us = median(configs[1].seconds) * 1e6;
+      std::printf("| %s | %.0f | %.0f | %.0f | %.0f | %.2f |\n", layer.name, without_us,
+                  *std::min_element(configs[0].seconds.begin(), configs[0].seconds.end()) * 1e6,
+                  with_us,
+                  *std::min_element(configs[1].seconds.begin(), configs[1].seconds.end()) * 1e6,
+                  with_us / without_us);
+      std::fflush(stdout);
+    }
+    std::printf("\n");
+  }
+#else
+  (void)options;
+  std::printf("--column-tiles-vs-default: x86-64 only\n");
+#endif
+}
+
 void bench_subsample_against_default(const Options& options) {
   namespace optimized = cpu::optimized;
   if (options.variant != cpu::KernelVariant::kAvx2) {  // "before" is the avx2 dispatch's
@@ -1541,11 +1613,14 @@ int main(int argc, char** argv) {
       options.int8_vs_gemm = true;
     } else if (arg == "--subsample-vs-default") {
       options.subsample_vs_default = true;
+    } else if (arg == "--column-tiles-vs-default") {
+      options.column_tiles_vs_default = true;
     } else {
       std::fprintf(stderr,
                    "usage: %s [--reps N] [--threads 1,2] [--filter TEXT] [--reference] "
                    "[--variant NAME] [--peak-fp32 GFLOPS] [--peak-int8 GOPS] [--peaks-only] "
-                   "[--direct-vs-gemm] [--int8-vs-gemm] [--subsample-vs-default]\n",
+                   "[--direct-vs-gemm] [--int8-vs-gemm] [--subsample-vs-default] "
+                   "[--column-tiles-vs-default]\n",
                    argv[0]);
       return 2;
     }
@@ -1570,6 +1645,10 @@ int main(int argc, char** argv) {
   }
   if (options.subsample_vs_default) {
     bench_subsample_against_default(options);
+    return 0;
+  }
+  if (options.column_tiles_vs_default) {
+    bench_column_tiles_against_default(options);
     return 0;
   }
   measure_and_print_peaks(options);

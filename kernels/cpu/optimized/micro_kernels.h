@@ -526,7 +526,14 @@ struct MicroKernels {
   // Optional (null: the lanes or dot rows above): int8 depthwise on int16 tap pairs.
   void (*interleave_pairs)(const InterleavePairs& pairs) = nullptr;
   void (*depthwise_pairs)(const DepthwisePairs& pairs) = nullptr;
+  // Optional (null: float_tile for each): `count` (1..kFloatColumnTileGroup) float tiles of
+  // one real column each, on the same B panel (b, b_stride, depth, accumulate, column_bias and
+  // activation of tiles[0]) and consecutive row panels (each its own a, c, rows, row_bias),
+  // with float_tile's results bit for bit.
+  void (*float_column_tiles)(const FloatTile* tiles, size_t count) = nullptr;
 };
+// The most tiles one float_column_tiles call takes.
+constexpr size_t kFloatColumnTileGroup = 4;
 
 const MicroKernels& portable_micro_kernels();
 // Defined only in x86-64 builds (kernels/cpu/x86/).

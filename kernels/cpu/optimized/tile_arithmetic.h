@@ -24,6 +24,10 @@ struct FloatArithmetic {
   static size_t tile_columns(const MicroKernels& kernels) { return kernels.float_columns; }
   static void set_steps(Tile& tile, size_t steps) { tile.depth = steps; }
   static void run_tile(const MicroKernels& kernels, const Tile& tile) { kernels.float_tile(tile); }
+  // The table's tiles for panels of one real column, several row panels per call (null: none).
+  static void (*column_tiles(const MicroKernels& kernels))(const Tile*, size_t) {
+    return kernels.float_column_tiles;
+  }
   static Packed offset(Element value, int32_t) { return value; }
 };
 
@@ -41,6 +45,7 @@ struct Int16PairArithmetic {
   static void run_tile(const MicroKernels& kernels, const Tile& tile) {
     kernels.int16_pair_tile(tile);
   }
+  static void (*column_tiles(const MicroKernels&))(const Tile*, size_t) { return nullptr; }
   static Packed offset(Element value, int32_t zero_point) {
     return static_cast<Packed>(value - zero_point);
   }
@@ -61,20 +66,51 @@ struct TileGrid {
   bool panels_inner = false;
 };
 
+// The tiles of one panel of one real column over rows [block_row, block_end), up to
+// kFloatColumnTileGroup row panels per call of the table's column tiles (see
+// MicroKernels::float_column_tiles: several row panels' chains at once, in float_tile's order).
+template <typename Arithmetic, typename Place>
+void run_column_panel(void (*column_tiles)(const typename Arithmetic::Tile*, size_t),
+                      const TileGrid& grid, const typename Arithmetic::Tile& tile, size_t panel,
+                      size_t block_row, size_t block_end, Place& place) {
+  typename Arithmetic::Tile group[kFloatColumnTileGroup];
+  size_t count = 0;
+  for (size_t row = block_row; row < block_end; row += grid.mr) {
+    group[count] = tile;
+    group[count].columns = 1;
+    group[count].rows = std::min(grid.mr, block_end - row);
+    place(group[count], row, panel);
+    if (++count == kFloatColumnTileGroup) {
+      column_tiles(group, count);
+      count = 0;
+    }
+  }
+  if (count) column_tiles(group, count);
+}
+
 // Runs the tiles of one depth chunk: per row block, per B panel, per MR rows. `place(tile, row,
 // panel)` sets the tile's operands (a, b, c, biases) for matrix row `row` and panel `panel`;
-// rows and columns are set here.
+// rows and columns are set here. A last panel of one real column goes to the table's column
+// tiles when it has them (run_column_panel), before the block's other panels.
 template <typename Arithmetic, typename Place>
 void for_each_tile(const MicroKernels& kernels, const TileGrid& grid,
                    typename Arithmetic::Tile& tile, Place&& place) {
   const size_t panels = divide_round_up(grid.columns, grid.nr);
+  const auto column_tiles = Arithmetic::column_tiles(kernels);
+  // The panels the row loops below run: all but a one-column last panel with column tiles.
+  const bool column_panel = column_tiles && grid.columns % grid.nr == 1;
+  const size_t tile_panels = column_panel ? panels - 1 : panels;
   const size_t end_row = grid.first_row + grid.rows;
   for (size_t block_row = grid.first_row; block_row < end_row; block_row += grid.row_block) {
     const size_t block_end = std::min(end_row, block_row + grid.row_block);
+    if (column_panel) {
+      run_column_panel<Arithmetic>(column_tiles, grid, tile, panels - 1, block_row, block_end,
+                                   place);
+    }
     if (grid.panels_inner) {
       for (size_t row = block_row; row < block_end; row += grid.mr) {
         tile.rows = std::min(grid.mr, block_end - row);
-        for (size_t panel = 0; panel < panels; ++panel) {
+        for (size_t panel = 0; panel < tile_panels; ++panel) {
           tile.columns = std::min(grid.nr, grid.columns - panel * grid.nr);
           place(tile, row, panel);
           Arithmetic::run_tile(kernels, tile);
@@ -82,7 +118,7 @@ void for_each_tile(const MicroKernels& kernels, const TileGrid& grid,
       }
       continue;
     }
-    for (size_t panel = 0; panel < panels; ++panel) {
+    for (size_t panel = 0; panel < tile_panels; ++panel) {
       tile.columns = std::min(grid.nr, grid.columns - panel * grid.nr);
       for (size_t row = block_row; row < block_end; row += grid.mr) {
         tile.rows = std::min(grid.mr, block_end - row);

@@ -118,14 +118,86 @@ void float_tile_rows(const FloatTile& tile) {
   }
 }
 
-// A tile of one real column (a 7x7 plane's last panel, 49 = 3 x 16 + 1 pixels) runs the
-// 8-column form: 6 FMAs per depth step for one column, about a fifth of a 7x7 pointwise layer's
-// tile time. A one-column tile with A's six rows in the lanes and four accumulators over
-// consecutive steps took MobileNetV2's 7x7 GEMM layers to 0.85-0.91x (session 15) but was
-// reverted: these tiles start from C and add every depth step to it in order, so a sum does not
-// depend on the depth chunking and the one-row Gemm path (row_vector.h) gives the blocked path's
-// bits (test_optimized_matrix). Each row's chain of FMAs in order is latency-bound at 4 cycles
-// per step either way; a form that keeps the order must run several row panels' chains at once.
+// Tiles of one real column (a 7x7 plane's last panel: 49 = 3 x 16 + 1 pixels). The 8-column
+// form runs 6 FMAs per depth step for one column, about a fifth of a 7x7 pointwise layer's tile
+// time (session 15). float_column_tiles puts a row panel's six rows in the lanes instead: per
+// depth step the 8 floats from the step's start in the A panel (rows 0-5, then the next step's
+// rows 0-1 in lanes 6-7, never stored) times the column's B value broadcast, one FMA. Each
+// row's sum starts from C or its bias and takes every depth step in order, as in float_tile (C
+// first, then each step's product added by one FMA), so the bits are float_tile's: the one-row
+// Gemm path and the depth chunking rely on that order (test_optimized_matrix). One panel's FMAs
+// form one chain, latency-bound at 4 cycles per step, which the 8-column form reaches too; so a
+// call takes up to four row panels on the same B panel, four independent chains, 24 rows per
+// step (a one-panel form with four accumulators over consecutive steps was faster still but
+// changed that order, and was reverted). The last step loads through a mask, so nothing past an
+// A panel is read.
+// The lanes of one panel's column before its first step: C's rows when accumulating, else each
+// row's bias plus the column's (float_tile's one addition), 0 past the panel's rows.
+__m256 column_start(const FloatTile& tile) {
+  alignas(32) float lanes[8] = {};
+  const size_t rows = tile.rows < kFloatRows ? tile.rows : kFloatRows;
+  for (size_t r = 0; r < rows; ++r) {
+    if (tile.accumulate) {
+      lanes[r] = tile.c[r * tile.c_stride];
+    } else {
+      const float row = tile.row_bias ? tile.row_bias[r] : 0.0f;
+      lanes[r] = row + (tile.column_bias ? tile.column_bias[0] : 0.0f);
+    }
+  }
+  return _mm256_load_ps(lanes);
+}
+
+void column_finish(const FloatTile& tile, __m256 sums) {
+  if (tile.activation) sums = activate(broadcast_activation(*tile.activation), sums);
+  alignas(32) float lanes[8];
+  _mm256_store_ps(lanes, sums);
+  const size_t rows = tile.rows < kFloatRows ? tile.rows : kFloatRows;
+  for (size_t r = 0; r < rows; ++r) tile.c[r * tile.c_stride] = lanes[r];
+}
+
+template <size_t kPanels>
+void column_panels(const FloatTile* tiles) {
+  const float* b = tiles[0].b;
+  const size_t b_stride = tiles[0].b_stride;
+  const size_t depth = tiles[0].depth;
+#define ORKNN_FOR_EACH_PANEL(MACRO) MACRO(0) MACRO(1) MACRO(2) MACRO(3)
+#define ORKNN_START(p)                  \
+  __m256 sums##p = _mm256_setzero_ps(); \
+  const float* a##p = nullptr;          \
+  if constexpr (kPanels > p) {          \
+    sums##p = column_start(tiles[p]);   \
+    a##p = tiles[p].a;                  \
+  }
+  ORKNN_FOR_EACH_PANEL(ORKNN_START)
+#undef ORKNN_START
+  // Whole 8-float loads while the next step exists (they read two of its floats).
+  size_t k = 0;
+  for (; k + 1 < depth; ++k) {
+    const __m256 column = _mm256_broadcast_ss(b + k * b_stride);
+#define ORKNN_STEP(p)        \
+  if constexpr (kPanels > p) \
+    sums##p = _mm256_fmadd_ps(_mm256_loadu_ps(a##p + k * kFloatRows), column, sums##p);
+    ORKNN_FOR_EACH_PANEL(ORKNN_STEP)
+#undef ORKNN_STEP
+  }
+  if (k < depth) {
+    const __m256 column = _mm256_broadcast_ss(b + k * b_stride);
+    const __m256i six_rows = _mm256_setr_epi32(-1, -1, -1, -1, -1, -1, 0, 0);
+#define ORKNN_LAST(p)                                                                          \
+  if constexpr (kPanels > p) {                                                                 \
+    sums##p =                                                                                  \
+        _mm256_fmadd_ps(_mm256_maskload_ps(a##p + k * kFloatRows, six_rows), column, sums##p); \
+  }
+    ORKNN_FOR_EACH_PANEL(ORKNN_LAST)
+#undef ORKNN_LAST
+  }
+#define ORKNN_FINISH(p) \
+  if constexpr (kPanels > p) column_finish(tiles[p], sums##p);
+  ORKNN_FOR_EACH_PANEL(ORKNN_FINISH)
+#undef ORKNN_FINISH
+#undef ORKNN_FOR_EACH_PANEL
+}
+
 template <size_t kVectors>
 void float_tile_vectors(const FloatTile& tile) {
   switch (tile.rows) {
@@ -273,6 +345,20 @@ inline __m256i widen16(const int8_t* values, __m256i zero_point) {
 }
 
 }  // namespace
+
+void float_column_tiles(const FloatTile* tiles, size_t count) {
+  static_assert(kFloatColumnTileGroup == 4, "column_panels names four panels");
+  switch (count) {
+    case 1:
+      return column_panels<1>(tiles);
+    case 2:
+      return column_panels<2>(tiles);
+    case 3:
+      return column_panels<3>(tiles);
+    default:
+      return column_panels<4>(tiles);
+  }
+}
 
 void float_tile(const FloatTile& tile) {
   if (tile.columns <= 8) return float_tile_vectors<1>(tile);

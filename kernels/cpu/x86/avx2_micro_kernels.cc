@@ -42,7 +42,8 @@ const MicroKernels& avx2_micro_kernels() {
                                     avx2_winograd_input_run,
                                     avx2_winograd_output_run,
                                     avx2_interleave_pairs,
-                                    avx2_depthwise_pairs};
+                                    avx2_depthwise_pairs,
+                                    avx2::float_column_tiles};
   return kernels;
 }
 

@@ -26,6 +26,7 @@ constexpr size_t kIntColumns = 16;
 
 // avx2_gemm_tiles.cc
 void float_tile(const FloatTile& tile);
+void float_column_tiles(const FloatTile* tiles, size_t count);
 void int16_pair_tile(const Int16PairTile& tile);
 void pack_int8_pairs(const Int8PairRows& rows);
 
