@@ -215,7 +215,9 @@ bool avx2_lane_convolution_preferred(const Conv2DShape& shape) {
   // 5 blocks of 32 split 3 + 2 on two threads, 1.27x on AVX-512, see lane_convolution_preferred),
   // nor a depth (input channels x taps) of 256 or less: resnet18's 1x1/2 256->512 14 -> 7, 1.08x
   // in bench_kernels and 1.22x in the model (194 -> 237 us; mobilenet_v2's 1x1 320->1280 @7,
-  // depth 320, 0.90-0.95x).
+  // depth 320, 0.90-0.95x). Since session 15 the GEMM runs the one-column last panel of a 7x7
+  // plane as column tiles, and the lanes measured 0.98-1.03x its time on the 1x1 layers above
+  // (about even; the rule is unchanged).
   const int64_t pixels = window.output_height * window.output_width;
   const int64_t depth = shape.input_channels * window.kernel_height * window.kernel_width;
   return pixels <= 7 * 7 && shape.output_channels >= 256 && depth > 256;
