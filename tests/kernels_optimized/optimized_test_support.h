@@ -33,6 +33,15 @@ inline std::vector<kernels::cpu::KernelVariant> optimized_variants() {
   return variants;
 }
 
+// Whether the CPU runs the avx2 variant (AVX2 and FMA); if not, prints that `what` is SKIPPED
+// and what the CPU reported, for the tests that call the avx2 table's kernels directly.
+inline bool avx2_available_or_skip(const char* what) {
+  if (kernels::cpu::kernel_variant_available(kernels::cpu::KernelVariant::kAvx2)) return true;
+  std::printf("SKIPPED %s: this CPU does not report AVX2 and FMA (detected: '%s')\n", what,
+              kernels::cpu::detected_cpu_features());
+  return false;
+}
+
 // The micro-kernel tables of those variants, portable first.
 inline std::vector<const kernels::cpu::optimized::MicroKernels*> optimized_micro_kernels() {
   namespace optimized = kernels::cpu::optimized;

@@ -25,6 +25,7 @@
 #endif
 
 #include "dispatch.h"
+#include "kernels_optimized/optimized_test_support.h"
 #include "optimized/dot_product_kernels.h"
 #include "optimized/micro_kernels.h"
 
@@ -45,10 +46,7 @@ using kernels::cpu::KernelVariant;
 #if defined(__x86_64__)
 
 bool avx2_available() {
-  if (kernels::cpu::kernel_variant_available(KernelVariant::kAvx2)) return true;
-  std::printf("SKIPPED avx2 pair tiles: this CPU does not report AVX2 and FMA (detected: '%s')\n",
-              kernels::cpu::detected_cpu_features());
-  return false;
+  return testing::avx2_available_or_skip("avx2 pair tiles");
 }
 
 class Generator {

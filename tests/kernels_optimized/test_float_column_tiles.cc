@@ -20,6 +20,7 @@
 #endif
 
 #include "dispatch.h"
+#include "kernels_optimized/optimized_test_support.h"
 #include "optimized/micro_kernels.h"
 
 // cmocka comes last (its macros clash with standard headers) and needs these first.
@@ -63,10 +64,7 @@ class GuardedFloats {
 };
 
 bool avx2_available() {
-  if (kernels::cpu::kernel_variant_available(KernelVariant::kAvx2)) return true;
-  std::printf("SKIPPED avx2 column tiles: this CPU does not report AVX2 and FMA (detected: '%s')\n",
-              kernels::cpu::detected_cpu_features());
-  return false;
+  return testing::avx2_available_or_skip("avx2 column tiles");
 }
 
 struct Case {
