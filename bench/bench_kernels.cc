@@ -541,6 +541,14 @@ struct Config {
   std::vector<double> cpu_seconds;  // of the calling thread: meaningful for one thread only
 };
 
+// The interleaved configuration of one float32 convolution kernel on (x, w, bias, y), labelled
+// with its algorithm; its scratch is reserved in `pool` first (reserve_scratch only grows).
+Config float_convolution_config(const cpu::Conv2DFloat* kernel, const float* x, const float* w,
+                                const float* bias, float* y, ThreadPool& pool, int reps) {
+  pool.reserve_scratch(kernel->scratch_bytes());
+  return {kernel->algorithm(), [=, &pool] { kernel->run(x, w, bias, y, pool); }, reps, {}, {}};
+}
+
 void run_interleaved(std::vector<Config>& configs) {
   for (Config& config : configs) config.run();  // warm-up (page faults, caches)
   int most = 0;
@@ -641,13 +649,8 @@ void bench_winograd_against_default(const Options& options) {
           cpu::prepare_conv2d(shape, relu, w.data(), options.variant)->algorithm();
       std::vector<Config> configs;
       for (const auto& kernel : kernels) {
-        pool.reserve_scratch(kernel->scratch_bytes());
-        const cpu::Conv2DFloat* k = kernel.get();
-        configs.push_back({k->algorithm(),
-                           [&, k] { k->run(x.data(), w.data(), bias.data(), y.data(), pool); },
-                           options.reps,
-                           {},
-                           {}});
+        configs.push_back(float_convolution_config(kernel.get(), x.data(), w.data(), bias.data(),
+                                                   y.data(), pool, options.reps));
       }
       run_interleaved(configs);
       const double before_us = median(configs[0].seconds) * 1e6;
@@ -1174,17 +1177,10 @@ void bench_column_tiles_against_default(const Options& options) {
           optimized::make_gemm_conv2d(without, shape, relu, w.data()),
           optimized::make_gemm_conv2d(table, shape, relu, w.data())};
       std::vector<Config> configs;
-      size_t scratch = 0;
       for (const auto& kernel : kernels) {
-        scratch = std::max(scratch, kernel->scratch_bytes());
-        cpu::Conv2DFloat* k = kernel.get();
-        configs.push_back({k->algorithm(),
-                           [&, k] { k->run(x.data(), w.data(), bias.data(), y.data(), pool); },
-                           options.reps,
-                           {},
-                           {}});
+        configs.push_back(float_convolution_config(kernel.get(), x.data(), w.data(), bias.data(),
+                                                   y.data(), pool, options.reps));
       }
-      pool.reserve_scratch(scratch);
       run_interleaved(configs);
       const double without_us = median(configs[0].seconds) * 1e6;
       const double with_us = median(configs[1].seconds) * 1e6;
@@ -1257,13 +1253,8 @@ void bench_subsample_against_default(const Options& options) {
                            {}});
       }
       for (const auto& kernel : float_kernels) {
-        scratch = std::max(scratch, kernel->scratch_bytes());
-        cpu::Conv2DFloat* k = kernel.get();
-        configs.push_back({k->algorithm(),
-                           [&, k] { k->run(xf.data(), wf.data(), bf.data(), yf.data(), pool); },
-                           options.reps,
-                           {},
-                           {}});
+        configs.push_back(float_convolution_config(kernel.get(), xf.data(), wf.data(), bf.data(),
+                                                   yf.data(), pool, options.reps));
       }
       pool.reserve_scratch(scratch);
       run_interleaved(configs);
