@@ -118,19 +118,6 @@ void float_tile_rows(const FloatTile& tile) {
   }
 }
 
-// Tiles of one real column (a 7x7 plane's last panel: 49 = 3 x 16 + 1 pixels). The 8-column
-// form runs 6 FMAs per depth step for one column, about a fifth of a 7x7 pointwise layer's tile
-// time (session 15). float_column_tiles puts a row panel's six rows in the lanes instead: per
-// depth step the 8 floats from the step's start in the A panel (rows 0-5, then the next step's
-// rows 0-1 in lanes 6-7, never stored) times the column's B value broadcast, one FMA. Each
-// row's sum starts from C or its bias and takes every depth step in order, as in float_tile (C
-// first, then each step's product added by one FMA), so the bits are float_tile's: the one-row
-// Gemm path and the depth chunking rely on that order (test_optimized_matrix). One panel's FMAs
-// form one chain, latency-bound at 4 cycles per step, which the 8-column form reaches too; so a
-// call takes up to four row panels on the same B panel, four independent chains, 24 rows per
-// step (a one-panel form with four accumulators over consecutive steps was faster still but
-// changed that order, and was reverted). The last step loads through a mask, so nothing past an
-// A panel is read.
 // The lanes of one panel's column before its first step: C's rows when accumulating, else each
 // row's bias plus the column's (float_tile's one addition), 0 past the panel's rows.
 __m256 column_start(const FloatTile& tile) {
@@ -147,6 +134,7 @@ __m256 column_start(const FloatTile& tile) {
   return _mm256_load_ps(lanes);
 }
 
+// The panel's sums after its last step: the activation, then its real rows into C's column.
 void column_finish(const FloatTile& tile, __m256 sums) {
   if (tile.activation) sums = activate(broadcast_activation(*tile.activation), sums);
   alignas(32) float lanes[8];
@@ -155,6 +143,18 @@ void column_finish(const FloatTile& tile, __m256 sums) {
   for (size_t r = 0; r < rows; ++r) tile.c[r * tile.c_stride] = lanes[r];
 }
 
+// Tiles of one real column (a 7x7 plane's last panel: 49 = 3 x 16 + 1 pixels). The 8-column form
+// runs 6 FMAs per depth step for one column, about a fifth of a 7x7 pointwise layer's tile time
+// (session 15). The column tiles (float_column_tiles) put a row panel's six rows in the lanes
+// instead: per depth step the 8 floats from the step's start in the A panel (rows 0-5, then the
+// next step's rows 0-1 in lanes 6-7, never stored) times the column's B value broadcast, one FMA.
+// Each row's sum starts from C or its bias and takes every depth step in order, as in float_tile (C
+// first, then each step's product added by one FMA), so the bits are float_tile's: the one-row Gemm
+// path and the depth chunking rely on that order (test_optimized_matrix). One panel's FMAs form one
+// chain, latency-bound at 4 cycles per step, which the 8-column form reaches too; so a call takes
+// up to four row panels on the same B panel, four independent chains, 24 rows per step (a one-panel
+// form with four accumulators over consecutive steps was faster still but changed that order, and
+// was reverted). The last step loads through a mask, so nothing past an A panel is read.
 template <size_t kPanels>
 void column_panels(const FloatTile* tiles) {
   const float* b = tiles[0].b;
