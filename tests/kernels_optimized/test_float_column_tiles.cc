@@ -2,7 +2,8 @@
 // four row panels per call) against its own float_tile run on each tile alone, bit for bit: the
 // column tiles must keep float_tile's order of additions (C or the bias first, then every depth
 // step by one FMA), which the one-row Gemm path and the depth chunking rely on. Random panels
-// over every row count 1..6 per panel, 1-4 panels per call, depths 1-300, B read with a stride
+// of every row count 1..6 (in turn, so each count meets each panel position), 1-4 panels per
+// call, depths 1-300, B read with a stride
 // (in place) or packed, accumulating into C or starting from row and column biases, with and
 // without an activation (a leaky one too). Each A panel ends at a guard page (PROT_NONE), so a
 // read past it (the last depth step loads through a mask) faults. On a CPU without AVX2 and FMA:
@@ -84,7 +85,8 @@ struct Case {
 constexpr size_t kRows = 6;
 constexpr size_t kCStride = 5;
 
-Case random_case(std::mt19937& engine, size_t panels, size_t depth) {
+// Panel p of the case has 1 + (first_rows + p) % 6 real rows.
+Case random_case(std::mt19937& engine, size_t panels, size_t depth, size_t first_rows) {
   std::uniform_real_distribution<float> value(-2.0f, 2.0f);
   Case t;
   t.depth = depth;
@@ -102,7 +104,7 @@ Case random_case(std::mt19937& engine, size_t panels, size_t depth) {
     for (float& x : t.c.back()) x = value(engine);
     t.row_bias.emplace_back(kRows);
     for (float& x : t.row_bias.back()) x = value(engine);
-    t.rows.push_back(1 + engine() % kRows);
+    t.rows.push_back(1 + (first_rows + p) % kRows);
   }
   return t;
 }
@@ -130,9 +132,10 @@ size_t mismatches(uint32_t seed) {
   const optimized::MicroKernels& table = optimized::avx2_micro_kernels();
   std::mt19937 engine(seed);
   size_t failures = 0;
+  size_t case_index = 0;  // 24 cases per seed: every row count at every panel position
   for (size_t panels = 1; panels <= optimized::kFloatColumnTileGroup; ++panels) {
     for (size_t depth : {size_t{1}, size_t{2}, size_t{3}, size_t{17}, size_t{256}, size_t{300}}) {
-      Case t = random_case(engine, panels, depth);
+      Case t = random_case(engine, panels, depth, case_index++);
       std::vector<std::vector<float>> expected = t.c, actual = t.c;
       std::vector<optimized::FloatTile> tiles;
       for (size_t p = 0; p < panels; ++p) {
