@@ -61,6 +61,7 @@
 
 #include <time.h>
 
+#include "core/large_allocation.h"
 #include "core/thread_pool.h"
 #include "dispatch.h"
 #include "optimized/dot_product_kernels.h"
@@ -114,18 +115,26 @@ double median(std::vector<double> values) {
   return n % 2 ? values[n / 2] : 0.5 * (values[n / 2 - 1] + values[n / 2]);
 }
 
-std::vector<float> random_floats(size_t count, uint32_t seed) {
+// Operands live where the runtime keeps its tensors (core/aligned_buffer.cc): from 2 MiB on, on
+// transparent huge pages. On 4 KiB pages the float32 1x1 layers of 112x112-160x160 planes ran
+// 1.1-1.3x slower (page walks: one page per input channel row), which a model never sees.
+template <typename T>
+using Tensor = std::vector<T, LargeAllocator<T>>;
+using Floats = Tensor<float>;
+using Codes = Tensor<int8_t>;
+
+Floats random_floats(size_t count, uint32_t seed) {
   std::mt19937 generator(seed);
   std::uniform_real_distribution<float> distribution(-1.0f, 1.0f);
-  std::vector<float> values(count);
+  Floats values(count);
   for (float& value : values) value = distribution(generator);
   return values;
 }
 
-std::vector<int8_t> random_codes(size_t count, uint32_t seed) {
+Codes random_codes(size_t count, uint32_t seed) {
   std::mt19937 generator(seed);
   std::uniform_int_distribution<int> distribution(-128, 127);
-  std::vector<int8_t> values(count);
+  Codes values(count);
   for (int8_t& value : values) value = static_cast<int8_t>(distribution(generator));
   return values;
 }
@@ -134,10 +143,10 @@ std::vector<int8_t> random_codes(size_t count, uint32_t seed) {
 // clamped to [-127, 127] (ResNet18's converted weights have 6.3% above 64 in magnitude, which
 // sigma 34 gives). Uniform codes would make a quarter of the weight pairs need a correction on
 // the avx2 VPMADDUBSW tiles, which then decline the layer (dot_product_pair_split.h).
-std::vector<int8_t> trained_weight_codes(size_t count, uint32_t seed) {
+Codes trained_weight_codes(size_t count, uint32_t seed) {
   std::mt19937 generator(seed);
   std::normal_distribution<float> distribution(0.0f, 34.0f);
-  std::vector<int8_t> values(count);
+  Codes values(count);
   for (int8_t& value : values) {
     value = static_cast<int8_t>(std::clamp(std::lround(distribution(generator)), -127L, 127L));
   }
@@ -148,9 +157,9 @@ std::vector<int8_t> trained_weight_codes(size_t count, uint32_t seed) {
 // weights, a bias of 1000 per output channel, the output, and a requantization with a fused
 // Relu (input zero point 3, output zero point -2, multipliers 1e-4).
 struct Int8Operands {
-  std::vector<int8_t> x, w;
+  Codes x, w;
   std::vector<int32_t> bias;
-  std::vector<int8_t> y;
+  Codes y;
   reference::Int8Requantization q;
 };
 
@@ -159,7 +168,7 @@ Int8Operands int8_operands(size_t input_size, size_t weight_size, size_t output_
   Int8Operands operands{random_codes(input_size, 6),
                         trained_weight_codes(weight_size, 7),
                         std::vector<int32_t>(static_cast<size_t>(output_channels), 1000),
-                        std::vector<int8_t>(output_size),
+                        Codes(output_size),
                         {}};
   reference::Int8Requantization& q = operands.q;
   q.input_zero_point = 3;
@@ -191,7 +200,7 @@ void bench_dot_product_tile(const Options& options) {
   // 144-row block (36 KB: L2), and against one A panel only (everything in L1).
   const size_t depth = 256, mr = table->rows, nr = table->columns, g = table->group_depth;
   const size_t panels = 144 / mr;
-  std::vector<int8_t> a(depth * mr * panels), b(depth * nr);
+  Codes a(depth * mr * panels), b(depth * nr);
   for (size_t i = 0; i < a.size(); ++i) a[i] = static_cast<int8_t>(i % 251 - 125);
   for (size_t i = 0; i < b.size(); ++i) b[i] = static_cast<int8_t>(i % 241 - 120);
   std::vector<int32_t> c(mr * nr * panels);
@@ -290,7 +299,7 @@ void bench_silu_epilogue(const Options& options) {
   std::uniform_int_distribution<int32_t> distribution(-41000, 41000);
   std::vector<int32_t> accumulators(count);
   for (int32_t& value : accumulators) value = distribution(generator);
-  std::vector<int8_t> output(count);
+  Codes output(count);
   const optimized::RequantizeSiluRow row{accumulators.data(), count, 2.4e-4f, 0.0187f, -97,
                                          output.data()};
   const int calls = 400;
@@ -335,8 +344,8 @@ void bench_micro_kernels(const Options& options) {
   const optimized::MicroKernels& kernels = *table;
   const size_t depth = 256;
   const size_t mr = kernels.float_rows, nr = kernels.float_columns;
-  std::vector<float> a = random_floats(depth * mr, 1), b = random_floats(depth * nr, 2);
-  std::vector<float> c(mr * nr);
+  Floats a = random_floats(depth * mr, 1), b = random_floats(depth * nr, 2);
+  Floats c(mr * nr);
   optimized::FloatTile tile{mr,       nr, depth, a.data(), b.data(), nr,
                             c.data(), nr, true,  nullptr,  nullptr,  nullptr};
   const size_t imr = kernels.int16_rows, inr = kernels.int16_columns;
@@ -634,9 +643,9 @@ void bench_winograd_against_default(const Options& options) {
       }
       const reference::Conv2DShape shape = shape_of(layer);
       const auto [input_size, weight_size, output_size] = sizes_of(shape);
-      std::vector<float> x = random_floats(input_size, 3), w = random_floats(weight_size, 4);
-      std::vector<float> bias = random_floats(static_cast<size_t>(shape.output_channels), 5);
-      std::vector<float> y(output_size);
+      Floats x = random_floats(input_size, 3), w = random_floats(weight_size, 4);
+      Floats bias = random_floats(static_cast<size_t>(shape.output_channels), 5);
+      Floats y(output_size);
       reference::FusedActivation relu;
       relu.kind = reference::FusedActivation::Kind::kRelu;
       std::unique_ptr<cpu::Conv2DFloat> kernels[3] = {
@@ -699,10 +708,9 @@ void bench_winograd_accuracy(const Options& options) {
     double worst[3] = {0.0, 0.0, 0.0};
     for (int rep = 0; rep < options.reps; ++rep) {
       const uint32_t seed = static_cast<uint32_t>(100 + 3 * rep);
-      std::vector<float> x = random_floats(input_size, seed),
-                         w = random_floats(weight_size, seed + 1);
-      std::vector<float> bias = random_floats(static_cast<size_t>(shape.output_channels), seed + 2);
-      std::vector<float> expected(output_size), y(output_size);
+      Floats x = random_floats(input_size, seed), w = random_floats(weight_size, seed + 1);
+      Floats bias = random_floats(static_cast<size_t>(shape.output_channels), seed + 2);
+      Floats expected(output_size), y(output_size);
       const reference::FusedActivation none;
       reference::conv2d(shape, none, x.data(), w.data(), bias.data(), expected.data());
       double scale = 1.0;
@@ -821,12 +829,12 @@ void bench_convolutions(const Options& options, bool int8) {
     std::vector<Config> configs;
     std::string algorithm;
     // Operands live as long as the configs below.
-    std::vector<float> x = random_floats(input_size, 3), w = random_floats(weight_size, 4);
-    std::vector<float> bias = random_floats(static_cast<size_t>(shape.output_channels), 5);
-    std::vector<float> y(output_size);
+    Floats x = random_floats(input_size, 3), w = random_floats(weight_size, 4);
+    Floats bias = random_floats(static_cast<size_t>(shape.output_channels), 5);
+    Floats y(output_size);
     Int8Operands operands8 =
         int8_operands(input_size, weight_size, output_size, shape.output_channels);
-    std::vector<int8_t>&x8 = operands8.x, &w8 = operands8.w, &y8 = operands8.y;
+    Codes &x8 = operands8.x, &w8 = operands8.w, &y8 = operands8.y;
     std::vector<int32_t>& bias32 = operands8.bias;
     const reference::Int8Requantization& q = operands8.q;
     reference::FusedActivation relu;
@@ -935,9 +943,9 @@ void bench_direct_against_gemm(const Options& options) {
     }
     const reference::Conv2DShape shape = shape_of(layer);
     const auto [input_size, weight_size, output_size] = sizes_of(shape);
-    std::vector<float> x = random_floats(input_size, 3), w = random_floats(weight_size, 4);
-    std::vector<float> bias = random_floats(static_cast<size_t>(shape.output_channels), 5);
-    std::vector<float> y(output_size);
+    Floats x = random_floats(input_size, 3), w = random_floats(weight_size, 4);
+    Floats bias = random_floats(static_cast<size_t>(shape.output_channels), 5);
+    Floats y(output_size);
     reference::FusedActivation relu;
     relu.kind = reference::FusedActivation::Kind::kRelu;
     std::unique_ptr<cpu::Conv2DFloat> direct = optimized::make_direct_conv2d(
@@ -1024,7 +1032,7 @@ void bench_int8_against_gemm(const Options& options) {
       const auto [input_size, weight_size, output_size] = sizes_of(shape);
       Int8Operands operands =
           int8_operands(input_size, weight_size, output_size, shape.output_channels);
-      std::vector<int8_t>&x = operands.x, &w = operands.w, &y = operands.y;
+      Codes &x = operands.x, &w = operands.w, &y = operands.y;
       std::vector<int32_t>& bias = operands.bias;
       const reference::Int8Requantization& q = operands.q;
       std::unique_ptr<cpu::Conv2DInt8> alternatives[] = {
@@ -1169,8 +1177,8 @@ void bench_column_tiles_against_default(const Options& options) {
       if ((output_size / static_cast<size_t>(shape.output_channels)) % table.float_columns != 1) {
         continue;
       }
-      std::vector<float> x = random_floats(input_size, 8), w = random_floats(weight_size, 9);
-      std::vector<float> bias(static_cast<size_t>(shape.output_channels), 0.5f), y(output_size);
+      Floats x = random_floats(input_size, 8), w = random_floats(weight_size, 9);
+      Floats bias(static_cast<size_t>(shape.output_channels), 0.5f), y(output_size);
       reference::FusedActivation relu;
       relu.kind = reference::FusedActivation::Kind::kRelu;
       std::unique_ptr<cpu::Conv2DFloat> kernels[] = {
@@ -1224,11 +1232,11 @@ void bench_subsample_against_default(const Options& options) {
       const auto [input_size, weight_size, output_size] = sizes_of(shape);
       Int8Operands operands =
           int8_operands(input_size, weight_size, output_size, shape.output_channels);
-      std::vector<int8_t>&x = operands.x, &w = operands.w, &y = operands.y;
+      Codes &x = operands.x, &w = operands.w, &y = operands.y;
       std::vector<int32_t>& bias = operands.bias;
       const reference::Int8Requantization& q = operands.q;
-      std::vector<float> xf = random_floats(input_size, 8), wf = random_floats(weight_size, 9);
-      std::vector<float> bf(static_cast<size_t>(shape.output_channels), 0.5f), yf(output_size);
+      Floats xf = random_floats(input_size, 8), wf = random_floats(weight_size, 9);
+      Floats bf(static_cast<size_t>(shape.output_channels), 0.5f), yf(output_size);
       reference::FusedActivation relu;
       relu.kind = reference::FusedActivation::Kind::kRelu;
       std::unique_ptr<cpu::Conv2DInt8> int8_kernels[] = {
@@ -1306,10 +1314,10 @@ void bench_gemms(const Options& options) {
     params.k = s.k;
     params.transpose_b = s.transpose_b;
     params.c_column_stride = 1;
-    std::vector<float> a = random_floats(static_cast<size_t>(s.m * s.k), 1);
-    std::vector<float> b = random_floats(static_cast<size_t>(s.k * s.n), 2);
-    std::vector<float> c = random_floats(static_cast<size_t>(s.n), 3);
-    std::vector<float> y(static_cast<size_t>(s.m * s.n));
+    Floats a = random_floats(static_cast<size_t>(s.m * s.k), 1);
+    Floats b = random_floats(static_cast<size_t>(s.k * s.n), 2);
+    Floats c = random_floats(static_cast<size_t>(s.n), 3);
+    Floats y(static_cast<size_t>(s.m * s.n));
     std::shared_ptr<cpu::GemmFloat> kernel =
         cpu::prepare_gemm(params, reference::FusedActivation{}, b.data(), options.variant);
     std::vector<Config> configs;
@@ -1352,8 +1360,8 @@ void bench_activations(const Options& options) {
       "## Activations, float32 (%s), one thread\n\n| op | ns/element (wall) | ns/element "
       "(thread CPU time) |\n|---|---:|---:|\n",
       cpu::kernel_variant_name(options.variant));
-  std::vector<float> x = random_floats(static_cast<size_t>(kCount), 8);
-  std::vector<float> y(x.size());
+  Floats x = random_floats(static_cast<size_t>(kCount), 8);
+  Floats y(x.size());
   for (const ActivationRow& row : rows) {
     if (!options.filter.empty() && std::strstr(row.name, options.filter.c_str()) == nullptr) {
       continue;
@@ -1381,12 +1389,12 @@ void bench_lookup_int8(const Options& options) {
   if (!options.filter.empty() && std::strstr(name, options.filter.c_str()) == nullptr) return;
   constexpr int64_t kCount = 256 * 1024;
   ThreadPool serial(1);
-  std::vector<int8_t> table(256);
+  Codes table(256);
   for (int i = 0; i < 256; ++i)
     table[static_cast<size_t>(i)] = static_cast<int8_t>(i < 128 ? 0 : i - 128);
-  std::vector<int8_t> x(static_cast<size_t>(kCount));
+  Codes x(static_cast<size_t>(kCount));
   for (size_t i = 0; i < x.size(); ++i) x[i] = static_cast<int8_t>((i * 2654435761u) >> 24);
-  std::vector<int8_t> y(x.size());
+  Codes y(x.size());
   std::shared_ptr<cpu::LookupInt8> scalar =
       cpu::prepare_lookup_int8(table.data(), kCount, cpu::KernelVariant::kPortable);
   std::shared_ptr<cpu::LookupInt8> variant =
@@ -1417,7 +1425,7 @@ void bench_binary_int8(const Options& options) {
   const char* name = "add int8 64K";
   if (!options.filter.empty() && std::strstr(name, options.filter.c_str()) == nullptr) return;
   constexpr int64_t kCount = 64 * 1024;
-  std::vector<int8_t> a(static_cast<size_t>(kCount)), b(a.size()), out(a.size());
+  Codes a(static_cast<size_t>(kCount)), b(a.size()), out(a.size());
   for (size_t i = 0; i < a.size(); ++i) {
     a[i] = static_cast<int8_t>((i * 2654435761u) >> 24);
     b[i] = static_cast<int8_t>((i * 40503u + 17) >> 8);
@@ -1471,9 +1479,9 @@ void bench_softmax(const Options& options) {
     if (!kernel) continue;
     const size_t count =
         static_cast<size_t>(shape.layout.outer * shape.layout.channels * shape.layout.inner);
-    std::vector<float> x = random_floats(count, 9);
+    Floats x = random_floats(count, 9);
     for (float& value : x) value *= 8.0f;
-    std::vector<float> y(count);
+    Floats y(count);
     const auto [reference_seconds, variant_seconds] = reference_and_variant_seconds(
         options, [&] { reference::softmax(shape.layout, x.data(), y.data()); },
         [&] { kernel->run(x.data(), y.data(), serial); });
@@ -1495,8 +1503,8 @@ void bench_resize_bilinear(const Options& options) {
   std::shared_ptr<cpu::ResizeFloat> kernel = cpu::prepare_resize_bilinear(params, options.variant);
   if (!kernel) return;
   ThreadPool serial(1);
-  std::vector<float> x = random_floats(64 * 80 * 80, 10);
-  std::vector<float> y(64 * 160 * 160);
+  Floats x = random_floats(64 * 80 * 80, 10);
+  Floats y(64 * 160 * 160);
   const auto [reference_seconds, variant_seconds] = reference_and_variant_seconds(
       options, [&] { reference::resize_bilinear(params, x.data(), y.data()); },
       [&] { kernel->run(x.data(), y.data(), serial); });
@@ -1530,12 +1538,11 @@ void bench_conv_transpose(const Options& options) {
     w.stride_height = w.stride_width = 2;
     w.pad_top = w.pad_left = w.pad_bottom = w.pad_right = layer.pad;
     w.output_height = w.output_width = (layer.size - 1) * 2 - 2 * layer.pad + layer.kernel;
-    std::vector<float> x =
-        random_floats(size_t(layer.input_channels * layer.size * layer.size), 11);
-    std::vector<float> weights = random_floats(
+    Floats x = random_floats(size_t(layer.input_channels * layer.size * layer.size), 11);
+    Floats weights = random_floats(
         size_t(layer.input_channels * layer.output_channels * layer.kernel * layer.kernel), 12);
-    std::vector<float> bias = random_floats(size_t(layer.output_channels), 13);
-    std::vector<float> y(size_t(layer.output_channels * w.output_height * w.output_width));
+    Floats bias = random_floats(size_t(layer.output_channels), 13);
+    Floats y(size_t(layer.output_channels * w.output_height * w.output_width));
     std::shared_ptr<cpu::Conv2DFloat> kernel =
         cpu::prepare_conv_transpose2d(shape, {}, weights.data(), options.variant);
     if (!kernel) continue;

@@ -330,6 +330,10 @@ void pack_row(const Im2colGeometry& g, const In* input, int64_t k, const Segment
 
 }  // namespace
 
+// How far ahead (in input rows) a pointwise gather prefetches, and the line it prefetches by.
+constexpr size_t kCopyAhead = 4;
+constexpr size_t kCacheLine = 64;
+
 void gather_im2col_rows_float(const Im2colGeometry& g, const float* input, size_t depth_begin,
                               size_t depth, const Segment* segments, size_t segment_count,
                               size_t columns, size_t row_stride, float* packed) {
@@ -338,8 +342,19 @@ void gather_im2col_rows_float(const Im2colGeometry& g, const float* input, size_
     const int64_t k = static_cast<int64_t>(depth_begin + kk);
     float* out = packed + kk * row_stride;
     if (pointwise) {
-      std::memcpy(out, input + k * g.window.input_width + segments[0].input_column,
-                  columns * sizeof(float));
+      const float* row = input + k * g.window.input_width + segments[0].input_column;
+      // A pointwise block's rows are one page or more apart, one prefetch stream each, and
+      // between blocks the tiles' output stores push the streams out of the prefetchers: each
+      // row's copy started with demand misses. Asking for the row kCopyAhead rows on while this
+      // one is copied took 0.80-0.93x the time of YOLOv5s's 1x1 layers on 80x80 and 160x160
+      // planes (bench_kernels, in one process), and left the smaller planes even.
+      if (kk + kCopyAhead < depth) {
+        const char* ahead = reinterpret_cast<const char*>(row + kCopyAhead * g.window.input_width);
+        for (size_t byte = 0; byte < columns * sizeof(float); byte += kCacheLine) {
+          __builtin_prefetch(ahead + byte);
+        }
+      }
+      std::memcpy(out, row, columns * sizeof(float));
     } else {
       pack_row<1, float>(
           g, input, k, segments, segment_count, [](float value) { return value; },
