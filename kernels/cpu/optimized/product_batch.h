@@ -26,6 +26,12 @@ struct ProductShape {
   size_t b_index(size_t depth, size_t column) const {
     return transpose_b ? column * k + depth : depth * n + column;
   }
+  // The same as steps between elements: a_index(row, depth) = row * a_row_stride() + depth *
+  // a_depth_stride(), and likewise for B.
+  size_t a_row_stride() const { return transpose_a ? 1 : k; }
+  size_t a_depth_stride() const { return transpose_a ? m : 1; }
+  size_t b_depth_stride() const { return transpose_b ? 1 : n; }
+  size_t b_column_stride() const { return transpose_b ? k : 1; }
 };
 
 inline ProductShape gemm_shape(const reference::GemmParams& p) {
