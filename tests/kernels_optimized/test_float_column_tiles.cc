@@ -1,13 +1,14 @@
-// The avx2 table's float_column_tiles (x86/avx2_gemm_tiles.cc: one-column float tiles, up to
-// four row panels per call) against its own float_tile run on each tile alone, bit for bit: the
-// column tiles must keep float_tile's order of additions (C or the bias first, then every depth
-// step by one FMA), which the one-row Gemm path and the depth chunking rely on. Random panels
-// of every row count 1..6 (in turn, so each count meets each panel position), 1-4 panels per
-// call, depths 1-300, B read with a stride
-// (in place) or packed, accumulating into C or starting from row and column biases, with and
-// without an activation (a leaky one too). Each A panel ends at a guard page (PROT_NONE), so a
-// read past it (the last depth step loads through a mask) faults. On a CPU without AVX2 and FMA:
-// SKIPPED.
+// Every table's float_column_tiles (one-column float tiles, up to four row panels per call:
+// avx2's in x86/avx2_gemm_tiles.cc, neon's in arm/neon_micro_kernels.cc) against the same
+// table's float_tile run on each tile alone, bit for bit: the column tiles must keep float_tile's
+// order of additions (avx2: C or the bias first, then every depth step by one FMA; neon: the
+// steps from 0, then C or the bias), which the one-row Gemm path and the depth chunking rely on.
+// Random panels of every row count 1..MR (in turn, so each count meets each panel position), 1-4
+// panels per call, depths 1-300, B read with a stride (in place) or packed, accumulating into C
+// or starting from row and column biases, with and without an activation (a leaky one too).
+// Each A panel ends at a guard page (PROT_NONE), so a read past it (avx2's last depth step loads
+// through a mask) faults. Where no table this CPU runs has column tiles (x86-64 without AVX2 and
+// FMA, or a build for another architecture): SKIPPED.
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
@@ -15,10 +16,8 @@
 #include <random>
 #include <vector>
 
-#if defined(__x86_64__)
 #include <sys/mman.h>
 #include <unistd.h>
-#endif
 
 #include "dispatch.h"
 #include "kernels_optimized/optimized_test_support.h"
@@ -37,8 +36,6 @@ namespace {
 using namespace orknn;
 namespace optimized = kernels::cpu::optimized;
 using kernels::cpu::KernelVariant;
-
-#if defined(__x86_64__)
 
 // `count` floats that end where an inaccessible page starts.
 class GuardedFloats {
@@ -64,8 +61,17 @@ class GuardedFloats {
   float* data_ = nullptr;
 };
 
-bool avx2_available() {
-  return testing::avx2_available_or_skip("avx2 column tiles");
+// The tables this build and CPU run that have column tiles.
+std::vector<const optimized::MicroKernels*> column_tables() {
+  std::vector<const optimized::MicroKernels*> tables;
+  for (const optimized::MicroKernels* table : testing::optimized_micro_kernels()) {
+    if (table->float_column_tiles) tables.push_back(table);
+  }
+  if (tables.empty()) {
+    std::printf("SKIPPED column tiles: no table this CPU runs has them (detected: '%s')\n",
+                kernels::cpu::detected_cpu_features());
+  }
+  return tables;
 }
 
 struct Case {
@@ -74,21 +80,22 @@ struct Case {
   bool accumulate = false;
   bool with_activation = false;
   std::vector<float> b;
-  std::vector<std::unique_ptr<GuardedFloats>> a;  // one panel each (depth x 6), guarded
-  std::vector<std::vector<float>> c;              // per panel, 6 rows of c_stride
-  std::vector<std::vector<float>> row_bias;       // per panel, 6
+  size_t mr = 0;                                  // rows of an A panel
+  std::vector<std::unique_ptr<GuardedFloats>> a;  // one panel each (depth x mr), guarded
+  std::vector<std::vector<float>> c;              // per panel, mr rows of c_stride
+  std::vector<std::vector<float>> row_bias;       // per panel, mr
   std::vector<float> column_bias;
   std::vector<size_t> rows;
   optimized::FloatActivation activation{};
 };
 
-constexpr size_t kRows = 6;
 constexpr size_t kCStride = 5;
 
-// Panel p of the case has 1 + (first_rows + p) % 6 real rows.
-Case random_case(std::mt19937& engine, size_t panels, size_t depth, size_t first_rows) {
+// Panel p of the case has 1 + (first_rows + p) % mr real rows.
+Case random_case(std::mt19937& engine, size_t mr, size_t panels, size_t depth, size_t first_rows) {
   std::uniform_real_distribution<float> value(-2.0f, 2.0f);
   Case t;
+  t.mr = mr;
   t.depth = depth;
   t.b_stride = engine() % 2 ? 16 : 37;
   t.accumulate = engine() % 3 == 0;
@@ -98,13 +105,13 @@ Case random_case(std::mt19937& engine, size_t panels, size_t depth, size_t first
   for (float& x : t.b) x = value(engine);
   t.column_bias = {value(engine)};
   for (size_t p = 0; p < panels; ++p) {
-    t.a.push_back(std::make_unique<GuardedFloats>(depth * kRows));
-    for (size_t i = 0; i < depth * kRows; ++i) t.a.back()->data()[i] = value(engine);
-    t.c.emplace_back(kRows * kCStride);
+    t.a.push_back(std::make_unique<GuardedFloats>(depth * mr));
+    for (size_t i = 0; i < depth * mr; ++i) t.a.back()->data()[i] = value(engine);
+    t.c.emplace_back(mr * kCStride);
     for (float& x : t.c.back()) x = value(engine);
-    t.row_bias.emplace_back(kRows);
+    t.row_bias.emplace_back(mr);
     for (float& x : t.row_bias.back()) x = value(engine);
-    t.rows.push_back(1 + (first_rows + p) % kRows);
+    t.rows.push_back(1 + (first_rows + p) % mr);
   }
   return t;
 }
@@ -126,16 +133,17 @@ optimized::FloatTile tile_of(const Case& t, size_t p, float* c) {
   return tile;
 }
 
-// How many panels of `seed`'s cases differ from float_tile in any bit (c is compared whole:
-// nothing past a tile's rows or its one column may be written).
-size_t mismatches(uint32_t seed) {
-  const optimized::MicroKernels& table = optimized::avx2_micro_kernels();
+// How many panels of `seed`'s cases differ from `table`'s float_tile in any bit (c is compared
+// whole: nothing past a tile's rows or its one column may be written).
+size_t mismatches(const optimized::MicroKernels& table, uint32_t seed) {
   std::mt19937 engine(seed);
   size_t failures = 0;
-  size_t case_index = 0;  // 24 cases per seed: every row count at every panel position
+  // 24 cases per seed, the row counts in turn from a start that moves 6 a seed: over the four
+  // seeds, every count up to MR = 8 meets every panel position (the fourth's 6 cases a seed).
+  size_t case_index = 6 * seed;
   for (size_t panels = 1; panels <= optimized::kFloatColumnTileGroup; ++panels) {
     for (size_t depth : {size_t{1}, size_t{2}, size_t{3}, size_t{17}, size_t{256}, size_t{300}}) {
-      Case t = random_case(engine, panels, depth, case_index++);
+      Case t = random_case(engine, table.float_rows, panels, depth, case_index++);
       std::vector<std::vector<float>> expected = t.c, actual = t.c;
       std::vector<optimized::FloatTile> tiles;
       for (size_t p = 0; p < panels; ++p) {
@@ -146,8 +154,8 @@ size_t mismatches(uint32_t seed) {
       for (size_t p = 0; p < panels; ++p) {
         if (std::memcmp(expected[p].data(), actual[p].data(), expected[p].size() * sizeof(float))) {
           ++failures;
-          std::printf("mismatch: %zu panels, depth %zu, panel %zu of %zu rows, accumulate %d\n",
-                      panels, depth, p, t.rows[p], t.accumulate ? 1 : 0);
+          std::printf("%s mismatch: %zu panels, depth %zu, panel %zu of %zu rows, accumulate %d\n",
+                      table.name, panels, depth, p, t.rows[p], t.accumulate ? 1 : 0);
         }
       }
     }
@@ -155,31 +163,31 @@ size_t mismatches(uint32_t seed) {
   return failures;
 }
 
-void test_table(void**) {
-  if (!avx2_available()) return;
-  assert_non_null(optimized::avx2_micro_kernels().float_column_tiles);
-  assert_int_equal(optimized::avx2_micro_kernels().float_rows, kRows);
+// x86-64 with AVX2 and FMA has avx2's column tiles, every AArch64 CPU neon's.
+void test_tables(void**) {
+#if defined(__x86_64__)
+  if (kernels::cpu::kernel_variant_available(KernelVariant::kAvx2)) {
+    assert_non_null(optimized::avx2_micro_kernels().float_column_tiles);
+  }
+#elif defined(__aarch64__)
+  assert_non_null(optimized::neon_micro_kernels().float_column_tiles);
+#endif
+  for (const optimized::MicroKernels* table : column_tables()) {
+    assert_in_range(table->float_rows, 1, 8);  // the row counts each case cycles through
+  }
 }
 
 void test_column_tiles_are_float_tile_bits(void**) {
-  if (!avx2_available()) return;
-  for (uint32_t seed : {1u, 2u, 3u, 4u}) assert_int_equal(mismatches(seed), 0);
+  for (const optimized::MicroKernels* table : column_tables()) {
+    for (uint32_t seed : {1u, 2u, 3u, 4u}) assert_int_equal(mismatches(*table, seed), 0);
+  }
 }
-
-#else
-
-void test_table(void**) {
-  std::printf("SKIPPED avx2 column tiles: not an x86-64 build\n");
-}
-void test_column_tiles_are_float_tile_bits(void**) {}
-
-#endif
 
 }  // namespace
 
 int main() {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_table),
+      cmocka_unit_test(test_tables),
       cmocka_unit_test(test_column_tiles_are_float_tile_bits),
   };
   return cmocka_run_group_tests(tests, nullptr, nullptr);
