@@ -1034,13 +1034,17 @@ void test_algorithm_choice(void**) {
     assert_string_equal(algorithm(wide_depthwise).c_str(), (name + " depthwise 3x3").c_str());
   }
   assert_true(algorithm(pointwise).find("pointwise") != std::string::npos);
-  // Float B read in place only when deep (>= 128) with few (<= 96) output channels.
+  // Float B read in place only with few (<= 96) output channels, and then when deep (>= 128)
+  // or when the output is small (at most 64 x 56 x 56 floats).
   if (variant != KernelVariant::kReference) {
     const ConvCase deep{"deep pointwise", 1, 130, 5, 5, 40, 1, 1};
     const ConvCase deep_wide{"deep pointwise, 97 channels", 1, 130, 5, 5, 97, 1, 1};
+    const ConvCase large_output{
+        "shallow pointwise, 8 x 160 x 160 outputs", 1, 4, 160, 160, 8, 1, 1};
     assert_true(algorithm(deep).find("pointwise in place") != std::string::npos);
-    assert_true(algorithm(pointwise).find("in place") == std::string::npos);
+    assert_true(algorithm(pointwise).find("pointwise in place") != std::string::npos);
     assert_true(algorithm(deep_wide).find("in place") == std::string::npos);
+    assert_true(algorithm(large_output).find("in place") == std::string::npos);
   }
   assert_true(algorithm(general).find("im2col") != std::string::npos);
   assert_string_equal(

@@ -94,12 +94,17 @@ class GemmConvolution final : public ConvolutionTraits<Arithmetic>::Interface {
     // A pointwise float convolution's B is the input itself (one row of pixels per channel).
     // With few output channels and a deep input, copying it costs more than it saves, so full
     // panels are read in place (only a partial last panel is packed): 144->24 and 256->64 layers
-    // ran 5-25% faster so. A short depth is copied even then: each in-place tile reads its depth
-    // rows a whole image row apart (a TLB miss and a separate prefetch stream per row), and
-    // 16->96 @112 and 64->64 @160 ran 1.3-2x faster on copied rows. (int8 always packs: B holds
-    // x - zx.)
+    // ran 5-25% faster so. A short depth is copied unless the output is small: each in-place
+    // tile reads its depth rows a whole plane apart (a separate prefetch stream per row), and
+    // the panels-outer order below writes every output row a line at a time; 16->96 @112,
+    // 32->64 @112 and the 160x160 layers ran 1.1-2.2x slower in place, 64->64 and 64->48 @80
+    // even. Outputs of at most 64 x 56 x 56 floats (784 KB) ran faster in place (session 16,
+    // bench_kernels in one process, 1 and 2 threads): 32->16 and 16->8 @112 0.78-0.89x, 96->24
+    // @56 0.84-0.88x, 64->64 @56 0.93-0.96x. (int8 always packs: B holds x - zx.)
     const bool pointwise = geometry_.single_row_pointwise();
-    in_place_b_ = !kIsInt8<Arithmetic> && pointwise && group_rows_ <= 96 && depth_ >= 128;
+    constexpr size_t kSmallInPlaceOutput = 64 * 56 * 56;  // floats
+    in_place_b_ = !kIsInt8<Arithmetic> && pointwise && group_rows_ <= 96 &&
+                  (depth_ >= 128 || group_rows_ * columns_ <= kSmallInPlaceOutput);
     // Tile order (TileGrid::panels_inner): float tiles write the output rows themselves, and
     // walking a row group across every panel writes MR sequential streams the prefetchers
     // follow, where panels-outer writes one short piece of every row of the block per panel
