@@ -97,7 +97,7 @@ class GemmConvolution final : public ConvolutionTraits<Arithmetic>::Interface {
     // ran 5-25% faster so. A short depth is copied unless the output is small: each in-place
     // tile reads its depth rows a whole plane apart (a separate prefetch stream per row), and
     // the panels-outer order below writes every output row a line at a time; 16->96 @112,
-    // 32->64 @112 and the 160x160 layers ran 1.1-2.2x slower in place, 64->64 and 64->48 @80
+    // 32->64 @112 and the 160x160 layers ran 1.0-2.2x slower in place, 64->64 and 64->48 @80
     // even. Outputs of at most 64 x 56 x 56 floats (784 KB) ran faster in place (session 16,
     // bench_kernels in one process, 1 and 2 threads): 32->16 and 16->8 @112 0.78-0.89x, 96->24
     // @56 0.84-0.88x, 64->64 @56 0.93-0.96x. (int8 always packs: B holds x - zx.)
