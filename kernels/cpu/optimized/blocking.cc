@@ -343,11 +343,12 @@ void gather_im2col_rows_float(const Im2colGeometry& g, const float* input, size_
     float* out = packed + kk * row_stride;
     if (pointwise) {
       const float* row = input + k * g.window.input_width + segments[0].input_column;
-      // A pointwise block's rows are one page or more apart, one prefetch stream each, and
-      // between blocks the tiles' output stores push the streams out of the prefetchers: each
-      // row's copy started with demand misses. Asking for the row kCopyAhead rows on while this
-      // one is copied took 0.80-0.93x the time of YOLOv5s's 1x1 layers on 80x80 and 160x160
-      // planes (bench_kernels, in one process), and left the smaller planes even.
+      // A pointwise block's rows are a plane apart (on large planes a page or more), one
+      // prefetch stream each, and between blocks the tiles' output stores push the streams out
+      // of the prefetchers: each row's copy started with demand misses. Asking for the row
+      // kCopyAhead rows on while this one is copied took 0.80-0.93x the time of YOLOv5s's 1x1
+      // layers on 80x80 and 160x160 planes (bench_kernels, in one process), and left the smaller
+      // planes even.
       if (kk + kCopyAhead < depth) {
         const char* ahead = reinterpret_cast<const char*>(row + kCopyAhead * g.window.input_width);
         for (size_t byte = 0; byte < columns * sizeof(float); byte += kCacheLine) {
