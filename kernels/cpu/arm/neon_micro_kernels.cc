@@ -33,6 +33,19 @@ float32x4_t activate(const FloatActivation& activation, float32x4_t value) {
   sums[r][0] = vfmaq_laneq_f32(sums[r][0], b0, a_vector, lane); \
   sums[r][1] = vfmaq_laneq_f32(sums[r][1], b1, a_vector, lane)
 
+// Row r, column j of a tile on the scalar path (a partial panel, and the column tiles below):
+// C, or the row's bias plus the column's, plus the sum; then the activation.
+float finished_value(const FloatTile& tile, size_t r, size_t j, float sum) {
+  float value;
+  if (tile.accumulate) {
+    value = tile.c[r * tile.c_stride + j] + sum;
+  } else {
+    const float column_bias = tile.column_bias ? tile.column_bias[j] : 0.0f;
+    value = ((tile.row_bias ? tile.row_bias[r] : 0.0f) + column_bias) + sum;
+  }
+  return tile.activation ? activate_float(*tile.activation, value) : value;
+}
+
 void float_tile(const FloatTile& tile) {
   float32x4_t sums[kRows][2];
   for (size_t r = 0; r < kRows; ++r) sums[r][0] = sums[r][1] = vdupq_n_f32(0.0f);
@@ -79,32 +92,10 @@ void float_tile(const FloatTile& tile) {
     float row_sums[kColumns];
     vst1q_f32(row_sums, sums[r][0]);
     vst1q_f32(row_sums + 4, sums[r][1]);
-    for (size_t j = 0; j < tile.columns; ++j) {
-      float value;
-      if (tile.accumulate) {
-        value = c[j] + row_sums[j];
-      } else {
-        const float init = (tile.row_bias ? tile.row_bias[r] : 0.0f) + column_bias[j];
-        value = init + row_sums[j];
-      }
-      c[j] = tile.activation ? activate_float(*tile.activation, value) : value;
-    }
+    for (size_t j = 0; j < tile.columns; ++j) c[j] = finished_value(tile, r, j, row_sums[j]);
   }
 }
 #undef ORKNN_FLOAT_ROW
-
-// The value float_tile's partial-panel path gives row r of a one-column tile: C or the row's
-// bias plus the column's, plus the sum, then the activation.
-float column_value(const FloatTile& tile, size_t r, float sum) {
-  float value;
-  if (tile.accumulate) {
-    value = tile.c[r * tile.c_stride] + sum;
-  } else {
-    const float column_bias = tile.column_bias ? tile.column_bias[0] : 0.0f;
-    value = ((tile.row_bias ? tile.row_bias[r] : 0.0f) + column_bias) + sum;
-  }
-  return tile.activation ? activate_float(*tile.activation, value) : value;
-}
 
 // Tiles of one real column (a 7x7 plane's last panel: 49 = 6 x 8 + 1 pixels), which float_tile
 // runs as 8 columns: 16 FMAs per depth step for one column. Here a row panel's 8 rows are the
@@ -135,7 +126,7 @@ void column_panels(const FloatTile* tiles) {
     vst1q_f32(row_sums, sums[p][0]);
     vst1q_f32(row_sums + 4, sums[p][1]);
     for (size_t r = 0; r < tiles[p].rows; ++r) {
-      tiles[p].c[r * tiles[p].c_stride] = column_value(tiles[p], r, row_sums[r]);
+      tiles[p].c[r * tiles[p].c_stride] = finished_value(tiles[p], r, 0, row_sums[r]);
     }
   }
 }
