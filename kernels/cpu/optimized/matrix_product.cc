@@ -25,8 +25,8 @@ using reference::MatMulParams;
 // A rows [first_row, first_row + rows) x depth steps [step_begin, +steps) into panels of MR
 // rows as the tiles read them (tile_arithmetic.h), holding a - zero_point for int8. Each row is
 // one walk along its depth: an index computed and both edges checked per element took about
-// 2 ns an element, a fifth of a float32 512 x 512 x 512 Gemm's time (the walk: a ninth; the
-// panel written in order from MR row pointers instead measured slower).
+// 2 ns an element, a fifth of a float32 512 x 512 x 512 Gemm's time (the walk: 12% of the samples
+// there; the panel written in order from MR row pointers instead measured slower).
 template <typename Arithmetic>
 void pack_a(const ProductShape& s, const typename Arithmetic::Element* a, int32_t zero_point,
             size_t first_row, size_t rows, size_t step_begin, size_t steps, size_t mr,
