@@ -1,11 +1,11 @@
 // The Winograd F(m x m, 3x3) float32 convolution (optimized/winograd_convolution.cc) against
 // reference::conv2d, within 1e-5 of the output scale (of the sums before the activation), for
-// every micro-kernel table this CPU runs with the plain C++ transforms and for the avx2 table
-// with the AVX2 ones, at output tiles 2 and 4: random shapes on the tile boundaries (odd output
-// sizes, 1x1 and 1xN planes, padding 0-2 on each side, batch 2, 1-70 channels) and deep layers,
-// every fused activation, with and without bias, on 1-3 threads. F(6x6), built but not
+// every micro-kernel table this CPU runs with the plain C++ transforms and for the avx2 and
+// avx512 tables with the AVX2 ones, at output tiles 2 and 4: random shapes on the tile boundaries
+// (odd output sizes, 1x1 and 1xN planes, padding 0-2 on each side, batch 2, 1-70 channels) and deep
+// layers, every fused activation, with and without bias, on 1-3 threads. F(6x6), built but not
 // dispatched, within 10 times that. Also: the comparison catches a small error, what does not
-// apply is refused, and the avx2 dispatcher picks it where its rule says.
+// apply is refused, and the avx2 and avx512 dispatchers pick it where its rule says.
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -51,7 +51,8 @@ struct Configuration {
   }
 };
 
-// Every table this CPU runs with the plain C++ transforms, and the avx2 table with the AVX2 ones.
+// Every table this CPU runs with the plain C++ transforms, and the avx2 and avx512 tables with the
+// AVX2 ones (the pairs their dispatchers run).
 std::vector<Configuration> configurations() {
   std::vector<Configuration> result;
   for (const optimized::MicroKernels* table : optimized_micro_kernels()) {
@@ -60,6 +61,9 @@ std::vector<Configuration> configurations() {
 #if defined(__x86_64__)
   if (kernels::cpu::kernel_variant_available(KernelVariant::kAvx2)) {
     result.push_back({&optimized::avx2_micro_kernels(), true});
+  }
+  if (kernels::cpu::kernel_variant_available(KernelVariant::kAvx512)) {
+    result.push_back({&optimized::avx512_micro_kernels(), true});
   }
 #endif
   return result;
@@ -268,27 +272,34 @@ void test_refused_shapes(void**) {
   assert_true(refused(shape, weights.data(), 4));
 }
 
-// The avx2 dispatcher takes the Winograd convolution for the 3x3 stride-1 layers its rule
-// prefers, and keeps its other algorithms elsewhere.
-void test_dispatch(void**) {
-  if (!kernels::cpu::kernel_variant_available(KernelVariant::kAvx2)) {
-    std::printf("SKIPPED winograd dispatch: this CPU does not report AVX2 and FMA\n");
-    return;
-  }
+// The avx2 and avx512 dispatchers take the Winograd convolution for the 3x3 stride-1 layers its
+// rule prefers, and keep their other algorithms elsewhere.
+void check_dispatch(KernelVariant variant) {
   const std::vector<float> weights(256 * 256 * 9, 0.25f);
   const reference::FusedActivation none;
   auto algorithm = [&](const Layer& layer) {
     const reference::Conv2DShape shape = shape_of(layer);
     assert_int_equal(
         optimized::winograd_convolution_preferred(shape),
-        std::string(kernels::cpu::prepare_conv2d(shape, none, weights.data(), KernelVariant::kAvx2)
-                        ->algorithm())
+        std::string(kernels::cpu::prepare_conv2d(shape, none, weights.data(), variant)->algorithm())
                 .find("winograd") != std::string::npos);
     return optimized::winograd_convolution_preferred(shape);
   };
   assert_true(algorithm({1, 64, 56, 56, 64, 1, 1, 1, 1}));
   assert_true(algorithm({1, 128, 28, 28, 128, 1, 1, 1, 1}));
+  assert_true(algorithm({1, 256, 7, 7, 256, 1, 1, 1, 1}));  // F(2x2), ahead of avx512's lanes
   assert_false(algorithm({1, 3, 56, 56, 64, 1, 1, 1, 1}));
+}
+
+void test_dispatch(void**) {
+  for (KernelVariant variant : {KernelVariant::kAvx2, KernelVariant::kAvx512}) {
+    if (!kernels::cpu::kernel_variant_available(variant)) {
+      std::printf("SKIPPED %s winograd dispatch: this CPU does not run it\n",
+                  kernels::cpu::kernel_variant_name(variant));
+      continue;
+    }
+    check_dispatch(variant);
+  }
 }
 
 }  // namespace
