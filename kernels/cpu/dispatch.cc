@@ -414,13 +414,17 @@ std::unique_ptr<Conv2DFloat> prepare_conv2d(const reference::Conv2DShape& shape,
     }
   }
 #if defined(ORKNN_HAVE_X86_KERNELS)
-  // Both x86 variants take the Winograd convolution for every 3x3 stride-1 layer its rule
+  // Both x86 variants take the Winograd convolution for the 3x3 stride-1 layers its rule
   // admits, ahead of their lanes and direct tiles: on avx2 (Zen 3, session 11) it ran those
-  // layers in 0.42-0.87x their time; on avx512 (session 17, Sapphire Rapids class, bench_kernels
-  // --winograd-vs-default) F(4x4) ran 0.50-0.75x the direct tiles' time at one thread
-  // (yolov5s's 32->32 @160 1.00x) and F(2x2) 0.79-0.96x the lanes' on 7x7 outputs.
-  if ((variant == KernelVariant::kAvx2 || variant == KernelVariant::kAvx512) &&
-      optimized::winograd_convolution_preferred(shape)) {
+  // layers in 0.42-0.87x their time. On avx512 (session 17, Sapphire Rapids class) F(4x4) ran
+  // 0.50-0.75x the direct tiles' time at one thread in bench_kernels --winograd-vs-default
+  // (yolov5s's 32->32 @160 1.00x), but avx512 keeps its lanes for the F(2x2) layers (7x7
+  // outputs): their transformed weights (16 MB for 512->512) come from memory in a model, where
+  // the layer ran 1.04x the lanes' time, against 0.79-0.96x in the benchmark's warm caches.
+  const bool winograd_variant =
+      variant == KernelVariant::kAvx2 ||
+      (variant == KernelVariant::kAvx512 && optimized::winograd_output_tile(shape) == 4);
+  if (winograd_variant && optimized::winograd_convolution_preferred(shape)) {
     const size_t tile = optimized::winograd_output_tile(shape);
     if (auto kernel =
             optimized::make_winograd_conv2d(kernels, shape, activation, constant_weights, tile,

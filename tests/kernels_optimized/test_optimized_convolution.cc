@@ -992,9 +992,8 @@ void test_lane_random_shapes(void**) {
   const ConvCase resnet_1x1_2{"1x1/2 1024->2048 @14", 1, 1024, 14, 14, 2048, 1, 1, 2, 2};
   const ConvCase strided_14{
       "3x3/2 256->256 @28", 1, 256, 28, 28, 256, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1};
-  // (The stride-1 3x3 one goes to the Winograd convolution ahead of the lanes, session 17.)
-  assert_true(optimized::lane_convolution_preferred(shape_of(resnet_3x3_7)));
-  assert_string_equal(algorithm(resnet_3x3_7).c_str(), "avx512 winograd F(2x2,3x3) gemm 12x32");
+  // (The stride-1 3x3 one stays on the lanes: avx512 takes Winograd F(4x4) only, session 17.)
+  assert_string_equal(algorithm(resnet_3x3_7).c_str(), "avx512 lanes 32x14");
   assert_string_equal(algorithm(resnet_3x3_2).c_str(), "avx512 lanes 32x14");
   assert_string_equal(algorithm(resnet_1x1_7).c_str(), "avx512 lanes 32x14");
   assert_string_equal(algorithm(resnet_1x1_2).c_str(), "avx512 lanes 32x14");

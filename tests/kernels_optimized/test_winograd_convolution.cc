@@ -273,7 +273,7 @@ void test_refused_shapes(void**) {
 }
 
 // The avx2 and avx512 dispatchers take the Winograd convolution for the 3x3 stride-1 layers its
-// rule prefers, and keep their other algorithms elsewhere.
+// rule prefers (avx512 only as F(4x4)), and keep their other algorithms elsewhere.
 void check_dispatch(KernelVariant variant) {
   const std::vector<float> weights(256 * 256 * 9, 0.25f);
   const reference::FusedActivation none;
@@ -287,7 +287,13 @@ void check_dispatch(KernelVariant variant) {
   };
   assert_true(algorithm({1, 64, 56, 56, 64, 1, 1, 1, 1}));
   assert_true(algorithm({1, 128, 28, 28, 128, 1, 1, 1, 1}));
-  assert_true(algorithm({1, 256, 7, 7, 256, 1, 1, 1, 1}));  // F(2x2), ahead of avx512's lanes
+  // F(2x2) layers (7x7 outputs): avx2 only; avx512 keeps its lanes there (dispatch.cc).
+  const reference::Conv2DShape small = shape_of({1, 256, 7, 7, 256, 1, 1, 1, 1});
+  assert_true(optimized::winograd_convolution_preferred(small));
+  assert_int_equal(
+      std::string(kernels::cpu::prepare_conv2d(small, none, weights.data(), variant)->algorithm())
+              .find("winograd") != std::string::npos,
+      variant == KernelVariant::kAvx2);
   assert_false(algorithm({1, 3, 56, 56, 64, 1, 1, 1, 1}));
 }
 
