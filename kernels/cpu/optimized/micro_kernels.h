@@ -556,6 +556,9 @@ void avx512_quantized_binary_row(const QuantizedBinaryRow& row);
 // vpermb; x86/avx512_depthwise_dot_rows.cc); call it only when cpu_has_avx512_vbmi().
 void avx512_depthwise_dot_rows(const DepthwiseDotRows& rows);
 void avx512_flip_sign_rows(const FlipSignRows& rows);
+// x86-64 only: the avx512 table's unary_row: Sigmoid and Swish / SiLU on AVX-512 F (avx2's
+// bits), the other operations avx2's (x86/avx512_sigmoid_rows.cc).
+void avx512_unary_row(const UnaryRow& row);
 // x86-64 only: the avx512 table's float tile (AVX-512 F, 12 x 32) and its shape.
 void avx512_float_tile(const FloatTile& tile);
 size_t avx512_float_tile_rows();

@@ -169,6 +169,7 @@ MicroKernels make_avx512_micro_kernels() {
   if (cpu_has_avx512_vbmi()) kernels.lookup_int8_row = avx512_vbmi_lookup_int8_row;
   kernels.requantize_lanes = avx512_requantize_lanes;
   kernels.quantized_binary_row = avx512_quantized_binary_row;
+  kernels.unary_row = avx512_unary_row;
   // The int8 depthwise dot-product rows need VBMI's byte permute (vpermb) besides VNNI.
   if (cpu_has_avx512_vbmi()) {
     kernels.depthwise_dot_rows = avx512_depthwise_dot_rows;
