@@ -138,20 +138,31 @@ class LaneConvolution final : public Conv2DFloat {
     pack_(packing);
   }
 
-  // One block of 32 output channels over every panel.
+  // One block of 32 output channels over every panel. Meanwhile the panels ask the next
+  // block's weights into L2, a slice each: the first panel reads a block's weights from memory
+  // (a 3x3 over 512 channels has 590 KB per block, a layer's 9 MB are in no cache when a model
+  // reaches it), and the hardware prefetchers stop at every 4 KiB page.
   void run_block(const float* panels, const float* bias, float* output, size_t block) const {
+    const size_t block_floats = depth_ * kBlockChannels;
     LaneFloatTile tile{};
     tile.channels = std::min(kBlockChannels, rows_ - block * kBlockChannels);
     tile.depth = depth_;
-    tile.b = packed_weights_.data() + block * depth_ * kBlockChannels;
+    tile.b = packed_weights_.data() + block * block_floats;
     tile.bias = bias ? bias + block * kBlockChannels : nullptr;
     tile.activation = has_activation_ ? &activation_ : nullptr;
     tile.c_stride = pixels_;
-    for (size_t panel = 0; panel < panel_count(); ++panel) {
+    const bool last_block = (block + 1) * kBlockChannels >= rows_;
+    const size_t panels_count = panel_count();
+    const size_t slice_bytes = divide_round_up(block_floats * sizeof(float), panels_count);
+    for (size_t panel = 0; panel < panels_count; ++panel) {
       const size_t first = panel * kPanelPixels;
       tile.pixels = std::min(kPanelPixels, pixels_ - first);
       tile.a = panels + first * depth_;
       tile.c = output + block * kBlockChannels * pixels_ + first;
+      if (!last_block) {
+        tile.prefetch = reinterpret_cast<const char*>(tile.b + block_floats) + panel * slice_bytes;
+        tile.prefetch_bytes = slice_bytes;
+      }
       tile_(tile);
     }
   }

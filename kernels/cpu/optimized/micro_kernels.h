@@ -620,6 +620,11 @@ struct LaneFloatTile {
   const FloatActivation* activation;
   float* c;
   size_t c_stride;
+  // Memory the tile asks into L2 while it runs, one 64-byte line per depth step from
+  // `prefetch` on, up to `prefetch_bytes` (the next block's weights; null: none). A tile may
+  // ignore it.
+  const void* prefetch = nullptr;
+  size_t prefetch_bytes = 0;
 };
 using LaneFloatTileFunction = void (*)(const LaneFloatTile& tile);
 // The im2col of one pixel panel for LaneFloatTile, [channels x taps][pixels]: step

@@ -98,7 +98,13 @@ ORKNN_TARGET_AVX512 void lane_tile_pixels(const LaneFloatTile& tile) {
 
   const float* a = tile.a;
   const float* b = tile.b;
+  const char* prefetch = static_cast<const char*>(tile.prefetch);
+  const char* const prefetch_end = prefetch + tile.prefetch_bytes;
   for (size_t step = tile.depth; step > 0; --step) {
+    if (prefetch < prefetch_end) {
+      _mm_prefetch(prefetch, _MM_HINT_T1);
+      prefetch += 64;
+    }
     const __m512 b_low = _mm512_loadu_ps(b);
     const __m512 b_high = _mm512_loadu_ps(b + 16);
 #define ORKNN_STEP(p)                                    \
