@@ -55,6 +55,11 @@ struct FloatTile {
   const float* row_bias;
   const float* column_bias;
   const FloatActivation* activation;  // null: none (not the last depth chunk)
+  // Memory the tile asks into L2 while it runs, one 64-byte line per depth step from
+  // `prefetch` on, up to `prefetch_bytes` (the next A panel, where A streams from memory; null:
+  // none). A tile may ignore it.
+  const void* prefetch = nullptr;
+  size_t prefetch_bytes = 0;
 };
 
 // The int32 equivalent on int16 pairs; `depth_pairs` steps of two.

@@ -109,7 +109,13 @@ ORKNN_TARGET_AVX512 void float_tile_rows(const FloatTile& tile) {
   const float* a = tile.a;
   const float* b = tile.b;
   const size_t b_stride = tile.b_stride;
+  const char* prefetch = static_cast<const char*>(tile.prefetch);
+  const char* const prefetch_end = prefetch + tile.prefetch_bytes;
   for (size_t k = tile.depth; k > 0; --k) {
+    if (prefetch < prefetch_end) {
+      _mm_prefetch(prefetch, _MM_HINT_T1);
+      prefetch += 64;
+    }
     const __m512 b_low = _mm512_loadu_ps(b);
     const __m512 b_high = kVectors == 2 ? _mm512_loadu_ps(b + 16) : b_low;
 #define ORKNN_STEP(r)                                                               \
