@@ -273,6 +273,12 @@ class GemmConvolution final : public ConvolutionTraits<Arithmetic>::Interface {
         t.a = group_weights + ((row / mr_) * steps_ + step_begin) * mr_ * kStep;
         t.c = c_base + (row - c_first_row) * c_stride + panel * nr_;
         t.row_bias = !t.accumulate && group_bias ? group_bias + row : nullptr;
+        if constexpr (!kIsInt8<Arithmetic>) {
+          // A row's first tile asks for the next row's piece of A: on the first pass the
+          // weights come from memory (a model's layer finds its weights in no cache).
+          t.prefetch = t.a + steps_ * mr_;
+          t.prefetch_bytes = panel == 0 ? steps * mr_ * sizeof(float) : 0;
+        }
       });
     }
 
