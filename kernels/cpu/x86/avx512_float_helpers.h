@@ -1,9 +1,10 @@
-// What the AVX-512 float tiles of the direct and lane convolutions (avx512_direct_tiles.cc,
-// avx512_lane_tiles.cc) share: the target attribute, a lane mask and the fused activation.
+// What the AVX-512 float files (the direct and lane convolutions' tiles, the SiLU epilogue, the
+// Sigmoid rows) share: the target attribute, a lane mask and the fused activation.
 // Included only by files compiled for the baseline x86-64 whose callers check AVX-512 F/BW/VL
 // first. The functions are `static` so that every file keeps its own copy: an inline function
 // with external linkage, compiled with these instructions, could be the copy the linker keeps
-// for baseline code too (see avx512_vnni_tiles.cc).
+// for baseline code too (see avx512_vnni_tiles.cc); [[maybe_unused]] because not every file
+// calls every one.
 #pragma once
 
 #include <immintrin.h>
@@ -17,7 +18,7 @@ namespace orknn::kernels::cpu::optimized::avx512_float {
 constexpr __mmask16 kAllLanes = 0xFFFF;
 
 // Lanes 0 .. count - 1 (all 16 from 16 on).
-static ORKNN_TARGET_AVX512 __mmask16 first_lanes(size_t count) {
+[[maybe_unused]] static ORKNN_TARGET_AVX512 __mmask16 first_lanes(size_t count) {
   if (count >= 16) return kAllLanes;
   return static_cast<__mmask16>((1u << count) - 1u);
 }
@@ -25,7 +26,8 @@ static ORKNN_TARGET_AVX512 __mmask16 first_lanes(size_t count) {
 // As avx512_float_tiles.cc's activate(): the leaky slope on negatives, then max(minimum, value)
 // and min(maximum, value) with the value second (a NaN value stays, as with std::max/min). The
 // maskz forms with every lane set avoid GCC 12's -Wmaybe-uninitialized on the unmasked ones.
-static ORKNN_TARGET_AVX512 __m512 activate(const FloatActivation& activation, __m512 value) {
+[[maybe_unused]] static ORKNN_TARGET_AVX512 __m512 activate(const FloatActivation& activation,
+                                                            __m512 value) {
   if (activation.leaky) {
     const __mmask16 negative = _mm512_cmp_ps_mask(value, _mm512_setzero_ps(), _CMP_LT_OQ);
     value = _mm512_mask_mul_ps(value, negative, value, _mm512_set1_ps(activation.leaky_alpha));

@@ -20,18 +20,13 @@
 
 #include "optimized/micro_kernels.h"
 #include "x86/avx2_micro_kernels.h"
-
-#define ORKNN_TARGET_AVX512 __attribute__((target("avx2,fma,avx512f,avx512bw,avx512vl")))
+#include "x86/avx512_float_helpers.h"
 
 namespace orknn::kernels::cpu::optimized {
 namespace {
 
-constexpr __mmask16 kAllLanes = 0xFFFF;
-
-// Lanes 0 .. count - 1 (all 16 from 16 on).
-ORKNN_TARGET_AVX512 __mmask16 first_lanes(size_t count) {
-  return count >= 16 ? kAllLanes : static_cast<__mmask16>((1u << count) - 1u);
-}
+using avx512_float::first_lanes;
+using avx512_float::kAllLanes;
 
 // UnaryRow::operation codes (elementwise_unary.cc unary_code).
 constexpr int kSigmoid = 3;

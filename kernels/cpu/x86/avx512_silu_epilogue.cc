@@ -21,17 +21,13 @@
 
 #include "core/reproducible_exp.h"
 #include "optimized/micro_kernels.h"
-
-#define ORKNN_TARGET_AVX512 __attribute__((target("avx2,fma,avx512f,avx512bw,avx512vl")))
+#include "x86/avx512_float_helpers.h"
 
 namespace orknn::kernels::cpu::optimized {
 namespace {
 
-constexpr __mmask16 kAllLanes = 0xFFFF;
-
-ORKNN_TARGET_AVX512 __mmask16 first_lanes(size_t count) {
-  return count >= 16 ? kAllLanes : static_cast<__mmask16>((1u << count) - 1u);
-}
+using avx512_float::first_lanes;
+using avx512_float::kAllLanes;
 
 // reproducible_exp on 16 lanes after its NaN test: the clamp to [-104, 89] (kClampHigh false:
 // the caller knows x <= 89 or NaN; max returns its second operand for a NaN lane, which keeps n
