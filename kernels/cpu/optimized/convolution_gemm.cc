@@ -276,8 +276,7 @@ class GemmConvolution final : public ConvolutionTraits<Arithmetic>::Interface {
         if constexpr (!kIsInt8<Arithmetic>) {
           // A row's first tile asks for the next row's piece of A: on the first pass the
           // weights come from memory (a model's layer finds its weights in no cache).
-          t.prefetch = t.a + steps_ * mr_;
-          t.prefetch_bytes = panel == 0 ? steps * mr_ * sizeof(float) : 0;
+          t.prefetch = {t.a + steps_ * mr_, panel == 0 ? steps * mr_ * sizeof(float) : 0};
         }
       });
     }

@@ -83,8 +83,7 @@ int64_t floor_divide(int64_t value, int64_t divisor) {
 // weights are in no cache when a model reaches it, and the next row's tile would start on
 // misses (resnet50 int8's 14x14 and 7x7 layers stream 0.3-2.4 MB of them).
 void ask_next_panel(Int8DirectTile& tile, size_t panel_bytes, bool first) {
-  tile.prefetch = tile.a + panel_bytes;
-  tile.prefetch_bytes = first ? panel_bytes : 0;
+  tile.prefetch = {tile.a + panel_bytes, first ? panel_bytes : 0};
 }
 
 // Where the quad planes of a window are: which stride phases its taps read, each a plane of

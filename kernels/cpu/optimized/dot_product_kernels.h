@@ -182,10 +182,7 @@ struct Int8DirectTile {
   int32_t padding;
   int32_t* c;
   size_t c_stride;
-  // Memory the tile asks into L2 while it runs, one 64-byte line per depth group from
-  // `prefetch` on, up to `prefetch_bytes` (the next A panel; null: none). A tile may ignore it.
-  const void* prefetch = nullptr;
-  size_t prefetch_bytes = 0;
+  PrefetchRange prefetch{};  // the next A panel (micro_kernels.h; one line per depth group)
 };
 // The plain C++ form (G = 4, unsigned activations, MR = 8, any columns up to 32).
 void portable_direct_tile(const Int8DirectTile& tile, const Int8TileRequantization* requantization);

@@ -160,8 +160,8 @@ class LaneConvolution final : public Conv2DFloat {
       tile.a = panels + first * depth_;
       tile.c = output + block * kBlockChannels * pixels_ + first;
       if (!last_block) {
-        tile.prefetch = reinterpret_cast<const char*>(tile.b + block_floats) + panel * slice_bytes;
-        tile.prefetch_bytes = slice_bytes;
+        tile.prefetch = {reinterpret_cast<const char*>(tile.b + block_floats) + panel * slice_bytes,
+                         slice_bytes};
       }
       tile_(tile);
     }

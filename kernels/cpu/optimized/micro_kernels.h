@@ -36,6 +36,15 @@ inline float activate_float(const FloatActivation& activation, float value) {
   return activation.maximum < value ? activation.maximum : value;
 }
 
+// Memory a tile asks into L2 while it runs, one 64-byte line per depth step from `start` on, up
+// to `bytes`: the next panel of weights, which a model's layer reads from memory (its weights
+// are in no cache when the model reaches it, and the hardware prefetchers stop at every 4 KiB
+// page). Empty: none. Tiles may ignore it (the avx512 table's honour it).
+struct PrefetchRange {
+  const void* start = nullptr;
+  size_t bytes = 0;
+};
+
 // One MR x NR block of C = A x B over `depth` packed steps. Only rows x columns of it are
 // real: c is written for r < rows, j < columns at c[r * c_stride + j].
 struct FloatTile {
@@ -55,11 +64,7 @@ struct FloatTile {
   const float* row_bias;
   const float* column_bias;
   const FloatActivation* activation;  // null: none (not the last depth chunk)
-  // Memory the tile asks into L2 while it runs, one 64-byte line per depth step from
-  // `prefetch` on, up to `prefetch_bytes` (the next A panel, where A streams from memory; null:
-  // none). A tile may ignore it.
-  const void* prefetch = nullptr;
-  size_t prefetch_bytes = 0;
+  PrefetchRange prefetch{};           // the next A panel, where A streams from memory
 };
 
 // The int32 equivalent on int16 pairs; `depth_pairs` steps of two.
@@ -625,11 +630,7 @@ struct LaneFloatTile {
   const FloatActivation* activation;
   float* c;
   size_t c_stride;
-  // Memory the tile asks into L2 while it runs, one 64-byte line per depth step from
-  // `prefetch` on, up to `prefetch_bytes` (the next block's weights; null: none). A tile may
-  // ignore it.
-  const void* prefetch = nullptr;
-  size_t prefetch_bytes = 0;
+  PrefetchRange prefetch{};  // the next block's weights
 };
 using LaneFloatTileFunction = void (*)(const LaneFloatTile& tile);
 // The im2col of one pixel panel for LaneFloatTile, [channels x taps][pixels]: step

@@ -349,8 +349,7 @@ class WinogradConvolution final : public Conv2DFloat {
         // A row's first tile asks for the next A panel (where the weights come from memory: a
         // 14x14 layer reuses each transformed weight over 16 tiles only, and 256 -> 256 has
         // 9.4 MB of them).
-        t.prefetch = t.a + mr_ * channels_;
-        t.prefetch_bytes = panel == 0 ? panel_bytes : 0;
+        t.prefetch = {t.a + mr_ * channels_, panel == 0 ? panel_bytes : 0};
       });
     }
     for (size_t r = 0; r < rows; ++r) {

@@ -16,6 +16,7 @@
 #include <immintrin.h>
 
 #include "optimized/micro_kernels.h"
+#include "x86/avx512_prefetch.h"
 
 #define ORKNN_TARGET_AVX512 __attribute__((target("avx2,fma,avx512f,avx512bw,avx512vl")))
 
@@ -109,13 +110,9 @@ ORKNN_TARGET_AVX512 void float_tile_rows(const FloatTile& tile) {
   const float* a = tile.a;
   const float* b = tile.b;
   const size_t b_stride = tile.b_stride;
-  const char* prefetch = static_cast<const char*>(tile.prefetch);
-  const char* const prefetch_end = prefetch + tile.prefetch_bytes;
+  PrefetchCursor prefetch = prefetch_cursor(tile.prefetch);
   for (size_t k = tile.depth; k > 0; --k) {
-    if (prefetch < prefetch_end) {
-      _mm_prefetch(prefetch, _MM_HINT_T1);
-      prefetch += 64;
-    }
+    prefetch_line(prefetch);
     const __m512 b_low = _mm512_loadu_ps(b);
     const __m512 b_high = kVectors == 2 ? _mm512_loadu_ps(b + 16) : b_low;
 #define ORKNN_STEP(r)                                                               \

@@ -19,6 +19,7 @@
 
 #include "optimized/micro_kernels.h"
 #include "x86/avx512_float_helpers.h"
+#include "x86/avx512_prefetch.h"
 
 namespace orknn::kernels::cpu::optimized {
 namespace {
@@ -98,13 +99,9 @@ ORKNN_TARGET_AVX512 void lane_tile_pixels(const LaneFloatTile& tile) {
 
   const float* a = tile.a;
   const float* b = tile.b;
-  const char* prefetch = static_cast<const char*>(tile.prefetch);
-  const char* const prefetch_end = prefetch + tile.prefetch_bytes;
+  PrefetchCursor prefetch = prefetch_cursor(tile.prefetch);
   for (size_t step = tile.depth; step > 0; --step) {
-    if (prefetch < prefetch_end) {
-      _mm_prefetch(prefetch, _MM_HINT_T1);
-      prefetch += 64;
-    }
+    prefetch_line(prefetch);
     const __m512 b_low = _mm512_loadu_ps(b);
     const __m512 b_high = _mm512_loadu_ps(b + 16);
 #define ORKNN_STEP(p)                                    \

@@ -13,6 +13,7 @@
 #include <immintrin.h>
 
 #include "optimized/dot_product_kernels.h"
+#include "x86/avx512_prefetch.h"
 
 #define ORKNN_TARGET_AVX512_VNNI \
   __attribute__((target("avx2,fma,avx512f,avx512bw,avx512vl,avx512vnni")))
@@ -528,17 +529,13 @@ ORKNN_TARGET_AVX512_VNNI void vnni_direct_rows(const Int8DirectTile& tile,
 #undef ORKNN_DECLARE
   const __m512i padding = _mm512_set1_epi32(tile.padding);
   const int8_t* a = tile.a;
-  const char* prefetch = static_cast<const char*>(tile.prefetch);
-  const char* const prefetch_end = prefetch + tile.prefetch_bytes;
+  PrefetchCursor prefetch = prefetch_cursor(tile.prefetch);
   for (size_t t = 0; t < tile.taps; ++t) {
     const int8_t* b = tile.planes + tile.tap_offsets[t];
     const auto lanes_low = static_cast<__mmask16>(tile.tap_lanes[t]);
     const auto lanes_high = static_cast<__mmask16>(tile.tap_lanes[t] >> 16);
     for (size_t q = 0; q < tile.quads; ++q, a += kTileRows * kGroupDepth, b += tile.quad_stride) {
-      if (prefetch < prefetch_end) {
-        _mm_prefetch(prefetch, _MM_HINT_T1);
-        prefetch += 64;
-      }
+      prefetch_line(prefetch);
       const __m512i b_low = _mm512_mask_loadu_epi32(padding, lanes_low, b);
       const __m512i b_high =
           kVectors > 1 ? _mm512_mask_loadu_epi32(padding, lanes_high, b + 64) : padding;
