@@ -133,7 +133,9 @@ def main():
                        f"{statistics.median(figure['ours_ms']):.2f} | "
                        f"{statistics.median(figure['ort_ms']):.2f} | "
                        f"{figure['ratio_median']:.3f} | "
-                       f"{figure['ratio_min']:.2f}-{figure['ratio_max']:.2f} |")
+                       # Same precision as the median: with two pairs the median is their
+                       # mean, and a coarser max could print below it.
+                       f"{figure['ratio_min']:.3f}-{figure['ratio_max']:.3f} |")
                 print(row, file=sys.stderr, flush=True)
                 rows.append(row)
     table = "\n".join([
