@@ -2,12 +2,14 @@
 
 #include <algorithm>
 
+#include "graph/fusion_chains.h"
+
 namespace orknn::exec {
 namespace {
 
 struct Interval {
   int32_t tensor;
-  int first_step;  // node index that produces it
+  int first_step;  // step that may write it (graph/fusion_chains.h earliest_write_steps)
   int last_step;   // last node index that reads it
   size_t bytes;
 };
@@ -17,22 +19,32 @@ bool lifetimes_overlap(const Interval& a, const Interval& b) {
 }
 
 // The lifetime of every intermediate tensor (not a graph input, output or constant), with its
-// size rounded up to `alignment`.
+// size rounded up to `alignment`; from its producer's step, or with `fused_runs` from the step
+// that may write it.
 std::vector<Interval> intermediate_lifetimes(const graph::Graph& graph,
                                              const std::vector<graph::Shape>& shapes,
-                                             size_t alignment) {
+                                             size_t alignment, bool fused_runs) {
   const size_t tensor_count = graph.tensors.size();
 
   std::vector<bool> external(tensor_count, false);
   for (const graph::GraphInput& input : graph.inputs) external[input.tensor] = true;
   for (int32_t output : graph.outputs) external[output] = true;
 
+  // A tensor is live from the step that may write it: its producer's, or the first step of a
+  // run of nodes the CPU device may fuse into one kernel (graph/fusion_chains.h), which writes
+  // the run's outputs while its first node's inputs are still being read.
+  std::vector<size_t> write_steps = graph::earliest_write_steps(graph);
+  if (!fused_runs) {
+    for (size_t step = 0; step < write_steps.size(); ++step) write_steps[step] = step;
+  }
   std::vector<int> producer(tensor_count, -1), last_reader(tensor_count, -1);
   for (size_t step = 0; step < graph.nodes.size(); ++step) {
     for (int32_t index : graph.nodes[step].inputs) {
       if (index >= 0) last_reader[index] = static_cast<int>(step);
     }
-    for (int32_t index : graph.nodes[step].outputs) producer[index] = static_cast<int>(step);
+    for (int32_t index : graph.nodes[step].outputs) {
+      producer[index] = static_cast<int>(write_steps[step]);
+    }
   }
 
   std::vector<Interval> intervals;
@@ -48,7 +60,8 @@ std::vector<Interval> intermediate_lifetimes(const graph::Graph& graph,
 }
 
 // Tensors that live inside another: a Concat's inputs inside its output, a Split's outputs
-// inside its input (plan_memory's comment says when).
+// inside its input, a fused activation's output on an operand (plan_memory's comment says
+// when).
 struct InPlaceGroup {
   int32_t whole;
   std::vector<std::pair<int32_t, size_t>> parts;  // tensor, byte offset in `whole`
@@ -59,13 +72,15 @@ std::vector<InPlaceGroup> in_place_groups(const graph::Graph& graph,
                                           const std::vector<bool>& host_nodes,
                                           const std::vector<Interval>& intervals) {
   std::vector<InPlaceGroup> groups;
-  if (host_nodes.size() != graph.nodes.size()) return groups;
   const size_t tensor_count = graph.tensors.size();
   // Intermediate tensors (those with an interval) and the node producing each.
   std::vector<bool> intermediate(tensor_count, false);
   for (const Interval& interval : intervals) intermediate[interval.tensor] = true;
-  std::vector<int> producer(tensor_count, -1);
+  std::vector<int> producer(tensor_count, -1), last_reader(tensor_count, -1);
   for (size_t step = 0; step < graph.nodes.size(); ++step) {
+    for (int32_t index : graph.nodes[step].inputs) {
+      if (index >= 0) last_reader[index] = static_cast<int>(step);
+    }
     for (int32_t index : graph.nodes[step].outputs) producer[index] = static_cast<int>(step);
   }
   std::vector<bool> taken(tensor_count, false);  // in a group already, whole or part
@@ -78,7 +93,9 @@ std::vector<InPlaceGroup> in_place_groups(const graph::Graph& graph,
                       node.outputs.size() == 1;
     const bool split =
         (node.op_type == "Split" || view) && !node.inputs.empty() && node.inputs[0] >= 0;
-    if (!(concat || split) || !host_nodes[step]) continue;
+    if (!(concat || split) || host_nodes.size() != graph.nodes.size() || !host_nodes[step]) {
+      continue;
+    }
     const int32_t whole = concat ? node.outputs[0] : node.inputs[0];
     const std::vector<int32_t>& parts = concat ? node.inputs : node.outputs;
     if (!intermediate[whole] || taken[whole] || parts.empty()) continue;
@@ -113,6 +130,28 @@ std::vector<InPlaceGroup> in_place_groups(const graph::Graph& graph,
     for (const auto& [part, unused] : group.parts) taken[part] = true;
     groups.push_back(std::move(group));
   }
+  // A fused binary node and activation (graph/fusion_chains.h) write the activation's output
+  // while they read the binary node's operands, element by element at the same index. Their
+  // output may take the bytes of an operand of its shape that dies there: in place at the same
+  // offset is safe (where a shifted overlap would not be), and costs no memory, as the plan
+  // without the run rule gave. If the nodes run apart, the operand is dead when the activation
+  // writes.
+  for (size_t step = 0; step + 1 < graph.nodes.size(); ++step) {
+    if (!graph::binary_activation_run(graph, step)) continue;
+    const int32_t output = graph.nodes[step + 1].outputs[0];
+    if (output < 0 || !intermediate[output] || taken[output]) continue;
+    const graph::Tensor& result = graph.tensor(output);
+    for (int32_t operand : graph.nodes[step].inputs) {
+      if (operand < 0 || !intermediate[operand] || taken[operand] ||
+          last_reader[operand] != static_cast<int>(step) || shapes[operand] != shapes[output] ||
+          graph.tensor(operand).data_type != result.data_type) {
+        continue;
+      }
+      taken[operand] = taken[output] = true;
+      groups.push_back(InPlaceGroup{operand, {{output, 0}}});
+      break;
+    }
+  }
   return groups;
 }
 
@@ -122,7 +161,8 @@ MemoryPlan plan_memory(const graph::Graph& graph, const std::vector<graph::Shape
                        const std::vector<bool>& host_nodes) {
   MemoryPlan plan;
   plan.offsets.assign(graph.tensors.size(), MemoryPlan::kNotInArena);
-  std::vector<Interval> intervals = intermediate_lifetimes(graph, shapes, kTensorAlignment);
+  std::vector<Interval> intervals =
+      intermediate_lifetimes(graph, shapes, kTensorAlignment, /*fused_runs=*/true);
   const std::vector<InPlaceGroup> groups = in_place_groups(graph, shapes, host_nodes, intervals);
   if (!groups.empty()) {
     // A part takes no space of its own; the whole holds it, and is live for as long as any of
@@ -181,7 +221,10 @@ MemoryPlan plan_memory(const graph::Graph& graph, const std::vector<graph::Shape
 }
 
 size_t arena_lower_bound(const graph::Graph& graph, const std::vector<graph::Shape>& shapes) {
-  const std::vector<Interval> intervals = intermediate_lifetimes(graph, shapes, 1);
+  // Tensors from their producers: a fused run's output on its operand (in_place_groups) is
+  // what the plain lifetimes allow, and a bound counting both would not be one.
+  const std::vector<Interval> intervals =
+      intermediate_lifetimes(graph, shapes, 1, /*fused_runs=*/false);
   size_t largest = 0;
   for (size_t step = 0; step < graph.nodes.size(); ++step) {
     size_t live = 0;

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "exec/memory_planner.h"
+#include "graph/fusion_chains.h"
 #include "graph/graph.h"
 
 // cmocka comes last (its macros clash with standard headers) and needs these first.
@@ -206,6 +207,80 @@ void test_live_tensors_never_overlap(void**) {
   assert_true(end <= joined_begin || joined_end <= begin);
 }
 
+bool disjoint(const exec::MemoryPlan& plan, int32_t a, int32_t b, int64_t bytes) {
+  return plan.offsets[a] + bytes <= plan.offsets[b] || plan.offsets[b] + bytes <= plan.offsets[a];
+}
+
+// An Add and the Relu that alone reads its result run as one kernel on the CPU
+// (graph/fusion_chains.h), which writes the Relu's output while it reads the Add's operands,
+// element by element. The output lives from the Add's step: it takes the bytes of an operand of
+// its shape that dies there, exactly (in place), and otherwise never overlaps an operand.
+void test_fused_runs_keep_outputs_off_their_inputs(void**) {
+  Graph g;
+  const Shape plane{1, 8, 4, 4};
+  const int64_t bytes = 8 * 4 * 4 * 4;
+  const int32_t x = add_tensor(g, "x", plane);
+  const int32_t a = add_tensor(g, "a", plane);
+  const int32_t r = add_tensor(g, "r", plane);
+  const int32_t s = add_tensor(g, "s", plane);
+  const int32_t o = add_tensor(g, "o", plane);
+  const int32_t y = add_tensor(g, "y", plane);
+  add_node(g, "Relu", {x}, {a});    // 0
+  add_node(g, "Neg", {x}, {r});     // 1
+  add_node(g, "Add", {a, r}, {s});  // 2: a and r die here
+  add_node(g, "Relu", {s}, {o});    // 3
+  add_node(g, "Neg", {o}, {y});     // 4
+  g.inputs.push_back(graph::GraphInput{x, {}, {}, false, false});
+  g.outputs.push_back(y);
+
+  assert_true(graph::binary_activation_run(g, 2));
+  assert_true(graph::earliest_write_steps(g) == (std::vector<size_t>{0, 1, 2, 2, 4}));
+  const exec::MemoryPlan plan = exec::plan_memory(g, shapes_of(g));
+  assert_int_equal(plan.offsets[o], plan.offsets[a]);  // in place on the first operand
+  assert_true(disjoint(plan, o, r, bytes));
+  assert_true(disjoint(plan, s, a, bytes) && disjoint(plan, s, r, bytes));
+  assert_int_equal(plan.arena_bytes, 3 * bytes);  // a (and o), r, s: no more than apart
+
+  // The operand of the output's shape is a graph input, the other a per-channel broadcast: no
+  // operand to take, so the output keeps off both. Without the rule the output, written at
+  // the Mul's step, is placed on the broadcast operand's bytes.
+  Graph broadcast;
+  const int32_t bx = add_tensor(broadcast, "x", plane);
+  const int32_t pooled = add_tensor(broadcast, "pooled", {1, 8, 1, 1});
+  const int32_t gate = add_tensor(broadcast, "gate", {1, 8, 1, 1});
+  const int32_t scaled = add_tensor(broadcast, "scaled", plane);
+  const int32_t activated = add_tensor(broadcast, "activated", plane);
+  const int32_t by = add_tensor(broadcast, "y", plane);
+  add_node(broadcast, "GlobalAveragePool", {bx}, {pooled});  // 0
+  add_node(broadcast, "Sigmoid", {pooled}, {gate});          // 1
+  add_node(broadcast, "Mul", {bx, gate}, {scaled});          // 2: gate dies here
+  add_node(broadcast, "Relu", {scaled}, {activated});        // 3
+  add_node(broadcast, "Neg", {activated}, {by});             // 4
+  broadcast.inputs.push_back(graph::GraphInput{bx, {}, {}, false, false});
+  broadcast.outputs.push_back(by);
+  const exec::MemoryPlan broadcast_plan = exec::plan_memory(broadcast, shapes_of(broadcast));
+  const int64_t gate_begin = broadcast_plan.offsets[gate];
+  const int64_t activated_begin = broadcast_plan.offsets[activated];
+  assert_true(activated_begin + bytes <= gate_begin || gate_begin + 32 <= activated_begin);
+  Graph apart = broadcast;
+  apart.nodes[3].op_type = "Max";  // no run
+  const exec::MemoryPlan apart_plan = exec::plan_memory(apart, shapes_of(apart));
+  const int64_t apart_gate = apart_plan.offsets[gate];
+  const int64_t apart_activated = apart_plan.offsets[activated];
+  assert_true(apart_gate < apart_activated + bytes && apart_activated < apart_gate + 32);
+
+  // A result with a second reader, or read twice, is no run; nor a non-activation after it.
+  Graph twice = g;
+  twice.nodes[3].inputs = {s, s};
+  assert_false(graph::binary_activation_run(twice, 2));
+  Graph observed = g;
+  observed.outputs.push_back(s);
+  assert_false(graph::binary_activation_run(observed, 2));
+  Graph transposed = g;
+  transposed.nodes[3].op_type = "Transpose";
+  assert_false(graph::binary_activation_run(transposed, 2));
+}
+
 }  // namespace
 
 int main() {
@@ -215,6 +290,7 @@ int main() {
       cmocka_unit_test(test_split_outputs_placed_in_the_input),
       cmocka_unit_test(test_reshape_output_is_a_view),
       cmocka_unit_test(test_live_tensors_never_overlap),
+      cmocka_unit_test(test_fused_runs_keep_outputs_off_their_inputs),
   };
   return cmocka_run_group_tests(tests, nullptr, nullptr);
 }

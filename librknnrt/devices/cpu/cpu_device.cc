@@ -2,6 +2,7 @@
 // now; optimized ones will be chosen behind the same registry).
 #include "devices/cpu/cpu_kernel_registry.h"
 #include "devices/device.h"
+#include "graph/fusion_chains.h"
 
 namespace orknn::devices {
 namespace {
@@ -45,24 +46,6 @@ class CpuExecutable final : public Executable {
   std::vector<Step> steps_;
 };
 
-// Whether `next` reads `node`'s single output as its first input and nothing else does: no
-// other node, no graph output. Then the tensor between them is never observed and the two
-// nodes may run as one kernel.
-bool feeds_only(const graph::Graph& graph, const graph::Node& node, const graph::Node& next) {
-  if (node.outputs.size() != 1 || next.inputs.empty() || next.inputs[0] != node.outputs[0]) {
-    return false;
-  }
-  const int32_t tensor = node.outputs[0];
-  for (int32_t output : graph.outputs) {
-    if (output == tensor) return false;
-  }
-  size_t readers = 0;
-  for (const graph::Node& other : graph.nodes) {
-    for (int32_t input : other.inputs) readers += input == tensor ? 1 : 0;
-  }
-  return readers == 1;
-}
-
 class CpuDevice final : public Device {
  public:
   const char* name() const override { return "CPU"; }
@@ -83,11 +66,12 @@ class CpuDevice final : public Device {
       step.node_index = index;
       step.inputs = node.inputs;
       step.outputs = node.outputs;
-      // A binary node and the activation right after it that alone reads its result run as one
-      // step (the activation's time is then profiled under the binary node).
-      if (position + 1 < node_indices.size() &&
-          feeds_only(graph, node, graph.nodes[node_indices[position + 1]])) {
-        const graph::Node& activation = graph.nodes[node_indices[position + 1]];
+      // A binary node and the activation after it that alone reads its result run as one
+      // step (graph/fusion_chains.h, whose rule the memory plan follows); the activation's
+      // time is then profiled under the binary node.
+      if (graph::binary_activation_run(graph, index) && position + 1 < node_indices.size() &&
+          node_indices[position + 1] == index + 1) {
+        const graph::Node& activation = graph.nodes[index + 1];
         auto fused = cpu::build_fused_activation_kernel(graph, node, activation, shapes);
         if (!fused.ok() && fused.status().code() != StatusCode::kUnimplemented) {
           return fused.status();
