@@ -163,12 +163,52 @@ void test_observed_results_are_not_fused(void**) {
   }
 }
 
+// A squeeze-excitation gate: x -> GlobalAveragePool -> Sigmoid -> gate; Mul(x, gate) -> Relu,
+// fused, reads the per-channel gate while it writes the Relu's output. The gate dies at the
+// Mul, and a plan that started the output at the Relu's step put it on the gate's bytes
+// (exec/memory_planner.h: a fused run's output lives from its first step).
+void test_fused_output_keeps_off_a_dying_broadcast_operand(void**) {
+  graph::Graph graph;
+  auto add = [&](const std::string& name, const Shape& shape) {
+    graph::Tensor tensor;
+    tensor.name = name;
+    tensor.shape = shape;
+    tensor.data_type = DataType::kFloat32;
+    graph.tensors.push_back(tensor);
+    return static_cast<int32_t>(graph.tensors.size() - 1);
+  };
+  const Shape shape{1, 16, 9, 9};
+  const int32_t x = add("x", shape);
+  const int32_t pooled = add("pooled", {1, 16, 1, 1});
+  const int32_t gate = add("gate", {1, 16, 1, 1});
+  const int32_t scaled = add("scaled", shape);
+  const int32_t activated = add("activated", shape);
+  const int32_t y = add("y", shape);
+  graph.inputs.push_back({x, {}, {}, false, false});
+  graph.nodes.push_back({"pool", "GlobalAveragePool", {x}, {pooled}, {}});
+  graph.nodes.push_back({"sigmoid", "Sigmoid", {pooled}, {gate}, {}});
+  graph.nodes.push_back({"gate", "Mul", {x, gate}, {scaled}, {}});
+  graph.nodes.push_back({"relu", "Relu", {scaled}, {activated}, {}});
+  graph.nodes.push_back({"negate", "Neg", {activated}, {y}, {}});
+  graph.outputs = {y};
+  auto shared = std::make_shared<const graph::Graph>(std::move(graph));
+  const auto expected = run(shared, KernelVariant::kReference);
+  for (KernelVariant variant : optimized_variants()) {
+    const std::string mismatch = compare_floats(from_bytes<float>(run(shared, variant)[0]),
+                                                from_bytes<float>(expected[0]), 1e-5);
+    if (!mismatch.empty()) {
+      fail_msg("%s: %s", kernel_variant_name(variant), mismatch.c_str());
+    }
+  }
+}
+
 }  // namespace
 
 int main() {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_fused_matches_separate_nodes),
       cmocka_unit_test(test_observed_results_are_not_fused),
+      cmocka_unit_test(test_fused_output_keeps_off_a_dying_broadcast_operand),
   };
   return cmocka_run_group_tests(tests, nullptr, nullptr);
 }
