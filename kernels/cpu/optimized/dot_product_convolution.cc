@@ -526,6 +526,11 @@ class DotProductConvolution final : public Conv2DInt8 {
               tile.first_group = group_begin;
             }
             tile.c = accumulators + (row - block.first_row) * c_stride + q * nr_;
+            // The first panel's tiles ask for the next row panel's weights: in a model they
+            // come from memory (ResNet50's deep 1x1 layers hold 0.25-2 MB each).
+            const size_t panel_bytes = groups * mr_ * group_depth_;
+            tile.prefetch = {tile.a + depth_groups_ * mr_ * group_depth_,
+                             q == 0 && row + mr_ < group_rows_ ? panel_bytes : 0};
             if (requantize) {
               requantization.constants = constants + (row - block.first_row);
               requantization.multipliers = requantization_.multipliers.data() + first_channel + row;

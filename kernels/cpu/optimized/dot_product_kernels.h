@@ -64,6 +64,9 @@ struct Int8DotTile {
   const Int8PairCorrection* corrections = nullptr;
   size_t correction_count = 0;
   size_t first_group = 0;
+  // Optional: bytes to ask into L2 while the tile runs, one line per depth group (the next
+  // panel's weights; honoured by the avx512 tiles).
+  PrefetchRange prefetch{};
 };
 
 // The last depth chunk of a convolution tile requantized in the tile (docs/quantization.md 4.3,

@@ -316,8 +316,10 @@ ORKNN_TARGET_AVX512_VNNI void vnni_tile_rows(const Int8DotTile& tile,
 #undef ORKNN_DECLARE
   const int8_t* a = tile.a;
   const int8_t* b = tile.b;
+  PrefetchCursor prefetch = prefetch_cursor(tile.prefetch);
   for (size_t g = 0; g < tile.depth_groups;
        ++g, a += kTileRows * kGroupDepth, b += kTileColumns * kGroupDepth) {
+    prefetch_line(prefetch);
     const __m512i b_low = _mm512_loadu_si512(b);
     const __m512i b_high = kVectors > 1 ? _mm512_loadu_si512(b + 64) : _mm512_setzero_si512();
 #define ORKNN_MULTIPLY(r)                                                                  \
