@@ -421,9 +421,14 @@ std::unique_ptr<Conv2DFloat> prepare_conv2d(const reference::Conv2DShape& shape,
   // (yolov5s's 32->32 @160 1.00x), but avx512 keeps its lanes for the F(2x2) layers (7x7
   // outputs): their transformed weights (16 MB for 512->512) come from memory in a model, where
   // the layer ran 1.04x the lanes' time, against 0.79-0.96x in the benchmark's warm caches.
+  // Nor does it take F(4x4) below 64 input channels: yolov5s's 32->32 @160, even with the direct
+  // tiles in the benchmark, ran 0.85x (one thread) and 0.89x (two) of its Winograd time on the
+  // direct tiles in the model (session 18: its 3 MB input and the transformed tiles come from
+  // memory there).
   const bool winograd_variant =
       variant == KernelVariant::kAvx2 ||
-      (variant == KernelVariant::kAvx512 && optimized::winograd_output_tile(shape) == 4);
+      (variant == KernelVariant::kAvx512 && optimized::winograd_output_tile(shape) == 4 &&
+       shape.input_channels >= 64);
   if (winograd_variant && optimized::winograd_convolution_preferred(shape)) {
     const size_t tile = optimized::winograd_output_tile(shape);
     if (auto kernel =

@@ -295,6 +295,14 @@ void check_dispatch(KernelVariant variant) {
               .find("winograd") != std::string::npos,
       variant == KernelVariant::kAvx2);
   assert_false(algorithm({1, 3, 56, 56, 64, 1, 1, 1, 1}));
+  // Fewer than 64 input channels (yolov5s's 32->32 @160): avx2 only; avx512 keeps its direct
+  // tiles there (dispatch.cc).
+  const reference::Conv2DShape shallow = shape_of({1, 32, 40, 40, 32, 1, 1, 1, 1});
+  assert_true(optimized::winograd_convolution_preferred(shallow));
+  assert_int_equal(
+      std::string(kernels::cpu::prepare_conv2d(shallow, none, weights.data(), variant)->algorithm())
+              .find("winograd") != std::string::npos,
+      variant == KernelVariant::kAvx2);
 }
 
 void test_dispatch(void**) {
