@@ -277,32 +277,28 @@ void test_refused_shapes(void**) {
 void check_dispatch(KernelVariant variant) {
   const std::vector<float> weights(256 * 256 * 9, 0.25f);
   const reference::FusedActivation none;
+  auto takes_winograd = [&](const reference::Conv2DShape& shape) {
+    return std::string(
+               kernels::cpu::prepare_conv2d(shape, none, weights.data(), variant)->algorithm())
+               .find("winograd") != std::string::npos;
+  };
   auto algorithm = [&](const Layer& layer) {
     const reference::Conv2DShape shape = shape_of(layer);
-    assert_int_equal(
-        optimized::winograd_convolution_preferred(shape),
-        std::string(kernels::cpu::prepare_conv2d(shape, none, weights.data(), variant)->algorithm())
-                .find("winograd") != std::string::npos);
+    assert_int_equal(optimized::winograd_convolution_preferred(shape), takes_winograd(shape));
     return optimized::winograd_convolution_preferred(shape);
+  };
+  // Layers the rule prefers that only avx2 takes; avx512 keeps its other algorithms there
+  // (dispatch.cc).
+  auto avx2_only = [&](const Layer& layer) {
+    const reference::Conv2DShape shape = shape_of(layer);
+    assert_true(optimized::winograd_convolution_preferred(shape));
+    assert_int_equal(takes_winograd(shape), variant == KernelVariant::kAvx2);
   };
   assert_true(algorithm({1, 64, 56, 56, 64, 1, 1, 1, 1}));
   assert_true(algorithm({1, 128, 28, 28, 128, 1, 1, 1, 1}));
-  // F(2x2) layers (7x7 outputs): avx2 only; avx512 keeps its lanes there (dispatch.cc).
-  const reference::Conv2DShape small = shape_of({1, 256, 7, 7, 256, 1, 1, 1, 1});
-  assert_true(optimized::winograd_convolution_preferred(small));
-  assert_int_equal(
-      std::string(kernels::cpu::prepare_conv2d(small, none, weights.data(), variant)->algorithm())
-              .find("winograd") != std::string::npos,
-      variant == KernelVariant::kAvx2);
   assert_false(algorithm({1, 3, 56, 56, 64, 1, 1, 1, 1}));
-  // Fewer than 64 input channels (yolov5s's 32->32 @160): avx2 only; avx512 keeps its direct
-  // tiles there (dispatch.cc).
-  const reference::Conv2DShape shallow = shape_of({1, 32, 40, 40, 32, 1, 1, 1, 1});
-  assert_true(optimized::winograd_convolution_preferred(shallow));
-  assert_int_equal(
-      std::string(kernels::cpu::prepare_conv2d(shallow, none, weights.data(), variant)->algorithm())
-              .find("winograd") != std::string::npos,
-      variant == KernelVariant::kAvx2);
+  avx2_only({1, 256, 7, 7, 256, 1, 1, 1, 1});  // F(2x2) (7x7 outputs): avx512's lanes
+  avx2_only({1, 32, 40, 40, 32, 1, 1, 1, 1});  // under 64 input channels: avx512's direct tiles
 }
 
 void test_dispatch(void**) {
