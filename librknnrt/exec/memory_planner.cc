@@ -136,8 +136,9 @@ std::vector<InPlaceGroup> in_place_groups(const graph::Graph& graph,
   // offset is safe (where a shifted overlap would not be), and costs no memory, as the plan
   // without the run rule gave. If the nodes run apart, the operand is dead when the activation
   // writes.
+  const std::vector<bool> runs = graph::binary_activation_runs(graph);
   for (size_t step = 0; step + 1 < graph.nodes.size(); ++step) {
-    if (!graph::binary_activation_run(graph, step)) continue;
+    if (!runs[step]) continue;
     const int32_t output = graph.nodes[step + 1].outputs[0];
     if (output < 0 || !intermediate[output] || taken[output]) continue;
     const graph::Tensor& result = graph.tensor(output);

@@ -1,6 +1,5 @@
 #include "graph/fusion_chains.h"
 
-#include <algorithm>
 #include <string_view>
 
 namespace orknn::graph {
@@ -21,44 +20,34 @@ bool is_activation(std::string_view type) {
   return false;
 }
 
-// `next` is an activation that alone reads `node`'s result as its data input.
-bool activation_after(const Graph& graph, const Node& node, const Node& next) {
-  return is_activation(next.op_type) && !next.inputs.empty() && !node.outputs.empty() &&
-         next.inputs[0] == node.outputs[0] && reads_alone(graph, node, next);
-}
-
 }  // namespace
 
-bool reads_alone(const Graph& graph, const Node& node, const Node& next) {
-  if (node.outputs.size() != 1) return false;
-  const int32_t tensor = node.outputs[0];
-  for (int32_t output : graph.outputs) {
-    if (output == tensor) return false;
-  }
-  size_t readers = 0;
-  bool next_reads = false;
-  for (const Node& other : graph.nodes) {
-    for (int32_t input : other.inputs) {
-      if (input != tensor) continue;
-      ++readers;
-      next_reads = next_reads || &other == &next;
+std::vector<bool> binary_activation_runs(const Graph& graph) {
+  // How many times each tensor is read, a graph output counting as a reader.
+  std::vector<size_t> readers(graph.tensors.size(), 0);
+  for (const Node& node : graph.nodes) {
+    for (int32_t input : node.inputs) {
+      if (input >= 0) ++readers[static_cast<size_t>(input)];
     }
   }
-  return next_reads && readers == 1;
-}
-
-bool binary_activation_run(const Graph& graph, size_t first) {
-  if (first + 1 >= graph.nodes.size()) return false;
-  const Node& node = graph.nodes[first];
-  return is_binary_arithmetic(node.op_type) &&
-         activation_after(graph, node, graph.nodes[first + 1]);
+  for (int32_t output : graph.outputs) ++readers[static_cast<size_t>(output)];
+  std::vector<bool> runs(graph.nodes.size(), false);
+  for (size_t first = 0; first + 1 < graph.nodes.size(); ++first) {
+    const Node& node = graph.nodes[first];
+    const Node& next = graph.nodes[first + 1];
+    runs[first] = is_binary_arithmetic(node.op_type) && node.outputs.size() == 1 &&
+                  is_activation(next.op_type) && !next.inputs.empty() &&
+                  next.inputs[0] == node.outputs[0] &&
+                  readers[static_cast<size_t>(node.outputs[0])] == 1;
+  }
+  return runs;
 }
 
 std::vector<size_t> earliest_write_steps(const Graph& graph) {
+  const std::vector<bool> runs = binary_activation_runs(graph);
   std::vector<size_t> steps(graph.nodes.size());
-  for (size_t index = 0; index < steps.size(); ++index) steps[index] = index;
-  for (size_t first = 0; first + 1 < steps.size(); ++first) {
-    if (binary_activation_run(graph, first)) steps[first + 1] = std::min(steps[first + 1], first);
+  for (size_t index = 0; index < steps.size(); ++index) {
+    steps[index] = index > 0 && runs[index - 1] ? index - 1 : index;
   }
   return steps;
 }

@@ -14,16 +14,13 @@
 
 namespace orknn::graph {
 
-// Whether `next` reads `node`'s single output and nothing else does: no other node (nor `next`
-// twice), no graph output. The tensor between them is then never observed.
-bool reads_alone(const Graph& graph, const Node& node, const Node& next);
-
-// An Add, Sub, Mul or Div at `first` and, at first + 1, an element-wise activation (Relu, Clip,
-// Sigmoid, ...) that alone reads its result as input 0.
-bool binary_activation_run(const Graph& graph, size_t first);
+// Per node, whether a run starts there: an Add, Sub, Mul or Div whose single result is read by
+// nothing but the next node, an element-wise activation (Relu, Clip, Sigmoid, ...) reading it
+// as input 0, and is no graph output. One pass over the graph.
+std::vector<bool> binary_activation_runs(const Graph& graph);
 
 // Per node, the earliest step at which a fused kernel may write its outputs: the first node of
-// the run above that contains it, else its own index.
+// the run that contains it, else its own index.
 std::vector<size_t> earliest_write_steps(const Graph& graph);
 
 }  // namespace orknn::graph

@@ -233,7 +233,7 @@ void test_fused_runs_keep_outputs_off_their_inputs(void**) {
   g.inputs.push_back(graph::GraphInput{x, {}, {}, false, false});
   g.outputs.push_back(y);
 
-  assert_true(graph::binary_activation_run(g, 2));
+  assert_true(graph::binary_activation_runs(g)[2]);
   assert_true(graph::earliest_write_steps(g) == (std::vector<size_t>{0, 1, 2, 2, 4}));
   const exec::MemoryPlan plan = exec::plan_memory(g, shapes_of(g));
   assert_int_equal(plan.offsets[o], plan.offsets[a]);  // in place on the first operand
@@ -272,13 +272,13 @@ void test_fused_runs_keep_outputs_off_their_inputs(void**) {
   // A result with a second reader, or read twice, is no run; nor a non-activation after it.
   Graph twice = g;
   twice.nodes[3].inputs = {s, s};
-  assert_false(graph::binary_activation_run(twice, 2));
+  assert_false(graph::binary_activation_runs(twice)[2]);
   Graph observed = g;
   observed.outputs.push_back(s);
-  assert_false(graph::binary_activation_run(observed, 2));
+  assert_false(graph::binary_activation_runs(observed)[2]);
   Graph transposed = g;
   transposed.nodes[3].op_type = "Transpose";
-  assert_false(graph::binary_activation_run(transposed, 2));
+  assert_false(graph::binary_activation_runs(transposed)[2]);
 }
 
 }  // namespace

@@ -59,6 +59,7 @@ class CpuDevice final : public Device {
                                               const std::vector<graph::Shape>& shapes) override {
     std::vector<CpuExecutable::Step> steps;
     steps.reserve(node_indices.size());
+    const std::vector<bool> runs = graph::binary_activation_runs(graph);
     for (size_t position = 0; position < node_indices.size(); ++position) {
       const size_t index = node_indices[position];
       const graph::Node& node = graph.nodes[index];
@@ -69,7 +70,7 @@ class CpuDevice final : public Device {
       // A binary node and the activation after it that alone reads its result run as one
       // step (graph/fusion_chains.h, whose rule the memory plan follows); the activation's
       // time is then profiled under the binary node.
-      if (graph::binary_activation_run(graph, index) && position + 1 < node_indices.size() &&
+      if (runs[index] && position + 1 < node_indices.size() &&
           node_indices[position + 1] == index + 1) {
         const graph::Node& activation = graph.nodes[index + 1];
         auto fused = cpu::build_fused_activation_kernel(graph, node, activation, shapes);
