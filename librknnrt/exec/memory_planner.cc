@@ -33,17 +33,15 @@ std::vector<Interval> intermediate_lifetimes(const graph::Graph& graph,
   // A tensor is live from the step that may write it: its producer's, or the first step of a
   // run of nodes the CPU device may fuse into one kernel (graph/fusion_chains.h), which writes
   // the run's outputs while its first node's inputs are still being read.
-  std::vector<size_t> write_steps = graph::earliest_write_steps(graph);
-  if (!fused_runs) {
-    for (size_t step = 0; step < write_steps.size(); ++step) write_steps[step] = step;
-  }
+  const std::vector<size_t> write_steps =
+      fused_runs ? graph::earliest_write_steps(graph) : std::vector<size_t>();
   std::vector<int> producer(tensor_count, -1), last_reader(tensor_count, -1);
   for (size_t step = 0; step < graph.nodes.size(); ++step) {
     for (int32_t index : graph.nodes[step].inputs) {
       if (index >= 0) last_reader[index] = static_cast<int>(step);
     }
     for (int32_t index : graph.nodes[step].outputs) {
-      producer[index] = static_cast<int>(write_steps[step]);
+      producer[index] = static_cast<int>(fused_runs ? write_steps[step] : step);
     }
   }
 

@@ -36,7 +36,7 @@ std::vector<bool> binary_activation_runs(const Graph& graph) {
     const Node& node = graph.nodes[first];
     const Node& next = graph.nodes[first + 1];
     runs[first] = is_binary_arithmetic(node.op_type) && node.outputs.size() == 1 &&
-                  is_activation(next.op_type) && !next.inputs.empty() &&
+                  is_activation(next.op_type) && !next.inputs.empty() && next.outputs.size() == 1 &&
                   next.inputs[0] == node.outputs[0] &&
                   readers[static_cast<size_t>(node.outputs[0])] == 1;
   }

@@ -15,8 +15,8 @@
 namespace orknn::graph {
 
 // Per node, whether a run starts there: an Add, Sub, Mul or Div whose single result is read by
-// nothing but the next node, an element-wise activation (Relu, Clip, Sigmoid, ...) reading it
-// as input 0, and is no graph output. One pass over the graph.
+// nothing but the next node, an element-wise activation (Relu, Clip, Sigmoid, ...) with one
+// output reading it as input 0, and is no graph output. One pass over the graph.
 std::vector<bool> binary_activation_runs(const Graph& graph);
 
 // Per node, the earliest step at which a fused kernel may write its outputs: the first node of

@@ -276,6 +276,9 @@ void test_fused_runs_keep_outputs_off_their_inputs(void**) {
   Graph observed = g;
   observed.outputs.push_back(s);
   assert_false(graph::binary_activation_runs(observed)[2]);
+  Graph no_output = g;  // malformed, but the rule must not read past the outputs
+  no_output.nodes[3].outputs.clear();
+  assert_false(graph::binary_activation_runs(no_output)[2]);
   Graph transposed = g;
   transposed.nodes[3].op_type = "Transpose";
   assert_false(graph::binary_activation_runs(transposed)[2]);
