@@ -154,8 +154,12 @@ class WinogradConvolution final : public Conv2DFloat {
     // into its own scratch and runs every output channel over it: no barrier per band), their
     // count a multiple of the threads so they share out evenly; else one band after another,
     // each with its input transform split over the channels and its output channels over the
-    // threads (a small plane: 14x14 outputs are 16 tiles of F(4x4)).
-    const bool parallel_bands = threads > 1 && natural_bands >= 2 * threads;
+    // threads (a small plane: 14x14 outputs are 16 tiles of F(4x4)). One band per thread is
+    // enough: resnet50's 3x3 64->64 @56 (two bands of 8 and 6 tile rows) ran in 0.8x its time
+    // at two threads as two bands of 7 than one band after the other with 36 and 28 output
+    // channels per thread (session 19). Splitting a single band does not pay: 128->128 @28 (7
+    // tile rows) ran as fast as bands of 4 and 3 rows.
+    const bool parallel_bands = threads > 1 && natural_bands >= threads;
     const size_t bands = parallel_bands ? round_up(natural_bands, threads) : natural_bands;
     for (size_t image = 0; image < static_cast<size_t>(shape_.batch); ++image) {
       const float* image_input = input + image * image_size;
