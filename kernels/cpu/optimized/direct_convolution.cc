@@ -150,15 +150,20 @@ class DirectConvolution final : public Conv2DFloat {
                               sizeof(uint32_t));
     phase_bytes_ =
         phased_ || copied_ ? phase_rows_.size() * channels_ * channel_stride_ * sizeof(float) : 0;
+    choose_bands(cpu_cache_sizes());
     std::snprintf(algorithm_, sizeof(algorithm_), "%s direct %zux%zu%s", variant, kTileRows,
                   kTileColumns,
-                  phased_   ? " phases"
-                  : copied_ ? " spaced planes"
-                            : "");
+                  band_rows_ != 0 ? " phases in bands"
+                  : phased_       ? " phases"
+                  : copied_       ? " spaced planes"
+                                  : "");
   }
 
-  // Every thread's mask and address tables; the phase planes live after thread 0's.
-  size_t scratch_bytes() const override { return task_bytes_ + phase_bytes_; }
+  // Every thread's mask and address tables; the phase planes live after thread 0's, or every
+  // thread's band of them after its tables.
+  size_t scratch_bytes() const override {
+    return task_bytes_ + (band_rows_ != 0 ? band_bytes_ : phase_bytes_);
+  }
   const char* algorithm() const override { return algorithm_; }
 
   void run(const float* input, const float*, const float* bias, float* output,
@@ -168,6 +173,11 @@ class DirectConvolution final : public Conv2DFloat {
     const size_t image_size = channels_ * height_ * width_;
     for (size_t image = 0; image < static_cast<size_t>(shape_.batch); ++image) {
       const float* planes = input + image * image_size;
+      float* image_output = output + image * rows_ * pixels_;
+      if (band_rows_ != 0) {
+        run_bands(planes, bias, image_output, pool);
+        continue;
+      }
       if (phased_ || copied_) {
         auto* phases = reinterpret_cast<float*>(pool.scratch(0, scratch_bytes()) + task_bytes_);
         const size_t plane = height_ * width_;
@@ -177,15 +187,15 @@ class DirectConvolution final : public Conv2DFloat {
                       phases + channel * channel_stride_);
           } else {
             split_channel(planes + channel * plane, phases + channel * channel_stride_,
-                          channels_ * channel_stride_);
+                          channels_ * channel_stride_, 0, phase_height_);
           }
         });
         planes = phases;
       }
-      float* image_output = output + image * rows_ * pixels_;
+      const PlaneView view{planes, channel_stride_, 0};
       pool.parallel_for(block_task_count(1, blocks), [&](size_t task, size_t thread) {
         const BlockTask block = block_task(task, blocks);
-        run_block(planes, bias, image_output, block.first_row,
+        run_block(view, bias, image_output, block.first_row,
                   std::min(blocks.row_block, rows_ - std::min(rows_, block.first_row)),
                   block.first_column,
                   std::min(blocks.column_block, pixels_ - std::min(pixels_, block.first_column)),
@@ -195,6 +205,73 @@ class DirectConvolution final : public Conv2DFloat {
   }
 
  private:
+  // Where run_pass reads the input: pixel p's input for a tap of phase f and channel c is at
+  // planes + f * channels * channel_stride + c * channel_stride + p - pixel_shift + tap offset
+  // (pixel_shift: 0 for whole planes, a band's first phase row times the plane width).
+  struct PlaneView {
+    const float* planes;
+    size_t channel_stride;
+    size_t pixel_shift;
+  };
+
+  // Strided layers whose input is larger than L2 and several times their weights split their
+  // phase planes band by band: each task de-interleaves the phase rows of a band of output rows
+  // into its own scratch and runs every output channel over them while they are in L2, where
+  // whole phase planes make a second copy of the input that goes out to L3 or memory and is
+  // read back (yolov5s's 3x3/2 32->64 from 320x320: 13 MB). Bands hold as many output rows as
+  // half of L2 takes with their halo of phase rows; each task reads all of the weights, hence
+  // the bound on them.
+  void choose_bands(const CpuCacheSizes& caches) {
+    constexpr size_t kInputToWeights = 4;
+    const size_t input_bytes = channels_ * height_ * width_ * sizeof(float);
+    const size_t weight_bytes = packed_weights_.size() * sizeof(float);
+    if (!phased_ || input_bytes <= caches.level2 || input_bytes < kInputToWeights * weight_bytes) {
+      return;
+    }
+    const auto [low, high] = std::minmax_element(row_offsets_.begin(), row_offsets_.end());
+    lowest_row_offset_ = *low;
+    const auto halo = static_cast<size_t>(*high - *low);
+    const size_t phase_row_bytes = phase_rows_.size() * channels_ * phase_width_ * sizeof(float);
+    const size_t fitting = caches.level2 / 2 / phase_row_bytes;
+    // A band must cover its halo twice over, or the copies' overlap costs more than L2 saves.
+    if (fitting < 3 * halo + 1 || fitting <= halo) return;
+    const size_t output_height = pixels_ / output_width_;
+    band_rows_ = std::min(fitting - halo, output_height);
+    band_channel_stride_ = spaced_plane_stride((band_rows_ + halo) * phase_width_);
+    band_bytes_ = phase_rows_.size() * channels_ * band_channel_stride_ * sizeof(float);
+  }
+
+  // Bands of whole output rows, at most band_rows_ each and their count a multiple of the
+  // threads, claimed one by one.
+  void run_bands(const float* planes, const float* bias, float* output, ThreadPool& pool) const {
+    const size_t output_height = pixels_ / output_width_;
+    const size_t bands = std::min(
+        output_height, round_up(divide_round_up(output_height, band_rows_), pool.thread_count()));
+    const size_t plane = height_ * width_;
+    pool.parallel_for(bands, [&](size_t band, size_t thread) {
+      const size_t first_row = band * output_height / bands;
+      const size_t end_row = (band + 1) * output_height / bands;
+      if (first_row == end_row) return;
+      // The phase rows the band's taps read: output row + row offset, inside the planes.
+      const auto band_phase_row = [&](size_t row, int64_t offset) {
+        return static_cast<size_t>(std::clamp<int64_t>(static_cast<int64_t>(row) + offset, 0,
+                                                       static_cast<int64_t>(phase_height_)));
+      };
+      const int64_t highest = *std::max_element(row_offsets_.begin(), row_offsets_.end());
+      const size_t first_phase_row = band_phase_row(first_row, lowest_row_offset_);
+      const size_t end_phase_row = band_phase_row(end_row, highest);
+      uint8_t* scratch = pool.scratch(thread, scratch_bytes());
+      auto* phases = reinterpret_cast<float*>(scratch + task_bytes_);
+      for (size_t channel = 0; channel < channels_; ++channel) {
+        split_channel(planes + channel * plane, phases + channel * band_channel_stride_,
+                      channels_ * band_channel_stride_, first_phase_row, end_phase_row);
+      }
+      const PlaneView view{phases, band_channel_stride_, first_phase_row * phase_width_};
+      run_block(view, bias, output, 0, rows_, first_row * output_width_,
+                (end_row - first_row) * output_width_, scratch);
+    });
+  }
+
   // The kernel taps as runs of planes (Tap), the phase planes they read (only those are
   // de-interleaved, numbered row-major so that phases next to each other in a row follow each
   // other) and the distinct plane offsets the lane masks are computed for.
@@ -293,15 +370,17 @@ class DirectConvolution final : public Conv2DFloat {
     }
   }
 
-  // One channel's phase planes: phase (py, px) at out + phase * phase_stride holds
-  // plane[y * sh + py][x * sw + px] at [y][x] where that input exists, and zero where it does
-  // not (the last row or column of a phase when the input's size is not a multiple of the
-  // stride: a run of phases shares one lane mask). Each input row is read once, for all the
-  // phases it feeds.
-  void split_channel(const float* plane, float* out, size_t phase_stride) const {
-    for (size_t iy = 0; iy < height_; ++iy) {
+  // Phase rows [first_row, end_row) of one channel's phase planes: phase (py, px) at out +
+  // phase * phase_stride holds plane[y * sh + py][x * sw + px] at [y - first_row][x] where that
+  // input exists, and zero where it does not (the last row or column of a phase when the input's
+  // size is not a multiple of the stride: a run of phases shares one lane mask). Each input row
+  // is read once, for all the phases it feeds.
+  void split_channel(const float* plane, float* out, size_t phase_stride, size_t first_row,
+                     size_t end_row) const {
+    const size_t end_input_row = std::min(height_, end_row * stride_height_);
+    for (size_t iy = first_row * stride_height_; iy < end_input_row; ++iy) {
       const float* row = plane + iy * width_;
-      const size_t y = iy / stride_height_;
+      const size_t y = iy / stride_height_ - first_row;
       for (size_t phase = 0; phase < phase_rows_.size(); ++phase) {
         if (phase_rows_[phase] != iy % stride_height_) continue;
         const size_t px = phase_columns_[phase];
@@ -318,8 +397,10 @@ class DirectConvolution final : public Conv2DFloat {
     for (size_t phase = 0; phase < phase_rows_.size(); ++phase) {
       const size_t rows =
           divide_round_up(height_ - std::min(height_, phase_rows_[phase]), stride_height_);
+      const size_t first_empty = std::clamp(rows, first_row, end_row);
       float* plane_out = out + phase * phase_stride;
-      std::fill(plane_out + rows * phase_width_, plane_out + phase_height_ * phase_width_, 0.0f);
+      std::fill(plane_out + (first_empty - first_row) * phase_width_,
+                plane_out + (end_row - first_row) * phase_width_, 0.0f);
     }
   }
 
@@ -363,15 +444,15 @@ class DirectConvolution final : public Conv2DFloat {
   // A task's rows in passes whose packed weights fit half of L2: every pixel block reads all of
   // a pass's weights, which must not come from L3 or memory again for each block (3x3
   // 512->512 @7: 9.4 MB of weights, read once per pixel block without passes).
-  void run_block(const float* planes, const float* bias, float* output, size_t first_row,
+  void run_block(const PlaneView& view, const float* bias, float* output, size_t first_row,
                  size_t rows, size_t first_pixel, size_t pixels, uint8_t* scratch) const {
     for (size_t row = first_row; row < first_row + rows; row += pass_rows_) {
-      run_pass(planes, bias, output, row, std::min(pass_rows_, first_row + rows - row), first_pixel,
+      run_pass(view, bias, output, row, std::min(pass_rows_, first_row + rows - row), first_pixel,
                pixels, scratch);
     }
   }
 
-  void run_pass(const float* planes, const float* bias, float* output, size_t first_row,
+  void run_pass(const PlaneView& view, const float* bias, float* output, size_t first_row,
                 size_t rows, size_t first_pixel, size_t pixels, uint8_t* scratch) const {
     if (rows == 0 || pixels == 0) return;
     const size_t taps = taps_.size();
@@ -381,14 +462,14 @@ class DirectConvolution final : public Conv2DFloat {
         reinterpret_cast<uint32_t*>(scratch + align_bytes(2 * taps * sizeof(const float*)));
     uint32_t* row_masks = masks + taps;
     uint32_t* column_masks = row_masks + row_offsets_.size();
-    const size_t phase_stride = channels_ * channel_stride_;
+    const size_t phase_stride = channels_ * view.channel_stride;
 
     DirectFloatTile tile{};
     tile.taps = taps;
     tile.inputs = chunk_inputs;
     tile.masks = masks;
     tile.tap_channels = grouped_ ? tap_steps_.data() : nullptr;
-    tile.channel_stride = channel_stride_;
+    tile.channel_stride = view.channel_stride;
     tile.c_stride = pixels_;
     for (size_t block = first_pixel; block < first_pixel + pixels; block += kTileColumns) {
       tile.columns = std::min(kTileColumns, first_pixel + pixels - block);
@@ -396,11 +477,15 @@ class DirectConvolution final : public Conv2DFloat {
       for (size_t t = 0; t < taps; ++t) {
         const Tap& tap = taps_[t];
         // Lanes outside the plane are masked out; the address is only ever offset from.
-        inputs[t] = planes + tap.phase * phase_stride + static_cast<ptrdiff_t>(block) + tap.offset;
+        inputs[t] = view.planes + tap.phase * phase_stride +
+                    (static_cast<ptrdiff_t>(block) - static_cast<ptrdiff_t>(view.pixel_shift)) +
+                    tap.offset;
       }
       for (size_t first = 0; first < channels_; first += chunk_channels_) {
         tile.channels = std::min(chunk_channels_, channels_ - first);
-        for (size_t t = 0; t < taps; ++t) chunk_inputs[t] = inputs[t] + first * channel_stride_;
+        for (size_t t = 0; t < taps; ++t) {
+          chunk_inputs[t] = inputs[t] + first * view.channel_stride;
+        }
         tile.accumulate = first > 0;
         const bool last = first + tile.channels == channels_;
         tile.activation = last && has_activation_ ? &activation_ : nullptr;
@@ -451,6 +536,10 @@ class DirectConvolution final : public Conv2DFloat {
   BlockLimits limits_{};
   size_t task_bytes_ = 0;
   size_t phase_bytes_ = 0;
+  size_t band_rows_ = 0;  // output rows per band, 0: whole phase planes (choose_bands)
+  int64_t lowest_row_offset_ = 0;
+  size_t band_channel_stride_ = 0;
+  size_t band_bytes_ = 0;
   char algorithm_[64];
 };
 
