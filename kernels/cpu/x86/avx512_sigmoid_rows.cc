@@ -1,14 +1,16 @@
 // The avx512 table's float activations built on exp, Sigmoid and Swish / SiLU (micro_kernels.h
 // UnaryRow), on 16 lanes of AVX-512 F: avx2's rows (x86/avx2_elementwise_rows.cc) on twice the
-// lanes with the same bits: step for step, but for two steps of the exp that give the same
-// result in fewer instructions (exp_of_nonpositive says why). The other operations go to avx2's
-// row.
+// lanes with the same bits: step for step, but for steps that give the same result in fewer
+// instructions (two of the exp's, exp_of_nonpositive says why; -|x| as one OR; no product by an
+// alpha of 1). The other operations go to avx2's row.
 //
 // Why: YOLOv5s float32 runs a SiLU pass over the output of nearly every convolution (a fused
 // SiLU is a second pass inside the node, devices/cpu/ops/convolution.cc). On 8 lanes that pass
 // took about 0.55 ns per element on a Sapphire Rapids class core, a third of the 1x1 64->64
 // @160 layer's time; the row is bound by its instruction count (about 25 per vector and a
-// division): here 0.30-0.33 ns (bench_kernels --filter activation).
+// division): here 0.30-0.33 ns (bench_kernels --filter activation), SiLU 0.31 since session 19
+// dropped two of them (0.34 before). Its division is not the bound: a reciprocal estimate and a
+// Newton step in its place (other bits) ran at 0.38 ns.
 //
 // Compiled without floating-point contraction (kernels/cpu/CMakeLists.txt), as avx2's file is:
 // the exp's explicit FMAs are the only fused steps. Every function carries its instruction set
@@ -56,10 +58,12 @@ ORKNN_TARGET_AVX512 __m512 exp_of_nonpositive(__m512 x) {
 }
 
 // avx2's sigmoid_lanes: 1 / (1 + e) for x >= 0 and e / (1 + e) below, with e = e^-|x|.
+// -|x| is x with the sign bit set: one OR where avx2 takes |x| and subtracts it from zero, with
+// the same result but at x = 0 (-0 here, +0 there), where the exp gives 1 either way.
 ORKNN_TARGET_AVX512 __m512 sigmoid_lanes(__m512 x) {
-  const __m512 absolute =
-      _mm512_castsi512_ps(_mm512_and_si512(_mm512_castps_si512(x), _mm512_set1_epi32(0x7FFFFFFF)));
-  const __m512 e = exp_of_nonpositive(_mm512_sub_ps(_mm512_setzero_ps(), absolute));
+  const __m512 negative_absolute = _mm512_castsi512_ps(_mm512_or_si512(
+      _mm512_castps_si512(x), _mm512_set1_epi32(static_cast<int32_t>(0x80000000u))));
+  const __m512 e = exp_of_nonpositive(negative_absolute);
   const __m512 one = _mm512_set1_ps(1.0f);
   const __mmask16 negative = _mm512_cmp_ps_mask(x, _mm512_setzero_ps(), _CMP_LT_OQ);
   return _mm512_div_ps(_mm512_mask_blend_ps(negative, one, e), _mm512_add_ps(one, e));
@@ -70,7 +74,9 @@ ORKNN_TARGET_AVX512 __m512 activation_lanes(const UnaryRow& row, __m512 x) {
   if constexpr (kOperation == kSigmoid) {
     return sigmoid_lanes(x);
   } else {
-    return _mm512_mul_ps(x, sigmoid_lanes(_mm512_mul_ps(_mm512_set1_ps(row.alpha), x)));
+    // SiLU (alpha 1) skips the product alpha x, which is x.
+    const __m512 scaled = row.alpha == 1.0f ? x : _mm512_mul_ps(_mm512_set1_ps(row.alpha), x);
+    return _mm512_mul_ps(x, sigmoid_lanes(scaled));
   }
 }
 
