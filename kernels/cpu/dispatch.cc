@@ -1,6 +1,8 @@
 #include "dispatch.h"
 
+#include <algorithm>
 #include <atomic>
+#include <cstdio>
 #include <cstdlib>
 #include <string>
 
@@ -389,17 +391,60 @@ std::unique_ptr<Conv2DFloat> prepare_conv_transpose2d(const reference::Conv2DSha
                                            constant_weights);
 }
 
-std::unique_ptr<Conv2DFloat> prepare_conv2d(const reference::Conv2DShape& shape,
-                                            const reference::FusedActivation& activation,
-                                            const float* constant_weights, KernelVariant variant) {
-  variant = usable(variant);
+namespace {
+
+// A float convolution whose algorithm has no region epilogue, then the epilogue over its whole
+// output in chunks the pool's threads share (what a SiLU node would do).
+class Conv2DThenEpilogue final : public Conv2DFloat {
+ public:
+  Conv2DThenEpilogue(std::unique_ptr<Conv2DFloat> inner, optimized::RegionEpilogue epilogue,
+                     size_t count)
+      : inner_(std::move(inner)), epilogue_(epilogue), count_(count) {
+    std::snprintf(algorithm_, sizeof(algorithm_), "%s, then silu", inner_->algorithm());
+  }
+  size_t scratch_bytes() const override { return inner_->scratch_bytes(); }
+  const char* algorithm() const override { return algorithm_; }
+  void run(const float* input, const float* weights, const float* bias, float* output,
+           ThreadPool& pool) const override {
+    inner_->run(input, weights, bias, output, pool);
+    constexpr size_t kChunk = 8192;
+    pool.parallel_for((count_ + kChunk - 1) / kChunk, [&](size_t chunk, size_t) {
+      const size_t count = std::min(kChunk, count_ - chunk * kChunk);
+      epilogue_.apply(output + chunk * kChunk, 1, count, count);
+    });
+  }
+
+ private:
+  std::unique_ptr<Conv2DFloat> inner_;
+  const optimized::RegionEpilogue epilogue_;
+  const size_t count_;
+  char algorithm_[96];
+};
+
+// `kernel`, followed by a pass of `epilogue` over its output when it has one.
+std::unique_ptr<Conv2DFloat> then_epilogue(std::unique_ptr<Conv2DFloat> kernel,
+                                           const reference::Conv2DShape& shape,
+                                           optimized::RegionEpilogue epilogue) {
+  if (!epilogue || !kernel) return kernel;
+  const auto count = static_cast<size_t>(shape.batch * shape.output_channels *
+                                         shape.window.output_height * shape.window.output_width);
+  return std::make_unique<Conv2DThenEpilogue>(std::move(kernel), epilogue, count);
+}
+
+// prepare_conv2d's choice; the direct, Winograd and GEMM convolutions apply `epilogue` to each
+// output region as they finish it, the others are followed by a pass.
+std::unique_ptr<Conv2DFloat> choose_conv2d(const reference::Conv2DShape& shape,
+                                           const reference::FusedActivation& activation,
+                                           const float* constant_weights, KernelVariant variant,
+                                           optimized::RegionEpilogue epilogue) {
   if (variant == KernelVariant::kReference || empty_depth(shape)) {
-    return std::make_unique<ReferenceConv2D>(shape, activation, constant_weights);
+    return then_epilogue(std::make_unique<ReferenceConv2D>(shape, activation, constant_weights),
+                         shape, epilogue);
   }
   const optimized::MicroKernels& kernels = micro_kernels(variant);
   if (auto kernel =
           optimized::make_depthwise_conv2d(kernels, shape, activation, constant_weights)) {
-    return kernel;
+    return then_epilogue(std::move(kernel), shape, epilogue);
   }
   // As for int8 (prepare_conv2d_int8), measured on avx2 only, but not where the lanes take the
   // strided layer: they read its pixels in place already, and over the copy they measured
@@ -410,7 +455,7 @@ std::unique_ptr<Conv2DFloat> prepare_conv2d(const reference::Conv2DShape& shape,
     if (auto kernel = optimized::make_subsampled_pointwise_conv2d(
             shape, prepare_conv2d(optimized::subsampled_pointwise_shape(shape), activation,
                                   constant_weights, variant))) {
-      return kernel;
+      return then_epilogue(std::move(kernel), shape, epilogue);
     }
   }
 #if defined(ORKNN_HAVE_X86_KERNELS)
@@ -431,9 +476,9 @@ std::unique_ptr<Conv2DFloat> prepare_conv2d(const reference::Conv2DShape& shape,
        shape.input_channels >= 64);
   if (winograd_variant && optimized::winograd_convolution_preferred(shape)) {
     const size_t tile = optimized::winograd_output_tile(shape);
-    if (auto kernel =
-            optimized::make_winograd_conv2d(kernels, shape, activation, constant_weights, tile,
-                                            optimized::avx2_winograd_float_transforms(tile))) {
+    if (auto kernel = optimized::make_winograd_conv2d(
+            kernels, shape, activation, constant_weights, tile,
+            optimized::avx2_winograd_float_transforms(tile), epilogue)) {
       return kernel;
     }
   }
@@ -441,13 +486,13 @@ std::unique_ptr<Conv2DFloat> prepare_conv2d(const reference::Conv2DShape& shape,
     if (auto kernel = optimized::make_lane_conv2d(kernels.name, optimized::avx512_lane_float_tile,
                                                   optimized::avx512_pack_lane_panel, shape,
                                                   activation, constant_weights)) {
-      return kernel;
+      return then_epilogue(std::move(kernel), shape, epilogue);
     }
   }
   if (variant == KernelVariant::kAvx512 && optimized::direct_convolution_preferred(shape)) {
     if (auto kernel =
             optimized::make_direct_conv2d(kernels.name, optimized::avx512_direct_float_tile, shape,
-                                          activation, constant_weights)) {
+                                          activation, constant_weights, epilogue)) {
       return kernel;
     }
   }
@@ -455,17 +500,35 @@ std::unique_ptr<Conv2DFloat> prepare_conv2d(const reference::Conv2DShape& shape,
     if (auto kernel = optimized::make_lane_conv2d(kernels.name, optimized::avx2_lane_float_tile,
                                                   optimized::avx2_pack_lane_panel, shape,
                                                   activation, constant_weights)) {
-      return kernel;
+      return then_epilogue(std::move(kernel), shape, epilogue);
     }
   }
   if (variant == KernelVariant::kAvx2 && optimized::avx2_direct_convolution_preferred(shape)) {
-    if (auto kernel = optimized::make_direct_conv2d(kernels.name, optimized::avx2_direct_float_tile,
-                                                    shape, activation, constant_weights)) {
+    if (auto kernel =
+            optimized::make_direct_conv2d(kernels.name, optimized::avx2_direct_float_tile, shape,
+                                          activation, constant_weights, epilogue)) {
       return kernel;
     }
   }
 #endif
-  return optimized::make_gemm_conv2d(kernels, shape, activation, constant_weights);
+  return optimized::make_gemm_conv2d(kernels, shape, activation, constant_weights, epilogue);
+}
+
+}  // namespace
+
+std::unique_ptr<Conv2DFloat> prepare_conv2d(const reference::Conv2DShape& shape,
+                                            const reference::FusedActivation& activation,
+                                            const float* constant_weights, KernelVariant variant) {
+  return choose_conv2d(shape, activation, constant_weights, usable(variant), {});
+}
+
+std::unique_ptr<Conv2DFloat> prepare_conv2d_silu(const reference::Conv2DShape& shape,
+                                                 const float* constant_weights,
+                                                 KernelVariant variant) {
+  variant = usable(variant);
+  if (variant == KernelVariant::kReference) return nullptr;
+  return choose_conv2d(shape, reference::FusedActivation{}, constant_weights, variant,
+                       optimized::silu_epilogue(micro_kernels(variant)));
 }
 
 std::unique_ptr<Conv2DInt8> prepare_conv2d_int8(const reference::Conv2DShape& shape,

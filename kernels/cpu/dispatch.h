@@ -106,6 +106,13 @@ std::unique_ptr<Conv2DFloat> prepare_conv2d(const reference::Conv2DShape& shape,
                                             const reference::FusedActivation& activation,
                                             const float* constant_weights,
                                             KernelVariant variant = selected_kernel_variant());
+// A float convolution followed by SiLU, x * sigmoid(x), with the bits prepare_conv2d's output
+// gets from prepare_unary's Swish with alpha 1. The direct, Winograd and GEMM convolutions apply
+// it to each region of the output as they finish it, while it is in cache; the other algorithms
+// are followed by a pass over the output. Null for the reference variant.
+std::unique_ptr<Conv2DFloat> prepare_conv2d_silu(const reference::Conv2DShape& shape,
+                                                 const float* constant_weights,
+                                                 KernelVariant variant = selected_kernel_variant());
 
 // 2-D ConvTranspose (reference::conv_transpose2d semantics): a pointwise GEMM and a scatter,
 // within float rounding of the reference. Null for the reference variant, non-constant weights

@@ -52,11 +52,14 @@ class GemmConvolution final : public ConvolutionTraits<Arithmetic>::Interface {
   static constexpr size_t kStep = Arithmetic::kStepDepth;
 
  public:
+  // `epilogue`: float only (RegionEpilogue), applied to each task's block once it is final.
   GemmConvolution(const MicroKernels& kernels, const Conv2DShape& shape,
-                  const typename Traits::Parameters& parameters, const Element* constant_weights)
+                  const typename Traits::Parameters& parameters, const Element* constant_weights,
+                  RegionEpilogue epilogue = {})
       : kernels_(kernels),
         shape_(shape),
         parameters_(parameters),
+        epilogue_(epilogue),
         geometry_(im2col_geometry(shape)) {
     mr_ = Arithmetic::tile_rows(kernels);
     nr_ = Arithmetic::tile_columns(kernels);
@@ -281,6 +284,12 @@ class GemmConvolution final : public ConvolutionTraits<Arithmetic>::Interface {
       });
     }
 
+    if constexpr (!kIsInt8<Arithmetic>) {
+      if (epilogue_) {
+        epilogue_.apply(group_output + first_row * columns_ + first_column, grid.rows, grid.columns,
+                        columns_);
+      }
+    }
     if constexpr (kIsInt8<Arithmetic>) {
       const bool in_float =
           !bias_limits_.empty() &&
@@ -300,6 +309,7 @@ class GemmConvolution final : public ConvolutionTraits<Arithmetic>::Interface {
   const MicroKernels& kernels_;
   const Conv2DShape shape_;
   const typename Traits::Parameters parameters_;
+  const RegionEpilogue epilogue_;
   const Im2colGeometry geometry_;
   BlockLimits limits_{};
   bool panels_inner_ = false;
@@ -329,9 +339,10 @@ class GemmConvolution final : public ConvolutionTraits<Arithmetic>::Interface {
 
 std::unique_ptr<Conv2DFloat> make_gemm_conv2d(const MicroKernels& kernels, const Conv2DShape& shape,
                                               const FusedActivation& activation,
-                                              const float* constant_weights) {
+                                              const float* constant_weights,
+                                              RegionEpilogue epilogue) {
   return std::make_unique<GemmConvolution<FloatArithmetic>>(kernels, shape, activation,
-                                                            constant_weights);
+                                                            constant_weights, epilogue);
 }
 
 std::unique_ptr<Conv2DInt8> make_gemm_conv2d_int8(const MicroKernels& kernels,

@@ -100,8 +100,9 @@ size_t index_of(std::vector<int64_t>& values, int64_t value) {
 class DirectConvolution final : public Conv2DFloat {
  public:
   DirectConvolution(const char* variant, DirectFloatTileFunction tile, const Conv2DShape& shape,
-                    const FusedActivation& activation, const float* weights)
-      : tile_(tile), shape_(shape) {
+                    const FusedActivation& activation, const float* weights,
+                    RegionEpilogue epilogue)
+      : tile_(tile), shape_(shape), epilogue_(epilogue) {
     const reference::Window2D& window = shape.window;
     height_ = static_cast<size_t>(window.input_height);
     width_ = static_cast<size_t>(window.input_width);
@@ -443,12 +444,15 @@ class DirectConvolution final : public Conv2DFloat {
 
   // A task's rows in passes whose packed weights fit half of L2: every pixel block reads all of
   // a pass's weights, which must not come from L3 or memory again for each block (3x3
-  // 512->512 @7: 9.4 MB of weights, read once per pixel block without passes).
+  // 512->512 @7: 9.4 MB of weights, read once per pixel block without passes). The epilogue
+  // follows each pass over its output, still in L2.
   void run_block(const PlaneView& view, const float* bias, float* output, size_t first_row,
                  size_t rows, size_t first_pixel, size_t pixels, uint8_t* scratch) const {
     for (size_t row = first_row; row < first_row + rows; row += pass_rows_) {
-      run_pass(view, bias, output, row, std::min(pass_rows_, first_row + rows - row), first_pixel,
-               pixels, scratch);
+      const size_t pass_rows = std::min(pass_rows_, first_row + rows - row);
+      run_pass(view, bias, output, row, pass_rows, first_pixel, pixels, scratch);
+      if (epilogue_)
+        epilogue_.apply(output + row * pixels_ + first_pixel, pass_rows, pixels, pixels_);
     }
   }
 
@@ -504,6 +508,7 @@ class DirectConvolution final : public Conv2DFloat {
 
   const DirectFloatTileFunction tile_;
   const Conv2DShape shape_;
+  const RegionEpilogue epilogue_;
   size_t height_ = 0;
   size_t width_ = 0;
   size_t stride_height_ = 1;
@@ -616,7 +621,8 @@ bool avx2_direct_convolution_preferred(const Conv2DShape& shape) {
 std::unique_ptr<Conv2DFloat> make_direct_conv2d(const char* variant, DirectFloatTileFunction tile,
                                                 const Conv2DShape& shape,
                                                 const FusedActivation& activation,
-                                                const float* constant_weights) {
+                                                const float* constant_weights,
+                                                RegionEpilogue epilogue) {
   const reference::Window2D& window = shape.window;
   if (!tile || !constant_weights || shape.groups != 1) return nullptr;
   if (window.stride_height < 1 || window.stride_width < 1 || window.output_height < 1 ||
@@ -627,7 +633,8 @@ std::unique_ptr<Conv2DFloat> make_direct_conv2d(const char* variant, DirectFloat
   // plane has the output's width.
   const int64_t phase_width = (window.input_width + window.stride_width - 1) / window.stride_width;
   if (phase_width != window.output_width) return nullptr;
-  return std::make_unique<DirectConvolution>(variant, tile, shape, activation, constant_weights);
+  return std::make_unique<DirectConvolution>(variant, tile, shape, activation, constant_weights,
+                                             epilogue);
 }
 
 }  // namespace orknn::kernels::cpu::optimized

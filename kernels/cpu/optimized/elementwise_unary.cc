@@ -68,6 +68,18 @@ int unary_code(reference::UnaryOperation operation) {
 
 }  // namespace
 
+void RegionEpilogue::apply(float* first, size_t rows, size_t count, size_t stride) const {
+  const int swish = unary_code(reference::UnaryOperation::kSwish);
+  for (size_t r = 0; r < rows; ++r) {
+    float* row = first + r * stride;
+    unary_row(UnaryRow{swish, 1.0f, 0.0f, 0.0f, row, row, count});
+  }
+}
+
+RegionEpilogue silu_epilogue(const MicroKernels& kernels) {
+  return RegionEpilogue{kernels.unary_row};
+}
+
 std::unique_ptr<UnaryFloat> make_unary(const MicroKernels& kernels,
                                        const reference::UnaryParams& params, int64_t count) {
   const int code = unary_code(params.operation);

@@ -102,9 +102,10 @@ class WinogradConvolution final : public Conv2DFloat {
   // `transforms`: null for the plain C++ ones.
   WinogradConvolution(const MicroKernels& kernels, const Conv2DShape& shape,
                       const FusedActivation& activation, const float* weights,
-                      const WinogradFloatTransforms* transforms)
+                      const WinogradFloatTransforms* transforms, RegionEpilogue epilogue)
       : kernels_(kernels),
         shape_(shape),
+        epilogue_(epilogue),
         input_transform_(transforms ? transforms->input : portable_winograd_input<M>),
         output_transform_(transforms ? transforms->output : portable_winograd_output<M>) {
     const reference::Window2D& window = shape.window;
@@ -364,6 +365,13 @@ class WinogradConvolution final : public Conv2DFloat {
         transform_output_group(products + r * band_columns_ + group * kWinogradLanes, band, group,
                                channel_bias, plane);
       }
+      if (epilogue_) {
+        // The band's output rows, one run of the plane.
+        const size_t top = band.first_tile_row * M;
+        const size_t bottom = std::min(output_height_, top + band.tiles / layout_.tiles_x * M);
+        const size_t count = (bottom - top) * output_width_;
+        epilogue_.apply(plane + top * output_width_, 1, count, count);
+      }
     }
   }
 
@@ -391,6 +399,7 @@ class WinogradConvolution final : public Conv2DFloat {
 
   const MicroKernels& kernels_;
   const Conv2DShape shape_;
+  const RegionEpilogue epilogue_;
   void (*const input_transform_)(const WinogradInputTiles& tiles);
   void (*const output_transform_)(const WinogradOutputTiles& tiles);
   size_t height_ = 0;
@@ -470,18 +479,19 @@ std::unique_ptr<Conv2DFloat> make_winograd_conv2d(const MicroKernels& kernels,
                                                   const Conv2DShape& shape,
                                                   const FusedActivation& activation,
                                                   const float* constant_weights, size_t output_tile,
-                                                  const WinogradFloatTransforms* transforms) {
+                                                  const WinogradFloatTransforms* transforms,
+                                                  RegionEpilogue epilogue) {
   if (!constant_weights || !winograd_convolution_applies(shape)) return nullptr;
   switch (output_tile) {
     case 2:
       return std::make_unique<WinogradConvolution<2>>(kernels, shape, activation, constant_weights,
-                                                      transforms);
+                                                      transforms, epilogue);
     case 4:
       return std::make_unique<WinogradConvolution<4>>(kernels, shape, activation, constant_weights,
-                                                      transforms);
+                                                      transforms, epilogue);
     case 6:
       return std::make_unique<WinogradConvolution<6>>(kernels, shape, activation, constant_weights,
-                                                      transforms);
+                                                      transforms, epilogue);
     default:
       return nullptr;
   }

@@ -45,6 +45,9 @@ class CpuKernel {
   // inputs[i] is nullptr for omitted optional inputs; buffers hold the shapes and types given
   // at build time. Must not allocate.
   virtual Status run(const void* const* inputs, void* const* outputs) = 0;
+  // Whether run() applies the node's fused SiLU itself (ops/convolution.cc with_fused_silu then
+  // adds no pass of its own).
+  virtual bool applies_fused_silu() const { return false; }
 };
 
 using CpuKernelFactory = Result<std::unique_ptr<CpuKernel>> (*)(const KernelBuildContext& context);

@@ -43,7 +43,7 @@ reference::FusedActivation to_reference(const graph::FusedActivationAttributes& 
     case Kind::kLeakyRelu:
       activation.kind = reference::FusedActivation::Kind::kLeakyRelu;
       break;
-    case Kind::kSilu:  // not an epilogue of the kernels: with_fused_silu applies it after them
+    case Kind::kSilu:  // not a clamp: the Conv kernels apply it themselves, or with_fused_silu
       activation.kind = reference::FusedActivation::Kind::kNone;
       break;
   }
@@ -53,7 +53,8 @@ reference::FusedActivation to_reference(const graph::FusedActivationAttributes& 
 // A fused SiLU runs as a second pass over the node's float result, inside the same kernel (no
 // intermediate tensor, no rounding to the output type in between), with the kernel the SiLU op
 // itself would use (the selected variant's, or the reference), so fusing changes nothing in
-// float32.
+// float32. The optimized Conv kernels apply it themselves, region by region as they finish the
+// output (applies_fused_silu; the same bits: dispatch.h prepare_conv2d_silu).
 class SiluEpilogueKernel : public CpuKernel {
  public:
   SiluEpilogueKernel(std::unique_ptr<CpuKernel> inner, int64_t count)
@@ -85,7 +86,10 @@ Result<std::unique_ptr<CpuKernel>> with_fused_silu(const KernelBuildContext& con
   ORKNN_ASSIGN_OR_RETURN(graph::FusedActivationAttributes activation,
                          graph::parse_fused_activation(context.node));
   ORKNN_ASSIGN_OR_RETURN(std::unique_ptr<CpuKernel> inner, kFactory(context));
-  if (activation.kind != graph::FusedActivationAttributes::Kind::kSilu) return inner;
+  if (activation.kind != graph::FusedActivationAttributes::Kind::kSilu ||
+      inner->applies_fused_silu()) {
+    return inner;
+  }
   return std::unique_ptr<CpuKernel>(
       new SiluEpilogueKernel(std::move(inner), context.outputs[0]->elements()));
 }
@@ -165,8 +169,9 @@ Result<std::unique_ptr<CpuKernel>> make_convolution_kernel(const KernelBuildCont
   }
   ORKNN_ASSIGN_OR_RETURN(reference::Conv2DShape shape, conv_geometry(context, attributes));
   const reference::FusedActivation activation = to_reference(attributes.activation);
+  const bool silu = attributes.activation.kind == graph::FusedActivationAttributes::Kind::kSilu;
   if (auto fast = kTranspose ? optimized::make_conv_transpose2d_kernel(context, shape, activation)
-                             : optimized::make_conv2d_kernel(context, shape, activation)) {
+                             : optimized::make_conv2d_kernel(context, shape, activation, silu)) {
     return fast;
   }
   return reference_convolution_kernel<reference::Conv2DShape>(

@@ -25,23 +25,29 @@ const T* typed(const void* pointer) {
 template <typename Prepared, typename Call>
 class PreparedCpuKernel final : public CpuKernel {
  public:
-  PreparedCpuKernel(std::unique_ptr<Prepared> prepared, Call call)
-      : prepared_(std::move(prepared)), call_(std::move(call)) {
+  PreparedCpuKernel(std::unique_ptr<Prepared> prepared, Call call, bool applies_silu)
+      : prepared_(std::move(prepared)), call_(std::move(call)), applies_silu_(applies_silu) {
     if (ThreadPool* pool = ThreadPool::current()) pool->reserve_scratch(prepared_->scratch_bytes());
   }
   Status run(const void* const* inputs, void* const* outputs) override {
     call_(*prepared_, inputs, outputs, ThreadPool::current_or_serial());
     return ok_status();
   }
+  bool applies_fused_silu() const override { return applies_silu_; }
 
  private:
   std::unique_ptr<Prepared> prepared_;
   Call call_;
+  bool applies_silu_;
 };
 
+// Null when `prepared` is.
 template <typename Prepared, typename Call>
-std::unique_ptr<CpuKernel> wrap(std::unique_ptr<Prepared> prepared, Call call) {
-  return std::make_unique<PreparedCpuKernel<Prepared, Call>>(std::move(prepared), std::move(call));
+std::unique_ptr<CpuKernel> wrap(std::unique_ptr<Prepared> prepared, Call call,
+                                bool applies_silu = false) {
+  if (!prepared) return nullptr;
+  return std::make_unique<PreparedCpuKernel<Prepared, Call>>(std::move(prepared), std::move(call),
+                                                             applies_silu);
 }
 
 bool reference_selected() {
@@ -52,16 +58,21 @@ bool reference_selected() {
 
 std::unique_ptr<CpuKernel> make_conv2d_kernel(const KernelBuildContext& context,
                                               const reference::Conv2DShape& shape,
-                                              const reference::FusedActivation& activation) {
+                                              const reference::FusedActivation& activation,
+                                              bool silu) {
   if (reference_selected()) return nullptr;
   const bool has_bias = context.input(2) != nullptr;
-  return wrap(dispatch::prepare_conv2d(shape, activation, constant_input<float>(context, 1)),
-              [has_bias](const dispatch::Conv2DFloat& kernel, const void* const* inputs,
-                         void* const* outputs, ThreadPool& pool) {
-                kernel.run(typed<float>(inputs[0]), typed<float>(inputs[1]),
-                           has_bias ? typed<float>(inputs[2]) : nullptr,
-                           static_cast<float*>(outputs[0]), pool);
-              });
+  const float* weights = constant_input<float>(context, 1);
+  return wrap(
+      silu ? dispatch::prepare_conv2d_silu(shape, weights)
+           : dispatch::prepare_conv2d(shape, activation, weights),
+      [has_bias](const dispatch::Conv2DFloat& kernel, const void* const* inputs,
+                 void* const* outputs, ThreadPool& pool) {
+        kernel.run(typed<float>(inputs[0]), typed<float>(inputs[1]),
+                   has_bias ? typed<float>(inputs[2]) : nullptr, static_cast<float*>(outputs[0]),
+                   pool);
+      },
+      silu);
 }
 
 std::unique_ptr<CpuKernel> make_conv_transpose2d_kernel(

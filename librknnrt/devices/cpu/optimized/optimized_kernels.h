@@ -23,10 +23,12 @@
 
 namespace orknn::devices::cpu::optimized {
 
-// Conv (not ConvTranspose): inputs X, W, optional B.
-std::unique_ptr<CpuKernel> make_conv2d_kernel(
-    const KernelBuildContext& context, const kernels::reference::Conv2DShape& shape,
-    const kernels::reference::FusedActivation& activation);
+// Conv (not ConvTranspose): inputs X, W, optional B. With `silu` (a fused SiLU, `activation`
+// then none) the kernel applies it itself (dispatch.h prepare_conv2d_silu, applies_fused_silu).
+std::unique_ptr<CpuKernel> make_conv2d_kernel(const KernelBuildContext& context,
+                                              const kernels::reference::Conv2DShape& shape,
+                                              const kernels::reference::FusedActivation& activation,
+                                              bool silu = false);
 // Float32 ConvTranspose of kernels/cpu/dispatch.h prepare_conv_transpose2d; null for the
 // reference variant and non-constant weights.
 std::unique_ptr<CpuKernel> make_conv_transpose2d_kernel(
