@@ -142,8 +142,11 @@ class DirectConvolution final : public Conv2DFloat {
     // from L3 once they outgrow L2. With the default row cost, resnet's 512 x 49-pixel layers
     // were cut into a 32- and a 17-pixel block at two threads, each streaming 9.4 MB of
     // weights and one doing twice the other's work; halving the rows instead took 30% off
-    // those layers' two-thread time (session 7).
-    limits_.column_cost = 1;
+    // those layers' two-thread time (session 7). Re-reading the input lines is not free either:
+    // at a column cost of 1, resnet50's 1x1 256->64 @56 (3.2 MB of input, 64 KB of weights)
+    // split its rows 36 + 28 and each thread read all of the input, mostly from L3; at 4 it
+    // splits the pixels and ran in 0.8x the time at two threads in the model (session 19).
+    limits_.column_cost = 4;
     limits_.row_cost = 16;
 
     task_bytes_ = align_bytes(2 * taps_.size() * sizeof(const float*)) +
