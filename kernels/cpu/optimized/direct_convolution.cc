@@ -233,12 +233,13 @@ class DirectConvolution final : public Conv2DFloat {
       return;
     }
     const auto [low, high] = std::minmax_element(row_offsets_.begin(), row_offsets_.end());
-    lowest_row_offset_ = *low;
     const auto halo = static_cast<size_t>(*high - *low);
     const size_t phase_row_bytes = phase_rows_.size() * channels_ * phase_width_ * sizeof(float);
     const size_t fitting = caches.level2 / 2 / phase_row_bytes;
     // A band must cover its halo twice over, or the copies' overlap costs more than L2 saves.
-    if (fitting < 3 * halo + 1 || fitting <= halo) return;
+    if (fitting < 3 * halo + 1) return;
+    lowest_row_offset_ = *low;
+    highest_row_offset_ = *high;
     const size_t output_height = pixels_ / output_width_;
     band_rows_ = std::min(fitting - halo, output_height);
     band_channel_stride_ = spaced_plane_stride((band_rows_ + halo) * phase_width_);
@@ -261,9 +262,8 @@ class DirectConvolution final : public Conv2DFloat {
         return static_cast<size_t>(std::clamp<int64_t>(static_cast<int64_t>(row) + offset, 0,
                                                        static_cast<int64_t>(phase_height_)));
       };
-      const int64_t highest = *std::max_element(row_offsets_.begin(), row_offsets_.end());
       const size_t first_phase_row = band_phase_row(first_row, lowest_row_offset_);
-      const size_t end_phase_row = band_phase_row(end_row, highest);
+      const size_t end_phase_row = band_phase_row(end_row, highest_row_offset_);
       uint8_t* scratch = pool.scratch(thread, scratch_bytes());
       auto* phases = reinterpret_cast<float*>(scratch + task_bytes_);
       for (size_t channel = 0; channel < channels_; ++channel) {
@@ -544,8 +544,9 @@ class DirectConvolution final : public Conv2DFloat {
   BlockLimits limits_{};
   size_t task_bytes_ = 0;
   size_t phase_bytes_ = 0;
-  size_t band_rows_ = 0;  // output rows per band, 0: whole phase planes (choose_bands)
-  int64_t lowest_row_offset_ = 0;
+  size_t band_rows_ = 0;           // output rows per band, 0: whole phase planes (choose_bands)
+  int64_t lowest_row_offset_ = 0;  // of row_offsets_, for the bands' phase rows
+  int64_t highest_row_offset_ = 0;
   size_t band_channel_stride_ = 0;
   size_t band_bytes_ = 0;
   char algorithm_[64];
