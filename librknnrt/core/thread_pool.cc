@@ -59,6 +59,9 @@ size_t back_of(uint64_t claim) {
 // parallel kernels back to back with short serial ops in between, and a futex wake-up costs
 // tens of microseconds.
 constexpr auto kWorkerSpin = std::chrono::microseconds(100);
+// How long a worker polls at most while the job it ran out of is still running (its caller
+// finishing the last tasks) before it sleeps until the next job.
+constexpr auto kLongestPoll = std::chrono::milliseconds(2);
 
 // Claims per thread's share of a job's remaining tasks (ThreadPool::claim_chunk): on two
 // threads a chunk is 1/16 of what is left, so the chunks still running at the end are single
@@ -290,7 +293,8 @@ void ThreadPool::worker_main(size_t thread, const WorkerPlacement& placement) {
   for (;;) {
     uint32_t generation = generation_of(claim_.load(std::memory_order_acquire));
     if (generation == seen) {
-      auto spin_until = std::chrono::steady_clock::now() + kWorkerSpin;
+      const auto started = std::chrono::steady_clock::now();
+      auto spin_until = started + kWorkerSpin;
       for (unsigned spins = 1; generation == seen; ++spins) {
         cpu_relax();
         generation = generation_of(claim_.load(std::memory_order_acquire));
@@ -299,9 +303,14 @@ void ThreadPool::worker_main(size_t thread, const WorkerPlacement& placement) {
         // While the caller still runs tasks of the job this worker ran out of, the next job
         // follows as soon as it finishes: the idle time counts from the job's end. (Waking
         // a sleeping worker cost 35 us in the caller and 50 us before the worker's first
-        // task on the development VM, more than some kernels take.)
-        if (job_running_.load(std::memory_order_relaxed)) {
+        // task on the development VM, more than some kernels take.) But the poll gives its
+        // CPU up each time, and sleeps after kLongestPoll: under SCHED_FIFO or SCHED_RR
+        // nothing takes the CPU from a polling worker, and the caller it waits for may be
+        // waiting for that very CPU (with a pool per application thread, as the converter's
+        // calibration runs, every CPU can hold such a worker: test_real_time_workers_yield).
+        if (job_running_.load(std::memory_order_relaxed) && now - started < kLongestPoll) {
           spin_until = now + kWorkerSpin;
+          std::this_thread::yield();
         } else if (now > spin_until) {
           break;
         }

@@ -3,7 +3,9 @@
 // concurrent calls, scratch memory, the thread binding, variant names, the test override, and
 // ORKNN_CPU_KERNELS (ctest runs this program again with the variable set and
 // ORKNN_EXPECT_KERNEL_VARIANT naming the variant it must produce).
+#include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -11,6 +13,11 @@
 #include <string>
 #include <thread>
 #include <vector>
+
+#if defined(__linux__)
+#include <pthread.h>
+#include <sched.h>
+#endif
 
 #include "core/thread_pool.h"
 #include "dispatch.h"
@@ -104,6 +111,63 @@ void test_concurrent_callers(void**) {
   }
   for (std::thread& caller : callers) caller.join();
   assert_int_equal(failures.load(), 0);
+}
+
+// Workers under a real-time policy must leave the CPU to callers that need it. As the
+// converter's calibration does, as many application threads as CPUs each run jobs on a pool of
+// their own (a worker each), all with SCHED_FIFO, which never time-slices; each caller sleeps
+// inside a task of every job, as a page fault or a contended lock would make it. A worker that
+// has run out of tasks waits for its job's end, which only its caller can bring; a worker that
+// polls without ever giving up its CPU (until session 19: seen as a converter that hung under
+// `chrt -f`) can hold every CPU while the callers wait for one. The test then fails on its
+// deadline instead of hanging. Skipped where the process may not use SCHED_FIFO.
+void test_real_time_workers_yield(void**) {
+#if defined(__linux__)
+  const size_t callers = std::max(2u, std::thread::hardware_concurrency());
+  constexpr int kJobs = 300;
+  constexpr size_t kTasks = 8;
+  std::atomic<int> done{0};
+  std::atomic<int> refused{0};
+  std::atomic<size_t> tasks_run{0};
+  std::vector<std::thread> threads;
+  for (size_t c = 0; c < callers; ++c) {
+    threads.emplace_back([&] {
+      sched_param priority{};
+      priority.sched_priority = 1;
+      if (pthread_setschedparam(pthread_self(), SCHED_FIFO, &priority) != 0) {
+        refused.fetch_add(1);
+        done.fetch_add(1);
+        return;
+      }
+      {
+        ThreadPool pool(2);  // the worker inherits the caller's policy
+        for (int job = 0; job < kJobs; ++job) {
+          pool.parallel_for(kTasks, [&](size_t index, size_t) {
+            if (index == 0) std::this_thread::sleep_for(std::chrono::microseconds(50));
+            tasks_run.fetch_add(1);
+          });
+        }
+      }
+      done.fetch_add(1);
+    });
+  }
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  while (done.load() < static_cast<int>(callers) && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  if (done.load() < static_cast<int>(callers)) {
+    // The callers cannot be joined or stopped: end the test binary with the failure.
+    std::fprintf(stderr, "real-time pools: jobs not done after 30 s (%zu tasks ran)\n",
+                 tasks_run.load());
+    std::_Exit(1);
+  }
+  for (std::thread& thread : threads) thread.join();
+  if (refused.load() != 0) {
+    std::printf("SKIPPED real-time workers: SCHED_FIFO not permitted here\n");
+    return;
+  }
+  assert_int_equal(tasks_run.load(), callers * kJobs * kTasks);
+#endif
 }
 
 void test_scratch(void**) {
@@ -258,6 +322,7 @@ int main() {
       cmocka_unit_test(test_chunked_claims),
       cmocka_unit_test(test_nested_calls_run_inline),
       cmocka_unit_test(test_concurrent_callers),
+      cmocka_unit_test(test_real_time_workers_yield),
       cmocka_unit_test(test_scratch),
       cmocka_unit_test(test_binding),
       cmocka_unit_test(test_variant_names),
