@@ -393,42 +393,45 @@ std::unique_ptr<Conv2DFloat> prepare_conv_transpose2d(const reference::Conv2DSha
 
 namespace {
 
-// A float convolution whose algorithm has no region epilogue, then the epilogue over its whole
-// output in chunks the pool's threads share (what a SiLU node would do).
-class Conv2DThenEpilogue final : public Conv2DFloat {
+// A float convolution whose algorithm has no region epilogue, then the SiLU op's own kernel
+// (prepare_unary's Swish with alpha 1) over its whole output.
+class Conv2DThenSilu final : public Conv2DFloat {
  public:
-  Conv2DThenEpilogue(std::unique_ptr<Conv2DFloat> inner, optimized::RegionEpilogue epilogue,
-                     size_t count)
-      : inner_(std::move(inner)), epilogue_(epilogue), count_(count) {
+  Conv2DThenSilu(std::unique_ptr<Conv2DFloat> inner, std::unique_ptr<UnaryFloat> silu)
+      : inner_(std::move(inner)), silu_(std::move(silu)) {
     std::snprintf(algorithm_, sizeof(algorithm_), "%s, then silu", inner_->algorithm());
   }
-  size_t scratch_bytes() const override { return inner_->scratch_bytes(); }
+  size_t scratch_bytes() const override {
+    return std::max(inner_->scratch_bytes(), silu_->scratch_bytes());
+  }
   const char* algorithm() const override { return algorithm_; }
   void run(const float* input, const float* weights, const float* bias, float* output,
            ThreadPool& pool) const override {
     inner_->run(input, weights, bias, output, pool);
-    constexpr size_t kChunk = 8192;
-    pool.parallel_for((count_ + kChunk - 1) / kChunk, [&](size_t chunk, size_t) {
-      const size_t count = std::min(kChunk, count_ - chunk * kChunk);
-      epilogue_.apply(output + chunk * kChunk, 1, count, count);
-    });
+    silu_->run(output, output, 0.0f, 0.0f, pool);
   }
 
  private:
   std::unique_ptr<Conv2DFloat> inner_;
-  const optimized::RegionEpilogue epilogue_;
-  const size_t count_;
+  std::unique_ptr<UnaryFloat> silu_;
   char algorithm_[96];
 };
 
-// `kernel`, followed by a pass of `epilogue` over its output when it has one.
+// `kernel`, followed by a SiLU pass over its output when `epilogue` asks for one (the variant's
+// SiLU kernel, whose row the epilogue is).
 std::unique_ptr<Conv2DFloat> then_epilogue(std::unique_ptr<Conv2DFloat> kernel,
                                            const reference::Conv2DShape& shape,
-                                           optimized::RegionEpilogue epilogue) {
+                                           optimized::RegionEpilogue epilogue,
+                                           KernelVariant variant) {
   if (!epilogue || !kernel) return kernel;
-  const auto count = static_cast<size_t>(shape.batch * shape.output_channels *
-                                         shape.window.output_height * shape.window.output_width);
-  return std::make_unique<Conv2DThenEpilogue>(std::move(kernel), epilogue, count);
+  reference::UnaryParams silu;
+  silu.operation = reference::UnaryOperation::kSwish;
+  silu.alpha = 1.0f;
+  const int64_t count =
+      shape.batch * shape.output_channels * shape.window.output_height * shape.window.output_width;
+  auto pass = optimized::make_unary(micro_kernels(variant), silu, count);
+  if (!pass) return kernel;  // an empty output
+  return std::make_unique<Conv2DThenSilu>(std::move(kernel), std::move(pass));
 }
 
 // prepare_conv2d's choice; the direct, Winograd and GEMM convolutions apply `epilogue` to each
@@ -439,12 +442,12 @@ std::unique_ptr<Conv2DFloat> choose_conv2d(const reference::Conv2DShape& shape,
                                            optimized::RegionEpilogue epilogue) {
   if (variant == KernelVariant::kReference || empty_depth(shape)) {
     return then_epilogue(std::make_unique<ReferenceConv2D>(shape, activation, constant_weights),
-                         shape, epilogue);
+                         shape, epilogue, variant);
   }
   const optimized::MicroKernels& kernels = micro_kernels(variant);
   if (auto kernel =
           optimized::make_depthwise_conv2d(kernels, shape, activation, constant_weights)) {
-    return then_epilogue(std::move(kernel), shape, epilogue);
+    return then_epilogue(std::move(kernel), shape, epilogue, variant);
   }
   // As for int8 (prepare_conv2d_int8), measured on avx2 only, but not where the lanes take the
   // strided layer: they read its pixels in place already, and over the copy they measured
@@ -455,7 +458,7 @@ std::unique_ptr<Conv2DFloat> choose_conv2d(const reference::Conv2DShape& shape,
     if (auto kernel = optimized::make_subsampled_pointwise_conv2d(
             shape, prepare_conv2d(optimized::subsampled_pointwise_shape(shape), activation,
                                   constant_weights, variant))) {
-      return then_epilogue(std::move(kernel), shape, epilogue);
+      return then_epilogue(std::move(kernel), shape, epilogue, variant);
     }
   }
 #if defined(ORKNN_HAVE_X86_KERNELS)
@@ -486,7 +489,7 @@ std::unique_ptr<Conv2DFloat> choose_conv2d(const reference::Conv2DShape& shape,
     if (auto kernel = optimized::make_lane_conv2d(kernels.name, optimized::avx512_lane_float_tile,
                                                   optimized::avx512_pack_lane_panel, shape,
                                                   activation, constant_weights)) {
-      return then_epilogue(std::move(kernel), shape, epilogue);
+      return then_epilogue(std::move(kernel), shape, epilogue, variant);
     }
   }
   if (variant == KernelVariant::kAvx512 && optimized::direct_convolution_preferred(shape)) {
@@ -500,7 +503,7 @@ std::unique_ptr<Conv2DFloat> choose_conv2d(const reference::Conv2DShape& shape,
     if (auto kernel = optimized::make_lane_conv2d(kernels.name, optimized::avx2_lane_float_tile,
                                                   optimized::avx2_pack_lane_panel, shape,
                                                   activation, constant_weights)) {
-      return then_epilogue(std::move(kernel), shape, epilogue);
+      return then_epilogue(std::move(kernel), shape, epilogue, variant);
     }
   }
   if (variant == KernelVariant::kAvx2 && optimized::avx2_direct_convolution_preferred(shape)) {
