@@ -526,6 +526,61 @@ void test_depthwise_random_shapes(void**) {
 #endif
 }
 
+// Float depthwise layers of stride 1 whose output rows are as long as the input's: the avx512
+// table runs them on flat planes (a vector of outputs spans rows; every tap's mask from a table
+// of the layer's taps). Planes 1 to 112 wide, kernels 1x3 to 7x7, dilation, pads that make
+// the output shorter or taller than the input and that sit on one side only, kernels taller
+// than the input, multipliers, batches, and enough 7x7 planes for several runs of channels per
+// task; every activation in turn, on every variant and 1-3 threads, within the reference's
+// tolerance.
+void test_depthwise_flat_planes(void**) {
+  const ConvCase cases[] = {
+      {"7x7, 100 channels (runs of 41)", 1, 100, 7, 7, 100, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 100},
+      {"width 1", 1, 3, 9, 1, 3, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 3},
+      {"width 16", 1, 5, 6, 16, 5, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 5},
+      {"width 17, tall", 1, 2, 40, 17, 2, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 2},
+      {"no top or bottom pad", 1, 4, 10, 13, 4, 3, 3, 1, 1, 1, 1, 0, 1, 0, 1, 4},
+      {"top and bottom pads 3 and 2", 1, 4, 5, 9, 4, 3, 3, 1, 1, 1, 1, 3, 1, 2, 1, 4},
+      {"pads left 2, right 0", 1, 3, 6, 11, 3, 3, 3, 1, 1, 1, 1, 1, 2, 1, 0, 3},
+      {"pads left 0, right 2", 1, 3, 6, 11, 3, 3, 3, 1, 1, 1, 1, 1, 0, 1, 2, 3},
+      {"dilation 2", 1, 3, 12, 12, 3, 3, 3, 1, 1, 2, 2, 2, 2, 2, 2, 3},
+      {"5x5", 1, 4, 9, 10, 4, 5, 5, 1, 1, 1, 1, 2, 2, 2, 2, 4},
+      {"1x3", 1, 4, 6, 20, 4, 1, 3, 1, 1, 1, 1, 0, 1, 0, 1, 4},
+      {"3x1", 1, 4, 6, 20, 4, 3, 1, 1, 1, 1, 1, 1, 0, 1, 0, 4},
+      {"7x7 kernel on a 5x5 plane", 1, 2, 5, 5, 2, 7, 7, 1, 1, 1, 1, 3, 3, 3, 3, 2},
+      {"5x3 kernel taller than the input", 1, 2, 2, 9, 2, 5, 3, 1, 1, 1, 1, 2, 1, 2, 1, 2},
+      {"multiplier 3", 1, 4, 7, 8, 12, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 4},
+      {"batch 2, multiplier 2", 2, 3, 6, 6, 6, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 3},
+      {"112 wide", 1, 2, 30, 112, 2, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 2},
+  };
+  Pools pools;
+  int trial = 0;
+  for (const ConvCase& c : cases) {
+    const reference::Conv2DShape shape = shape_of(c);
+    Random random(static_cast<uint32_t>(7100 + trial));
+    const RandomFloatCase data = random_float_case(random, shape, trial);
+    for (KernelVariant variant : float_gemm_variants()) {
+      auto kernel = kernels::cpu::prepare_conv2d(
+          shape, data.activation, trial % 2 ? data.weights.data() : nullptr, variant);
+      if (variant == KernelVariant::kAvx512) {
+        assert_true(std::string(kernel->algorithm()).find(" flat") != std::string::npos);
+      }
+      for (ThreadPool* pool : pools.all) {
+        pool->reserve_scratch(kernel->scratch_bytes());
+        std::vector<float> output(data.expected.size(), std::numeric_limits<float>::quiet_NaN());
+        kernel->run(data.input.data(), data.weights.data(),
+                    data.with_bias ? data.bias.data() : nullptr, output.data(), *pool);
+        const std::string mismatch = compare_floats(output, data.expected, data.tolerance);
+        if (!mismatch.empty()) {
+          fail_msg("%s (%s, activation %d, bias %d, %zu threads): %s", c.name, kernel->algorithm(),
+                   trial % 4, data.with_bias, pool->thread_count(), mismatch.c_str());
+        }
+      }
+    }
+    ++trial;
+  }
+}
+
 // int8 depthwise planes larger than one band (the dot-product rows' bands of 16 KB of padded
 // rows; the lanes' of 48 KB), with rows of several 16-output vectors, a 5x5 kernel (two groups
 // of taps per kernel row), multiplier 2 and a stride-3 layer whose 16 outputs reach 49 bytes:
@@ -1071,10 +1126,20 @@ void test_algorithm_choice(void**) {
     return std::string(
         kernels::cpu::prepare_conv2d(shape_of(c), none, nullptr, variant)->algorithm());
   };
-  // Depthwise: channels in lanes, except float32 stride-1 planes at least 48 outputs wide.
+  // Depthwise: avx512 runs stride-1 layers whose output rows are as long as the input's on flat
+  // planes. Otherwise channels in lanes, except float32 stride-1 planes at least 48 outputs wide.
   const ConvCase wide_depthwise{"wide depthwise", 1, 4, 5, 60, 4, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 4};
+  const ConvCase narrowing_depthwise{
+      "depthwise, rows one shorter", 1, 4, 5, 60, 4, 3, 3, 1, 1, 1, 1, 1, 1, 1, 0, 4};
+  const ConvCase strided_depthwise{
+      "strided depthwise", 1, 4, 9, 9, 4, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 4};
   if (variant == KernelVariant::kReference) {
     assert_string_equal(algorithm(depthwise).c_str(), "reference");
+  } else if (variant == KernelVariant::kAvx512) {
+    assert_string_equal(algorithm(depthwise).c_str(), "avx512 depthwise 3x3 flat");
+    assert_string_equal(algorithm(wide_depthwise).c_str(), "avx512 depthwise 3x3 flat");
+    assert_string_equal(algorithm(narrowing_depthwise).c_str(), "avx512 depthwise 3x3");
+    assert_string_equal(algorithm(strided_depthwise).c_str(), "avx512 depthwise 3x3 lanes");
   } else {
     assert_string_equal(algorithm(depthwise).c_str(), (name + " depthwise 3x3 lanes").c_str());
     assert_string_equal(algorithm(wide_depthwise).c_str(), (name + " depthwise 3x3").c_str());
@@ -1139,6 +1204,7 @@ int main() {
     cmocka_unit_test(test_int8_convolution_extremes),
     cmocka_unit_test(test_int8_zero_points_outside_int8),
     cmocka_unit_test(test_depthwise_random_shapes),
+    cmocka_unit_test(test_depthwise_flat_planes),
     cmocka_unit_test(test_depthwise_int8_large_planes),
     cmocka_unit_test(test_depthwise_int8_pairs),
 #if defined(__x86_64__)

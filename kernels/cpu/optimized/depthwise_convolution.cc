@@ -183,6 +183,134 @@ class DepthwiseConvolution final : public Conv2DFloat {
   char algorithm_[64];
 };
 
+// Depthwise on flat planes (the table's depthwise_flat): stride 1 and output rows as long as the
+// input's, the planes read in place. A task is a run of output channels of about
+// kFlatTaskOutputs outputs, so that MobileNetV2's 7x7 planes (49 outputs each) do not pay a
+// task's scheduling per plane.
+class FlatDepthwiseConvolution final : public Conv2DFloat {
+ public:
+  FlatDepthwiseConvolution(const MicroKernels& kernels, const Conv2DShape& shape,
+                           const FusedActivation& activation, const float* constant_weights)
+      : kernels_(kernels),
+        shape_(shape),
+        activation_(to_float_activation(activation)),
+        has_activation_(activation.kind != FusedActivation::Kind::kNone),
+        tap_lanes_(tap_lanes(shape.window, kernels.depthwise_flat_lanes)) {
+    const reference::Window2D& w = shape.window;
+    taps_ = static_cast<size_t>(w.kernel_height * w.kernel_width);
+    if (constant_weights) {
+      weights_.assign(constant_weights,
+                      constant_weights + static_cast<size_t>(shape.output_channels) * taps_);
+    }
+    constexpr size_t kFlatTaskOutputs = 2048;
+    const size_t plane_outputs = static_cast<size_t>(w.output_height * w.output_width);
+    channels_per_task_ = std::max<size_t>(1, kFlatTaskOutputs / plane_outputs);
+    std::snprintf(algorithm_, sizeof(algorithm_), "%s depthwise %lldx%lld flat", kernels.name,
+                  static_cast<long long>(w.kernel_height), static_cast<long long>(w.kernel_width));
+  }
+
+  // Stride 1 and pad_left + pad_right == the kernel's reach - 1 (output rows as long as the
+  // input's); any dilation, kernel size and top and bottom pads. The mask table (two bytes per
+  // tap per vector of outputs) is held to 256 KB.
+  static bool applies(const MicroKernels& kernels, const Conv2DShape& shape) {
+    const reference::Window2D& w = shape.window;
+    if (kernels.depthwise_flat == nullptr || w.stride_width != 1 || w.stride_height != 1 ||
+        w.output_width != w.input_width) {
+      return false;
+    }
+    const auto vectors = divide_round_up(static_cast<size_t>(w.output_height * w.output_width),
+                                         kernels.depthwise_flat_lanes);
+    return vectors * static_cast<size_t>(w.kernel_height * w.kernel_width) * sizeof(uint16_t) <=
+           256 * 1024;
+  }
+
+  size_t scratch_bytes() const override { return 0; }
+  const char* algorithm() const override { return algorithm_; }
+
+  void run(const float* input, const float* weights, const float* bias, float* output,
+           ThreadPool& pool) const override {
+    if (!weights_.empty()) weights = weights_.data();
+    const reference::Window2D& w = shape_.window;
+    const size_t output_channels = static_cast<size_t>(shape_.output_channels);
+    const size_t input_channels = static_cast<size_t>(shape_.input_channels);
+    const size_t multiplier = output_channels / input_channels;
+    const size_t input_plane = static_cast<size_t>(w.input_height * w.input_width);
+    const size_t output_plane = static_cast<size_t>(w.output_height * w.output_width);
+    const size_t runs = divide_round_up(output_channels, channels_per_task_);
+    DepthwiseFlatPlanes planes{};
+    planes.input_height = static_cast<size_t>(w.input_height);
+    planes.width = static_cast<size_t>(w.input_width);
+    planes.kernel_height = static_cast<size_t>(w.kernel_height);
+    planes.kernel_width = static_cast<size_t>(w.kernel_width);
+    planes.dilation_height = static_cast<size_t>(w.dilation_height);
+    planes.dilation_width = static_cast<size_t>(w.dilation_width);
+    planes.pad_top = static_cast<size_t>(w.pad_top);
+    planes.pad_left = static_cast<size_t>(w.pad_left);
+    planes.output_height = static_cast<size_t>(w.output_height);
+    planes.tap_lanes = tap_lanes_.data();
+    planes.activation = has_activation_ ? &activation_ : nullptr;
+    pool.parallel_for(static_cast<size_t>(shape_.batch) * runs, [&](size_t task, size_t) {
+      const size_t image = task / runs;
+      const size_t first = task % runs * channels_per_task_;
+      const size_t end = std::min(output_channels, first + channels_per_task_);
+      DepthwiseFlatPlanes run = planes;
+      run.output = output + (image * output_channels + first) * output_plane;
+      run.weights = weights + first * taps_;
+      run.bias = bias ? bias + first : nullptr;
+      if (multiplier == 1) {
+        run.input = input + (image * input_channels + first) * input_plane;
+        run.channels = end - first;
+        kernels_.depthwise_flat(run);
+        return;
+      }
+      // Output channel c reads input channel c / multiplier: one plane per call.
+      run.channels = 1;
+      for (size_t channel = first; channel < end; ++channel) {
+        run.input = input + (image * input_channels + channel / multiplier) * input_plane;
+        kernels_.depthwise_flat(run);
+        run.output += output_plane;
+        run.weights += taps_;
+        if (run.bias) ++run.bias;
+      }
+    });
+  }
+
+ private:
+  // DepthwiseFlatPlanes::tap_lanes for vectors of `lanes` outputs.
+  static std::vector<uint16_t> tap_lanes(const reference::Window2D& w, size_t lanes) {
+    const auto width = static_cast<size_t>(w.output_width);
+    const size_t outputs = static_cast<size_t>(w.output_height) * width;
+    const auto kernel_width = static_cast<size_t>(w.kernel_width);
+    const size_t taps = static_cast<size_t>(w.kernel_height) * kernel_width;
+    std::vector<uint16_t> table(divide_round_up(outputs, lanes) * taps, 0);
+    for (size_t p = 0; p < outputs; ++p) {
+      const auto y = static_cast<int64_t>(p / width), x = static_cast<int64_t>(p % width);
+      uint16_t* vector = table.data() + p / lanes * taps;
+      const auto bit = static_cast<uint16_t>(1u << (p % lanes));
+      for (size_t t = 0; t < taps; ++t) {
+        const int64_t row =
+            y + static_cast<int64_t>(t / kernel_width) * w.dilation_height - w.pad_top;
+        const int64_t column =
+            x + static_cast<int64_t>(t % kernel_width) * w.dilation_width - w.pad_left;
+        if (row >= 0 && row < w.input_height && column >= 0 && column < w.input_width) {
+          vector[t] = static_cast<uint16_t>(vector[t] | bit);
+        }
+      }
+    }
+    return table;
+  }
+
+  const MicroKernels& kernels_;
+  const Conv2DShape shape_;
+  const FloatActivation activation_;
+  const bool has_activation_;
+  const std::vector<uint16_t> tap_lanes_;
+  size_t taps_ = 0;
+  size_t channels_per_task_ = 1;
+  std::vector<float> weights_;
+  char algorithm_[64];
+};
+
 // Depthwise int8 on the float depthwise rows: x - zx and w - zw are small integers, and while
 // taps x max|x - zx| x max|w - zw| < 2^24 every partial sum is an integer that float32
 // represents exactly, so the float sum is the exact integer sum. A channel is done in bands of
@@ -1165,6 +1293,9 @@ std::unique_ptr<Conv2DFloat> make_depthwise_conv2d(const MicroKernels& kernels,
                                                    const FusedActivation& activation,
                                                    const float* constant_weights) {
   if (!is_depthwise(shape)) return nullptr;
+  if (FlatDepthwiseConvolution::applies(kernels, shape)) {
+    return std::make_unique<FlatDepthwiseConvolution>(kernels, shape, activation, constant_weights);
+  }
   if (prefer_lanes(shape, true)) {
     return std::make_unique<LaneDepthwiseConvolution>(kernels, shape, activation, constant_weights);
   }

@@ -167,6 +167,37 @@ struct DepthwisePlane {
   float* output;
 };
 
+// Output planes of a depthwise convolution whose output rows are as long as its input rows
+// (stride 1, pad_left + pad_right == (kernel_width - 1) x dilation_width), read in place from
+// the unpadded input. Output p = y x width + x of a plane reads, for tap t = (i, j), input
+// p + (i x dilation_height - pad_top) x width + j x dilation_width - pad_left, or 0 where the
+// tap falls above or below the input or across a row's end:
+//   output_c[p] = activation(bias[c] + sum_t weights[c * taps + t] * tap(t))
+// So a plane is one flat run of output_height x width values, a vector of outputs may span
+// several rows of a narrow plane, and nothing is copied or padded: the kernel masks its loads
+// with tap_lanes, which the driver builds once per layer (depthwise_flat_tap_lanes). Channel c
+// reads input + c x input_height x width and writes output + c x output_height x width.
+struct DepthwiseFlatPlanes {
+  const float* input;
+  size_t input_height;
+  size_t width;
+  size_t channels;
+  const float* weights;  // [channel][kernel_height x kernel_width]
+  const float* bias;     // [channel]; null: none
+  size_t kernel_height;
+  size_t kernel_width;
+  size_t dilation_height;
+  size_t dilation_width;
+  size_t pad_top;
+  size_t pad_left;
+  size_t output_height;
+  // tap_lanes[v * taps + t], bit l: output v x lanes + l exists and its tap t is inside the
+  // input (lanes: the table's depthwise_flat_lanes).
+  const uint16_t* tap_lanes;
+  const FloatActivation* activation;  // null: none
+  float* output;
+};
+
 // out[i] = float(in[i * in_step] - zero_point) for i < count: an int8 row (or one column phase
 // of it, in_step = the stride) widened for the float depthwise kernel; exact, as |x - zero_point|
 // < 2^24. Reads nothing past in[(count - 1) * in_step].
@@ -541,6 +572,10 @@ struct MicroKernels {
   // activation of tiles[0]) and consecutive row panels (each its own a, c, rows, row_bias),
   // with float_tile's results bit for bit.
   void (*float_column_tiles)(const FloatTile* tiles, size_t count) = nullptr;
+  // Optional (null: the depthwise_plane or lanes drivers): the float depthwise on flat planes,
+  // depthwise_flat_lanes (at most 16) outputs per vector.
+  void (*depthwise_flat)(const DepthwiseFlatPlanes& planes) = nullptr;
+  size_t depthwise_flat_lanes = 0;
 };
 // The most tiles one float_column_tiles call takes.
 constexpr size_t kFloatColumnTileGroup = 4;
@@ -569,6 +604,10 @@ void avx512_flip_sign_rows(const FlipSignRows& rows);
 // x86-64 only: the avx512 table's unary_row: Sigmoid and Swish / SiLU on AVX-512 F (avx2's
 // bits), the other operations avx2's (x86/avx512_sigmoid_rows.cc).
 void avx512_unary_row(const UnaryRow& row);
+// x86-64 only: the avx512 table's float depthwise on flat planes, 16 outputs per vector with
+// masked loads (AVX-512 F/BW/VL; x86/avx512_depthwise_flat.cc).
+void avx512_depthwise_flat(const DepthwiseFlatPlanes& planes);
+size_t avx512_depthwise_flat_lanes();
 // x86-64 only: the avx512 table's float tile (AVX-512 F, 12 x 32) and its shape.
 void avx512_float_tile(const FloatTile& tile);
 size_t avx512_float_tile_rows();

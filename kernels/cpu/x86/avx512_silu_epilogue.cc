@@ -166,6 +166,8 @@ MicroKernels make_avx512_micro_kernels() {
   kernels.requantize_lanes = avx512_requantize_lanes;
   kernels.quantized_binary_row = avx512_quantized_binary_row;
   kernels.unary_row = avx512_unary_row;
+  kernels.depthwise_flat = avx512_depthwise_flat;
+  kernels.depthwise_flat_lanes = avx512_depthwise_flat_lanes();
   // The int8 depthwise dot-product rows need VBMI's byte permute (vpermb) besides VNNI.
   if (cpu_has_avx512_vbmi()) {
     kernels.depthwise_dot_rows = avx512_depthwise_dot_rows;
