@@ -526,14 +526,17 @@ void test_depthwise_random_shapes(void**) {
 #endif
 }
 
-// Float depthwise layers of stride 1 whose output rows are as long as the input's: the avx512
-// table runs them on flat planes (a vector of outputs spans rows; every tap's mask from a table
-// of the layer's taps). Planes 1 to 112 wide, kernels 1x3 to 7x7, dilation, pads that make
-// the output shorter or taller than the input and that sit on one side only, kernels taller
-// than the input, multipliers, batches, and enough 7x7 planes for several runs of channels per
-// task; every activation in turn, on every variant and 1-3 threads, within the reference's
-// tolerance.
-void test_depthwise_flat_planes(void**) {
+// Float depthwise layers the avx512 table reads in place. Stride 1 with output rows as long as
+// the input's, on flat planes (a vector of outputs spans rows; every tap's mask from a table of
+// the layer's taps): planes 1 to 112 wide, kernels 1x3 to 7x7, dilation, pads that make the
+// output shorter or taller than the input and that sit on one side only, kernels taller than
+// the input. 3x3 at stride 2 across with pad_left 1, in rows: widths around the 16-output
+// blocks (a block's two 16-column loads end inside, at and past the row's end), odd and even,
+// strides 1-3 down, top pads 0-2, right pads 0-2. Both with multipliers, batches, and enough
+// 7x7 planes for several runs of channels per task; every activation in turn, on every variant
+// and 1-3 threads, within the reference's tolerance. Near misses (pad_left 0, 5x5 at stride 2)
+// must take another algorithm.
+void test_depthwise_in_place(void**) {
   const ConvCase cases[] = {
       {"7x7, 100 channels (runs of 41)", 1, 100, 7, 7, 100, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 100},
       {"width 1", 1, 3, 9, 1, 3, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 3},
@@ -552,7 +555,32 @@ void test_depthwise_flat_planes(void**) {
       {"multiplier 3", 1, 4, 7, 8, 12, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 4},
       {"batch 2, multiplier 2", 2, 3, 6, 6, 6, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 3},
       {"112 wide", 1, 2, 30, 112, 2, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 2},
+      {"stride 2, 14 wide, 60 channels", 1, 60, 14, 14, 60, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 60},
+      {"stride 2, width 1", 1, 3, 5, 1, 3, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 3},
+      {"stride 2, width 2", 1, 3, 5, 2, 3, 3, 3, 2, 2, 1, 1, 1, 1, 1, 0, 3},
+      {"stride 2, width 31, right pad 0", 1, 3, 7, 31, 3, 3, 3, 2, 2, 1, 1, 0, 1, 0, 0, 3},
+      {"stride 2, width 32, right pad 0", 1, 3, 7, 32, 3, 3, 3, 2, 2, 1, 1, 1, 1, 0, 0, 3},
+      {"stride 2, width 33", 1, 3, 7, 33, 3, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 3},
+      {"stride 2, width 65, right pad 2", 1, 2, 6, 65, 2, 3, 3, 2, 2, 1, 1, 2, 1, 1, 2, 2},
+      {"stride 2 across, 1 down", 1, 3, 6, 40, 3, 3, 3, 1, 2, 1, 1, 1, 1, 1, 1, 3},
+      {"stride 2 across, 3 down", 1, 3, 11, 40, 3, 3, 3, 3, 2, 1, 1, 2, 1, 0, 1, 3},
+      {"stride 2, 112 wide", 1, 2, 12, 112, 2, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 2},
+      {"stride 2, multiplier 2, batch 2", 2, 3, 9, 18, 6, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 3},
   };
+  const ConvCase near_misses[] = {
+      {"stride 2, pad_left 0", 1, 3, 8, 16, 3, 3, 3, 2, 2, 1, 1, 0, 0, 1, 1, 3},
+      {"5x5 at stride 2", 1, 3, 9, 16, 3, 5, 5, 2, 2, 1, 1, 2, 2, 2, 2, 3},
+      {"stride 1 on the left only", 1, 3, 8, 16, 3, 3, 3, 1, 1, 1, 1, 1, 1, 1, 0, 3},
+  };
+  for (const ConvCase& c : near_misses) {
+    if (!kernels::cpu::kernel_variant_available(KernelVariant::kAvx512)) break;
+    const std::string algorithm =
+        kernels::cpu::prepare_conv2d(shape_of(c), {}, nullptr, KernelVariant::kAvx512)->algorithm();
+    if (algorithm.find(" flat") != std::string::npos ||
+        algorithm.find("stride 2 rows") != std::string::npos) {
+      fail_msg("%s took %s", c.name, algorithm.c_str());
+    }
+  }
   Pools pools;
   int trial = 0;
   for (const ConvCase& c : cases) {
@@ -562,8 +590,10 @@ void test_depthwise_flat_planes(void**) {
     for (KernelVariant variant : float_gemm_variants()) {
       auto kernel = kernels::cpu::prepare_conv2d(
           shape, data.activation, trial % 2 ? data.weights.data() : nullptr, variant);
-      if (variant == KernelVariant::kAvx512) {
-        assert_true(std::string(kernel->algorithm()).find(" flat") != std::string::npos);
+      const std::string algorithm = kernel->algorithm();
+      if (variant == KernelVariant::kAvx512 && algorithm.find(" flat") == std::string::npos &&
+          algorithm.find("stride 2 rows") == std::string::npos) {
+        fail_msg("%s took %s", c.name, algorithm.c_str());
       }
       for (ThreadPool* pool : pools.all) {
         pool->reserve_scratch(kernel->scratch_bytes());
@@ -1127,7 +1157,8 @@ void test_algorithm_choice(void**) {
         kernels::cpu::prepare_conv2d(shape_of(c), none, nullptr, variant)->algorithm());
   };
   // Depthwise: avx512 runs stride-1 layers whose output rows are as long as the input's on flat
-  // planes. Otherwise channels in lanes, except float32 stride-1 planes at least 48 outputs wide.
+  // planes and 3x3 layers at stride 2 with pad_left 1 in rows. Otherwise channels in lanes,
+  // except float32 stride-1 planes at least 48 outputs wide.
   const ConvCase wide_depthwise{"wide depthwise", 1, 4, 5, 60, 4, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 4};
   const ConvCase narrowing_depthwise{
       "depthwise, rows one shorter", 1, 4, 5, 60, 4, 3, 3, 1, 1, 1, 1, 1, 1, 1, 0, 4};
@@ -1139,7 +1170,7 @@ void test_algorithm_choice(void**) {
     assert_string_equal(algorithm(depthwise).c_str(), "avx512 depthwise 3x3 flat");
     assert_string_equal(algorithm(wide_depthwise).c_str(), "avx512 depthwise 3x3 flat");
     assert_string_equal(algorithm(narrowing_depthwise).c_str(), "avx512 depthwise 3x3");
-    assert_string_equal(algorithm(strided_depthwise).c_str(), "avx512 depthwise 3x3 lanes");
+    assert_string_equal(algorithm(strided_depthwise).c_str(), "avx512 depthwise 3x3 stride 2 rows");
   } else {
     assert_string_equal(algorithm(depthwise).c_str(), (name + " depthwise 3x3 lanes").c_str());
     assert_string_equal(algorithm(wide_depthwise).c_str(), (name + " depthwise 3x3").c_str());
@@ -1204,7 +1235,7 @@ int main() {
     cmocka_unit_test(test_int8_convolution_extremes),
     cmocka_unit_test(test_int8_zero_points_outside_int8),
     cmocka_unit_test(test_depthwise_random_shapes),
-    cmocka_unit_test(test_depthwise_flat_planes),
+    cmocka_unit_test(test_depthwise_in_place),
     cmocka_unit_test(test_depthwise_int8_large_planes),
     cmocka_unit_test(test_depthwise_int8_pairs),
 #if defined(__x86_64__)

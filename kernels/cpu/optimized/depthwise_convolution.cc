@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <optional>
 #include <vector>
 
 #include "optimized/blocking.h"
@@ -183,45 +184,56 @@ class DepthwiseConvolution final : public Conv2DFloat {
   char algorithm_[64];
 };
 
-// Depthwise on flat planes (the table's depthwise_flat): stride 1 and output rows as long as the
-// input's, the planes read in place. A task is a run of output channels of about
-// kFlatTaskOutputs outputs, so that MobileNetV2's 7x7 planes (49 outputs each) do not pay a
-// task's scheduling per plane.
-class FlatDepthwiseConvolution final : public Conv2DFloat {
+// Float depthwise read in place, two ways: stride 1 with output rows as long as the input's on
+// flat planes (the table's depthwise_flat), and stride 2 across in rows (depthwise_stride2_rows).
+// A task is a run of output channels of about kInPlaceTaskOutputs outputs, so that
+// MobileNetV2's 7x7 planes (49 outputs each) do not pay a task's scheduling per plane.
+class InPlaceDepthwiseConvolution final : public Conv2DFloat {
  public:
-  FlatDepthwiseConvolution(const MicroKernels& kernels, const Conv2DShape& shape,
-                           const FusedActivation& activation, const float* constant_weights)
+  enum class Form { kFlat, kStride2 };
+
+  // The form the table runs `shape` in, if any. Flat: stride 1 and pad_left + pad_right == the
+  // kernel's reach - 1, any dilation, kernel size and top and bottom pads, while the mask table
+  // (two bytes per tap per vector of outputs) is at most 256 KB. Stride 2: 3x3 at stride 2
+  // across, dilation 1 and pad_left 1.
+  static std::optional<Form> form(const MicroKernels& kernels, const Conv2DShape& shape) {
+    const reference::Window2D& w = shape.window;
+    if (kernels.depthwise_flat != nullptr && w.stride_width == 1 && w.stride_height == 1 &&
+        w.output_width == w.input_width) {
+      const auto vectors = divide_round_up(static_cast<size_t>(w.output_height * w.output_width),
+                                           kernels.depthwise_flat_lanes);
+      if (vectors * static_cast<size_t>(w.kernel_height * w.kernel_width) * sizeof(uint16_t) <=
+          256 * 1024) {
+        return Form::kFlat;
+      }
+    }
+    if (kernels.depthwise_stride2_rows != nullptr && w.stride_width == 2 && w.kernel_height == 3 &&
+        w.kernel_width == 3 && w.dilation_height == 1 && w.dilation_width == 1 && w.pad_left == 1) {
+      return Form::kStride2;
+    }
+    return std::nullopt;
+  }
+
+  InPlaceDepthwiseConvolution(const MicroKernels& kernels, const Conv2DShape& shape, Form form,
+                              const FusedActivation& activation, const float* constant_weights)
       : kernels_(kernels),
         shape_(shape),
+        form_(form),
         activation_(to_float_activation(activation)),
-        has_activation_(activation.kind != FusedActivation::Kind::kNone),
-        tap_lanes_(tap_lanes(shape.window, kernels.depthwise_flat_lanes)) {
+        has_activation_(activation.kind != FusedActivation::Kind::kNone) {
     const reference::Window2D& w = shape.window;
     taps_ = static_cast<size_t>(w.kernel_height * w.kernel_width);
     if (constant_weights) {
       weights_.assign(constant_weights,
                       constant_weights + static_cast<size_t>(shape.output_channels) * taps_);
     }
-    constexpr size_t kFlatTaskOutputs = 2048;
+    if (form == Form::kFlat) tap_lanes_ = tap_lanes(w, kernels.depthwise_flat_lanes);
+    constexpr size_t kInPlaceTaskOutputs = 2048;
     const size_t plane_outputs = static_cast<size_t>(w.output_height * w.output_width);
-    channels_per_task_ = std::max<size_t>(1, kFlatTaskOutputs / plane_outputs);
-    std::snprintf(algorithm_, sizeof(algorithm_), "%s depthwise %lldx%lld flat", kernels.name,
-                  static_cast<long long>(w.kernel_height), static_cast<long long>(w.kernel_width));
-  }
-
-  // Stride 1 and pad_left + pad_right == the kernel's reach - 1 (output rows as long as the
-  // input's); any dilation, kernel size and top and bottom pads. The mask table (two bytes per
-  // tap per vector of outputs) is held to 256 KB.
-  static bool applies(const MicroKernels& kernels, const Conv2DShape& shape) {
-    const reference::Window2D& w = shape.window;
-    if (kernels.depthwise_flat == nullptr || w.stride_width != 1 || w.stride_height != 1 ||
-        w.output_width != w.input_width) {
-      return false;
-    }
-    const auto vectors = divide_round_up(static_cast<size_t>(w.output_height * w.output_width),
-                                         kernels.depthwise_flat_lanes);
-    return vectors * static_cast<size_t>(w.kernel_height * w.kernel_width) * sizeof(uint16_t) <=
-           256 * 1024;
+    channels_per_task_ = std::max<size_t>(1, kInPlaceTaskOutputs / plane_outputs);
+    std::snprintf(algorithm_, sizeof(algorithm_), "%s depthwise %lldx%lld %s", kernels.name,
+                  static_cast<long long>(w.kernel_height), static_cast<long long>(w.kernel_width),
+                  form == Form::kFlat ? "flat" : "stride 2 rows");
   }
 
   size_t scratch_bytes() const override { return 0; }
@@ -237,45 +249,65 @@ class FlatDepthwiseConvolution final : public Conv2DFloat {
     const size_t input_plane = static_cast<size_t>(w.input_height * w.input_width);
     const size_t output_plane = static_cast<size_t>(w.output_height * w.output_width);
     const size_t runs = divide_round_up(output_channels, channels_per_task_);
-    DepthwiseFlatPlanes planes{};
-    planes.input_height = static_cast<size_t>(w.input_height);
-    planes.width = static_cast<size_t>(w.input_width);
-    planes.kernel_height = static_cast<size_t>(w.kernel_height);
-    planes.kernel_width = static_cast<size_t>(w.kernel_width);
-    planes.dilation_height = static_cast<size_t>(w.dilation_height);
-    planes.dilation_width = static_cast<size_t>(w.dilation_width);
-    planes.pad_top = static_cast<size_t>(w.pad_top);
-    planes.pad_left = static_cast<size_t>(w.pad_left);
-    planes.output_height = static_cast<size_t>(w.output_height);
-    planes.tap_lanes = tap_lanes_.data();
-    planes.activation = has_activation_ ? &activation_ : nullptr;
     pool.parallel_for(static_cast<size_t>(shape_.batch) * runs, [&](size_t task, size_t) {
       const size_t image = task / runs;
       const size_t first = task % runs * channels_per_task_;
       const size_t end = std::min(output_channels, first + channels_per_task_);
-      DepthwiseFlatPlanes run = planes;
-      run.output = output + (image * output_channels + first) * output_plane;
-      run.weights = weights + first * taps_;
-      run.bias = bias ? bias + first : nullptr;
+      auto planes = [&](size_t channel, size_t count, const float* channel_input) {
+        run_planes(channel_input, count, weights + channel * taps_, bias ? bias + channel : nullptr,
+                   output + (image * output_channels + channel) * output_plane);
+      };
       if (multiplier == 1) {
-        run.input = input + (image * input_channels + first) * input_plane;
-        run.channels = end - first;
-        kernels_.depthwise_flat(run);
+        planes(first, end - first, input + (image * input_channels + first) * input_plane);
         return;
       }
       // Output channel c reads input channel c / multiplier: one plane per call.
-      run.channels = 1;
       for (size_t channel = first; channel < end; ++channel) {
-        run.input = input + (image * input_channels + channel / multiplier) * input_plane;
-        kernels_.depthwise_flat(run);
-        run.output += output_plane;
-        run.weights += taps_;
-        if (run.bias) ++run.bias;
+        planes(channel, 1, input + (image * input_channels + channel / multiplier) * input_plane);
       }
     });
   }
 
  private:
+  void run_planes(const float* input, size_t channels, const float* weights, const float* bias,
+                  float* output) const {
+    const reference::Window2D& w = shape_.window;
+    const FloatActivation* activation = has_activation_ ? &activation_ : nullptr;
+    if (form_ == Form::kFlat) {
+      DepthwiseFlatPlanes planes{input,
+                                 static_cast<size_t>(w.input_height),
+                                 static_cast<size_t>(w.input_width),
+                                 channels,
+                                 weights,
+                                 bias,
+                                 static_cast<size_t>(w.kernel_height),
+                                 static_cast<size_t>(w.kernel_width),
+                                 static_cast<size_t>(w.dilation_height),
+                                 static_cast<size_t>(w.dilation_width),
+                                 static_cast<size_t>(w.pad_top),
+                                 static_cast<size_t>(w.pad_left),
+                                 static_cast<size_t>(w.output_height),
+                                 tap_lanes_.data(),
+                                 activation,
+                                 output};
+      kernels_.depthwise_flat(planes);
+      return;
+    }
+    DepthwiseStride2Rows rows{input,
+                              static_cast<size_t>(w.input_height),
+                              static_cast<size_t>(w.input_width),
+                              channels,
+                              weights,
+                              bias,
+                              static_cast<size_t>(w.stride_height),
+                              static_cast<size_t>(w.pad_top),
+                              static_cast<size_t>(w.output_height),
+                              static_cast<size_t>(w.output_width),
+                              activation,
+                              output};
+    kernels_.depthwise_stride2_rows(rows);
+  }
+
   // DepthwiseFlatPlanes::tap_lanes for vectors of `lanes` outputs.
   static std::vector<uint16_t> tap_lanes(const reference::Window2D& w, size_t lanes) {
     const auto width = static_cast<size_t>(w.output_width);
@@ -302,9 +334,10 @@ class FlatDepthwiseConvolution final : public Conv2DFloat {
 
   const MicroKernels& kernels_;
   const Conv2DShape shape_;
+  const Form form_;
   const FloatActivation activation_;
   const bool has_activation_;
-  const std::vector<uint16_t> tap_lanes_;
+  std::vector<uint16_t> tap_lanes_;  // flat only
   size_t taps_ = 0;
   size_t channels_per_task_ = 1;
   std::vector<float> weights_;
@@ -1293,8 +1326,9 @@ std::unique_ptr<Conv2DFloat> make_depthwise_conv2d(const MicroKernels& kernels,
                                                    const FusedActivation& activation,
                                                    const float* constant_weights) {
   if (!is_depthwise(shape)) return nullptr;
-  if (FlatDepthwiseConvolution::applies(kernels, shape)) {
-    return std::make_unique<FlatDepthwiseConvolution>(kernels, shape, activation, constant_weights);
+  if (const auto form = InPlaceDepthwiseConvolution::form(kernels, shape)) {
+    return std::make_unique<InPlaceDepthwiseConvolution>(kernels, shape, *form, activation,
+                                                         constant_weights);
   }
   if (prefer_lanes(shape, true)) {
     return std::make_unique<LaneDepthwiseConvolution>(kernels, shape, activation, constant_weights);

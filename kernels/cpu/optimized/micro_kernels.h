@@ -198,6 +198,28 @@ struct DepthwiseFlatPlanes {
   float* output;
 };
 
+// Output rows of 3x3 depthwise planes at stride 2 across, dilation 1 and pad_left 1 (any stride
+// down, top, bottom and right pads: MobileNetV2's downsampling layers), read in place from the
+// unpadded input: output (y, x) of channel c takes, for tap (i, j), input row
+// y x stride_height + i - pad_top at column 2x + j - 1, 0 outside the input:
+//   output_c[y][x] = activation(bias[c] + sum_t weights[c * 9 + t] * tap(t))
+// Channel c reads input + c x input_height x input_width and writes output + c x output_height
+// x output_width.
+struct DepthwiseStride2Rows {
+  const float* input;
+  size_t input_height;
+  size_t input_width;
+  size_t channels;
+  const float* weights;  // [channel][9]
+  const float* bias;     // [channel]; null: none
+  size_t stride_height;
+  size_t pad_top;
+  size_t output_height;
+  size_t output_width;
+  const FloatActivation* activation;  // null: none
+  float* output;
+};
+
 // out[i] = float(in[i * in_step] - zero_point) for i < count: an int8 row (or one column phase
 // of it, in_step = the stride) widened for the float depthwise kernel; exact, as |x - zero_point|
 // < 2^24. Reads nothing past in[(count - 1) * in_step].
@@ -576,6 +598,8 @@ struct MicroKernels {
   // depthwise_flat_lanes (at most 16) outputs per vector.
   void (*depthwise_flat)(const DepthwiseFlatPlanes& planes) = nullptr;
   size_t depthwise_flat_lanes = 0;
+  // Optional (null: the lanes driver): the float 3x3 depthwise at stride 2 across.
+  void (*depthwise_stride2_rows)(const DepthwiseStride2Rows& rows) = nullptr;
 };
 // The most tiles one float_column_tiles call takes.
 constexpr size_t kFloatColumnTileGroup = 4;
@@ -608,6 +632,9 @@ void avx512_unary_row(const UnaryRow& row);
 // masked loads (AVX-512 F/BW/VL; x86/avx512_depthwise_flat.cc).
 void avx512_depthwise_flat(const DepthwiseFlatPlanes& planes);
 size_t avx512_depthwise_flat_lanes();
+// x86-64 only: the avx512 table's float depthwise at stride 2 across (AVX-512 F/BW/VL;
+// x86/avx512_depthwise_stride2.cc).
+void avx512_depthwise_stride2_rows(const DepthwiseStride2Rows& rows);
 // x86-64 only: the avx512 table's float tile (AVX-512 F, 12 x 32) and its shape.
 void avx512_float_tile(const FloatTile& tile);
 size_t avx512_float_tile_rows();

@@ -168,6 +168,7 @@ MicroKernels make_avx512_micro_kernels() {
   kernels.unary_row = avx512_unary_row;
   kernels.depthwise_flat = avx512_depthwise_flat;
   kernels.depthwise_flat_lanes = avx512_depthwise_flat_lanes();
+  kernels.depthwise_stride2_rows = avx512_depthwise_stride2_rows;
   // The int8 depthwise dot-product rows need VBMI's byte permute (vpermb) besides VNNI.
   if (cpu_has_avx512_vbmi()) {
     kernels.depthwise_dot_rows = avx512_depthwise_dot_rows;
