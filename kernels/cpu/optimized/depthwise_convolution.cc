@@ -193,13 +193,15 @@ class InPlaceDepthwiseConvolution final : public Conv2DFloat {
   enum class Form { kFlat, kStride2 };
 
   // The form the table runs `shape` in, if any. Flat: stride 1 and pad_left + pad_right == the
-  // kernel's reach - 1, any dilation, kernel size and top and bottom pads, while the mask table
+  // kernel's reach - 1 (rows no wider than the table's depthwise_flat_widest), any dilation,
+  // kernel size and top and bottom pads, while the mask table
   // (two bytes per tap per vector of outputs) is at most 256 KB. Stride 2: 3x3 at stride 2
   // across, dilation 1 and pad_left 1.
   static std::optional<Form> form(const MicroKernels& kernels, const Conv2DShape& shape) {
     const reference::Window2D& w = shape.window;
     if (kernels.depthwise_flat != nullptr && w.stride_width == 1 && w.stride_height == 1 &&
-        w.output_width == w.input_width) {
+        w.output_width == w.input_width &&
+        static_cast<size_t>(w.output_width) <= kernels.depthwise_flat_widest) {
       const auto vectors = divide_round_up(static_cast<size_t>(w.output_height * w.output_width),
                                            kernels.depthwise_flat_lanes);
       if (vectors * static_cast<size_t>(w.kernel_height * w.kernel_width) * sizeof(uint16_t) <=

@@ -598,6 +598,8 @@ struct MicroKernels {
   // depthwise_flat_lanes (at most 16) outputs per vector.
   void (*depthwise_flat)(const DepthwiseFlatPlanes& planes) = nullptr;
   size_t depthwise_flat_lanes = 0;
+  // The widest output row depthwise_flat is chosen for (wider rows: depthwise_plane).
+  size_t depthwise_flat_widest = 0;
   // Optional (null: the lanes driver): the float 3x3 depthwise at stride 2 across.
   void (*depthwise_stride2_rows)(const DepthwiseStride2Rows& rows) = nullptr;
 };

@@ -43,7 +43,10 @@ const MicroKernels& avx2_micro_kernels() {
                                     avx2_winograd_output_run,
                                     avx2_interleave_pairs,
                                     avx2_depthwise_pairs,
-                                    avx2::float_column_tiles};
+                                    avx2::float_column_tiles,
+                                    avx2::depthwise_flat,
+                                    avx2::kDepthwiseFlatLanes,
+                                    avx2::kDepthwiseFlatWidest};
   return kernels;
 }
 

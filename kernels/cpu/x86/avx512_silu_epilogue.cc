@@ -19,6 +19,8 @@
 // and trip -Wmaybe-uninitialized, so this file uses their maskz forms with every lane set.
 #include <immintrin.h>
 
+#include <cstdint>
+
 #include "core/reproducible_exp.h"
 #include "optimized/micro_kernels.h"
 #include "x86/avx512_float_helpers.h"
@@ -168,6 +170,7 @@ MicroKernels make_avx512_micro_kernels() {
   kernels.unary_row = avx512_unary_row;
   kernels.depthwise_flat = avx512_depthwise_flat;
   kernels.depthwise_flat_lanes = avx512_depthwise_flat_lanes();
+  kernels.depthwise_flat_widest = SIZE_MAX;  // faster than the plane kernel at every width
   kernels.depthwise_stride2_rows = avx512_depthwise_stride2_rows;
   // The int8 depthwise dot-product rows need VBMI's byte permute (vpermb) besides VNNI.
   if (cpu_has_avx512_vbmi()) {
