@@ -2,8 +2,12 @@
 // same bits (max pooling on float32 and int8 codes, and averages, whose sums keep the
 // reference's order), for every optimized variant, on 1 and 3 threads, over random windows
 // (kernel, stride, dilation, padding, ceil-mode overhang) and widths around the vector sizes.
+#include <cmath>
+#include <cstdio>
+#include <cstring>
 #include <limits>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "core/thread_pool.h"
@@ -164,6 +168,69 @@ void test_max_pool_matches_reference(void** /*state*/) {
   }
 }
 
+// 3x3 float max pooling at stride 2 across with pad_left 1 (ResNet's stem pooling), which the
+// avx512 table runs in rows read in place: widths around its 16-output blocks (odd and even),
+// right pads 0-2, top and bottom pads 0-2, strides 1-3 down. The inputs are negative (a padded
+// tap taken as 0 would show) and infinities, and every output must have the reference's bits.
+// For the rows, NaNs and zeros of both signs too: the first tap inside the input, replaced only
+// by a strictly larger one, in raster order (so a NaN first tap stays, a later NaN is skipped,
+// and of -0 and +0 the first stays). The generic driver's rows-before-columns order differs
+// there (docs/cpu-kernels.md, "Max pooling is separable").
+void test_max_pool_stride2_rows(void** /*state*/) {
+  Random random(8);
+  ThreadPool one(1), three(3);
+  size_t cases = 0;
+  for (int64_t width : {1, 2, 3, 15, 16, 17, 31, 32, 33, 34, 63, 64, 65, 112}) {
+    for (int64_t pad_right : {0, 1, 2}) {
+      const int64_t output_width = (width + 1 + pad_right - 3) / 2 + 1;
+      // Every output needs a tap inside the row; (ceil-mode windows past it are not ONNX's).
+      if (width + 1 + pad_right < 3 || 2 * (output_width - 1) - 1 >= width) continue;
+      const int64_t geometry[][4] = {{7, 2, 1, 1}, {8, 1, 0, 0}, {9, 3, 2, 2}, {6, 1, 1, 0}};
+      for (const auto& g : geometry) {
+        reference::Pool2DShape shape;
+        shape.planes = 1 + (width % 3) * 5;
+        const int64_t height = g[0], stride = g[1], pad_top = g[2], pad_bottom = g[3];
+        const int64_t output_height = (height + pad_top + pad_bottom - 3) / stride + 1;
+        shape.window = {height,  width, output_height, output_width, 3, 3, stride, 2, 1, 1,
+                        pad_top, 1,     pad_bottom,    pad_right};
+        // Negative values and infinities for every variant; NaNs and zeros of both signs for
+        // the rows only (see above).
+        std::vector<float> plain = random.floats(input_count(shape));
+        std::vector<float> special(plain.size());
+        for (size_t i = 0; i < plain.size(); ++i) {
+          plain[i] = -1.0f - std::fabs(plain[i]);
+          if (i % 17 == 8) plain[i] = -std::numeric_limits<float>::infinity();
+          special[i] = plain[i];
+          if (i % 7 == 3) special[i] = std::numeric_limits<float>::quiet_NaN();
+          if (i % 11 == 5) special[i] = -0.0f;
+          if (i % 13 == 6) special[i] = 0.0f;
+        }
+        for (KernelVariant variant : optimized_variants()) {
+          auto kernel = kernels::cpu::prepare_max_pool2d(shape, variant);
+          const bool rows = std::string(kernel->algorithm()).find("rows") != std::string::npos;
+          if (variant == KernelVariant::kAvx512) assert_true(rows);
+          const std::vector<float>& input = rows ? special : plain;
+          std::vector<float> expected(output_count(shape));
+          reference::max_pool2d(shape, input.data(), expected.data(), nullptr, false);
+          for (ThreadPool* pool : {&one, &three}) {
+            std::vector<float> output(expected.size(), 12345.0f);
+            kernel->run(input.data(), output.data(), *pool);
+            for (size_t i = 0; i < output.size(); ++i) {
+              if (std::memcmp(&output[i], &expected[i], sizeof(float)) != 0) {
+                fail_msg("max pool %s, %s, %zu threads: element %zu is %g, expected %g",
+                         describe(shape).c_str(), kernel->algorithm(), pool->thread_count(), i,
+                         double{output[i]}, double{expected[i]});
+              }
+            }
+          }
+        }
+        ++cases;
+      }
+    }
+  }
+  std::printf("3x3 stride-2 max pooling: %zu shapes\n", cases);
+}
+
 void test_average_pool_matches_reference(void** /*state*/) {
   Random random(6);
   ThreadPool one(1), three(3);
@@ -266,6 +333,7 @@ void test_global_average_pool_int8_matches_reference(void** /*state*/) {
 int main() {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_max_pool_matches_reference),
+      cmocka_unit_test(test_max_pool_stride2_rows),
       cmocka_unit_test(test_average_pool_matches_reference),
       cmocka_unit_test(test_global_average_pool_matches_reference),
       cmocka_unit_test(test_global_average_pool_int8_matches_reference),

@@ -220,6 +220,25 @@ struct DepthwiseStride2Rows {
   float* output;
 };
 
+// Float max pooling of output rows, 3x3 windows at stride 2 across, dilation 1 and pad_left 1
+// (any stride down, top, bottom and right pads; ResNet's stem pooling), read in place: output
+// (y, x) of a plane is the first of its taps inside the input (kernel rows in order, columns
+// left to right within each), replaced only by a strictly larger one (the reference's: a NaN
+// tap is skipped, a NaN first tap stays). Every output must have a tap inside the input (the
+// driver checks). Plane p reads input + p x input_height x input_width and writes output + p x
+// output_height x output_width.
+struct MaxPoolStride2Rows {
+  const float* input;
+  size_t input_height;
+  size_t input_width;
+  size_t planes;
+  size_t stride_height;
+  size_t pad_top;
+  size_t output_height;
+  size_t output_width;
+  float* output;
+};
+
 // out[i] = float(in[i * in_step] - zero_point) for i < count: an int8 row (or one column phase
 // of it, in_step = the stride) widened for the float depthwise kernel; exact, as |x - zero_point|
 // < 2^24. Reads nothing past in[(count - 1) * in_step].
@@ -602,6 +621,8 @@ struct MicroKernels {
   size_t depthwise_flat_widest = 0;
   // Optional (null: the lanes driver): the float 3x3 depthwise at stride 2 across.
   void (*depthwise_stride2_rows)(const DepthwiseStride2Rows& rows) = nullptr;
+  // Optional (null: max_row_float in the generic driver): 3x3 float max pooling at stride 2.
+  void (*max_pool_stride2_rows)(const MaxPoolStride2Rows& rows) = nullptr;
 };
 // The most tiles one float_column_tiles call takes.
 constexpr size_t kFloatColumnTileGroup = 4;
@@ -637,6 +658,9 @@ size_t avx512_depthwise_flat_lanes();
 // x86-64 only: the avx512 table's float depthwise at stride 2 across (AVX-512 F/BW/VL;
 // x86/avx512_depthwise_stride2.cc).
 void avx512_depthwise_stride2_rows(const DepthwiseStride2Rows& rows);
+// x86-64 only: the avx512 table's 3x3 float max pooling at stride 2 across (AVX-512 F/BW/VL;
+// x86/avx512_max_pool_stride2.cc).
+void avx512_max_pool_stride2_rows(const MaxPoolStride2Rows& rows);
 // x86-64 only: the avx512 table's float tile (AVX-512 F, 12 x 32) and its shape.
 void avx512_float_tile(const FloatTile& tile);
 size_t avx512_float_tile_rows();

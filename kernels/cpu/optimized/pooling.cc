@@ -5,6 +5,7 @@
 // reference's (a max picks an input value). Averages keep the reference's summation order (see
 // AveragePoolFloat), so they too give its exact bits.
 #include <algorithm>
+#include <cstdio>
 #include <cstring>
 #include <limits>
 #include <vector>
@@ -267,6 +268,62 @@ class MaxPoolFloat final : public Pool2DFloat {
   OptimizedMaxPool2D<float> pool_;
 };
 
+// 3x3 float max pooling at stride 2 across, dilation 1, pad_left 1 (ResNet's stem pooling) on
+// the table's max_pool_stride2_rows, in one pass read in place. A task is a run of planes of
+// about kTaskOutputs outputs.
+class MaxPoolStride2Float final : public Pool2DFloat {
+ public:
+  static bool applies(const MicroKernels& kernels, const reference::Pool2DShape& shape) {
+    const reference::Window2D& w = shape.window;
+    if (kernels.max_pool_stride2_rows == nullptr || w.kernel_height != 3 || w.kernel_width != 3 ||
+        w.stride_width != 2 || w.dilation_height != 1 || w.dilation_width != 1 || w.pad_left != 1) {
+      return false;
+    }
+    // Every output has a tap inside the input (the kernel's promise).
+    for (int64_t oh = 0; oh < w.output_height; ++oh) {
+      const TapRange taps = valid_taps(oh * w.stride_height - w.pad_top, 3, 1, w.input_height);
+      if (taps.first >= taps.end) return false;
+    }
+    const TapRange last = valid_taps((w.output_width - 1) * 2 - 1, 3, 1, w.input_width);
+    return last.first < last.end;
+  }
+
+  MaxPoolStride2Float(const MicroKernels& kernels, const reference::Pool2DShape& shape)
+      : kernels_(kernels), shape_(shape) {
+    const reference::Window2D& w = shape.window;
+    constexpr int64_t kTaskOutputs = 4096;
+    planes_per_task_ = std::max<int64_t>(1, kTaskOutputs / (w.output_height * w.output_width));
+    std::snprintf(algorithm_, sizeof(algorithm_), "%s 3x3 stride 2 rows", kernels.name);
+  }
+  size_t scratch_bytes() const override { return 0; }
+  const char* algorithm() const override { return algorithm_; }
+
+  void run(const float* input, float* output, ThreadPool& pool) const override {
+    const reference::Window2D& w = shape_.window;
+    const int64_t runs = (shape_.planes + planes_per_task_ - 1) / planes_per_task_;
+    pool.parallel_for(static_cast<size_t>(runs), [&](size_t run, size_t) {
+      const int64_t first = static_cast<int64_t>(run) * planes_per_task_;
+      MaxPoolStride2Rows rows{};
+      rows.input = input + first * w.input_height * w.input_width;
+      rows.input_height = static_cast<size_t>(w.input_height);
+      rows.input_width = static_cast<size_t>(w.input_width);
+      rows.planes = static_cast<size_t>(std::min(planes_per_task_, shape_.planes - first));
+      rows.stride_height = static_cast<size_t>(w.stride_height);
+      rows.pad_top = static_cast<size_t>(w.pad_top);
+      rows.output_height = static_cast<size_t>(w.output_height);
+      rows.output_width = static_cast<size_t>(w.output_width);
+      rows.output = output + first * w.output_height * w.output_width;
+      kernels_.max_pool_stride2_rows(rows);
+    });
+  }
+
+ private:
+  const MicroKernels& kernels_;
+  const reference::Pool2DShape shape_;
+  int64_t planes_per_task_ = 1;
+  char algorithm_[48];
+};
+
 class MaxPoolInt8 final : public Pool2DInt8 {
  public:
   MaxPoolInt8(const MicroKernels& kernels, const reference::Pool2DShape& shape)
@@ -429,6 +486,9 @@ struct DecodedCodes {
 
 std::unique_ptr<Pool2DFloat> make_max_pool2d(const MicroKernels& kernels,
                                              const reference::Pool2DShape& shape) {
+  if (MaxPoolStride2Float::applies(kernels, shape)) {
+    return std::make_unique<MaxPoolStride2Float>(kernels, shape);
+  }
   return std::make_unique<MaxPoolFloat>(kernels, shape);
 }
 

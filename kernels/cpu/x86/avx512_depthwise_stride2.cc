@@ -23,11 +23,16 @@
 
 #include "optimized/micro_kernels.h"
 #include "x86/avx512_float_helpers.h"
+#include "x86/avx512_stride2_columns.h"
 
 namespace orknn::kernels::cpu::optimized {
 namespace {
 
 using avx512_float::activate;
+using avx512_float::column_pairs;
+using avx512_float::ColumnPairs;
+using avx512_float::columns_before;
+using avx512_float::columns_inside;
 using avx512_float::first_lanes;
 
 constexpr size_t kLanes = 16;
@@ -48,24 +53,10 @@ ORKNN_TARGET_AVX512 RowTaps row_taps(const float* row, size_t first, __mmask16 l
     const __m512 zero = _mm512_setzero_ps();
     return RowTaps{zero, zero, zero};
   }
-  const __m512i even = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
-  const __m512i odd = _mm512_setr_epi32(1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31);
-  const __m512 a = _mm512_maskz_loadu_ps(low, row + first);
-  const __m512 b = _mm512_maskz_loadu_ps(high, row + first + kLanes);
-  RowTaps taps;
-  taps.center = _mm512_permutex2var_ps(a, even, b);
-  taps.right = _mm512_permutex2var_ps(a, odd, b);
-  // Lane l of left is right[l - 1], lane 0 the previous block's right[15] (the maskz form with
-  // every lane: GCC 12's plain one warns about its undefined source).
-  taps.left = _mm512_castsi512_ps(
-      _mm512_maskz_alignr_epi32(avx512_float::kAllLanes, _mm512_castps_si512(taps.right),
-                                _mm512_castps_si512(previous_right), 15));
+  const ColumnPairs columns = column_pairs(row, first, low, high);
+  const RowTaps taps{columns_before(columns.odd, previous_right), columns.even, columns.odd};
   previous_right = taps.right;
   return taps;
-}
-
-ORKNN_TARGET_AVX512 __mmask16 columns_inside(size_t first, size_t width) {
-  return first < width ? first_lanes(width - first) : static_cast<__mmask16>(0);
 }
 
 }  // namespace
