@@ -229,10 +229,24 @@ class InPlaceDepthwiseConvolution final : public Conv2DFloat {
       weights_.assign(constant_weights,
                       constant_weights + static_cast<size_t>(shape.output_channels) * taps_);
     }
-    if (form == Form::kFlat) tap_lanes_ = tap_lanes(w, kernels.depthwise_flat_lanes);
+    if (form == Form::kFlat) {
+      const size_t lanes = kernels.depthwise_flat_lanes;
+      tap_lanes_ = tap_lanes(w, lanes);
+      // Output p's taps are all on input rows when its row y >= pad_top and y + reach - pad_top
+      // < input_height, reach = (kernel_height - 1) x dilation_height: whole vectors of them.
+      const auto width = static_cast<size_t>(w.output_width);
+      const size_t outputs = static_cast<size_t>(w.output_height) * width;
+      const auto reach = static_cast<size_t>((w.kernel_height - 1) * w.dilation_height);
+      const size_t below_rows = static_cast<size_t>(w.input_height + w.pad_top);
+      const size_t end = std::min(outputs, below_rows > reach ? (below_rows - reach) * width : 0);
+      inner_begin_ = divide_round_up(static_cast<size_t>(w.pad_top) * width, lanes) * lanes;
+      inner_end_ =
+          end > inner_begin_ ? inner_begin_ + (end - inner_begin_) / lanes * lanes : inner_begin_;
+    }
     constexpr size_t kInPlaceTaskOutputs = 2048;
     const size_t plane_outputs = static_cast<size_t>(w.output_height * w.output_width);
-    channels_per_task_ = std::max<size_t>(1, kInPlaceTaskOutputs / plane_outputs);
+    channels_per_task_ =
+        std::max<size_t>(1, kInPlaceTaskOutputs / std::max<size_t>(1, plane_outputs));
     std::snprintf(algorithm_, sizeof(algorithm_), "%s depthwise %lldx%lld %s", kernels.name,
                   static_cast<long long>(w.kernel_height), static_cast<long long>(w.kernel_width),
                   form == Form::kFlat ? "flat" : "stride 2 rows");
@@ -290,6 +304,8 @@ class InPlaceDepthwiseConvolution final : public Conv2DFloat {
                                  static_cast<size_t>(w.pad_left),
                                  static_cast<size_t>(w.output_height),
                                  tap_lanes_.data(),
+                                 inner_begin_,
+                                 inner_end_,
                                  activation,
                                  output};
       kernels_.depthwise_flat(planes);
@@ -340,6 +356,8 @@ class InPlaceDepthwiseConvolution final : public Conv2DFloat {
   const FloatActivation activation_;
   const bool has_activation_;
   std::vector<uint16_t> tap_lanes_;  // flat only
+  size_t inner_begin_ = 0;           // flat only: DepthwiseFlatPlanes::inner_begin
+  size_t inner_end_ = 0;
   size_t taps_ = 0;
   size_t channels_per_task_ = 1;
   std::vector<float> weights_;

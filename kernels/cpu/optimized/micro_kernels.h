@@ -194,6 +194,10 @@ struct DepthwiseFlatPlanes {
   // tap_lanes[v * taps + t], bit l: output v x lanes + l exists and its tap t is inside the
   // input (lanes: the table's depthwise_flat_lanes).
   const uint16_t* tap_lanes;
+  // The vectors of outputs from inner_begin to inner_end (multiples of the lanes) have all
+  // their taps on input rows: their tap (i, j) lanes are tap (0, j)'s.
+  size_t inner_begin;
+  size_t inner_end;
   const FloatActivation* activation;  // null: none
   float* output;
 };

@@ -292,7 +292,8 @@ class MaxPoolStride2Float final : public Pool2DFloat {
       : kernels_(kernels), shape_(shape) {
     const reference::Window2D& w = shape.window;
     constexpr int64_t kTaskOutputs = 4096;
-    planes_per_task_ = std::max<int64_t>(1, kTaskOutputs / (w.output_height * w.output_width));
+    planes_per_task_ =
+        std::max<int64_t>(1, kTaskOutputs / std::max<int64_t>(1, w.output_height * w.output_width));
     std::snprintf(algorithm_, sizeof(algorithm_), "%s 3x3 stride 2 rows", kernels.name);
   }
   size_t scratch_bytes() const override { return 0; }

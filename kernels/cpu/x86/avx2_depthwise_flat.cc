@@ -14,6 +14,7 @@
 #include "optimized/micro_kernels.h"
 #include "x86/avx2_float_activation.h"
 #include "x86/avx2_micro_kernels.h"
+#include "x86/depthwise_flat_geometry.h"
 
 namespace orknn::kernels::cpu::optimized::avx2 {
 namespace {
@@ -21,6 +22,8 @@ namespace {
 using avx2_float::activate;
 using avx2_float::broadcast_activation;
 using avx2_float::VectorActivation;
+using flat_depthwise::flat_geometry;
+using flat_depthwise::FlatGeometry;
 
 constexpr size_t kLanes = 8;
 
@@ -34,41 +37,6 @@ __m256i lane_mask(uint16_t bits) {
 // lanes would read), masked lanes 0.
 __m256 load_taps(uintptr_t address, __m256i lanes) {
   return _mm256_maskload_ps(reinterpret_cast<const float*>(address), lanes);
-}
-
-struct FlatGeometry {
-  size_t outputs;
-  size_t input_plane;
-  size_t taps;
-  ptrdiff_t first_row;    // bytes from an output to its tap (0, 0)
-  ptrdiff_t row_step;     // bytes from tap (i, j) to (i + 1, j)
-  ptrdiff_t column_step;  // bytes from tap (i, j) to (i, j + 1)
-  size_t inner_begin;     // outputs whose taps are all on input rows: a multiple of 8
-  size_t inner_end;       // a multiple of 8 past inner_begin, or inner_begin
-};
-
-FlatGeometry flat_geometry(const DepthwiseFlatPlanes& planes) {
-  FlatGeometry g;
-  const size_t width = planes.width;
-  g.outputs = planes.output_height * width;
-  g.input_plane = planes.input_height * width;
-  g.taps = planes.kernel_height * planes.kernel_width;
-  const auto bytes = static_cast<ptrdiff_t>(sizeof(float));
-  g.first_row =
-      -(static_cast<ptrdiff_t>(planes.pad_top * width) + static_cast<ptrdiff_t>(planes.pad_left)) *
-      bytes;
-  g.row_step = static_cast<ptrdiff_t>(planes.dilation_height * width) * bytes;
-  g.column_step = static_cast<ptrdiff_t>(planes.dilation_width) * bytes;
-  const size_t reach = (planes.kernel_height - 1) * planes.dilation_height;
-  const size_t first = planes.pad_top * width;
-  const size_t below = planes.input_height + planes.pad_top > reach
-                           ? (planes.input_height + planes.pad_top - reach) * width
-                           : 0;
-  const size_t end = below < g.outputs ? below : g.outputs;
-  g.inner_begin = (first + kLanes - 1) / kLanes * kLanes;
-  g.inner_end =
-      end > g.inner_begin ? g.inner_begin + (end - g.inner_begin) / kLanes * kLanes : g.inner_begin;
-  return g;
 }
 
 // Stores 8 outputs, or the first outputs - p of them.
@@ -128,7 +96,7 @@ void flat_3x3(const DepthwiseFlatPlanes& planes) {
     for (size_t p = 0; p < g.outputs; p += kLanes) {
       const uint16_t* m = planes.tap_lanes + p / kLanes * 9;
       __m256 result;
-      if (p >= g.inner_begin && p < g.inner_end) {
+      if (p >= planes.inner_begin && p < planes.inner_end) {
         const RowMasks inner = row_masks(m);
         result = outputs_3x3(w, input + p * sizeof(float), g, inner, inner, inner);
       } else {
@@ -155,7 +123,7 @@ void flat_general(const DepthwiseFlatPlanes& planes) {
     float* output = planes.output + c * g.outputs;
     for (size_t p = 0; p < g.outputs; p += kLanes) {
       const uint16_t* m = planes.tap_lanes + p / kLanes * g.taps;
-      const bool inner = p >= g.inner_begin && p < g.inner_end;
+      const bool inner = p >= planes.inner_begin && p < planes.inner_end;
       __m256 even = bias;
       __m256 odd = _mm256_setzero_ps();
       uintptr_t row = input + p * sizeof(float);

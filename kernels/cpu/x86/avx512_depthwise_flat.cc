@@ -21,12 +21,15 @@
 
 #include "optimized/micro_kernels.h"
 #include "x86/avx512_float_helpers.h"
+#include "x86/depthwise_flat_geometry.h"
 
 namespace orknn::kernels::cpu::optimized {
 namespace {
 
 using avx512_float::activate;
 using avx512_float::first_lanes;
+using flat_depthwise::flat_geometry;
+using flat_depthwise::FlatGeometry;
 
 constexpr size_t kLanes = 16;
 
@@ -43,42 +46,6 @@ ORKNN_TARGET_AVX512 __mmask16 mask_at(const uint16_t* lanes) {
 // What one call's channels share: the taps' byte offsets from their output and the range of
 // vectors whose taps all lie on input rows, where tap (i, j)'s mask is tap (0, j)'s (only
 // the row's ends clear lanes there).
-struct FlatGeometry {
-  size_t outputs;
-  size_t input_plane;
-  size_t taps;
-  ptrdiff_t first_row;    // bytes from an output to its tap (0, 0)
-  ptrdiff_t row_step;     // bytes from tap (i, j) to (i + 1, j)
-  ptrdiff_t column_step;  // bytes from tap (i, j) to (i, j + 1)
-  size_t inner_begin;     // outputs: a multiple of 16
-  size_t inner_end;       // a multiple of 16 past inner_begin, or inner_begin
-};
-
-FlatGeometry flat_geometry(const DepthwiseFlatPlanes& planes) {
-  FlatGeometry g;
-  const size_t width = planes.width;
-  g.outputs = planes.output_height * width;
-  g.input_plane = planes.input_height * width;
-  g.taps = planes.kernel_height * planes.kernel_width;
-  const auto bytes = static_cast<ptrdiff_t>(sizeof(float));
-  g.first_row =
-      -(static_cast<ptrdiff_t>(planes.pad_top * width) + static_cast<ptrdiff_t>(planes.pad_left)) *
-      bytes;
-  g.row_step = static_cast<ptrdiff_t>(planes.dilation_height * width) * bytes;
-  g.column_step = static_cast<ptrdiff_t>(planes.dilation_width) * bytes;
-  // Output p's taps are on input rows when its row y >= pad_top and y + reach - pad_top <
-  // input_height, reach = (kernel_height - 1) x dilation_height.
-  const size_t reach = (planes.kernel_height - 1) * planes.dilation_height;
-  const size_t first = planes.pad_top * width;
-  const size_t below = planes.input_height + planes.pad_top > reach
-                           ? (planes.input_height + planes.pad_top - reach) * width
-                           : 0;
-  const size_t end = below < g.outputs ? below : g.outputs;
-  g.inner_begin = (first + kLanes - 1) / kLanes * kLanes;
-  g.inner_end =
-      end > g.inner_begin ? g.inner_begin + (end - g.inner_begin) / kLanes * kLanes : g.inner_begin;
-  return g;
-}
 
 ORKNN_TARGET_AVX512 void store_outputs(float* output, size_t p, size_t outputs, __m512 value) {
   if (p + kLanes <= outputs) {
@@ -149,10 +116,10 @@ ORKNN_TARGET_AVX512 void flat_3x3(const DepthwiseFlatPlanes& planes) {
                             static_cast<uintptr_t>(g.first_row);
     float* output = planes.output + c * g.outputs;
     size_t p = 0;
-    for (; p < g.inner_begin && p < g.outputs; p += kLanes) {
+    for (; p < planes.inner_begin && p < g.outputs; p += kLanes) {
       edge_3x3(w, input, p, g, planes.tap_lanes, activation, output);
     }
-    for (; p < g.inner_end; p += kLanes) {
+    for (; p < planes.inner_end; p += kLanes) {
       const RowMasks m = row_masks(planes.tap_lanes + p / kLanes * 9);
       __m512 result = outputs_3x3(w, input + p * sizeof(float), g, m, m, m);
       if (activation) result = activate(*activation, result);
@@ -178,7 +145,7 @@ ORKNN_TARGET_AVX512 void flat_general(const DepthwiseFlatPlanes& planes) {
     for (size_t p = 0; p < g.outputs; p += kLanes) {
       const uint16_t* m = planes.tap_lanes + p / kLanes * g.taps;
       // Inside, every kernel row takes kernel row 0's masks.
-      const bool inner = p >= g.inner_begin && p < g.inner_end;
+      const bool inner = p >= planes.inner_begin && p < planes.inner_end;
       __m512 even = bias;
       __m512 odd = _mm512_setzero_ps();
       uintptr_t row = input + p * sizeof(float);
