@@ -192,11 +192,11 @@ class InPlaceDepthwiseConvolution final : public Conv2DFloat {
  public:
   enum class Form { kFlat, kStride2 };
 
-  // The form the table runs `shape` in, if any. Flat: stride 1 and pad_left + pad_right == the
-  // kernel's reach - 1 (rows no wider than the table's depthwise_flat_widest), any dilation,
-  // kernel size and top and bottom pads, while the mask table
-  // (two bytes per tap per vector of outputs) is at most 256 KB. Stride 2: 3x3 at stride 2
-  // across, dilation 1 and pad_left 1.
+  // The form the table runs `shape` in, if any.
+  //  * Flat: stride 1 and pad_left + pad_right == the kernel's reach - 1, rows no wider than
+  //    the table's depthwise_flat_widest; any dilation, kernel size and top and bottom pads,
+  //    while the mask table (two bytes per tap per vector of outputs) is at most 256 KB.
+  //  * Stride 2: 3x3 at stride 2 across, dilation 1 and pad_left 1; any stride down.
   static std::optional<Form> form(const MicroKernels& kernels, const Conv2DShape& shape) {
     const reference::Window2D& w = shape.window;
     if (kernels.depthwise_flat != nullptr && w.stride_width == 1 && w.stride_height == 1 &&
@@ -289,40 +289,43 @@ class InPlaceDepthwiseConvolution final : public Conv2DFloat {
                   float* output) const {
     const reference::Window2D& w = shape_.window;
     const FloatActivation* activation = has_activation_ ? &activation_ : nullptr;
+    // Field by field: the structs hold runs of size_t that a positional list could swap.
     if (form_ == Form::kFlat) {
-      DepthwiseFlatPlanes planes{input,
-                                 static_cast<size_t>(w.input_height),
-                                 static_cast<size_t>(w.input_width),
-                                 channels,
-                                 weights,
-                                 bias,
-                                 static_cast<size_t>(w.kernel_height),
-                                 static_cast<size_t>(w.kernel_width),
-                                 static_cast<size_t>(w.dilation_height),
-                                 static_cast<size_t>(w.dilation_width),
-                                 static_cast<size_t>(w.pad_top),
-                                 static_cast<size_t>(w.pad_left),
-                                 static_cast<size_t>(w.output_height),
-                                 tap_lanes_.data(),
-                                 inner_begin_,
-                                 inner_end_,
-                                 activation,
-                                 output};
+      DepthwiseFlatPlanes planes{};
+      planes.input = input;
+      planes.input_height = static_cast<size_t>(w.input_height);
+      planes.width = static_cast<size_t>(w.input_width);
+      planes.channels = channels;
+      planes.weights = weights;
+      planes.bias = bias;
+      planes.kernel_height = static_cast<size_t>(w.kernel_height);
+      planes.kernel_width = static_cast<size_t>(w.kernel_width);
+      planes.dilation_height = static_cast<size_t>(w.dilation_height);
+      planes.dilation_width = static_cast<size_t>(w.dilation_width);
+      planes.pad_top = static_cast<size_t>(w.pad_top);
+      planes.pad_left = static_cast<size_t>(w.pad_left);
+      planes.output_height = static_cast<size_t>(w.output_height);
+      planes.tap_lanes = tap_lanes_.data();
+      planes.inner_begin = inner_begin_;
+      planes.inner_end = inner_end_;
+      planes.activation = activation;
+      planes.output = output;
       kernels_.depthwise_flat(planes);
       return;
     }
-    DepthwiseStride2Rows rows{input,
-                              static_cast<size_t>(w.input_height),
-                              static_cast<size_t>(w.input_width),
-                              channels,
-                              weights,
-                              bias,
-                              static_cast<size_t>(w.stride_height),
-                              static_cast<size_t>(w.pad_top),
-                              static_cast<size_t>(w.output_height),
-                              static_cast<size_t>(w.output_width),
-                              activation,
-                              output};
+    DepthwiseStride2Rows rows{};
+    rows.input = input;
+    rows.input_height = static_cast<size_t>(w.input_height);
+    rows.input_width = static_cast<size_t>(w.input_width);
+    rows.channels = channels;
+    rows.weights = weights;
+    rows.bias = bias;
+    rows.stride_height = static_cast<size_t>(w.stride_height);
+    rows.pad_top = static_cast<size_t>(w.pad_top);
+    rows.output_height = static_cast<size_t>(w.output_height);
+    rows.output_width = static_cast<size_t>(w.output_width);
+    rows.activation = activation;
+    rows.output = output;
     kernels_.depthwise_stride2_rows(rows);
   }
 
