@@ -1157,8 +1157,9 @@ void test_algorithm_choice(void**) {
         kernels::cpu::prepare_conv2d(shape_of(c), none, nullptr, variant)->algorithm());
   };
   // Depthwise: avx512 runs stride-1 layers whose output rows are as long as the input's on flat
-  // planes and 3x3 layers at stride 2 with pad_left 1 in rows; avx2 the flat planes up to 27
-  // wide. Otherwise channels in lanes, except float32 stride-1 planes at least 48 outputs wide.
+  // planes and 3x3 layers at stride 2 with pad_left 1 in rows; avx2 the same, flat planes only
+  // up to 27 wide and rows from 16 wide. Otherwise channels in lanes, except float32 stride-1
+  // planes at least 48 outputs wide.
   const ConvCase wide_depthwise{"wide depthwise", 1, 4, 5, 60, 4, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 4};
   const ConvCase narrowing_depthwise{
       "depthwise, rows one shorter", 1, 4, 5, 60, 4, 3, 3, 1, 1, 1, 1, 1, 1, 1, 0, 4};
@@ -1172,10 +1173,13 @@ void test_algorithm_choice(void**) {
     assert_string_equal(algorithm(narrowing_depthwise).c_str(), "avx512 depthwise 3x3");
     assert_string_equal(algorithm(strided_depthwise).c_str(), "avx512 depthwise 3x3 stride 2 rows");
   } else if (variant == KernelVariant::kAvx2) {
-    // avx2 takes flat planes only for rows narrower than 28.
+    // avx2 takes flat planes only for rows narrower than 28, stride-2 rows from 16 wide.
     assert_string_equal(algorithm(depthwise).c_str(), "avx2 depthwise 3x3 flat");
     assert_string_equal(algorithm(wide_depthwise).c_str(), "avx2 depthwise 3x3");
     assert_string_equal(algorithm(strided_depthwise).c_str(), "avx2 depthwise 3x3 lanes");
+    const ConvCase wide_strided{
+        "wide strided depthwise", 1, 4, 9, 33, 4, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 4};
+    assert_string_equal(algorithm(wide_strided).c_str(), "avx2 depthwise 3x3 stride 2 rows");
   } else {
     assert_string_equal(algorithm(depthwise).c_str(), (name + " depthwise 3x3 lanes").c_str());
     assert_string_equal(algorithm(wide_depthwise).c_str(), (name + " depthwise 3x3").c_str());

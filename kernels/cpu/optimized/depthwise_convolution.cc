@@ -196,7 +196,8 @@ class InPlaceDepthwiseConvolution final : public Conv2DFloat {
   //  * Flat: stride 1 and pad_left + pad_right == the kernel's reach - 1, rows no wider than
   //    the table's depthwise_flat_widest; any dilation, kernel size and top and bottom pads,
   //    while the mask table (two bytes per tap per vector of outputs) is at most 256 KB.
-  //  * Stride 2: 3x3 at stride 2 across, dilation 1 and pad_left 1; any stride down.
+  //  * Stride 2: 3x3 at stride 2 across, dilation 1 and pad_left 1, rows at least the table's
+  //    depthwise_stride2_narrowest wide; any stride down.
   static std::optional<Form> form(const MicroKernels& kernels, const Conv2DShape& shape) {
     const reference::Window2D& w = shape.window;
     if (kernels.depthwise_flat != nullptr && w.stride_width == 1 && w.stride_height == 1 &&
@@ -210,7 +211,8 @@ class InPlaceDepthwiseConvolution final : public Conv2DFloat {
       }
     }
     if (kernels.depthwise_stride2_rows != nullptr && w.stride_width == 2 && w.kernel_height == 3 &&
-        w.kernel_width == 3 && w.dilation_height == 1 && w.dilation_width == 1 && w.pad_left == 1) {
+        w.kernel_width == 3 && w.dilation_height == 1 && w.dilation_width == 1 && w.pad_left == 1 &&
+        static_cast<size_t>(w.output_width) >= kernels.depthwise_stride2_narrowest) {
       return Form::kStride2;
     }
     return std::nullopt;

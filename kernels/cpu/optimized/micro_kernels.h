@@ -623,8 +623,10 @@ struct MicroKernels {
   size_t depthwise_flat_lanes = 0;
   // The widest output row depthwise_flat is chosen for (wider rows: depthwise_plane).
   size_t depthwise_flat_widest = 0;
-  // Optional (null: the lanes driver): the float 3x3 depthwise at stride 2 across.
+  // Optional (null: the lanes driver): the float 3x3 depthwise at stride 2 across, on output
+  // rows at least depthwise_stride2_narrowest wide.
   void (*depthwise_stride2_rows)(const DepthwiseStride2Rows& rows) = nullptr;
+  size_t depthwise_stride2_narrowest = 0;
   // Optional (null: max_row_float in the generic driver): 3x3 float max pooling at stride 2.
   void (*max_pool_stride2_rows)(const MaxPoolStride2Rows& rows) = nullptr;
 };

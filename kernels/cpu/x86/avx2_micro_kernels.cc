@@ -46,7 +46,9 @@ const MicroKernels& avx2_micro_kernels() {
                                     avx2::float_column_tiles,
                                     avx2::depthwise_flat,
                                     avx2::kDepthwiseFlatLanes,
-                                    avx2::kDepthwiseFlatWidest};
+                                    avx2::kDepthwiseFlatWidest,
+                                    avx2::depthwise_stride2_rows,
+                                    avx2::kDepthwiseStride2Narrowest};
   return kernels;
 }
 

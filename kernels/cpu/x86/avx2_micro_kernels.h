@@ -44,6 +44,12 @@ constexpr size_t kDepthwiseFlatLanes = 8;
 // 112 0.75x).
 constexpr size_t kDepthwiseFlatWidest = 27;
 
+// avx2_depthwise_stride2.cc (8 outputs per vector)
+void depthwise_stride2_rows(const DepthwiseStride2Rows& rows);
+// Narrower output rows run faster with channels in lanes (bench_kernels, MobileNetV2's 3x3/2
+// layers: 56 and 28 wide 1.6x and 1.2x faster in rows, 7 wide 0.85x).
+constexpr size_t kDepthwiseStride2Narrowest = 16;
+
 // avx2_elementwise_rows.cc
 void binary_row(const BinaryRow& row);
 void quantized_binary_row(const QuantizedBinaryRow& row);

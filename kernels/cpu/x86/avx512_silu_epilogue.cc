@@ -172,6 +172,7 @@ MicroKernels make_avx512_micro_kernels() {
   kernels.depthwise_flat_lanes = avx512_depthwise_flat_lanes();
   kernels.depthwise_flat_widest = SIZE_MAX;  // faster than the plane kernel at every width
   kernels.depthwise_stride2_rows = avx512_depthwise_stride2_rows;
+  kernels.depthwise_stride2_narrowest = 0;  // faster than the lanes at every width
   kernels.max_pool_stride2_rows = avx512_max_pool_stride2_rows;
   // The int8 depthwise dot-product rows need VBMI's byte permute (vpermb) besides VNNI.
   if (cpu_has_avx512_vbmi()) {
