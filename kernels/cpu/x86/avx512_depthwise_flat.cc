@@ -43,10 +43,6 @@ ORKNN_TARGET_AVX512 __mmask16 mask_at(const uint16_t* lanes) {
   return _load_mask16(reinterpret_cast<__mmask16*>(const_cast<uint16_t*>(lanes)));
 }
 
-// What one call's channels share: the taps' byte offsets from their output and the range of
-// vectors whose taps all lie on input rows, where tap (i, j)'s mask is tap (0, j)'s (only
-// the row's ends clear lanes there).
-
 ORKNN_TARGET_AVX512 void store_outputs(float* output, size_t p, size_t outputs, __m512 value) {
   if (p + kLanes <= outputs) {
     _mm512_storeu_ps(output + p, value);
