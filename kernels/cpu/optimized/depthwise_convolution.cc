@@ -231,20 +231,7 @@ class InPlaceDepthwiseConvolution final : public Conv2DFloat {
       weights_.assign(constant_weights,
                       constant_weights + static_cast<size_t>(shape.output_channels) * taps_);
     }
-    if (form == Form::kFlat) {
-      const size_t lanes = kernels.depthwise_flat_lanes;
-      tap_lanes_ = tap_lanes(w, lanes);
-      // Output p's taps are all on input rows when its row y >= pad_top and y + reach - pad_top
-      // < input_height, reach = (kernel_height - 1) x dilation_height: whole vectors of them.
-      const auto width = static_cast<size_t>(w.output_width);
-      const size_t outputs = static_cast<size_t>(w.output_height) * width;
-      const auto reach = static_cast<size_t>((w.kernel_height - 1) * w.dilation_height);
-      const size_t below_rows = static_cast<size_t>(w.input_height + w.pad_top);
-      const size_t end = std::min(outputs, below_rows > reach ? (below_rows - reach) * width : 0);
-      inner_begin_ = divide_round_up(static_cast<size_t>(w.pad_top) * width, lanes) * lanes;
-      inner_end_ =
-          end > inner_begin_ ? inner_begin_ + (end - inner_begin_) / lanes * lanes : inner_begin_;
-    }
+    describe_layer();
     constexpr size_t kInPlaceTaskOutputs = 2048;
     const size_t plane_outputs = static_cast<size_t>(w.output_height * w.output_width);
     channels_per_task_ =
@@ -287,48 +274,67 @@ class InPlaceDepthwiseConvolution final : public Conv2DFloat {
   }
 
  private:
+  // The call's own fields on the layer's description (built once by describe_layer).
   void run_planes(const float* input, size_t channels, const float* weights, const float* bias,
                   float* output) const {
-    const reference::Window2D& w = shape_.window;
-    const FloatActivation* activation = has_activation_ ? &activation_ : nullptr;
-    // Field by field: the structs hold runs of size_t that a positional list could swap.
     if (form_ == Form::kFlat) {
-      DepthwiseFlatPlanes planes{};
+      DepthwiseFlatPlanes planes = flat_;
       planes.input = input;
-      planes.input_height = static_cast<size_t>(w.input_height);
-      planes.width = static_cast<size_t>(w.input_width);
       planes.channels = channels;
       planes.weights = weights;
       planes.bias = bias;
-      planes.kernel_height = static_cast<size_t>(w.kernel_height);
-      planes.kernel_width = static_cast<size_t>(w.kernel_width);
-      planes.dilation_height = static_cast<size_t>(w.dilation_height);
-      planes.dilation_width = static_cast<size_t>(w.dilation_width);
-      planes.pad_top = static_cast<size_t>(w.pad_top);
-      planes.pad_left = static_cast<size_t>(w.pad_left);
-      planes.output_height = static_cast<size_t>(w.output_height);
+      planes.activation = has_activation_ ? &activation_ : nullptr;
       planes.tap_lanes = tap_lanes_.data();
-      planes.inner_begin = inner_begin_;
-      planes.inner_end = inner_end_;
-      planes.activation = activation;
       planes.output = output;
       kernels_.depthwise_flat(planes);
       return;
     }
-    DepthwiseStride2Rows rows{};
+    DepthwiseStride2Rows rows = rows_;
     rows.input = input;
-    rows.input_height = static_cast<size_t>(w.input_height);
-    rows.input_width = static_cast<size_t>(w.input_width);
     rows.channels = channels;
     rows.weights = weights;
     rows.bias = bias;
-    rows.stride_height = static_cast<size_t>(w.stride_height);
-    rows.pad_top = static_cast<size_t>(w.pad_top);
-    rows.output_height = static_cast<size_t>(w.output_height);
-    rows.output_width = static_cast<size_t>(w.output_width);
-    rows.activation = activation;
+    rows.activation = has_activation_ ? &activation_ : nullptr;
     rows.output = output;
     kernels_.depthwise_stride2_rows(rows);
+  }
+
+  // The layer's geometry in the form's kernel description, field by field (the structs hold
+  // runs of size_t that a positional list could swap); the flat form's tap masks and the range
+  // of vectors whose taps are all on input rows.
+  void describe_layer() {
+    const reference::Window2D& w = shape_.window;
+    if (form_ == Form::kStride2) {
+      rows_.input_height = static_cast<size_t>(w.input_height);
+      rows_.input_width = static_cast<size_t>(w.input_width);
+      rows_.stride_height = static_cast<size_t>(w.stride_height);
+      rows_.pad_top = static_cast<size_t>(w.pad_top);
+      rows_.output_height = static_cast<size_t>(w.output_height);
+      rows_.output_width = static_cast<size_t>(w.output_width);
+      return;
+    }
+    flat_.input_height = static_cast<size_t>(w.input_height);
+    flat_.width = static_cast<size_t>(w.input_width);
+    flat_.kernel_height = static_cast<size_t>(w.kernel_height);
+    flat_.kernel_width = static_cast<size_t>(w.kernel_width);
+    flat_.dilation_height = static_cast<size_t>(w.dilation_height);
+    flat_.dilation_width = static_cast<size_t>(w.dilation_width);
+    flat_.pad_top = static_cast<size_t>(w.pad_top);
+    flat_.pad_left = static_cast<size_t>(w.pad_left);
+    flat_.output_height = static_cast<size_t>(w.output_height);
+    const size_t lanes = kernels_.depthwise_flat_lanes;
+    tap_lanes_ = tap_lanes(w, lanes);
+    // Output p's taps are all on input rows when its row y >= pad_top and y + reach - pad_top
+    // < input_height, reach = (kernel_height - 1) x dilation_height: whole vectors of them.
+    const auto width = static_cast<size_t>(w.output_width);
+    const size_t outputs = static_cast<size_t>(w.output_height) * width;
+    const auto reach = static_cast<size_t>((w.kernel_height - 1) * w.dilation_height);
+    const size_t below_rows = static_cast<size_t>(w.input_height + w.pad_top);
+    const size_t end = std::min(outputs, below_rows > reach ? (below_rows - reach) * width : 0);
+    flat_.inner_begin = divide_round_up(static_cast<size_t>(w.pad_top) * width, lanes) * lanes;
+    flat_.inner_end = end > flat_.inner_begin
+                          ? flat_.inner_begin + (end - flat_.inner_begin) / lanes * lanes
+                          : flat_.inner_begin;
   }
 
   // DepthwiseFlatPlanes::tap_lanes for vectors of `lanes` outputs.
@@ -361,8 +367,8 @@ class InPlaceDepthwiseConvolution final : public Conv2DFloat {
   const FloatActivation activation_;
   const bool has_activation_;
   std::vector<uint16_t> tap_lanes_;  // flat only
-  size_t inner_begin_ = 0;           // flat only: DepthwiseFlatPlanes::inner_begin
-  size_t inner_end_ = 0;
+  DepthwiseFlatPlanes flat_{};       // the layer's part (describe_layer)
+  DepthwiseStride2Rows rows_{};
   size_t taps_ = 0;
   size_t channels_per_task_ = 1;
   std::vector<float> weights_;
