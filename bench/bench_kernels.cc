@@ -603,7 +603,7 @@ std::unique_ptr<cpu::Conv2DFloat> pre_winograd_choice(cpu::KernelVariant variant
   if (avx512 ? optimized::lane_convolution_preferred(shape)
              : optimized::avx2_lane_convolution_preferred(shape)) {
     kernel = optimized::make_lane_conv2d(
-        name, avx512 ? optimized::avx512_lane_float_tile : optimized::avx2_lane_float_tile,
+        table, avx512 ? optimized::avx512_lane_float_tile : optimized::avx2_lane_float_tile,
         avx512 ? optimized::avx512_pack_lane_panel : optimized::avx2_pack_lane_panel, shape,
         activation, weights);
   }
@@ -953,8 +953,8 @@ void bench_direct_against_gemm(const Options& options) {
     if (!direct) continue;
     std::unique_ptr<cpu::Conv2DFloat> gemm =
         optimized::make_gemm_conv2d(*table, shape, relu, w.data());
-    std::unique_ptr<cpu::Conv2DFloat> lanes = optimized::make_lane_conv2d(
-        cpu::kernel_variant_name(options.variant), lane_tile, lane_pack, shape, relu, w.data());
+    std::unique_ptr<cpu::Conv2DFloat> lanes =
+        optimized::make_lane_conv2d(*table, lane_tile, lane_pack, shape, relu, w.data());
     const std::string chosen =
         cpu::prepare_conv2d(shape, relu, w.data(), options.variant)->algorithm();
     serial.reserve_scratch(std::max({direct->scratch_bytes(), gemm->scratch_bytes(),
@@ -1134,7 +1134,7 @@ std::unique_ptr<cpu::Conv2DFloat> float_before_subsample(const cpu::optimized::M
                                                          const float* w) {
   namespace optimized = cpu::optimized;
   if (optimized::avx2_lane_convolution_preferred(shape)) {
-    if (auto kernel = optimized::make_lane_conv2d(table.name, optimized::avx2_lane_float_tile,
+    if (auto kernel = optimized::make_lane_conv2d(table, optimized::avx2_lane_float_tile,
                                                   optimized::avx2_pack_lane_panel, shape, act, w)) {
       return kernel;
     }

@@ -8,6 +8,7 @@
 
 #include "core/logging.h"
 #include "optimized/dot_product_kernels.h"
+#include "optimized/fused_binary_rows.h"
 #include "optimized/optimized_kernels.h"
 #include "optimized/subsampled_pointwise.h"
 
@@ -486,7 +487,7 @@ std::unique_ptr<Conv2DFloat> choose_conv2d(const reference::Conv2DShape& shape,
     }
   }
   if (variant == KernelVariant::kAvx512 && optimized::lane_convolution_preferred(shape)) {
-    if (auto kernel = optimized::make_lane_conv2d(kernels.name, optimized::avx512_lane_float_tile,
+    if (auto kernel = optimized::make_lane_conv2d(kernels, optimized::avx512_lane_float_tile,
                                                   optimized::avx512_pack_lane_panel, shape,
                                                   activation, constant_weights)) {
       return then_epilogue(std::move(kernel), shape, epilogue, variant);
@@ -500,7 +501,7 @@ std::unique_ptr<Conv2DFloat> choose_conv2d(const reference::Conv2DShape& shape,
     }
   }
   if (variant == KernelVariant::kAvx2 && optimized::avx2_lane_convolution_preferred(shape)) {
-    if (auto kernel = optimized::make_lane_conv2d(kernels.name, optimized::avx2_lane_float_tile,
+    if (auto kernel = optimized::make_lane_conv2d(kernels, optimized::avx2_lane_float_tile,
                                                   optimized::avx2_pack_lane_panel, shape,
                                                   activation, constant_weights)) {
       return then_epilogue(std::move(kernel), shape, epilogue, variant);
@@ -656,6 +657,10 @@ std::unique_ptr<BinaryFloat> prepare_binary(reference::BinaryOperation operation
   variant = usable(variant);
   if (variant == KernelVariant::kReference) return nullptr;
   return optimized::make_binary(micro_kernels(variant), operation, a_shape, b_shape);
+}
+
+bool residual_activation_supported(const reference::UnaryParams& after) {
+  return optimized::row_activation_of(after).has_value();
 }
 
 std::unique_ptr<BinaryFloat> prepare_binary_activation(reference::BinaryOperation operation,

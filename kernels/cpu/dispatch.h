@@ -95,12 +95,34 @@ class PreparedKernel {
   virtual const char* algorithm() const = 0;
 };
 
+// A residual Add fused into a float32 convolution, with the activation after it (a ResNet
+// block's relu(conv(x) + shortcut)): output = after(conv(x) + residual), `residual` having the
+// output's shape. The driver applies it to each block of output it finishes, while the block
+// is in cache, where the two nodes apart wrote the convolution's result to memory and read it
+// back. The same bits as run() followed by prepare_binary_activation's kernel (prepare_binary's
+// without `after`), operands in the graph's order.
+struct ResidualAddition {
+  const float* residual = nullptr;
+  bool residual_first = false;  // Add(residual, conv) rather than Add(conv, residual)
+  bool has_after = false;
+  reference::UnaryParams after{};
+};
+// Whether a fused residual Add can end with `after`: the activations prepare_binary_activation
+// takes (Relu, Clip, LeakyRelu, HardSwish).
+bool residual_activation_supported(const reference::UnaryParams& after);
+
 // 2-D convolution (reference::conv2d semantics). When `constant_weights` is non-null the weights
 // are packed now and run() ignores its `weights` argument.
 class Conv2DFloat : public PreparedKernel {
  public:
   virtual void run(const float* input, const float* weights, const float* bias, float* output,
                    ThreadPool& pool) const = 0;
+  // Drivers that fuse a residual Add (ResidualAddition) say so and override run_with_residual;
+  // it is not called on the others.
+  virtual bool takes_residual() const { return false; }
+  virtual void run_with_residual(const float* /*input*/, const float* /*weights*/,
+                                 const float* /*bias*/, const ResidualAddition& /*addition*/,
+                                 float* /*output*/, ThreadPool& /*pool*/) const {}
 };
 std::unique_ptr<Conv2DFloat> prepare_conv2d(const reference::Conv2DShape& shape,
                                             const reference::FusedActivation& activation,

@@ -134,9 +134,9 @@ std::vector<InPlaceGroup> in_place_groups(const graph::Graph& graph,
   // offset is safe (where a shifted overlap would not be), and costs no memory, as the plan
   // without the run rule gave. If the nodes run apart, the operand is dead when the activation
   // writes.
-  const std::vector<bool> runs = graph::binary_activation_runs(graph);
+  const std::vector<graph::FusionRun> runs = graph::fusion_runs(graph);
   for (size_t step = 0; step + 1 < graph.nodes.size(); ++step) {
-    if (!runs[step]) continue;
+    if (runs[step].kind != graph::FusionRun::Kind::kBinaryActivation) continue;
     const int32_t output = graph.nodes[step + 1].outputs[0];
     if (output < 0 || !intermediate[output] || taken[output]) continue;
     const graph::Tensor& result = graph.tensor(output);

@@ -14,10 +14,25 @@
 
 namespace orknn::graph {
 
-// Per node, whether a run starts there: an Add, Sub, Mul or Div whose single result is read by
-// nothing but the next node, an element-wise activation (Relu, Clip, Sigmoid, ...) with one
-// output reading it as input 0, and is no graph output. One pass over the graph.
-std::vector<bool> binary_activation_runs(const Graph& graph);
+// A run of nodes that starts at a node. A node's single result "passes on" when the next node
+// is all that reads it (no other node, no graph output).
+struct FusionRun {
+  enum class Kind {
+    kNone,
+    // An Add, Sub, Mul or Div whose result passes on to an element-wise activation (Relu, Clip,
+    // Sigmoid, ...) with one output, reading it as input 0. Length 2.
+    kBinaryActivation,
+    // A float32 Conv whose result passes on to an Add (a residual Add): length 2; 3 when the
+    // Add's result in turn passes on to an activation as above. (The int8 convolutions take
+    // no residual, and their outputs then keep the in-place places of the plan above.)
+    kResidualConvolution,
+  };
+  Kind kind = Kind::kNone;
+  size_t length = 0;
+};
+
+// Per node, the run that starts there. One pass over the graph.
+std::vector<FusionRun> fusion_runs(const Graph& graph);
 
 // Per node, the earliest step at which a fused kernel may write its outputs: the first node of
 // the run that contains it, else its own index.

@@ -233,7 +233,7 @@ void test_fused_runs_keep_outputs_off_their_inputs(void**) {
   g.inputs.push_back(graph::GraphInput{x, {}, {}, false, false});
   g.outputs.push_back(y);
 
-  assert_true(graph::binary_activation_runs(g)[2]);
+  assert_true(graph::fusion_runs(g)[2].kind == graph::FusionRun::Kind::kBinaryActivation);
   assert_true(graph::earliest_write_steps(g) == (std::vector<size_t>{0, 1, 2, 2, 4}));
   const exec::MemoryPlan plan = exec::plan_memory(g, shapes_of(g));
   assert_int_equal(plan.offsets[o], plan.offsets[a]);  // in place on the first operand
@@ -272,16 +272,77 @@ void test_fused_runs_keep_outputs_off_their_inputs(void**) {
   // A result with a second reader, or read twice, is no run; nor a non-activation after it.
   Graph twice = g;
   twice.nodes[3].inputs = {s, s};
-  assert_false(graph::binary_activation_runs(twice)[2]);
+  assert_false(graph::fusion_runs(twice)[2].kind == graph::FusionRun::Kind::kBinaryActivation);
   Graph observed = g;
   observed.outputs.push_back(s);
-  assert_false(graph::binary_activation_runs(observed)[2]);
+  assert_false(graph::fusion_runs(observed)[2].kind == graph::FusionRun::Kind::kBinaryActivation);
   Graph no_output = g;  // malformed, but the rule must not read past the outputs
   no_output.nodes[3].outputs.clear();
-  assert_false(graph::binary_activation_runs(no_output)[2]);
+  assert_false(graph::fusion_runs(no_output)[2].kind == graph::FusionRun::Kind::kBinaryActivation);
   Graph transposed = g;
   transposed.nodes[3].op_type = "Transpose";
-  assert_false(graph::binary_activation_runs(transposed)[2]);
+  assert_false(graph::fusion_runs(transposed)[2].kind == graph::FusionRun::Kind::kBinaryActivation);
+}
+
+// A Conv, the residual Add that alone reads its result and the Relu after it run as one kernel
+// on the CPU (graph/fusion_chains.h), which writes the Relu's output while it reads the Conv's
+// input: the run's outputs live from the Conv's step and never take the Conv input's bytes.
+void test_residual_convolution_runs(void**) {
+  Graph g;
+  const Shape plane{1, 8, 4, 4};
+  const int64_t bytes = 8 * 4 * 4 * 4;
+  const int32_t x = add_tensor(g, "x", plane);
+  const int32_t a = add_tensor(g, "a", plane);
+  const int32_t r = add_tensor(g, "r", plane);
+  const int32_t w = add_tensor(g, "w", {8, 8, 1, 1});
+  g.tensors[static_cast<size_t>(w)].constant = true;
+  const int32_t c = add_tensor(g, "c", plane);
+  const int32_t s = add_tensor(g, "s", plane);
+  const int32_t o = add_tensor(g, "o", plane);
+  const int32_t y = add_tensor(g, "y", plane);
+  add_node(g, "Relu", {x}, {a});     // 0
+  add_node(g, "Neg", {x}, {r});      // 1
+  add_node(g, "Conv", {a, w}, {c});  // 2: a dies here
+  add_node(g, "Add", {r, c}, {s});   // 3: the residual Add (the Conv's result second)
+  add_node(g, "Relu", {s}, {o});     // 4
+  add_node(g, "Neg", {o}, {y});      // 5
+  g.inputs.push_back(graph::GraphInput{x, {}, {}, false, false});
+  g.outputs.push_back(y);
+
+  using Kind = graph::FusionRun::Kind;
+  const std::vector<graph::FusionRun> runs = graph::fusion_runs(g);
+  assert_true(runs[2].kind == Kind::kResidualConvolution);
+  assert_int_equal(runs[2].length, 3);
+  assert_true(runs[3].kind == Kind::kNone);  // inside the run: no run of its own
+  assert_true(graph::earliest_write_steps(g) == (std::vector<size_t>{0, 1, 2, 2, 2, 5}));
+  const exec::MemoryPlan plan = exec::plan_memory(g, shapes_of(g));
+  assert_true(disjoint(plan, o, a, bytes));
+  assert_true(disjoint(plan, s, a, bytes));
+
+  // The same nodes with no run (a Gemm is never fused): best fit puts a run output on the
+  // Conv's input, the placement the rule prevents.
+  Graph unfused = g;
+  unfused.nodes[2].op_type = "Gemm";
+  const exec::MemoryPlan unfused_plan = exec::plan_memory(unfused, shapes_of(unfused));
+  assert_false(disjoint(unfused_plan, s, a, bytes) && disjoint(unfused_plan, o, a, bytes));
+
+  // A Conv result with a second reader, or observed as a graph output, is no run; without its
+  // Relu the run is the Conv and the Add.
+  Graph twice = g;
+  twice.nodes[5].inputs = {o, c};
+  assert_true(graph::fusion_runs(twice)[2].kind == Kind::kNone);
+  Graph observed = g;
+  observed.outputs.push_back(c);
+  assert_true(graph::fusion_runs(observed)[2].kind == Kind::kNone);
+  Graph no_activation = g;
+  no_activation.nodes[4].op_type = "Transpose";
+  assert_true(graph::fusion_runs(no_activation)[2].kind == Kind::kResidualConvolution);
+  assert_int_equal(graph::fusion_runs(no_activation)[2].length, 2);
+  // An int8 Conv takes no residual: its Add and Relu keep their own run.
+  Graph quantized = g;
+  quantized.tensors[static_cast<size_t>(c)].data_type = DataType::kInt8;
+  assert_true(graph::fusion_runs(quantized)[2].kind == Kind::kNone);
+  assert_true(graph::fusion_runs(quantized)[3].kind == Kind::kBinaryActivation);
 }
 
 }  // namespace
@@ -294,6 +355,7 @@ int main() {
       cmocka_unit_test(test_reshape_output_is_a_view),
       cmocka_unit_test(test_live_tensors_never_overlap),
       cmocka_unit_test(test_fused_runs_keep_outputs_off_their_inputs),
+      cmocka_unit_test(test_residual_convolution_runs),
   };
   return cmocka_run_group_tests(tests, nullptr, nullptr);
 }

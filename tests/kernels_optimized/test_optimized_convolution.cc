@@ -1033,7 +1033,7 @@ void check_avx2_lane_dispatch() {
 // (depths past the avx2 tile's 128-step chunks), output channels around the tiles' 8- and
 // 16-lane vectors (1, 7, 8, 9, 15, 16, 17, 23, 24, 25, 31, 32, 33, 48, 63, 64, 65), batch 1-2,
 // every activation, with and without bias, on 1 and 3 threads; within 1e-5 of the reference.
-void check_lane_random_shapes(const char* variant,
+void check_lane_random_shapes(const kernels::cpu::optimized::MicroKernels& table,
                               kernels::cpu::optimized::LaneFloatTileFunction tile,
                               kernels::cpu::optimized::LanePanelPackingFunction pack) {
   namespace optimized = kernels::cpu::optimized;
@@ -1066,13 +1066,12 @@ void check_lane_random_shapes(const char* variant,
     Random random(static_cast<uint32_t>(9000 + trial));
     const RandomFloatCase data = random_float_case(random, shape, trial);
     const auto& [input, weights, bias, activation, with_bias, expected, tolerance] = data;
-    auto kernel =
-        optimized::make_lane_conv2d(variant, tile, pack, shape, activation, weights.data());
+    auto kernel = optimized::make_lane_conv2d(table, tile, pack, shape, activation, weights.data());
     if (!kernel) fail_msg("%s: the lane convolution refused it", name.c_str());
     ++tested;
     check_one_and_three_threads(*kernel, data, name, trial, pools);
   }
-  std::printf("%s lane convolution: %d random shapes\n", variant, tested);
+  std::printf("%s lane convolution: %d random shapes\n", table.name, tested);
   assert_true(tested >= 150);
 }
 
@@ -1080,7 +1079,7 @@ void check_lane_random_shapes(const char* variant,
 void test_lane_random_shapes(void**) {
   namespace optimized = kernels::cpu::optimized;
   if (kernels::cpu::kernel_variant_available(KernelVariant::kAvx2)) {
-    check_lane_random_shapes("avx2", optimized::avx2_lane_float_tile,
+    check_lane_random_shapes(optimized::avx2_micro_kernels(), optimized::avx2_lane_float_tile,
                              optimized::avx2_pack_lane_panel);
     check_avx2_lane_dispatch();
   } else {
@@ -1093,7 +1092,7 @@ void test_lane_random_shapes(void**) {
         kernels::cpu::detected_cpu_features());
     return;
   }
-  check_lane_random_shapes("avx512", optimized::avx512_lane_float_tile,
+  check_lane_random_shapes(optimized::avx512_micro_kernels(), optimized::avx512_lane_float_tile,
                            optimized::avx512_pack_lane_panel);
 
   const std::vector<float> weights(512 * 512 * 9, 0.5f);
@@ -1101,9 +1100,9 @@ void test_lane_random_shapes(void**) {
   const ConvCase grouped{"groups 2", 1, 4, 7, 7, 8, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 2};
   const ConvCase same{"3x3 pad 1", 1, 4, 7, 7, 8, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1};
   auto lanes = [&](const ConvCase& c, const float* packed) {
-    return optimized::make_lane_conv2d("avx512", optimized::avx512_lane_float_tile,
-                                       optimized::avx512_pack_lane_panel, shape_of(c), none,
-                                       packed) != nullptr;
+    return optimized::make_lane_conv2d(
+               optimized::avx512_micro_kernels(), optimized::avx512_lane_float_tile,
+               optimized::avx512_pack_lane_panel, shape_of(c), none, packed) != nullptr;
   };
   assert_false(lanes(grouped, weights.data()));
   assert_false(lanes(same, nullptr));

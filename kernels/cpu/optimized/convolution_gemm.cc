@@ -6,12 +6,14 @@
 // turns into the output, bit-exact with the reference.
 #include <algorithm>
 #include <cstdio>
+#include <optional>
 #include <type_traits>
 #include <vector>
 
 #include "core/large_allocation.h"
 #include "optimized/blocking.h"
 #include "optimized/dot_product_epilogue.h"
+#include "optimized/fused_binary_rows.h"
 #include "optimized/optimized_kernels.h"
 #include "optimized/tile_arithmetic.h"
 
@@ -44,7 +46,7 @@ struct ConvolutionTraits<Int16PairArithmetic> {
 };
 
 template <typename Arithmetic>
-class GemmConvolution final : public ConvolutionTraits<Arithmetic>::Interface {
+class GemmConvolution : public ConvolutionTraits<Arithmetic>::Interface {
   using Traits = ConvolutionTraits<Arithmetic>;
   using Element = typename Arithmetic::Element;
   using Bias = typename Arithmetic::Bias;
@@ -128,6 +130,19 @@ class GemmConvolution final : public ConvolutionTraits<Arithmetic>::Interface {
 
   void run(const Element* input, const Element* weights, const Bias* bias, Element* output,
            ThreadPool& pool) const override {
+    run_blocks(input, weights, bias, nullptr, output, pool);
+  }
+
+ protected:
+  // `addition` (float32 only, else null): a residual Add on each block of rows as it is done.
+  void run_blocks(const Element* input, const Element* weights, const Bias* bias,
+                  const ResidualAddition* addition, Element* output, ThreadPool& pool) const {
+    // float32's residual Add, on each row group as the last depth chunk finishes it.
+    std::optional<ResidualRows> residual;
+    if constexpr (!kIsInt8<Arithmetic>) {
+      if (addition) residual.emplace(kernels_, addition, output);
+    }
+    const ResidualRows* residual_rows = residual ? &*residual : nullptr;
     const Packed* packed = packed_weights_.data();
     if (packed_weights_.empty()) {
       // Weights computed by the graph: packed into thread 0's scratch, after its task area.
@@ -141,13 +156,28 @@ class GemmConvolution final : public ConvolutionTraits<Arithmetic>::Interface {
                                                      pool.thread_count(), mr_, nr_, limits_);
     pool.parallel_for(block_task_count(images * groups, blocks), [&](size_t task, size_t thread) {
       const BlockTask block = block_task(task, blocks);
-      run_block(input, packed, bias, output, block.independent / groups, block.independent % groups,
-                block.first_row, blocks.row_block, block.first_column, blocks.column_block,
-                pool.scratch(thread, task_bytes_));
+      run_block(input, packed, bias, residual_rows, output, block.independent / groups,
+                block.independent % groups, block.first_row, blocks.row_block, block.first_column,
+                blocks.column_block, pool.scratch(thread, task_bytes_));
     });
   }
 
  private:
+  // The piece of a row group's residual (rows x columns at the output's row stride, from the
+  // output row `first`) that tile `tile` of `tiles` asks into L2 while the group's tiles run
+  // the last depth chunk, so that rows_done finds the residual in L2, where an Add after the
+  // row group waited on memory for it: a slice of one row each (whole rows when tiles are
+  // few, and the rows past `tiles` left to the hardware prefetchers).
+  PrefetchRange residual_slice(const ResidualRows& residual, const float* first, size_t rows,
+                               size_t columns, size_t tile, size_t tiles) const {
+    const size_t slices_per_row = std::max<size_t>(1, tiles / rows);
+    const size_t row = tile / slices_per_row;
+    if (row >= rows) return {};
+    const size_t slice = divide_round_up(columns * sizeof(float), slices_per_row);
+    const auto* start = reinterpret_cast<const char*>(residual.residual_at(first + row * columns_));
+    return {start + tile % slices_per_row * slice, slice};
+  }
+
   // Weights [M][C/g][kh][kw] -> per group, panels of MR output channels (tile_arithmetic.h).
   void pack_weights(const Element* weights, Packed* packed) const {
     for (size_t group = 0; group < static_cast<size_t>(shape_.groups); ++group) {
@@ -197,8 +227,9 @@ class GemmConvolution final : public ConvolutionTraits<Arithmetic>::Interface {
   }
 
   void run_block(const Element* input, const Packed* packed_weights, const Bias* bias,
-                 Element* output, size_t image, size_t group, size_t first_row, size_t row_block,
-                 size_t first_column, size_t column_block, uint8_t* scratch) const {
+                 const ResidualRows* residual, Element* output, size_t image, size_t group,
+                 size_t first_row, size_t row_block, size_t first_column, size_t column_block,
+                 uint8_t* scratch) const {
     if (first_row >= group_rows_ || first_column >= columns_) return;
     TileGrid grid;
     grid.first_row = first_row;
@@ -258,30 +289,56 @@ class GemmConvolution final : public ConvolutionTraits<Arithmetic>::Interface {
         const bool last = step_begin + steps == steps_;
         tile.activation = last && has_activation_ ? &activation_ : nullptr;
       }
-      for_each_tile<Arithmetic>(kernels_, grid, tile, [&](auto& t, size_t row, size_t panel) {
+      const bool last_chunk = step_begin + steps == steps_;
+      const size_t panels = divide_round_up(grid.columns, nr_);
+      // Rows the last chunk finished: the residual Add while they are in cache.
+      auto rows_done = [&](size_t row, size_t rows) {
         if constexpr (!kIsInt8<Arithmetic>) {
-          if (panel < full_panels) {
-            t.b = group_input + step_begin * columns_ + first_column + panel * nr_;
-            t.b_stride = columns_;
-          } else if (!in_place_b_) {
-            t.b = packed_b + panel * nr_;
-            t.b_stride = round_up(grid.columns, nr_);
-          } else {
-            t.b = packed_b;  // the partial last panel
-            t.b_stride = nr_;
+          if (!residual || !last_chunk || residual->in_tile()) return;
+          Element* first = group_output + row * columns_ + first_column;
+          if (grid.columns == columns_) {
+            residual->apply(first, rows * columns_);  // whole rows: one piece
+            return;
           }
-        } else {
-          t.b = packed_b + panel * steps * nr_ * kStep;
+          for (size_t r = 0; r < rows; ++r) residual->apply(first + r * columns_, grid.columns);
         }
-        t.a = group_weights + ((row / mr_) * steps_ + step_begin) * mr_ * kStep;
-        t.c = c_base + (row - c_first_row) * c_stride + panel * nr_;
-        t.row_bias = !t.accumulate && group_bias ? group_bias + row : nullptr;
-        if constexpr (!kIsInt8<Arithmetic>) {
-          // A row's first tile asks for the next row's piece of A: on the first pass the
-          // weights come from memory (a model's layer finds its weights in no cache).
-          t.prefetch = {t.a + steps_ * mr_, panel == 0 ? steps * mr_ * sizeof(float) : 0};
-        }
-      });
+      };
+      for_each_tile<Arithmetic>(
+          kernels_, grid, tile,
+          [&](auto& t, size_t row, size_t panel) {
+            if constexpr (!kIsInt8<Arithmetic>) {
+              if (panel < full_panels) {
+                t.b = group_input + step_begin * columns_ + first_column + panel * nr_;
+                t.b_stride = columns_;
+              } else if (!in_place_b_) {
+                t.b = packed_b + panel * nr_;
+                t.b_stride = round_up(grid.columns, nr_);
+              } else {
+                t.b = packed_b;  // the partial last panel
+                t.b_stride = nr_;
+              }
+            } else {
+              t.b = packed_b + panel * steps * nr_ * kStep;
+            }
+            t.a = group_weights + ((row / mr_) * steps_ + step_begin) * mr_ * kStep;
+            t.c = c_base + (row - c_first_row) * c_stride + panel * nr_;
+            t.row_bias = !t.accumulate && group_bias ? group_bias + row : nullptr;
+            if constexpr (!kIsInt8<Arithmetic>) {
+              // A row's first tile asks for the next row's piece of A: on the first pass the
+              // weights come from memory (a model's layer finds its weights in no cache).
+              t.prefetch = {t.a + steps_ * mr_, panel == 0 ? steps * mr_ * sizeof(float) : 0};
+              t.residual = nullptr;
+              if (residual && last_chunk && residual->in_tile()) {
+                t.residual = residual->residual_at(t.c);
+                t.residual_first = residual->residual_first();
+                t.after = residual->tile_after();
+              } else if (residual && last_chunk && panel > 0) {
+                t.prefetch = residual_slice(*residual, c_base + row * c_stride, t.rows,
+                                            grid.columns, panel - 1, panels - 1);
+              }
+            }
+          },
+          rows_done);
     }
 
     if constexpr (!kIsInt8<Arithmetic>) {
@@ -335,14 +392,26 @@ class GemmConvolution final : public ConvolutionTraits<Arithmetic>::Interface {
   char algorithm_[64];
 };
 
+// The float32 driver, which also takes a residual Add (the int8 interface has none).
+class FloatGemmConvolution final : public GemmConvolution<FloatArithmetic> {
+ public:
+  using GemmConvolution::GemmConvolution;
+  bool takes_residual() const override { return true; }
+  void run_with_residual(const float* input, const float* weights, const float* bias,
+                         const ResidualAddition& addition, float* output,
+                         ThreadPool& pool) const override {
+    run_blocks(input, weights, bias, &addition, output, pool);
+  }
+};
+
 }  // namespace
 
 std::unique_ptr<Conv2DFloat> make_gemm_conv2d(const MicroKernels& kernels, const Conv2DShape& shape,
                                               const FusedActivation& activation,
                                               const float* constant_weights,
                                               RegionEpilogue epilogue) {
-  return std::make_unique<GemmConvolution<FloatArithmetic>>(kernels, shape, activation,
-                                                            constant_weights, epilogue);
+  return std::make_unique<FloatGemmConvolution>(kernels, shape, activation, constant_weights,
+                                                epilogue);
 }
 
 std::unique_ptr<Conv2DInt8> make_gemm_conv2d_int8(const MicroKernels& kernels,

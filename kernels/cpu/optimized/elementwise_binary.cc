@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <optional>
 
+#include "optimized/fused_binary_rows.h"
 #include "optimized/optimized_kernels.h"
 
 namespace orknn::kernels::cpu::optimized {
@@ -112,15 +113,6 @@ void for_each_row_part(const BinaryPlan& plan, ThreadPool& pool, RowTask&& row_t
   pool.parallel_for(tasks, task);
 }
 
-// A following activation (unary_row's operation code and parameters), applied in place to each
-// row part just written, while it is in cache.
-struct RowActivation {
-  int operation = -1;  // -1: none
-  float alpha = 0.0f;
-  float minimum = 0.0f;
-  float maximum = 0.0f;
-};
-
 class OptimizedBinary final : public BinaryFloat {
  public:
   OptimizedBinary(const MicroKernels& kernels, int operation, const BinaryPlan& plan,
@@ -131,22 +123,12 @@ class OptimizedBinary final : public BinaryFloat {
   const char* algorithm() const override { return kernels_.name; }
 
   void run(const float* a, const float* b, float* output, ThreadPool& pool) const override {
-    for_each_row_part(plan_, pool,
-                      [&](size_t output_offset, size_t count, size_t a_offset, size_t b_offset) {
-                        float* out = output + output_offset;
-                        BinaryRow row{operation_,   a + a_offset, plan_.a.step, b + b_offset,
-                                      plan_.b.step, out,          count};
-                        kernels_.binary_row(row);
-                        if (activation_.operation < 0) return;
-                        const UnaryRow activate{activation_.operation,
-                                                activation_.alpha,
-                                                activation_.minimum,
-                                                activation_.maximum,
-                                                out,
-                                                out,
-                                                count};
-                        kernels_.unary_row(activate);
-                      });
+    for_each_row_part(
+        plan_, pool, [&](size_t output_offset, size_t count, size_t a_offset, size_t b_offset) {
+          const BinaryRow row{operation_,   a + a_offset,           plan_.a.step, b + b_offset,
+                              plan_.b.step, output + output_offset, count};
+          binary_activation_row(kernels_, row, activation_);
+        });
   }
 
  private:
@@ -237,7 +219,7 @@ class OptimizedBinaryInt8 final : public BinaryInt8 {
 int operation_code(reference::BinaryOperation operation) {
   switch (operation) {
     case reference::BinaryOperation::kAdd:
-      return 0;
+      return kAddRowOperation;
     case reference::BinaryOperation::kSubtract:
       return 1;
     case reference::BinaryOperation::kMultiply:
@@ -313,25 +295,9 @@ std::unique_ptr<BinaryFloat> make_binary_activation(const MicroKernels& kernels,
   const int code = operation_code(operation);
   const std::optional<BinaryPlan> plan = plan_binary(a_shape, b_shape);
   if (code < 0 || !plan) return nullptr;
-  // unary_row's codes of the activations it computes with the reference's bits.
-  RowActivation row_activation{-1, activation.alpha, activation.minimum, activation.maximum};
-  switch (activation.operation) {
-    case reference::UnaryOperation::kRelu:
-      row_activation.operation = 0;
-      break;
-    case reference::UnaryOperation::kClip:
-      row_activation.operation = 1;
-      break;
-    case reference::UnaryOperation::kLeakyRelu:
-      row_activation.operation = 2;
-      break;
-    case reference::UnaryOperation::kHardSwish:
-      row_activation.operation = 4;
-      break;
-    default:
-      return nullptr;
-  }
-  return std::make_unique<OptimizedBinary>(kernels, code, *plan, row_activation);
+  const std::optional<RowActivation> row_activation = row_activation_of(activation);
+  if (!row_activation) return nullptr;
+  return std::make_unique<OptimizedBinary>(kernels, code, *plan, *row_activation);
 }
 
 std::unique_ptr<BinaryInt8> make_binary_int8(const MicroKernels& kernels,

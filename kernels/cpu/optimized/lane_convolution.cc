@@ -21,6 +21,7 @@
 
 #include "core/large_allocation.h"
 #include "optimized/blocking.h"
+#include "optimized/fused_binary_rows.h"
 #include "optimized/optimized_kernels.h"
 
 namespace orknn::kernels::cpu::optimized {
@@ -34,9 +35,10 @@ constexpr size_t kBlockChannels = 32;  // a tile's output channels
 
 class LaneConvolution final : public Conv2DFloat {
  public:
-  LaneConvolution(const char* variant, LaneFloatTileFunction tile, LanePanelPackingFunction pack,
-                  const Conv2DShape& shape, const FusedActivation& activation, const float* weights)
-      : tile_(tile), pack_(pack), shape_(shape) {
+  LaneConvolution(const MicroKernels& kernels, LaneFloatTileFunction tile,
+                  LanePanelPackingFunction pack, const Conv2DShape& shape,
+                  const FusedActivation& activation, const float* weights)
+      : kernels_(kernels), tile_(tile), pack_(pack), shape_(shape) {
     const reference::Window2D& window = shape.window;
     height_ = static_cast<size_t>(window.input_height);
     width_ = static_cast<size_t>(window.input_width);
@@ -60,7 +62,7 @@ class LaneConvolution final : public Conv2DFloat {
     activation_ = to_float_activation(activation);
     has_activation_ = activation.kind != FusedActivation::Kind::kNone;
     padded_bytes_ = padded_ ? align_bytes(channels_ * padded_plane_ * sizeof(float)) : 0;
-    std::snprintf(algorithm_, sizeof(algorithm_), "%s lanes %zux%zu", variant, kBlockChannels,
+    std::snprintf(algorithm_, sizeof(algorithm_), "%s lanes %zux%zu", kernels.name, kBlockChannels,
                   kPanelPixels);
   }
 
@@ -70,6 +72,21 @@ class LaneConvolution final : public Conv2DFloat {
 
   void run(const float* input, const float*, const float* bias, float* output,
            ThreadPool& pool) const override {
+    run_blocks(input, bias, nullptr, output, pool);
+  }
+
+  // A residual Add on each block of 32 output channels as it is finished (ResidualAddition).
+  bool takes_residual() const override { return true; }
+  void run_with_residual(const float* input, const float*, const float* bias,
+                         const ResidualAddition& addition, float* output,
+                         ThreadPool& pool) const override {
+    run_blocks(input, bias, &addition, output, pool);
+  }
+
+ private:
+  void run_blocks(const float* input, const float* bias, const ResidualAddition* addition,
+                  float* output, ThreadPool& pool) const {
+    const ResidualRows residual_rows(kernels_, addition, output);
     uint8_t* scratch = pool.scratch(0, scratch_bytes());
     auto* padded = reinterpret_cast<float*>(scratch);
     auto* panels = reinterpret_cast<float*>(scratch + padded_bytes_);
@@ -93,12 +110,16 @@ class LaneConvolution final : public Conv2DFloat {
       // One task per block, claimed dynamically: a thread that is held up leaves its blocks to
       // the other (a static split per thread ran two threads no faster than one on this shared
       // machine).
-      pool.parallel_for(
-          blocks, [&](size_t block, size_t) { run_block(panels, bias, image_output, block); });
+      pool.parallel_for(blocks, [&](size_t block, size_t) {
+        run_block(panels, bias, image_output, block);
+        // The block's channels are whole planes, one contiguous piece of the output.
+        const size_t first = block * kBlockChannels;
+        residual_rows.apply(image_output + first * pixels_,
+                            std::min(kBlockChannels, rows_ - first) * pixels_);
+      });
     }
   }
 
- private:
   size_t panel_count() const { return divide_round_up(pixels_, kPanelPixels); }
   size_t panels_bytes() const {
     return align_bytes(panel_count() * kPanelPixels * depth_ * sizeof(float));
@@ -167,6 +188,7 @@ class LaneConvolution final : public Conv2DFloat {
     }
   }
 
+  const MicroKernels& kernels_;
   const LaneFloatTileFunction tile_;
   const LanePanelPackingFunction pack_;
   const Conv2DShape shape_;
@@ -234,18 +256,16 @@ bool avx2_lane_convolution_preferred(const Conv2DShape& shape) {
   return pixels <= 7 * 7 && shape.output_channels >= 256 && depth > 256;
 }
 
-std::unique_ptr<Conv2DFloat> make_lane_conv2d(const char* variant, LaneFloatTileFunction tile,
-                                              LanePanelPackingFunction pack,
-                                              const Conv2DShape& shape,
-                                              const FusedActivation& activation,
-                                              const float* constant_weights) {
+std::unique_ptr<Conv2DFloat> make_lane_conv2d(
+    const MicroKernels& kernels, LaneFloatTileFunction tile, LanePanelPackingFunction pack,
+    const Conv2DShape& shape, const FusedActivation& activation, const float* constant_weights) {
   const reference::Window2D& window = shape.window;
   if (!tile || !pack || !constant_weights || shape.groups != 1) return nullptr;
   if (!lane_window_readable(window)) return nullptr;
   // The packing's offsets are int32 within one padded plane.
   const int64_t padded_plane = lane_padded_plane(window);
   if (padded_plane >= (int64_t{1} << 30)) return nullptr;
-  return std::make_unique<LaneConvolution>(variant, tile, pack, shape, activation,
+  return std::make_unique<LaneConvolution>(kernels, tile, pack, shape, activation,
                                            constant_weights);
 }
 

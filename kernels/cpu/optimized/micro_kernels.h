@@ -65,6 +65,12 @@ struct FloatTile {
   const float* column_bias;
   const FloatActivation* activation;  // null: none (not the last depth chunk)
   PrefetchRange prefetch{};           // the next A panel, where A streams from memory
+  // A residual Add on the last depth chunk, for tables whose float_tile_adds_residual is set
+  // (dispatch.h ResidualAddition): after the activation, c = after(value + residual), with
+  // residual[r * c_stride + j] (Add(residual, value) when residual_first). Null: none.
+  const float* residual = nullptr;
+  bool residual_first = false;
+  const FloatActivation* after = nullptr;  // null: none
 };
 
 // The int32 equivalent on int16 pairs; `depth_pairs` steps of two.
@@ -629,6 +635,9 @@ struct MicroKernels {
   size_t depthwise_stride2_narrowest = 0;
   // Optional (null: max_row_float in the generic driver): 3x3 float max pooling at stride 2.
   void (*max_pool_stride2_rows)(const MaxPoolStride2Rows& rows) = nullptr;
+  // Whether float_tile honours FloatTile::residual (no column tiles then). Else the drivers add
+  // the residual to each row group after its tiles.
+  bool float_tile_adds_residual = false;
 };
 // The most tiles one float_column_tiles call takes.
 constexpr size_t kFloatColumnTileGroup = 4;

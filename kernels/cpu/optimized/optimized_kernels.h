@@ -72,9 +72,11 @@ bool lane_convolution_preferred(const reference::Conv2DShape& shape);
 // GEMM and direct convolution.
 bool avx2_lane_convolution_preferred(const reference::Conv2DShape& shape);
 // A convolution with output channels in lanes (lane_convolution.cc) with `tile` (32 channels x
-// 14 pixels, micro_kernels.h LaneFloatTile) and `pack` (its panels); null when it does not apply:
+// 14 pixels, micro_kernels.h LaneFloatTile) and `pack` (its panels), with `kernels`' name and
+// rows (those of a fused residual Add); null when it does not apply:
 // per-run weights, groups, negative padding.
-std::unique_ptr<Conv2DFloat> make_lane_conv2d(const char* variant, LaneFloatTileFunction tile,
+std::unique_ptr<Conv2DFloat> make_lane_conv2d(const MicroKernels& kernels,
+                                              LaneFloatTileFunction tile,
                                               LanePanelPackingFunction pack,
                                               const reference::Conv2DShape& shape,
                                               const reference::FusedActivation& activation,

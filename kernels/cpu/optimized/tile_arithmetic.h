@@ -92,9 +92,12 @@ void run_column_panel(void (*column_tiles)(const typename Arithmetic::Tile*, siz
 // panel)` sets the tile's operands (a, b, c, biases) for matrix row `row` and panel `panel`;
 // rows and columns are set here. A last panel of one real column goes to the table's column
 // tiles when it has them (run_column_panel), before the block's other panels.
-template <typename Arithmetic, typename Place>
+// `rows_done(first_row, rows)` is told as soon as rows have run over all the grid's columns:
+// per MR rows with panels inner, per row block otherwise (a fused epilogue then finds them in
+// cache).
+template <typename Arithmetic, typename Place, typename RowsDone>
 void for_each_tile(const MicroKernels& kernels, const TileGrid& grid,
-                   typename Arithmetic::Tile& tile, Place&& place) {
+                   typename Arithmetic::Tile& tile, Place&& place, RowsDone&& rows_done) {
   const size_t panels = divide_round_up(grid.columns, grid.nr);
   const auto column_tiles = Arithmetic::column_tiles(kernels);
   // The panels the row loops below run: all but a one-column last panel with column tiles.
@@ -115,6 +118,7 @@ void for_each_tile(const MicroKernels& kernels, const TileGrid& grid,
           place(tile, row, panel);
           Arithmetic::run_tile(kernels, tile);
         }
+        rows_done(row, tile.rows);
       }
       continue;
     }
@@ -126,7 +130,14 @@ void for_each_tile(const MicroKernels& kernels, const TileGrid& grid,
         Arithmetic::run_tile(kernels, tile);
       }
     }
+    rows_done(block_row, block_end - block_row);
   }
+}
+
+template <typename Arithmetic, typename Place>
+void for_each_tile(const MicroKernels& kernels, const TileGrid& grid,
+                   typename Arithmetic::Tile& tile, Place&& place) {
+  for_each_tile<Arithmetic>(kernels, grid, tile, place, [](size_t, size_t) {});
 }
 
 // Matrix rows of `weights` ([rows][depth], zero points per row) into panels of MR rows, as the

@@ -107,6 +107,17 @@ ORKNN_TARGET_AVX512 void float_tile_rows(const FloatTile& tile) {
 #undef ORKNN_INIT
   }
 
+  if (tile.residual) {
+    // Its rows are read after the depth loop: ask for them now, so that the loop hides their
+    // trip from L3 or memory (the residual is a block's input, read one block earlier).
+    const char* residual = reinterpret_cast<const char*>(tile.residual);
+    for (size_t r = 0; r < kRows; ++r) {
+      const char* line = residual + r * c_stride * sizeof(float);
+      _mm_prefetch(line, _MM_HINT_T0);
+      if constexpr (kVectors == 2) _mm_prefetch(line + 64, _MM_HINT_T0);
+    }
+  }
+
   const float* a = tile.a;
   const float* b = tile.b;
   const size_t b_stride = tile.b_stride;
@@ -136,6 +147,33 @@ ORKNN_TARGET_AVX512 void float_tile_rows(const FloatTile& tile) {
   }
     ORKNN_FOR_EACH_ROW(ORKNN_ACTIVATE)
 #undef ORKNN_ACTIVATE
+  }
+  if (tile.residual) {
+    // The Add in the graph's operand order (which NaN an x86 add returns depends on it).
+    const float* residual = tile.residual;
+    const bool first = tile.residual_first;
+#define ORKNN_ADD_RESIDUAL(r)                                                                      \
+  if constexpr (kRows > r) {                                                                       \
+    const __m512 residual_low = _mm512_maskz_loadu_ps(mask_low, residual + r * c_stride);          \
+    low##r = first ? _mm512_add_ps(residual_low, low##r) : _mm512_add_ps(low##r, residual_low);    \
+    if constexpr (kVectors == 2) {                                                                 \
+      const __m512 residual_high = _mm512_maskz_loadu_ps(mask_high, residual + r * c_stride + 16); \
+      high##r =                                                                                    \
+          first ? _mm512_add_ps(residual_high, high##r) : _mm512_add_ps(high##r, residual_high);   \
+    }                                                                                              \
+  }
+    ORKNN_FOR_EACH_ROW(ORKNN_ADD_RESIDUAL)
+#undef ORKNN_ADD_RESIDUAL
+    if (tile.after) {
+      const VectorActivation after = broadcast_activation(*tile.after);
+#define ORKNN_ACTIVATE(r)                                            \
+  if constexpr (kRows > r) {                                         \
+    low##r = activate(after, low##r);                                \
+    if constexpr (kVectors == 2) high##r = activate(after, high##r); \
+  }
+      ORKNN_FOR_EACH_ROW(ORKNN_ACTIVATE)
+#undef ORKNN_ACTIVATE
+    }
   }
 #define ORKNN_STORE(r)                                                                             \
   if constexpr (kRows > r) {                                                                       \

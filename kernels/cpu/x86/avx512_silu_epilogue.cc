@@ -162,6 +162,7 @@ MicroKernels make_avx512_micro_kernels() {
   kernels.float_columns = avx512_float_tile_columns();
   kernels.float_tile = avx512_float_tile;
   kernels.float_column_tiles = nullptr;  // avx2's, for its 6-row panels
+  kernels.float_tile_adds_residual = true;
   // VBMI is not part of the avx512 variant's requirement (F/BW/VL/VNNI: Cascade Lake has those
   // but no VBMI), so the table lookup keeps avx2's vpshufb row where it is missing.
   if (cpu_has_avx512_vbmi()) kernels.lookup_int8_row = avx512_vbmi_lookup_int8_row;

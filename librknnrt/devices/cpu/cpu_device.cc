@@ -46,6 +46,34 @@ class CpuExecutable final : public Executable {
   std::vector<Step> steps_;
 };
 
+// A Conv at `first` with its residual Add (and, for a run of 3, the activation after it) as one
+// step: the longest of the run the kernels cover, 3 then 2. Returns how many nodes after the
+// Conv the step took (0: none, `step` unchanged).
+Result<size_t> fuse_residual_convolution(const graph::Graph& graph, size_t first, size_t run,
+                                         const std::vector<graph::Shape>& shapes,
+                                         CpuExecutable::Step* step) {
+  const graph::Node& convolution = graph.nodes[first];
+  const graph::Node& add = graph.nodes[first + 1];
+  for (size_t length = run; length >= 2; --length) {
+    const graph::Node* activation = length == 3 ? &graph.nodes[first + 2] : nullptr;
+    auto fused =
+        cpu::build_residual_convolution_kernel(graph, convolution, add, activation, shapes);
+    if (!fused.ok() && fused.status().code() != StatusCode::kUnimplemented) {
+      return fused.status();
+    }
+    if (!fused.ok()) continue;
+    // Inputs X, W, B (-1 when absent), then the Add's other operand.
+    const int32_t result = convolution.outputs[0];
+    step->inputs = convolution.inputs;
+    step->inputs.resize(3, -1);
+    step->inputs.push_back(add.inputs[0] == result ? add.inputs[1] : add.inputs[0]);
+    step->outputs = graph.nodes[first + length - 1].outputs;
+    step->kernel = std::move(fused).value();
+    return length - 1;
+  }
+  return size_t{0};
+}
+
 class CpuDevice final : public Device {
  public:
   const char* name() const override { return "CPU"; }
@@ -59,7 +87,7 @@ class CpuDevice final : public Device {
                                               const std::vector<graph::Shape>& shapes) override {
     std::vector<CpuExecutable::Step> steps;
     steps.reserve(node_indices.size());
-    const std::vector<bool> runs = graph::binary_activation_runs(graph);
+    const std::vector<graph::FusionRun> runs = graph::fusion_runs(graph);
     for (size_t position = 0; position < node_indices.size(); ++position) {
       const size_t index = node_indices[position];
       const graph::Node& node = graph.nodes[index];
@@ -67,11 +95,18 @@ class CpuDevice final : public Device {
       step.node_index = index;
       step.inputs = node.inputs;
       step.outputs = node.outputs;
-      // A binary node and the activation after it that alone reads its result run as one
-      // step (graph/fusion_chains.h, whose rule the memory plan follows); the activation's
-      // time is then profiled under the binary node.
-      if (runs[index] && position + 1 < node_indices.size() &&
-          node_indices[position + 1] == index + 1) {
+      // Runs of nodes fused into one kernel (graph/fusion_chains.h, whose rules the memory
+      // plan follows): a Conv with its residual Add and the activation after it, or a binary
+      // node and its activation. The run is profiled under its first node.
+      const graph::FusionRun& run = runs[index];
+      const bool run_here = position + run.length <= node_indices.size() && run.length >= 2 &&
+                            node_indices[position + run.length - 1] == index + run.length - 1;
+      if (run_here && run.kind == graph::FusionRun::Kind::kResidualConvolution) {
+        ORKNN_ASSIGN_OR_RETURN(size_t fused,
+                               fuse_residual_convolution(graph, index, run.length, shapes, &step));
+        position += fused;
+      }
+      if (run_here && run.kind == graph::FusionRun::Kind::kBinaryActivation) {
         const graph::Node& activation = graph.nodes[index + 1];
         auto fused = cpu::build_fused_activation_kernel(graph, node, activation, shapes);
         if (!fused.ok() && fused.status().code() != StatusCode::kUnimplemented) {

@@ -16,10 +16,12 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string_view>
 #include <vector>
 
 #include "graph/graph.h"
+#include "reference/elementwise.h"
 
 namespace orknn::devices::cpu {
 
@@ -82,6 +84,21 @@ const CpuOpDefinition* find_cpu_op(std::string_view op_type);
 // the same bits as the two kernels. kUnimplemented when the pair is not covered.
 Result<std::unique_ptr<CpuKernel>> make_binary_activation_kernel(
     const KernelBuildContext& binary, const KernelBuildContext& activation);
+
+// The parameters of a float32 activation node (Relu, Clip with constant bounds, ...) for a kernel
+// that applies it fused; nothing when it is not a float32 unary activation node.
+Result<std::optional<kernels::reference::UnaryParams>> fused_float_activation(
+    const KernelBuildContext& activation);
+
+// A float32 Conv, the Add that alone reads its result (a residual Add: the other operand has the
+// output's shape) and, when `activation` is given, the activation node that alone reads the
+// Add's result, as one kernel (ops/convolution.cc): it reads the Conv's inputs X, W, B (null
+// when absent) and then the residual, and writes the last node's output; the convolution
+// driver adds the residual to each block of output while it is in cache (kernels/cpu/dispatch.h
+// ResidualAddition), the same bits as the nodes one by one. kUnimplemented when not covered.
+Result<std::unique_ptr<CpuKernel>> make_residual_convolution_kernel(
+    const KernelBuildContext& convolution, const KernelBuildContext& add,
+    const KernelBuildContext* activation);
 
 // A kernel that runs a function object, usually a lambda capturing the parameters parsed at
 // build time; saves a class per simple op.

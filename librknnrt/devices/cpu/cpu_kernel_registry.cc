@@ -223,6 +223,21 @@ Result<std::unique_ptr<CpuKernel>> build_fused_activation_kernel(
                                        make_context(activation, activation_tensors));
 }
 
+Result<std::unique_ptr<CpuKernel>> build_residual_convolution_kernel(
+    const graph::Graph& graph, const graph::Node& convolution, const graph::Node& add,
+    const graph::Node* activation, const std::vector<graph::Shape>& shapes) {
+  const NodeTensors convolution_tensors = collect_tensors(graph, convolution, shapes);
+  const NodeTensors add_tensors = collect_tensors(graph, add, shapes);
+  if (!activation) {
+    return make_residual_convolution_kernel(make_context(convolution, convolution_tensors),
+                                            make_context(add, add_tensors), nullptr);
+  }
+  const NodeTensors activation_tensors = collect_tensors(graph, *activation, shapes);
+  const KernelBuildContext activation_context = make_context(*activation, activation_tensors);
+  return make_residual_convolution_kernel(make_context(convolution, convolution_tensors),
+                                          make_context(add, add_tensors), &activation_context);
+}
+
 Result<std::unique_ptr<CpuKernel>> build_cpu_kernel(const graph::Graph& graph,
                                                     const graph::Node& node,
                                                     const std::vector<graph::Shape>& shapes) {

@@ -23,4 +23,12 @@ Result<std::unique_ptr<CpuKernel>> build_fused_activation_kernel(
     const graph::Graph& graph, const graph::Node& node, const graph::Node& activation,
     const std::vector<graph::Shape>& shapes);
 
+// One kernel for a Conv, the residual Add that alone reads its output and, when given, the
+// activation that alone reads the Add's (make_residual_convolution_kernel): it reads the Conv's
+// inputs (X, W, B or null) and the Add's other operand, and writes the last node's outputs.
+// kUnimplemented when they are not fused.
+Result<std::unique_ptr<CpuKernel>> build_residual_convolution_kernel(
+    const graph::Graph& graph, const graph::Node& convolution, const graph::Node& add,
+    const graph::Node* activation, const std::vector<graph::Shape>& shapes);
+
 }  // namespace orknn::devices::cpu

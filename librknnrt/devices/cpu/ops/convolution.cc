@@ -492,7 +492,56 @@ Result<std::unique_ptr<CpuKernel>> make_matmul_int8_kernel(const KernelBuildCont
   });
 }
 
+bool is_float32(const Tensor* tensor) {
+  return tensor && tensor->data_type == DataType::kFloat32;
+}
+
 }  // namespace
+
+Result<std::unique_ptr<CpuKernel>> make_residual_convolution_kernel(
+    const KernelBuildContext& convolution, const KernelBuildContext& add,
+    const KernelBuildContext* activation) {
+  auto not_fused = [&] {
+    return unimplemented(convolution.node.describe(), ": no residual Add fused with ",
+                         add.node.describe());
+  };
+  if (convolution.node.op_type != "Conv" || add.node.op_type != "Add" ||
+      convolution.outputs.size() != 1 || add.inputs.size() != 2 || add.outputs.size() != 1) {
+    return not_fused();
+  }
+  const Tensor* result = convolution.outputs[0];
+  const Tensor* output = add.outputs[0];
+  for (const Tensor* tensor :
+       {convolution.input(0), convolution.input(1), result, add.input(0), add.input(1), output}) {
+    if (!is_float32(tensor)) return not_fused();
+  }
+  // Both operands have the convolution's output shape: no broadcast.
+  if (result->shape.size() != 4 || add.input(0)->shape != result->shape ||
+      add.input(1)->shape != result->shape || output->shape != result->shape) {
+    return not_fused();
+  }
+  ORKNN_ASSIGN_OR_RETURN(graph::ConvAttributes attributes, parse_convolution(convolution, false));
+  // SiLU runs after the convolution's kernel (with_fused_silu), not in its driver.
+  if (attributes.activation.kind == graph::FusedActivationAttributes::Kind::kSilu) {
+    return not_fused();
+  }
+  ORKNN_ASSIGN_OR_RETURN(reference::Conv2DShape shape, conv_geometry(convolution, attributes));
+  kernels::cpu::ResidualAddition addition;
+  // Add(conv, residual) or Add(residual, conv): the operands stay in the graph's order.
+  addition.residual_first = add.node.inputs[1] == convolution.node.outputs[0];
+  if (activation) {
+    ORKNN_ASSIGN_OR_RETURN(const std::optional<reference::UnaryParams> after,
+                           fused_float_activation(*activation));
+    if (!after || !kernels::cpu::residual_activation_supported(*after)) return not_fused();
+    addition.has_after = true;
+    addition.after = *after;
+  }
+  if (auto fast = optimized::make_conv2d_residual_kernel(
+          convolution, shape, to_reference(attributes.activation), addition)) {
+    return fast;
+  }
+  return not_fused();
+}
 
 std::vector<CpuOpDefinition> convolution_cpu_ops() {
   return {

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <cstring>
 #include <limits>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -446,26 +447,37 @@ Result<std::unique_ptr<CpuKernel>> make_binary_activation_kernel(
             binary, operation, std::vector<int8_t>(table.begin(), table.end()))) {
       return fast;
     }
-  } else if (is_float32(a) && is_float32(b) && is_float32(result) &&
-             is_float32(activation.outputs[0])) {
-    ORKNN_ASSIGN_OR_RETURN(reference::UnaryParams params, unary_params(activation.node));
-    // Clip bounds given as inputs must be constants to be fixed now.
-    bool constant_bounds = true;
-    for (size_t position = 1; position < 3; ++position) {
-      const Tensor* bound = activation.input(position);
-      if (!bound) continue;
-      constant_bounds = constant_bounds && bound->is_constant() && is_float32(bound);
-      if (!constant_bounds) break;
-      float& value = position == 1 ? params.minimum : params.maximum;
-      std::memcpy(&value, bound->constant_data, sizeof(float));
-    }
-    if (constant_bounds) {
-      if (auto fast = optimized::make_binary_activation_kernel(binary, operation, params)) {
+  } else if (is_float32(a) && is_float32(b) && is_float32(result)) {
+    ORKNN_ASSIGN_OR_RETURN(const std::optional<reference::UnaryParams> params,
+                           fused_float_activation(activation));
+    if (params) {
+      if (auto fast = optimized::make_binary_activation_kernel(binary, operation, *params)) {
         return fast;
       }
     }
   }
   return unimplemented(binary.node.describe(), ": not fused with ", activation.node.describe());
+}
+
+Result<std::optional<reference::UnaryParams>> fused_float_activation(
+    const KernelBuildContext& activation) {
+  bool unary = false;
+  for (const UnaryType& unary_type : kUnaryTypes)
+    unary |= activation.node.op_type == unary_type.op_type;
+  if (!unary || activation.outputs.size() != 1 || !is_float32(activation.input(0)) ||
+      !is_float32(activation.outputs[0])) {
+    return std::optional<reference::UnaryParams>();
+  }
+  ORKNN_ASSIGN_OR_RETURN(reference::UnaryParams params, unary_params(activation.node));
+  // Clip bounds given as inputs must be constants to be fixed now.
+  for (size_t position = 1; position < 3; ++position) {
+    const Tensor* bound = activation.input(position);
+    if (!bound) continue;
+    if (!bound->is_constant() || !is_float32(bound)) return std::optional<reference::UnaryParams>();
+    float& value = position == 1 ? params.minimum : params.maximum;
+    std::memcpy(&value, bound->constant_data, sizeof(float));
+  }
+  return std::optional<reference::UnaryParams>(params);
 }
 
 std::vector<CpuOpDefinition> elementwise_cpu_ops() {

@@ -75,6 +75,25 @@ std::unique_ptr<CpuKernel> make_conv2d_kernel(const KernelBuildContext& context,
       silu);
 }
 
+std::unique_ptr<CpuKernel> make_conv2d_residual_kernel(const KernelBuildContext& context,
+                                                       const reference::Conv2DShape& shape,
+                                                       const reference::FusedActivation& activation,
+                                                       const dispatch::ResidualAddition& addition) {
+  if (reference_selected()) return nullptr;
+  auto prepared = dispatch::prepare_conv2d(shape, activation, constant_input<float>(context, 1));
+  if (!prepared || !prepared->takes_residual()) return nullptr;
+  const bool has_bias = context.input(2) != nullptr;
+  return wrap(std::move(prepared),
+              [has_bias, addition](const dispatch::Conv2DFloat& kernel, const void* const* inputs,
+                                   void* const* outputs, ThreadPool& pool) {
+                dispatch::ResidualAddition run_addition = addition;
+                run_addition.residual = typed<float>(inputs[3]);
+                kernel.run_with_residual(typed<float>(inputs[0]), typed<float>(inputs[1]),
+                                         has_bias ? typed<float>(inputs[2]) : nullptr, run_addition,
+                                         static_cast<float*>(outputs[0]), pool);
+              });
+}
+
 std::unique_ptr<CpuKernel> make_conv_transpose2d_kernel(
     const KernelBuildContext& context, const reference::Conv2DShape& shape,
     const reference::FusedActivation& activation) {

@@ -14,6 +14,7 @@
 #include <memory>
 
 #include "devices/cpu/cpu_kernel.h"
+#include "dispatch.h"
 #include "reference/convolution.h"
 #include "reference/elementwise.h"
 #include "reference/gemm.h"
@@ -31,6 +32,13 @@ std::unique_ptr<CpuKernel> make_conv2d_kernel(const KernelBuildContext& context,
                                               bool silu = false);
 // Float32 ConvTranspose of kernels/cpu/dispatch.h prepare_conv_transpose2d; null for the
 // reference variant and non-constant weights.
+// The same followed by a residual Add (and the activation after it) in the driver
+// (kernels/cpu/dispatch.h ResidualAddition; `addition.residual` is ignored): inputs X, W,
+// optional B, then the residual. Null where the selected driver does not take one.
+std::unique_ptr<CpuKernel> make_conv2d_residual_kernel(
+    const KernelBuildContext& context, const kernels::reference::Conv2DShape& shape,
+    const kernels::reference::FusedActivation& activation,
+    const kernels::cpu::ResidualAddition& addition);
 std::unique_ptr<CpuKernel> make_conv_transpose2d_kernel(
     const KernelBuildContext& context, const kernels::reference::Conv2DShape& shape,
     const kernels::reference::FusedActivation& activation);

@@ -1,0 +1,231 @@
+// The CPU device's fusion of a float32 Conv with the residual Add that alone reads its result
+// and the activation after the Add (graph/fusion_chains.h, kernels/cpu/dispatch.h
+// ResidualAddition): on every optimized variant the fused run's output is bit for bit the one
+// of the same graph run node by node (the Conv's result made a graph output, which keeps it
+// unfused), for the drivers that take the Add (the GEMM, the lanes) and the ones that do not,
+// with the Add's operands either way round, with and without bias and activation; and the
+// fused kernel is built where the drivers take it.
+#include <cstring>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "common/op_test_harness.h"
+#include "devices/cpu/cpu_kernel_registry.h"
+#include "devices/device.h"
+#include "dispatch.h"
+#include "exec/executor.h"
+#include "graph/fusion_chains.h"
+#include "kernels_optimized/optimized_test_support.h"
+
+// cmocka comes last (its macros clash with standard headers) and needs these first.
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+extern "C" {
+#include <cmocka.h>
+}
+
+namespace {
+
+using namespace orknn;
+using namespace orknn::testing;
+using graph::Shape;
+using kernels::cpu::kernel_variant_name;
+using kernels::cpu::KernelVariant;
+
+struct Layer {
+  const char* name;
+  int64_t input_channels, size, output_channels, kernel, stride;
+};
+
+struct Options {
+  bool residual_first = false;  // Add(residual, conv)
+  bool bias = true;
+  const char* activation = "Relu";   // nullptr: the Add's result is the output
+  bool observe_convolution = false;  // the Conv's result is also a graph output: no fusion
+};
+
+// x -> Conv(W, B) -> Add with r -> activation -> out; x and r are graph inputs.
+std::shared_ptr<const graph::Graph> make_graph(const Layer& layer, const Options& options) {
+  auto storage = std::make_shared<std::vector<std::vector<uint8_t>>>();
+  graph::Graph graph;
+  graph.storage = storage;
+  auto add = [&](const std::string& name, const Shape& shape) {
+    graph::Tensor tensor;
+    tensor.name = name;
+    tensor.shape = shape;
+    tensor.data_type = DataType::kFloat32;
+    graph.tensors.push_back(tensor);
+    return static_cast<int32_t>(graph.tensors.size() - 1);
+  };
+  auto constant = [&](const std::string& name, const Shape& shape, uint32_t seed) {
+    const int32_t index = add(name, shape);
+    Random random(seed);
+    storage->push_back(
+        to_bytes(random.floats(static_cast<size_t>(graph::element_count(shape)), -0.5f, 0.5f)));
+    graph::Tensor& tensor = graph.tensors[static_cast<size_t>(index)];
+    tensor.constant = true;
+    tensor.constant_data = storage->back().data();
+    tensor.constant_size = storage->back().size();
+    return index;
+  };
+  const int64_t pad = layer.kernel / 2;
+  const int64_t out_size = (layer.size + 2 * pad - layer.kernel) / layer.stride + 1;
+  const Shape output_shape{1, layer.output_channels, out_size, out_size};
+  const int32_t x = add("x", {1, layer.input_channels, layer.size, layer.size});
+  const int32_t r = add("r", output_shape);
+  graph.inputs.push_back({x, {}, {}, false, false});
+  graph.inputs.push_back({r, {}, {}, false, false});
+  const int32_t w =
+      constant("w", {layer.output_channels, layer.input_channels, layer.kernel, layer.kernel}, 5);
+  std::vector<int32_t> conv_inputs{x, w};
+  if (options.bias) conv_inputs.push_back(constant("b", {layer.output_channels}, 6));
+  const int32_t c = add("c", output_shape);
+  const int32_t s = add("s", output_shape);
+  graph.nodes.push_back({"conv", "Conv", conv_inputs, {c}, {}});
+  graph.nodes.back().attributes = {{"kernel_shape", attr_ints({layer.kernel, layer.kernel})},
+                                   {"pads", attr_ints({pad, pad, pad, pad})},
+                                   {"strides", attr_ints({layer.stride, layer.stride})}};
+  graph.nodes.push_back(
+      {"add",
+       "Add",
+       options.residual_first ? std::vector<int32_t>{r, c} : std::vector<int32_t>{c, r},
+       {s},
+       {}});
+  int32_t out = s;
+  if (options.activation) {
+    out = add("out", output_shape);
+    graph.nodes.push_back({"activation", options.activation, {s}, {out}, {}});
+    if (std::string(options.activation) == "LeakyRelu")
+      graph.nodes.back().attributes = {{"alpha", attr_float(0.2f)}};
+  }
+  graph.outputs = {out};
+  if (options.observe_convolution) graph.outputs.push_back(c);
+  return std::make_shared<const graph::Graph>(std::move(graph));
+}
+
+// The first output's bytes, on `threads` threads.
+std::vector<uint8_t> run(std::shared_ptr<const graph::Graph> graph, KernelVariant variant,
+                         size_t threads) {
+  kernels::cpu::ScopedKernelVariant force(variant);
+  ThreadPool pool(threads);
+  ThreadPool::Scope scope(&pool);
+  std::vector<Shape> input_shapes;
+  for (const graph::GraphInput& input : graph->inputs)
+    input_shapes.push_back(graph->tensor(input.tensor).shape);
+  auto executor = exec::Executor::create(graph, input_shapes, {devices::make_cpu_device()});
+  if (!executor.ok()) fail_msg("Executor::create: %s", executor.status().message().c_str());
+  for (size_t i = 0; i < graph->inputs.size(); ++i) {
+    Random random(static_cast<uint32_t>(11 + i));
+    const size_t bytes = executor.value()->input_bytes(i);
+    const std::vector<float> values = random.floats(bytes / sizeof(float), -2.0f, 2.0f);
+    std::memcpy(executor.value()->input_data(i), values.data(), bytes);
+  }
+  const Status ran = executor.value()->run(nullptr);
+  if (!ran.ok()) fail_msg("run: %s", ran.message().c_str());
+  const uint8_t* data = executor.value()->output_data(0);
+  return std::vector<uint8_t>(data, data + executor.value()->output_bytes(0));
+}
+
+// Whether the CPU device builds the Conv, Add (and activation) as one kernel on `variant`: the
+// nodes form a run (graph/fusion_chains.h) and the kernels take it.
+bool fuses(std::shared_ptr<const graph::Graph> graph, KernelVariant variant) {
+  if (graph::fusion_runs(*graph)[0].kind != graph::FusionRun::Kind::kResidualConvolution) {
+    return false;
+  }
+  kernels::cpu::ScopedKernelVariant force(variant);
+  std::vector<Shape> shapes;
+  for (const graph::Tensor& tensor : graph->tensors) shapes.push_back(tensor.shape);
+  const graph::Node* activation = graph->nodes.size() > 2 ? &graph->nodes[2] : nullptr;
+  auto kernel = devices::cpu::build_residual_convolution_kernel(
+      *graph, graph->nodes[0], graph->nodes[1], activation, shapes);
+  if (!kernel.ok() && kernel.status().code() != StatusCode::kUnimplemented) {
+    fail_msg("build_residual_convolution_kernel: %s", kernel.status().message().c_str());
+  }
+  return kernel.ok();
+}
+
+// The GEMM's pointwise and im2col paths (column blocks narrower than the plane at 56x56), a
+// depth over several chunks (the tiles add the residual on the last one only), the lanes' 7x7
+// outputs, and a 3x3 layer whose driver (Winograd, direct) may not take the Add.
+const Layer kLayers[] = {
+    {"1x1 32->48 @56", 32, 56, 48, 1, 1},       {"1x1/2 24->40 @30", 24, 30, 40, 1, 2},
+    {"1x1 1100->100 @14", 1100, 14, 100, 1, 1}, {"1x1 512->256 @7", 512, 7, 256, 1, 1},
+    {"3x3 16->16 @20", 16, 20, 16, 3, 1},
+};
+
+void test_fused_matches_separate_nodes(void**) {
+  int fused_layers = 0;
+  for (const Layer& layer : kLayers) {
+    // HardSwish: the avx512 tiles take Relu and LeakyRelu after the Add, the row pass the rest.
+    for (const char* activation :
+         {"Relu", "LeakyRelu", "HardSwish", static_cast<const char*>(nullptr)}) {
+      for (bool residual_first : {false, true}) {
+        Options options;
+        options.activation = activation;
+        options.residual_first = residual_first;
+        options.bias = !residual_first;
+        const auto graph = make_graph(layer, options);
+        options.observe_convolution = true;
+        const auto separate = make_graph(layer, options);
+        for (KernelVariant variant : optimized_variants()) {
+          const std::string what =
+              std::string(layer.name) + " + " + (activation ? activation : "no activation") +
+              (residual_first ? ", Add(residual, conv)" : "") + ", " + kernel_variant_name(variant);
+          fused_layers += fuses(graph, variant) ? 1 : 0;
+          assert_false(fuses(separate, variant));
+          for (size_t threads : {size_t{1}, size_t{3}}) {
+            if (run(graph, variant, threads) != run(separate, variant, threads)) {
+              fail_msg("%s, %zu threads: the fused output differs from the nodes run apart",
+                       what.c_str(), threads);
+            }
+          }
+        }
+      }
+    }
+  }
+  // The GEMM takes the Add on every optimized variant: at least the first three layers.
+  assert_true(fused_layers >= 3 * 4 * 2 * static_cast<int>(optimized_variants().size()));
+}
+
+// The lanes (avx2 and avx512 on 7x7 outputs with 256 or more channels) take it too.
+void test_lanes_take_the_add(void**) {
+  const auto graph = make_graph(kLayers[3], Options{});
+  for (KernelVariant variant : {KernelVariant::kAvx2, KernelVariant::kAvx512}) {
+    if (!kernels::cpu::kernel_variant_available(variant)) {
+      std::printf("SKIPPED %s lanes: not available on this CPU\n", kernel_variant_name(variant));
+      continue;
+    }
+    assert_true(fuses(graph, variant));
+  }
+}
+
+// Nothing is fused on the reference variant, nor with an activation the rows do not compute
+// with the reference's bits (Sigmoid: the Conv and the Add are fused, the Sigmoid runs apart).
+void test_not_fused(void**) {
+  assert_false(fuses(make_graph(kLayers[0], Options{}), KernelVariant::kReference));
+  Options sigmoid;
+  sigmoid.activation = "Sigmoid";
+  const auto graph = make_graph(kLayers[0], sigmoid);
+  sigmoid.observe_convolution = true;
+  const auto separate = make_graph(kLayers[0], sigmoid);
+  for (KernelVariant variant : optimized_variants()) {
+    assert_false(fuses(graph, variant));
+    if (run(graph, variant, 2) != run(separate, variant, 2)) {
+      fail_msg("Sigmoid, %s: the output differs from the nodes run apart",
+               kernel_variant_name(variant));
+    }
+  }
+}
+
+}  // namespace
+
+int main() {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_fused_matches_separate_nodes),
+      cmocka_unit_test(test_lanes_take_the_add),
+      cmocka_unit_test(test_not_fused),
+  };
+  return cmocka_run_group_tests(tests, nullptr, nullptr);
+}
