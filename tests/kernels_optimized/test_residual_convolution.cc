@@ -5,6 +5,8 @@
 // unfused), for the drivers that take the Add (the GEMM, the lanes) and the ones that do not,
 // with the Add's operands either way round, with and without bias and activation; and the
 // fused kernel is built where the drivers take it.
+#include <algorithm>
+#include <cstdio>
 #include <cstring>
 #include <memory>
 #include <string>
@@ -219,6 +221,57 @@ void test_not_fused(void**) {
   }
 }
 
+// Where a convolution takes no residual (the direct tiles under 3x3 16->16), the Add still runs
+// with its Relu as one step: the Add's own result tensor is never written.
+void test_unfused_residual_add_keeps_its_activation(void**) {
+  const auto graph = make_graph(kLayers[4], Options{});
+  std::vector<Shape> shapes;
+  for (const graph::Tensor& tensor : graph->tensors) shapes.push_back(tensor.shape);
+  std::vector<size_t> nodes(graph->nodes.size());
+  for (size_t i = 0; i < nodes.size(); ++i) nodes[i] = i;
+  int checked = 0;
+  for (KernelVariant variant : optimized_variants()) {
+    if (fuses(graph, variant)) continue;
+    kernels::cpu::ScopedKernelVariant force(variant);
+    ThreadPool pool(2);
+    ThreadPool::Scope scope(&pool);
+    auto executable = devices::make_cpu_device()->compile(*graph, nodes, shapes);
+    if (!executable.ok()) fail_msg("compile: %s", executable.status().message().c_str());
+    std::vector<std::vector<float>> buffers(graph->tensors.size());
+    std::vector<void*> addresses(graph->tensors.size(), nullptr);
+    constexpr float kUntouched = -12345.0f;
+    for (size_t i = 0; i < graph->tensors.size(); ++i) {
+      const graph::Tensor& tensor = graph->tensors[i];
+      if (tensor.is_constant()) {
+        addresses[i] = const_cast<uint8_t*>(tensor.constant_data);
+        continue;
+      }
+      Random random(static_cast<uint32_t>(31 + i));
+      buffers[i] =
+          random.floats(static_cast<size_t>(graph::element_count(tensor.shape)), -2.0f, 2.0f);
+      if (tensor.name == "s" || tensor.name == "out") {
+        std::fill(buffers[i].begin(), buffers[i].end(), kUntouched);
+      }
+      addresses[i] = buffers[i].data();
+    }
+    const Status bound = executable.value()->bind(addresses);
+    if (!bound.ok()) fail_msg("bind: %s", bound.message().c_str());
+    const Status ran = executable.value()->run(nullptr);
+    if (!ran.ok()) fail_msg("run: %s", ran.message().c_str());
+    for (size_t i = 0; i < graph->tensors.size(); ++i) {
+      if (graph->tensors[i].name == "s") {
+        for (float value : buffers[i]) assert_true(value == kUntouched);  // fused with the Relu
+      }
+      if (graph->tensors[i].name == "out") {
+        for (float value : buffers[i]) assert_true(value >= 0.0f);  // the Relu's output
+      }
+    }
+    ++checked;
+  }
+  std::printf("%d variants ran the Add and its Relu as one step after an unfused Conv\n", checked);
+  assert_true(checked > 0);
+}
+
 }  // namespace
 
 int main() {
@@ -226,6 +279,7 @@ int main() {
       cmocka_unit_test(test_fused_matches_separate_nodes),
       cmocka_unit_test(test_lanes_take_the_add),
       cmocka_unit_test(test_not_fused),
+      cmocka_unit_test(test_unfused_residual_add_keeps_its_activation),
   };
   return cmocka_run_group_tests(tests, nullptr, nullptr);
 }

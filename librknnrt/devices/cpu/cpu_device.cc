@@ -88,6 +88,9 @@ class CpuDevice final : public Device {
     std::vector<CpuExecutable::Step> steps;
     steps.reserve(node_indices.size());
     const std::vector<graph::FusionRun> runs = graph::fusion_runs(graph);
+    // The Add of a Conv + Add + activation run whose convolution kernel took no residual (a
+    // Winograd layer): it still runs with its activation as one step.
+    size_t unfused_residual_add = SIZE_MAX;
     for (size_t position = 0; position < node_indices.size(); ++position) {
       const size_t index = node_indices[position];
       const graph::Node& node = graph.nodes[index];
@@ -105,8 +108,13 @@ class CpuDevice final : public Device {
         ORKNN_ASSIGN_OR_RETURN(size_t fused,
                                fuse_residual_convolution(graph, index, run.length, shapes, &step));
         position += fused;
+        if (fused == 0 && run.length == 3) unfused_residual_add = index + 1;
       }
-      if (run_here && run.kind == graph::FusionRun::Kind::kBinaryActivation) {
+      const bool binary_activation_here =
+          (run_here && run.kind == graph::FusionRun::Kind::kBinaryActivation) ||
+          (index == unfused_residual_add && position + 1 < node_indices.size() &&
+           node_indices[position + 1] == index + 1);
+      if (binary_activation_here) {
         const graph::Node& activation = graph.nodes[index + 1];
         auto fused = cpu::build_fused_activation_kernel(graph, node, activation, shapes);
         if (!fused.ok() && fused.status().code() != StatusCode::kUnimplemented) {
