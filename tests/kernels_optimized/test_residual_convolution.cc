@@ -150,12 +150,18 @@ bool fuses(std::shared_ptr<const graph::Graph> graph, KernelVariant variant) {
 
 // The GEMM's pointwise and im2col paths (column blocks narrower than the plane at 56x56), a
 // depth over several chunks (the tiles add the residual on the last one only), the lanes' 7x7
-// outputs, and a 3x3 layer whose driver (Winograd, direct) may not take the Add.
+// outputs, Winograd F(4x4) (from 64 channels on avx512) and a 3x3 layer whose driver (the
+// direct tiles on avx512) does not take the Add.
+// clang-format off
 const Layer kLayers[] = {
-    {"1x1 32->48 @56", 32, 56, 48, 1, 1},       {"1x1/2 24->40 @30", 24, 30, 40, 1, 2},
-    {"1x1 1100->100 @14", 1100, 14, 100, 1, 1}, {"1x1 512->256 @7", 512, 7, 256, 1, 1},
+    {"1x1 32->48 @56", 32, 56, 48, 1, 1},
+    {"1x1/2 24->40 @30", 24, 30, 40, 1, 2},
+    {"1x1 1100->100 @14", 1100, 14, 100, 1, 1},
+    {"1x1 512->256 @7", 512, 7, 256, 1, 1},
     {"3x3 16->16 @20", 16, 20, 16, 3, 1},
+    {"3x3 64->64 @18", 64, 18, 64, 3, 1},
 };
+// clang-format on
 
 void test_fused_matches_separate_nodes(void**) {
   int fused_layers = 0;
@@ -191,15 +197,20 @@ void test_fused_matches_separate_nodes(void**) {
   assert_true(fused_layers >= 3 * 4 * 2 * static_cast<int>(optimized_variants().size()));
 }
 
-// The lanes (avx2 and avx512 on 7x7 outputs with 256 or more channels) take it too.
-void test_lanes_take_the_add(void**) {
-  const auto graph = make_graph(kLayers[3], Options{});
-  for (KernelVariant variant : {KernelVariant::kAvx2, KernelVariant::kAvx512}) {
-    if (!kernels::cpu::kernel_variant_available(variant)) {
-      std::printf("SKIPPED %s lanes: not available on this CPU\n", kernel_variant_name(variant));
-      continue;
+// The lanes (avx2 and avx512 on 7x7 outputs with 256 or more channels) and the Winograd
+// convolution (both x86 variants on 3x3 64->64) take it too.
+void test_lanes_and_winograd_take_the_add(void**) {
+  for (const Layer* layer : {&kLayers[3], &kLayers[5]}) {
+    const auto graph = make_graph(*layer, Options{});
+    for (KernelVariant variant : {KernelVariant::kAvx2, KernelVariant::kAvx512}) {
+      if (!kernels::cpu::kernel_variant_available(variant)) {
+        std::printf("SKIPPED %s: not available on this CPU\n", kernel_variant_name(variant));
+        continue;
+      }
+      if (!fuses(graph, variant)) {
+        fail_msg("%s, %s: not fused", layer->name, kernel_variant_name(variant));
+      }
     }
-    assert_true(fuses(graph, variant));
   }
 }
 
@@ -277,7 +288,7 @@ void test_unfused_residual_add_keeps_its_activation(void**) {
 int main() {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_fused_matches_separate_nodes),
-      cmocka_unit_test(test_lanes_take_the_add),
+      cmocka_unit_test(test_lanes_and_winograd_take_the_add),
       cmocka_unit_test(test_not_fused),
       cmocka_unit_test(test_unfused_residual_add_keeps_its_activation),
   };

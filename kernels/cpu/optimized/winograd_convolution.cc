@@ -23,6 +23,7 @@
 
 #include "core/large_allocation.h"
 #include "optimized/blocking.h"
+#include "optimized/fused_binary_rows.h"
 #include "optimized/optimized_kernels.h"
 #include "optimized/tile_arithmetic.h"
 #include "optimized/winograd_transforms.h"
@@ -145,6 +146,20 @@ class WinogradConvolution final : public Conv2DFloat {
 
   void run(const float* input, const float*, const float* bias, float* output,
            ThreadPool& pool) const override {
+    run_images(input, bias, ResidualRows(kernels_, nullptr, output), output, pool);
+  }
+
+  // A residual Add on each output channel's band as the output transform finishes it.
+  bool takes_residual() const override { return true; }
+  void run_with_residual(const float* input, const float*, const float* bias,
+                         const ResidualAddition& addition, float* output,
+                         ThreadPool& pool) const override {
+    run_images(input, bias, ResidualRows(kernels_, &addition, output), output, pool);
+  }
+
+ private:
+  void run_images(const float* input, const float* bias, const ResidualRows& residual,
+                  float* output, ThreadPool& pool) const {
     uint8_t* scratch = pool.scratch(0, scratch_bytes());
     auto* planes = reinterpret_cast<float*>(scratch);
     const size_t image_size = channels_ * height_ * width_;
@@ -172,7 +187,7 @@ class WinogradConvolution final : public Conv2DFloat {
         pool.parallel_for(bands, [&](size_t band, size_t thread) {
           uint8_t* own = thread == 0 ? scratch + planes_bytes_
                                      : pool.scratch(thread, transformed_bytes_ + task_bytes_);
-          run_band(planes, band_of(band, bands), bias, reinterpret_cast<float*>(own),
+          run_band(planes, band_of(band, bands), bias, residual, reinterpret_cast<float*>(own),
                    reinterpret_cast<float*>(own + transformed_bytes_), image_output);
         });
         continue;
@@ -193,13 +208,12 @@ class WinogradConvolution final : public Conv2DFloat {
               thread == 0 ? scratch + shared_bytes() : pool.scratch(thread, task_bytes_);
           const size_t first_row = block * block_rows;
           run_block(transformed, band, first_row, std::min(block_rows, rows_ - first_row), bias,
-                    reinterpret_cast<float*>(task), image_output);
+                    residual, reinterpret_cast<float*>(task), image_output);
         });
       }
     }
   }
 
- private:
   struct Band {
     size_t first_tile_row;
     size_t tiles;
@@ -224,8 +238,9 @@ class WinogradConvolution final : public Conv2DFloat {
 
   // One band on one thread: its input transform into `transformed`, then every block of output
   // channels.
-  void run_band(const float* planes, const Band& band, const float* bias, float* transformed,
-                float* products, float* output) const {
+  void run_band(const float* planes, const Band& band, const float* bias,
+                const ResidualRows& residual, float* transformed, float* products,
+                float* output) const {
     const size_t groups = divide_round_up(band.tiles, kWinogradLanes);
     for (size_t channel = 0; channel < channels_; ++channel) {
       for (size_t group = 0; group < groups; ++group) {
@@ -234,7 +249,7 @@ class WinogradConvolution final : public Conv2DFloat {
     }
     for (size_t first_row = 0; first_row < rows_; first_row += block_rows_) {
       run_block(transformed, band, first_row, std::min(block_rows_, rows_ - first_row), bias,
-                products, output);
+                residual, products, output);
     }
   }
 
@@ -328,7 +343,8 @@ class WinogradConvolution final : public Conv2DFloat {
   // Output channels [first_row, first_row + rows) of the band: per position, the GEMM
   // U[xi] x V[xi] into the task's products [xi][rows][band columns], then the output transform.
   void run_block(const float* transformed, const Band& band, size_t first_row, size_t rows,
-                 const float* bias, float* products, float* output) const {
+                 const float* bias, const ResidualRows& residual, float* products,
+                 float* output) const {
     const size_t panel_size = round_up(rows_, mr_) * channels_;
     TileGrid grid;
     grid.first_row = 0;
@@ -365,13 +381,12 @@ class WinogradConvolution final : public Conv2DFloat {
         transform_output_group(products + r * band_columns_ + group * kWinogradLanes, band, group,
                                channel_bias, plane);
       }
-      if (epilogue_) {
-        // The band's output rows, one run of the plane.
-        const size_t top = band.first_tile_row * M;
-        const size_t bottom = std::min(output_height_, top + band.tiles / layout_.tiles_x * M);
-        const size_t count = (bottom - top) * output_width_;
-        epilogue_.apply(plane + top * output_width_, 1, count, count);
-      }
+      // The band's output rows, one run of the plane, while it is in cache.
+      const size_t top = band.first_tile_row * M;
+      const size_t bottom = std::min(output_height_, top + band.tiles / layout_.tiles_x * M);
+      const size_t count = (bottom - top) * output_width_;
+      if (epilogue_) epilogue_.apply(plane + top * output_width_, 1, count, count);
+      residual.apply(plane + top * output_width_, count);
     }
   }
 
