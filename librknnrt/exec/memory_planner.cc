@@ -134,21 +134,35 @@ std::vector<InPlaceGroup> in_place_groups(const graph::Graph& graph,
   // offset is safe (where a shifted overlap would not be), and costs no memory, as the plan
   // without the run rule gave. If the nodes run apart, the operand is dead when the activation
   // writes.
+  // A Conv + Add (+ activation) run's output takes the Conv result's bytes: the fused kernel
+  // never writes that result, so it costs no memory of its own. The kernel writes the output
+  // while it reads the Conv's input and the residual, which the run rule keeps apart from it.
+  // Run apart, the Add (with its activation) writes in place on the result, element by
+  // element, or the activation does when the result is dead.
+  auto take_in_place = [&](int32_t operand, int32_t output) {
+    if (operand < 0 || output < 0 || !intermediate[operand] || !intermediate[output] ||
+        taken[operand] || taken[output] || shapes[operand] != shapes[output] ||
+        graph.tensor(operand).data_type != graph.tensor(output).data_type) {
+      return false;
+    }
+    taken[operand] = taken[output] = true;
+    groups.push_back(InPlaceGroup{operand, {{output, 0}}});
+    return true;
+  };
   const std::vector<graph::FusionRun> runs = graph::fusion_runs(graph);
-  for (size_t step = 0; step + 1 < graph.nodes.size(); ++step) {
-    if (runs[step].kind != graph::FusionRun::Kind::kBinaryActivation) continue;
+  for (size_t step = 0; step < graph.nodes.size(); ++step) {
+    const graph::FusionRun& run = runs[step];
+    if (run.kind == graph::FusionRun::Kind::kResidualConvolution) {
+      take_in_place(graph.nodes[step].outputs[0], graph.nodes[step + run.length - 1].outputs[0]);
+      continue;
+    }
+    if (run.kind != graph::FusionRun::Kind::kBinaryActivation) continue;
     const int32_t output = graph.nodes[step + 1].outputs[0];
-    if (output < 0 || !intermediate[output] || taken[output]) continue;
-    const graph::Tensor& result = graph.tensor(output);
     for (int32_t operand : graph.nodes[step].inputs) {
-      if (operand < 0 || !intermediate[operand] || taken[operand] ||
-          last_reader[operand] != static_cast<int>(step) || shapes[operand] != shapes[output] ||
-          graph.tensor(operand).data_type != result.data_type) {
-        continue;
+      if (operand >= 0 && last_reader[operand] == static_cast<int>(step) &&
+          take_in_place(operand, output)) {
+        break;
       }
-      taken[operand] = taken[output] = true;
-      groups.push_back(InPlaceGroup{operand, {{output, 0}}});
-      break;
     }
   }
   return groups;

@@ -286,7 +286,8 @@ void test_fused_runs_keep_outputs_off_their_inputs(void**) {
 
 // A Conv, the residual Add that alone reads its result and the Relu after it run as one kernel
 // on the CPU (graph/fusion_chains.h), which writes the Relu's output while it reads the Conv's
-// input: the run's outputs live from the Conv's step and never take the Conv input's bytes.
+// input and the residual: the run's outputs live from the Conv's step and never take their
+// bytes; the output takes the Conv result's.
 void test_residual_convolution_runs(void**) {
   Graph g;
   const Shape plane{1, 8, 4, 4};
@@ -318,6 +319,11 @@ void test_residual_convolution_runs(void**) {
   const exec::MemoryPlan plan = exec::plan_memory(g, shapes_of(g));
   assert_true(disjoint(plan, o, a, bytes));
   assert_true(disjoint(plan, s, a, bytes));
+  // The run's output takes the bytes of the Conv's result, which the fused kernel never
+  // writes; the residual stays apart (the kernel reads it while it writes).
+  assert_int_equal(plan.offsets[o], plan.offsets[c]);
+  assert_true(disjoint(plan, o, r, bytes));
+  assert_true(disjoint(plan, s, r, bytes) && disjoint(plan, s, o, bytes));
 
   // The same nodes with no run (a Gemm is never fused): best fit puts a run output on the
   // Conv's input, the placement the rule prevents.
