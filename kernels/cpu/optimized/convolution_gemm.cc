@@ -330,7 +330,6 @@ class GemmConvolution : public ConvolutionTraits<Arithmetic>::Interface {
               t.residual = nullptr;
               if (residual && last_chunk && residual->in_tile()) {
                 t.residual = residual->residual_at(t.c);
-                t.residual_first = residual->residual_first();
                 t.after = residual->tile_after();
               } else if (residual && last_chunk && panel > 0) {
                 t.prefetch = residual_slice(*residual, c_base + row * c_stride, t.rows,

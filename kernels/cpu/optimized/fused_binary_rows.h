@@ -99,9 +99,8 @@ class ResidualRows {
   }
 
   // Whether the GEMM tiles add the residual (FloatTile::residual) instead of apply(); then
-  // residual_first() and tile_after() are theirs.
+  // tile_after() is theirs.
   bool in_tile() const { return in_tile_; }
-  bool residual_first() const { return addition_->residual_first; }
   const FloatActivation* tile_after() const {
     return addition_->has_after ? &tile_after_ : nullptr;
   }

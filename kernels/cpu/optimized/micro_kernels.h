@@ -67,9 +67,9 @@ struct FloatTile {
   PrefetchRange prefetch{};           // the next A panel, where A streams from memory
   // A residual Add on the last depth chunk, for tables whose float_tile_adds_residual is set
   // (dispatch.h ResidualAddition): after the activation, c = after(value + residual), with
-  // residual[r * c_stride + j] (Add(residual, value) when residual_first). Null: none.
+  // residual[r * c_stride + j]. Null: none. (Addition commutes but for which NaN's payload it
+  // returns when both are NaN: compilers commute it too, here as in the element-wise rows.)
   const float* residual = nullptr;
-  bool residual_first = false;
   const FloatActivation* after = nullptr;  // null: none
 };
 

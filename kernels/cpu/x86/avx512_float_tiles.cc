@@ -149,18 +149,14 @@ ORKNN_TARGET_AVX512 void float_tile_rows(const FloatTile& tile) {
 #undef ORKNN_ACTIVATE
   }
   if (tile.residual) {
-    // The Add in the graph's operand order (which NaN an x86 add returns depends on it).
     const float* residual = tile.residual;
-    const bool first = tile.residual_first;
-#define ORKNN_ADD_RESIDUAL(r)                                                                      \
-  if constexpr (kRows > r) {                                                                       \
-    const __m512 residual_low = _mm512_maskz_loadu_ps(mask_low, residual + r * c_stride);          \
-    low##r = first ? _mm512_add_ps(residual_low, low##r) : _mm512_add_ps(low##r, residual_low);    \
-    if constexpr (kVectors == 2) {                                                                 \
-      const __m512 residual_high = _mm512_maskz_loadu_ps(mask_high, residual + r * c_stride + 16); \
-      high##r =                                                                                    \
-          first ? _mm512_add_ps(residual_high, high##r) : _mm512_add_ps(high##r, residual_high);   \
-    }                                                                                              \
+#define ORKNN_ADD_RESIDUAL(r)                                                                     \
+  if constexpr (kRows > r) {                                                                      \
+    low##r = _mm512_add_ps(low##r, _mm512_maskz_loadu_ps(mask_low, residual + r * c_stride));     \
+    if constexpr (kVectors == 2) {                                                                \
+      high##r =                                                                                   \
+          _mm512_add_ps(high##r, _mm512_maskz_loadu_ps(mask_high, residual + r * c_stride + 16)); \
+    }                                                                                             \
   }
     ORKNN_FOR_EACH_ROW(ORKNN_ADD_RESIDUAL)
 #undef ORKNN_ADD_RESIDUAL
