@@ -32,10 +32,12 @@ struct MemoryPlan {
 // other such group) and starts at a multiple of kTensorAlignment within the whole. The whole
 // tensor's memory is then reserved for as long as any of them is alive.
 //
-// Nodes the CPU device may fuse (graph/fusion_chains.h: a binary node and its activation) write
-// the run's output at the run's first step, so that output lives from there, on any device;
-// it takes the bytes of an operand of its shape and type that dies at the binary node (the
-// fused kernel works in place, element by element), and otherwise overlaps none.
+// Nodes the CPU device may fuse (graph/fusion_chains.h: a binary node and its activation, a
+// float32 Conv with its residual Add and activation) write the run's output at the run's first
+// step, so that output lives from there, on any device. A binary run's output takes the bytes of
+// an operand of its shape and type that dies at the binary node (the fused kernel works in
+// place, element by element); a Conv run's takes the Conv result's (never written when fused);
+// otherwise it overlaps none.
 MemoryPlan plan_memory(const graph::Graph& graph, const std::vector<graph::Shape>& shapes,
                        const std::vector<bool>& host_nodes = {});
 
