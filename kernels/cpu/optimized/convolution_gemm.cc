@@ -285,11 +285,10 @@ class GemmConvolution : public ConvolutionTraits<Arithmetic>::Interface {
              scratch, packed_b);
       Arithmetic::set_steps(tile, steps);
       tile.accumulate = step_begin > 0;
-      if constexpr (!kIsInt8<Arithmetic>) {
-        const bool last = step_begin + steps == steps_;
-        tile.activation = last && has_activation_ ? &activation_ : nullptr;
-      }
       const bool last_chunk = step_begin + steps == steps_;
+      if constexpr (!kIsInt8<Arithmetic>) {
+        tile.activation = last_chunk && has_activation_ ? &activation_ : nullptr;
+      }
       const size_t panels = divide_round_up(grid.columns, nr_);
       // Rows the last chunk finished: the residual Add while they are in cache.
       auto rows_done = [&](size_t row, size_t rows) {
