@@ -94,7 +94,9 @@ class ResidualRows {
       // residual_activation_supported() was asked when the kernel was built.
       activation_ = row_activation_of(addition->after).value_or(RowActivation{});
     }
-    in_tile_ = addition && kernels.float_tile_adds_residual &&
+    // Column tiles (a one-column last panel, for_each_tile) take no residual: a table with
+    // them keeps the row pass.
+    in_tile_ = addition && kernels.float_tile_adds_residual && !kernels.float_column_tiles &&
                (!addition->has_after || tile_activation_of(activation_, &tile_after_));
   }
 

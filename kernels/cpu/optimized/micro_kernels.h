@@ -635,8 +635,8 @@ struct MicroKernels {
   size_t depthwise_stride2_narrowest = 0;
   // Optional (null: max_row_float in the generic driver): 3x3 float max pooling at stride 2.
   void (*max_pool_stride2_rows)(const MaxPoolStride2Rows& rows) = nullptr;
-  // Whether float_tile honours FloatTile::residual (no column tiles then). Else the drivers add
-  // the residual to each row group after its tiles.
+  // Whether float_tile honours FloatTile::residual; taken only by tables without
+  // float_column_tiles. Else the drivers add the residual to each row group after its tiles.
   bool float_tile_adds_residual = false;
 };
 // The most tiles one float_column_tiles call takes.
