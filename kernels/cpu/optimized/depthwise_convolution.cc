@@ -274,7 +274,9 @@ class InPlaceDepthwiseConvolution final : public Conv2DFloat {
   }
 
  private:
-  // The call's own fields on the layer's description (built once by describe_layer).
+  // The layer's description (built once by describe_layer) with the call's operands, and the
+  // pointers into this object (activation, tap masks), which the stored description leaves out
+  // so that it holds no pointer to its owner.
   void run_planes(const float* input, size_t channels, const float* weights, const float* bias,
                   float* output) const {
     if (form_ == Form::kFlat) {
