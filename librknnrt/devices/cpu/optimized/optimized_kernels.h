@@ -30,8 +30,6 @@ std::unique_ptr<CpuKernel> make_conv2d_kernel(const KernelBuildContext& context,
                                               const kernels::reference::Conv2DShape& shape,
                                               const kernels::reference::FusedActivation& activation,
                                               bool silu = false);
-// Float32 ConvTranspose of kernels/cpu/dispatch.h prepare_conv_transpose2d; null for the
-// reference variant and non-constant weights.
 // The same followed by a residual Add (and the activation after it) in the driver
 // (kernels/cpu/dispatch.h ResidualAddition; `addition.residual` is ignored): inputs X, W,
 // optional B, then the residual. Null where the selected driver does not take one.
@@ -39,6 +37,8 @@ std::unique_ptr<CpuKernel> make_conv2d_residual_kernel(
     const KernelBuildContext& context, const kernels::reference::Conv2DShape& shape,
     const kernels::reference::FusedActivation& activation,
     const kernels::cpu::ResidualAddition& addition);
+// Float32 ConvTranspose of kernels/cpu/dispatch.h prepare_conv_transpose2d; null for the
+// reference variant and non-constant weights.
 std::unique_ptr<CpuKernel> make_conv_transpose2d_kernel(
     const KernelBuildContext& context, const kernels::reference::Conv2DShape& shape,
     const kernels::reference::FusedActivation& activation);
