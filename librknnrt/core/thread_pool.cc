@@ -17,10 +17,13 @@
 namespace orknn {
 namespace {
 
-// The pool whose task the calling thread is running (for nested parallel_for), and its index.
+// The pool whose task the calling thread is running (for nested parallel_for), its index, and
+// the chunk of tasks it claimed (ThreadPool::likely_next_index; empty in loops run inline).
 struct RunningTask {
   const ThreadPool* pool = nullptr;
   size_t thread = 0;
+  size_t chunk_begin = 0;
+  size_t chunk_end = 0;
 };
 thread_local RunningTask running_task;
 thread_local ThreadPool* bound_pool = nullptr;
@@ -212,7 +215,11 @@ void ThreadPool::run(size_t count, Invoke invoke, void* context) {
     // Nested in one of our tasks (its workers are busy), or nothing to share: run inline on
     // the calling thread's own index.
     const size_t thread = running_task.pool == this ? running_task.thread : 0;
+    // Its indices are not the outer task's chunk (likely_next_index).
+    const RunningTask outer = running_task;
+    running_task.chunk_begin = running_task.chunk_end = 0;
     for (size_t index = 0; index < count; ++index) invoke(context, index, thread);
+    running_task = outer;
     return;
   }
   std::lock_guard<std::mutex> submit(submit_mutex_);
@@ -251,6 +258,13 @@ void ThreadPool::run_job(size_t first, size_t count, Invoke invoke, void* contex
   job_running_.store(false, std::memory_order_relaxed);
 }
 
+size_t ThreadPool::likely_next_index(size_t index) {
+  const RunningTask& task = running_task;
+  const bool in_chunk = task.chunk_begin <= index && index < task.chunk_end;
+  if (!in_chunk || index + 1 < task.chunk_end || task.thread == 0) return index + 1;
+  return task.chunk_begin - 1;
+}
+
 size_t ThreadPool::claim_chunk(size_t remaining) const {
   // Guided scheduling: an eighth of each thread's fair share of what is left, so the chunks
   // still in flight when the job runs out are small and the threads finish together.
@@ -281,6 +295,8 @@ void ThreadPool::work(uint32_t generation, size_t thread) {
     const size_t begin = job_first_.load() + (from_front ? front : back - chunk);
     const Invoke invoke = job_invoke_.load();
     void* const context = job_context_.load();
+    running_task.chunk_begin = begin;
+    running_task.chunk_end = begin + chunk;
     for (size_t task = begin; task < begin + chunk; ++task) invoke(context, task, thread);
     finished_.fetch_add(chunk, std::memory_order_release);
     claim = claim_.load();

@@ -54,6 +54,15 @@ class ThreadPool {
     run(count, invoke, const_cast<void*>(static_cast<const void*>(&task)));
   }
 
+  // The task the calling thread will most likely run after task `index` of the parallel_for it
+  // is running, for a kernel that prefetches that task's operands: the next index of the
+  // chunk it claimed, else where its next claim will most likely start (the caller claims
+  // upward from the front; a worker's next chunk ends where its last one began, and the last
+  // chunks are single tasks). Only a guess: it can be another thread's task or past either end
+  // (then it wraps to a large value), so callers check it against their task count. Outside a
+  // parallel_for's task, and in loops run inline, index + 1.
+  static size_t likely_next_index(size_t index);
+
   // Makes every thread's scratch at least `bytes` long (kernels call this when they are built,
   // so runs do not allocate).
   void reserve_scratch(size_t bytes);

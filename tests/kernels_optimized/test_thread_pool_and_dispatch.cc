@@ -85,6 +85,69 @@ void test_chunked_claims(void**) {
   }
 }
 
+// Per thread, the tasks it ran in order and the guess it was given for each: how often the
+// guess named the task that thread ran next, of how many tasks it ran a next one after.
+struct GuessRecord {
+  std::vector<size_t> tasks;
+  std::vector<size_t> guesses;
+};
+// Each task lasts `task_time`, so that both threads get several.
+void record_guesses(ThreadPool& pool, size_t count, std::vector<GuessRecord>& records,
+                    std::chrono::microseconds task_time = {}) {
+  for (GuessRecord& record : records) record.tasks.clear(), record.guesses.clear();
+  pool.parallel_for(count, [&](size_t index, size_t thread) {
+    records[thread].tasks.push_back(index);  // each thread writes only its own record
+    records[thread].guesses.push_back(ThreadPool::likely_next_index(index));
+    const auto until = std::chrono::steady_clock::now() + task_time;
+    while (std::chrono::steady_clock::now() < until) {
+    }
+  });
+}
+size_t wrong_guesses(const GuessRecord& record) {
+  size_t wrong = 0;
+  for (size_t i = 0; i + 1 < record.tasks.size(); ++i) {
+    if (record.guesses[i] != record.tasks[i + 1]) ++wrong;
+  }
+  return wrong;
+}
+
+// likely_next_index, which kernels use to prefetch the operands of their next task: exact for
+// the calling thread, for a worker inside a chunk, and on two threads once claims are single
+// tasks (a worker then runs the task below its last one); index + 1 outside a pool's task and
+// in loops run inline.
+void test_likely_next_index(void**) {
+  assert_int_equal(ThreadPool::likely_next_index(5), 6);
+  ThreadPool serial(1);
+  std::vector<GuessRecord> one(1);
+  record_guesses(serial, 10, one);
+  assert_int_equal(one[0].tasks.size(), 10);
+  assert_int_equal(wrong_guesses(one[0]), 0);
+  assert_int_equal(one[0].guesses.back(), 10);
+
+  ThreadPool pool(2);
+  std::vector<GuessRecord> two(2);
+  size_t worker_pairs = 0;  // so that the worker's check is not vacuous
+  for (int round = 0; round < 50; ++round) {
+    // Fewer than 16 tasks: every claim is one task.
+    record_guesses(pool, 10, two, std::chrono::microseconds(50));
+    assert_int_equal(wrong_guesses(two[0]), 0);
+    assert_int_equal(wrong_guesses(two[1]), 0);
+    if (two[1].tasks.size() > 1) worker_pairs += two[1].tasks.size() - 1;
+  }
+  assert_true(worker_pairs > 0);
+  for (int round = 0; round < 20; ++round) {
+    record_guesses(pool, 960, two);  // chunks of up to 60 tasks
+    assert_int_equal(wrong_guesses(two[0]), 0);
+  }
+  std::atomic<bool> inner_wrong{false};
+  pool.parallel_for(4, [&](size_t, size_t) {
+    pool.parallel_for(3, [&](size_t index, size_t) {
+      if (ThreadPool::likely_next_index(index) != index + 1) inner_wrong = true;
+    });
+  });
+  assert_false(inner_wrong.load());
+}
+
 void test_nested_calls_run_inline(void**) {
   ThreadPool pool(2);
   std::atomic<int> inner{0};
@@ -320,6 +383,7 @@ int main() {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_every_task_runs_once),
       cmocka_unit_test(test_chunked_claims),
+      cmocka_unit_test(test_likely_next_index),
       cmocka_unit_test(test_nested_calls_run_inline),
       cmocka_unit_test(test_concurrent_callers),
       cmocka_unit_test(test_real_time_workers_yield),

@@ -500,7 +500,7 @@ class DirectConvolution final : public Conv2DInt8 {
     });
     const size_t nr = kernels_.columns;
     pool.parallel_for(divide_round_up(output_channels_, nr), [&](size_t panel, size_t thread) {
-      run_channel_panel(activations, bias, output, panel,
+      run_channel_panel(activations, bias, output, panel, ThreadPool::likely_next_index(panel),
                         pool.scratch(thread, bytes) + shared_bytes_);
     });
   }
@@ -543,7 +543,7 @@ class DirectConvolution final : public Conv2DInt8 {
   // Output channels [panel x NR, + NR): pixels x channels sums in scratch, then each channel's
   // column of them as a row, requantized (finish_row: the GEMM's rows, any requantization).
   void run_channel_panel(const int8_t* activations, const int32_t* bias, int8_t* output,
-                         size_t panel, uint8_t* scratch) const {
+                         size_t panel, size_t next_panel, uint8_t* scratch) const {
     const size_t nr = kernels_.columns;
     auto* sums = reinterpret_cast<int32_t*>(scratch + sums_offset_);
     int32_t* row = sums + pixel_panels_ * mr_ * nr;
@@ -554,16 +554,17 @@ class DirectConvolution final : public Conv2DInt8 {
     const size_t panel_bytes = depth_groups_ * nr * kQuad;
     tile.b = packed_weights_.data() + panel * panel_bytes;
     tile.c_stride = nr;
-    // The pixel panels ask the next channel panel's weights into L2, a slice each: in a model
-    // the first pixel panel reads this panel's from memory (ResNet50's 7x7 layers hold 1-2 MB
-    // of weights, in no cache when the model reaches them).
-    const bool last_panel = first_channel + nr >= output_channels_;
+    // The pixel panels ask the weights of the channel panel this thread most likely runs next
+    // into L2, a slice each: in a model the first pixel panel reads this panel's from memory
+    // (ResNet50's 7x7 layers hold 1-2 MB of weights, in no cache when the model reaches them).
+    const bool prefetch = next_panel < divide_round_up(output_channels_, nr);
+    const int8_t* next_weights = packed_weights_.data() + (prefetch ? next_panel : 0) * panel_bytes;
     const size_t slice = divide_round_up(panel_bytes, pixel_panels_);
     for (size_t p = 0; p < pixel_panels_; ++p) {
       tile.rows = std::min(mr_, columns_ - p * mr_);
       tile.a = activations + p * depth_groups_ * mr_ * kQuad;
       tile.c = sums + p * mr_ * nr;
-      if (!last_panel) tile.prefetch = {tile.b + panel_bytes + p * slice, slice};
+      if (prefetch) tile.prefetch = {next_weights + p * slice, slice};
       kernels_.tile_activations_in_a(tile);
     }
     for (size_t j = 0; j < tile.columns; ++j) {
