@@ -10,6 +10,12 @@
 
 namespace orknn {
 
+// Releases an AlignedBuffer's memory (free_large needs its size).
+struct LargeBufferDeleter {
+  size_t bytes = 0;
+  void operator()(uint8_t* pointer) const;
+};
+
 class AlignedBuffer {
  public:
   static constexpr size_t kAlignment = 64;
@@ -24,10 +30,7 @@ class AlignedBuffer {
   bool allocation_failed(size_t requested) const { return requested > 0 && !data_; }
 
  private:
-  struct FreeDeleter {
-    void operator()(uint8_t* pointer) const { std::free(pointer); }
-  };
-  std::unique_ptr<uint8_t, FreeDeleter> data_;
+  std::unique_ptr<uint8_t, LargeBufferDeleter> data_;
   size_t size_ = 0;
 };
 
