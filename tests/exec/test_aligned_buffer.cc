@@ -4,8 +4,8 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
-#include <string>
 #include <initializer_list>
+#include <string>
 #include <vector>
 
 #include "core/aligned_buffer.h"

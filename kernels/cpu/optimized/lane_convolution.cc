@@ -185,9 +185,10 @@ class LaneConvolution final : public Conv2DFloat {
       tile.a = panels + first * depth_;
       tile.c = output + block * kBlockChannels * pixels_ + first;
       if (next < blocks) {
-        tile.prefetch = {reinterpret_cast<const char*>(packed_weights_.data() + next * block_floats) +
-                             panel * slice_bytes,
-                         slice_bytes};
+        tile.prefetch = {
+            reinterpret_cast<const char*>(packed_weights_.data() + next * block_floats) +
+                panel * slice_bytes,
+            slice_bytes};
       }
       tile_(tile);
     }
