@@ -51,9 +51,11 @@ void* map_huge(size_t bytes) {
   if (start > first) munmap(raw, start - first);
   const uintptr_t end = first + span;
   if (end > start + bytes) munmap(reinterpret_cast<void*>(start + bytes), end - start - bytes);
+#if defined(MADV_HUGEPAGE)
   // Before the first touch, so that the pages are huge from the start. A refusal (EINVAL where
   // the kernel has no transparent huge pages) leaves small pages: nothing to do.
   madvise(reinterpret_cast<void*>(start), bytes, MADV_HUGEPAGE);
+#endif
   return reinterpret_cast<void*>(start);
 }
 #endif

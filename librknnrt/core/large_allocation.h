@@ -8,13 +8,8 @@
 #include <cstddef>
 #include <new>
 
-#if defined(__linux__)
-#include <sys/mman.h>
-#endif
-
 // 1 where buffers of 2 MiB and more come from malloc rather than from mappings of their own
-// (aligned_buffer.cc): under AddressSanitizer, whose red zones then guard them, and where
-// there is no MADV_HUGEPAGE.
+// (aligned_buffer.cc): under AddressSanitizer, whose red zones then guard them, and off Linux.
 #if defined(__SANITIZE_ADDRESS__)
 #define ORKNN_LARGE_FROM_MALLOC 1
 #elif defined(__has_feature)
@@ -22,7 +17,7 @@
 #define ORKNN_LARGE_FROM_MALLOC 1
 #endif
 #endif
-#if !defined(ORKNN_LARGE_FROM_MALLOC) && (!defined(__linux__) || !defined(MADV_HUGEPAGE))
+#if !defined(ORKNN_LARGE_FROM_MALLOC) && !defined(__linux__)
 #define ORKNN_LARGE_FROM_MALLOC 1
 #endif
 #if !defined(ORKNN_LARGE_FROM_MALLOC)

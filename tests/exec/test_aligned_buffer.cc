@@ -93,7 +93,7 @@ std::string mapping_label(const void* address) {
 // Large buffers are mappings of their own, so that their pages are first touched after the
 // huge-page advice, even after glibc has started serving large blocks from its heap (it does
 // once a large block is freed: here a 16 MiB one). Not where they come from malloc
-// (ORKNN_LARGE_FROM_MALLOC: AddressSanitizer builds, systems without MADV_HUGEPAGE).
+// (ORKNN_LARGE_FROM_MALLOC: AddressSanitizer builds, other systems than Linux).
 void test_large_buffers_are_fresh_mappings(void**) {
 #if !ORKNN_LARGE_FROM_MALLOC
   if (!orknn::huge_pages_enabled()) return;

@@ -85,8 +85,8 @@ void test_chunked_claims(void**) {
   }
 }
 
-// Per thread, the tasks it ran in order and the guess it was given for each: how often the
-// guess named the task that thread ran next, of how many tasks it ran a next one after.
+// Per thread, the tasks it ran in order and the guess it was given for each (wrong_guesses
+// counts the guesses that did not name the task that thread ran next).
 struct GuessRecord {
   std::vector<size_t> tasks;
   std::vector<size_t> guesses;
