@@ -128,6 +128,9 @@ const ConvCase kCases[] = {
     // Column phases of 9 and 8 (the int8 widening's stride-2 vector bound), and of 8 and 8.
     {"depthwise stride 2 phases 9 and 8", 1, 3, 5, 17, 3, 3, 3, 2, 2, 1, 1, 0, 0, 0, 0, 3},
     {"depthwise stride 2 width 16 pad 1", 1, 2, 6, 16, 2, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 2},
+    // 39 outputs a row: the neon stride-2 rows' gathered first output, two runs of four
+    // vector blocks, one single block and two gathered outputs at the end.
+    {"depthwise stride 2 wide", 1, 3, 7, 77, 3, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 3},
     {"depthwise width 8 and 9", 1, 2, 4, 8, 2, 3, 3, 1, 1, 1, 1, 0, 0, 0, 1, 2},
     // Tall planes: the int8 depthwise kernel works in bands of rows whose padded rows fit
     // 16 KB (here 71 and 36 output rows), with a partial last band.

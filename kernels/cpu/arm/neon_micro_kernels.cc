@@ -8,6 +8,7 @@
 // is associative, see docs/cpu-kernels.md) and bit-exact with the reference.
 #include <arm_neon.h>
 
+#include "arm/neon_float_activation.h"
 #include "core/reproducible_exp.h"
 #include "optimized/binary_operation.h"
 #include "optimized/micro_kernels.h"
@@ -19,14 +20,7 @@ namespace {
 constexpr size_t kRows = 8;
 constexpr size_t kColumns = 8;
 
-float32x4_t activate(const FloatActivation& activation, float32x4_t value) {
-  if (activation.leaky) {
-    const uint32x4_t negative = vcltq_f32(value, vdupq_n_f32(0.0f));
-    value = vbslq_f32(negative, vmulq_n_f32(value, activation.leaky_alpha), value);
-  }
-  value = vmaxq_f32(value, vdupq_n_f32(activation.minimum));
-  return vminq_f32(value, vdupq_n_f32(activation.maximum));
-}
+using neon_float::activate;
 
 // Accumulator row r (columns 0-3 and 4-7) += A(r) x B step, A(r) a lane of a 4-row vector.
 #define ORKNN_FLOAT_ROW(r, a_vector, lane)                      \
@@ -813,8 +807,14 @@ const MicroKernels& neon_micro_kernels() {
                        portable_requantize_lanes,
                        nullptr,
                        nullptr};
-    // The optional entries after these take their defaults (null) but one, set by name.
+    // The optional entries after these take their defaults (null) but those set by name.
     table.float_column_tiles = float_column_tiles;
+    table.depthwise_stride2_rows = neon_depthwise_stride2_rows;
+    // Below two vectors of outputs a row is mostly edge outputs, which the stride-2 kernel
+    // gathers one tap at a time; those rows stay with the lanes driver (four channels a
+    // vector). Chosen by that count, not timed: there is no board here.
+    table.depthwise_stride2_narrowest = 8;
+    table.max_pool_stride2_rows = neon_max_pool_stride2_rows;
     return table;
   }();
   return kernels;

@@ -766,5 +766,9 @@ void avx2_lane_float_tile(const LaneFloatTile& tile);
 void avx2_pack_lane_panel(const LanePanelPacking& packing);
 // Defined only in AArch64 builds (kernels/cpu/arm/).
 const MicroKernels& neon_micro_kernels();
+// AArch64 only: the neon table's float 3x3 depthwise and 3x3 max pooling at stride 2 across
+// (arm/neon_stride2_rows.cc).
+void neon_depthwise_stride2_rows(const DepthwiseStride2Rows& rows);
+void neon_max_pool_stride2_rows(const MaxPoolStride2Rows& rows);
 
 }  // namespace orknn::kernels::cpu::optimized
