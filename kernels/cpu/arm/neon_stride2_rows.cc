@@ -94,30 +94,47 @@ void store_block(float* output, size_t x, size_t output_width, float32x4_t value
   for (size_t lane = 0; x + lane < output_width; ++lane) output[x + lane] = values[lane];
 }
 
-// Blocks of four outputs from x on, `Blocks` chains at once; all of them vector blocks when
-// Gathered is false.
-template <size_t Blocks, bool Gathered>
-void depthwise_blocks(const KernelRows& rows, size_t x, size_t output_width, size_t width,
-                      const float* weights, float bias, const FloatActivation* activation,
-                      float* output) {
-  float32x4_t taps[Blocks][kTaps];
+float32x4_t finish(float32x4_t sum, const FloatActivation* activation) {
+  return activation ? neon_float::activate(*activation, sum) : sum;
+}
+
+// `Blocks` vector blocks of four outputs from x on, one chain each, interleaved kernel row by
+// kernel row (nine taps of four blocks would not fit the 32 registers).
+template <size_t Blocks>
+void depthwise_vector_blocks(const KernelRows& rows, size_t x, const float* weights, float bias,
+                             const FloatActivation* activation, float* output) {
   float32x4_t sums[Blocks];
-  for (size_t b = 0; b < Blocks; ++b) {
-    const size_t first = x + b * kLanes;
-    if constexpr (Gathered) {
-      gather_taps(rows, first, output_width, width, taps[b]);
-    } else {
-      load_taps(rows, first, taps[b]);
+  for (size_t b = 0; b < Blocks; ++b) sums[b] = vdupq_n_f32(bias);
+  for (size_t i = 0; i < 3; ++i) {
+    const float* w = weights + 3 * i;
+    for (size_t b = 0; b < Blocks; ++b) {
+      float32x4_t left = vdupq_n_f32(0.0f), centre = left, right = left;
+      if (rows.row[i] != nullptr) {
+        const size_t column = 2 * (x + b * kLanes);
+        left = vld2q_f32(rows.row[i] + column - 1).val[0];
+        const float32x4x2_t from_centre = vld2q_f32(rows.row[i] + column);
+        centre = from_centre.val[0];
+        right = from_centre.val[1];
+      }
+      sums[b] = vfmaq_n_f32(sums[b], left, w[0]);
+      sums[b] = vfmaq_n_f32(sums[b], centre, w[1]);
+      sums[b] = vfmaq_n_f32(sums[b], right, w[2]);
     }
-    sums[b] = vdupq_n_f32(bias);
-  }
-  for (size_t t = 0; t < kTaps; ++t) {
-    for (size_t b = 0; b < Blocks; ++b) sums[b] = vfmaq_n_f32(sums[b], taps[b][t], weights[t]);
   }
   for (size_t b = 0; b < Blocks; ++b) {
-    const float32x4_t value = activation ? neon_float::activate(*activation, sums[b]) : sums[b];
-    store_block(output, x + b * kLanes, output_width, value);
+    vst1q_f32(output + x + b * kLanes, finish(sums[b], activation));
   }
+}
+
+// The block of outputs x .. x + 3 (those below output_width) on gathered taps.
+void depthwise_gathered_block(const KernelRows& rows, size_t x, size_t output_width, size_t width,
+                              const float* weights, float bias, const FloatActivation* activation,
+                              float* output) {
+  float32x4_t taps[kTaps];
+  gather_taps(rows, x, output_width, width, taps);
+  float32x4_t sum = vdupq_n_f32(bias);
+  for (size_t t = 0; t < kTaps; ++t) sum = vfmaq_n_f32(sum, taps[t], weights[t]);
+  store_block(output, x, output_width, finish(sum, activation));
 }
 
 // Output x of a row by the reference's rule, for the outputs the vector path leaves out.
@@ -151,20 +168,18 @@ void neon_depthwise_stride2_rows(const DepthwiseStride2Rows& rows) {
       const KernelRows kernel =
           kernel_rows(plane, y, rows.stride_height, rows.pad_top, rows.input_height, width);
       // Output 0's left tap is padding: it goes with the gathered ones.
-      depthwise_blocks<1, true>(kernel, 0, 1, width, weights, bias, rows.activation, output);
+      depthwise_gathered_block(kernel, 0, 1, width, weights, bias, rows.activation, output);
       size_t x = 1;
       for (; x + 4 * kLanes <= output_width && vector_block(x + 3 * kLanes, width);
            x += 4 * kLanes) {
-        depthwise_blocks<4, false>(kernel, x, output_width, width, weights, bias, rows.activation,
-                                   output);
+        depthwise_vector_blocks<4>(kernel, x, weights, bias, rows.activation, output);
       }
       for (; x + kLanes <= output_width && vector_block(x, width); x += kLanes) {
-        depthwise_blocks<1, false>(kernel, x, output_width, width, weights, bias, rows.activation,
-                                   output);
+        depthwise_vector_blocks<1>(kernel, x, weights, bias, rows.activation, output);
       }
       for (; x < output_width; x += kLanes) {
-        depthwise_blocks<1, true>(kernel, x, output_width, width, weights, bias, rows.activation,
-                                  output);
+        depthwise_gathered_block(kernel, x, output_width, width, weights, bias, rows.activation,
+                                 output);
       }
     }
   }
