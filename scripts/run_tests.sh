@@ -42,7 +42,7 @@ echo "=== tests: AddressSanitizer + UndefinedBehaviorSanitizer ==="
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:strict_string_checks=1
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 # At -O1, as the sanitizers' documentation advises: against -O0 the tests ran in 1.7 minutes
-# instead of 5 and the tree shrank by a third; GCC makes no sibling calls at -O1, so reports
+# instead of 5, and the executables are smaller; GCC makes no sibling calls at -O1, so reports
 # still show every frame.
 build build-asan -DCMAKE_BUILD_TYPE=Debug -DORKNN_SANITIZE=ON \
   "-DCMAKE_C_FLAGS_DEBUG=-O1 -g" "-DCMAKE_CXX_FLAGS_DEBUG=-O1 -g"
