@@ -20,6 +20,7 @@
 #include <arm_neon.h>
 
 #include <cstddef>
+#include <initializer_list>
 
 #include "arm/neon_float_activation.h"
 #include "optimized/micro_kernels.h"
@@ -51,19 +52,22 @@ bool vector_block(size_t x, size_t width) {
   return x >= 1 && 2 * x + 2 * kLanes <= width;
 }
 
-// Tap (i, j) of outputs x .. x + 3 as a vector, in raster order, from the two loads per row.
-void load_taps(const KernelRows& rows, size_t x, float32x4_t taps[kTaps]) {
-  for (size_t i = 0; i < 3; ++i) {
-    if (rows.row[i] == nullptr) {
-      taps[3 * i] = taps[3 * i + 1] = taps[3 * i + 2] = vdupq_n_f32(0.0f);
-      continue;
-    }
-    const float32x4x2_t from_left = vld2q_f32(rows.row[i] + 2 * x - 1);
-    const float32x4x2_t from_centre = vld2q_f32(rows.row[i] + 2 * x);
-    taps[3 * i] = from_left.val[0];
-    taps[3 * i + 1] = from_centre.val[0];
-    taps[3 * i + 2] = from_centre.val[1];
-  }
+// The left, centre and right taps of outputs x .. x + 3 in one kernel row, from two loads.
+struct RowTaps {
+  float32x4_t left, centre, right;
+};
+RowTaps row_taps(const float* row, size_t x) {
+  const float32x4x2_t from_centre = vld2q_f32(row + 2 * x);
+  return {vld2q_f32(row + 2 * x - 1).val[0], from_centre.val[0], from_centre.val[1]};
+}
+
+// Whether padded column 2x + j of output x (input column 2x + j - 1) lies inside a row of
+// `width`; if so, `column` is that input column.
+bool tap_column(size_t x, size_t j, size_t width, size_t* column) {
+  const size_t padded_column = 2 * x + j;
+  if (padded_column < 1 || padded_column - 1 >= width) return false;
+  *column = padded_column - 1;
+  return true;
 }
 
 // The same taps read one by one, zero outside the row and for lanes past the output row.
@@ -74,10 +78,8 @@ void gather_taps(const KernelRows& rows, size_t x, size_t output_width, size_t w
     for (size_t i = 0; i < 3; ++i) {
       if (rows.row[i] == nullptr) continue;
       for (size_t j = 0; j < 3; ++j) {
-        const size_t padded_column = 2 * (x + lane) + j;  // column + 1
-        if (padded_column >= 1 && padded_column - 1 < width) {
-          values[3 * i + j][lane] = rows.row[i][padded_column - 1];
-        }
+        size_t column;
+        if (tap_column(x + lane, j, width, &column)) values[3 * i + j][lane] = rows.row[i][column];
       }
     }
   }
@@ -108,17 +110,12 @@ void depthwise_vector_blocks(const KernelRows& rows, size_t x, const float* weig
   for (size_t i = 0; i < 3; ++i) {
     const float* w = weights + 3 * i;
     for (size_t b = 0; b < Blocks; ++b) {
-      float32x4_t left = vdupq_n_f32(0.0f), centre = left, right = left;
-      if (rows.row[i] != nullptr) {
-        const size_t column = 2 * (x + b * kLanes);
-        left = vld2q_f32(rows.row[i] + column - 1).val[0];
-        const float32x4x2_t from_centre = vld2q_f32(rows.row[i] + column);
-        centre = from_centre.val[0];
-        right = from_centre.val[1];
-      }
-      sums[b] = vfmaq_n_f32(sums[b], left, w[0]);
-      sums[b] = vfmaq_n_f32(sums[b], centre, w[1]);
-      sums[b] = vfmaq_n_f32(sums[b], right, w[2]);
+      const float32x4_t zero = vdupq_n_f32(0.0f);
+      const RowTaps taps =
+          rows.row[i] ? row_taps(rows.row[i], x + b * kLanes) : RowTaps{zero, zero, zero};
+      sums[b] = vfmaq_n_f32(sums[b], taps.left, w[0]);
+      sums[b] = vfmaq_n_f32(sums[b], taps.centre, w[1]);
+      sums[b] = vfmaq_n_f32(sums[b], taps.right, w[2]);
     }
   }
   for (size_t b = 0; b < Blocks; ++b) {
@@ -144,9 +141,9 @@ float max_of_window(const KernelRows& rows, size_t x, size_t width) {
   for (size_t i = 0; i < 3; ++i) {
     if (rows.row[i] == nullptr) continue;
     for (size_t j = 0; j < 3; ++j) {
-      const size_t padded_column = 2 * x + j;
-      if (padded_column < 1 || padded_column - 1 >= width) continue;
-      const float tap = rows.row[i][padded_column - 1];
+      size_t column;
+      if (!tap_column(x, j, width, &column)) continue;
+      const float tap = rows.row[i][column];
       if (!found || tap > best) best = tap;
       found = true;
     }
@@ -197,14 +194,12 @@ void neon_max_pool_stride2_rows(const MaxPoolStride2Rows& rows) {
       output[0] = max_of_window(kernel, 0, width);
       size_t x = 1;
       for (; x + kLanes <= output_width && vector_block(x, width); x += kLanes) {
-        float32x4_t taps[kTaps];
-        load_taps(kernel, x, taps);
         bool found = false;
         float32x4_t best = vdupq_n_f32(0.0f);
         for (size_t i = 0; i < 3; ++i) {
           if (kernel.row[i] == nullptr) continue;
-          for (size_t j = 0; j < 3; ++j) {
-            const float32x4_t tap = taps[3 * i + j];
+          const RowTaps row = row_taps(kernel.row[i], x);
+          for (const float32x4_t tap : {row.left, row.centre, row.right}) {
             best = found ? vbslq_f32(vcgtq_f32(tap, best), tap, best) : tap;
             found = true;
           }
