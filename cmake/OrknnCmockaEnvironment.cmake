@@ -4,8 +4,8 @@
 # out of the test, which skips C++ destructors: a thread pool left behind that way has workers
 # waiting on stack memory the next test reuses, and the program hung after printing the
 # failure instead of exiting. Every run of a cmocka program sets its environment through this
-# function (an ENVIRONMENT property set elsewhere would replace the variable, as three runs'
-# did until session 25).
+# function: an ENVIRONMENT property set elsewhere replaces the variable (until session 25, five
+# runs had lost it that way and four never had it). tests/check_cmocka_environment.py checks.
 function(orknn_cmocka_environment)
   cmake_parse_arguments(ARG "" "TEST" "VARIABLES" ${ARGN})
   set(variables ${ARG_VARIABLES})
