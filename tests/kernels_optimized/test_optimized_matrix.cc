@@ -58,6 +58,10 @@ const GemmCase kGemmCases[] = {
     {24, 32, 16},
     {25, 65, 130, false, true, 1.0f, 1.0f, Addend::kColumn},
     {11, 47, 9, true, false, 1.0f, 1.0f, Addend::kRow},
+    // The avx512 int8 tile's edges (8 x 32): a last panel of at most 8 columns (one ymm) under
+    // whole tiles of rows, and one of 9-16 (one zmm).
+    {40, 36, 70, false, true, 1.0f, 1.0f, Addend::kRow},
+    {16, 44, 33},
 };
 
 reference::GemmParams params_of(const GemmCase& c, size_t* c_size) {

@@ -26,6 +26,10 @@ namespace {
 // (docs/cpu-kernels.md): 12 x 32 (24 accumulators) was within noise on the ResNet50 and
 // MobileNetV2 layers (median +1-1.5%, from -12% to +7% per layer).
 constexpr size_t kTileRows = 8;
+// A last panel of 1-8 real columns runs on one ymm per row, 9-16 on one zmm, 17-24 on a zmm and
+// a ymm. Zen 4 runs a ymm VPDPBUSD in half a zmm one's time: a 14x14 plane is six panels of 32
+// pixels and one of 4, which now costs a quarter of a full one, not half; a 7x7 plane's second
+// panel of 17 three quarters, not all.
 static_assert(kTileRows == 8, "ORKNN_FOR_EACH_ROW and vnni_tile_vectors name 8 rows");
 constexpr size_t kTileColumns = 32;
 constexpr size_t kGroupDepth = 4;
@@ -46,6 +50,13 @@ ORKNN_TARGET_AVX512_VNNI int32_t load_group(const int8_t* bytes) {
   int32_t value;
   __builtin_memcpy(&value, bytes, sizeof(value));
   return value;
+}
+
+// The low 256 bits of a zmm, which is no instruction (its ymm subregister). Not
+// _mm512_castsi512_si256: GCC 12's trips -Wmaybe-uninitialized (see the top).
+ORKNN_TARGET_AVX512_VNNI __m256i low_half(__m512i vector) {
+  const __v16si lanes = reinterpret_cast<__v16si>(vector);
+  return reinterpret_cast<__m256i>(__builtin_shufflevector(lanes, lanes, 0, 1, 2, 3, 4, 5, 6, 7));
 }
 
 // The output range and zero point of a requantized tile, as vectors.
@@ -302,16 +313,22 @@ __attribute__((noinline)) ORKNN_TARGET_AVX512_VNNI void requantize_tile_sums(
   }
 }
 
-// kRows real rows (1..kTileRows) and kVectors column vectors (1: at most 16 real columns).
-// kActivationsInB: B holds the activations (convolutions) and is VPDPBUSD's unsigned operand;
-// otherwise A does (Gemm/MatMul). With kRequantize the sums (plus c when accumulating) are
-// requantized into requantization's int8 output instead of stored to c.
-template <size_t kRows, size_t kVectors, bool kActivationsInB, bool kRequantize = false>
+// kRows real rows (1..kTileRows) by kLanes columns (tile_lanes: 32 on two zmm per row, 24 on a
+// zmm and a ymm, 16 on a zmm, 8 on a ymm). kActivationsInB: B holds the activations
+// (convolutions) and is VPDPBUSD's unsigned operand; otherwise A does (Gemm/MatMul). With
+// kRequantize the sums (plus c when accumulating) are requantized into requantization's int8
+// output instead of stored to c.
+template <size_t kRows, size_t kLanes, bool kActivationsInB, bool kRequantize = false>
 ORKNN_TARGET_AVX512_VNNI void vnni_tile_rows(const Int8DotTile& tile,
                                              const Int8TileRequantization* requantization) {
-#define ORKNN_DECLARE(r)                   \
-  __m512i low##r = _mm512_setzero_si512(); \
-  __m512i high##r = _mm512_setzero_si512();
+  constexpr size_t kVectors = kLanes > 16 ? 2 : 1;
+  // The ymm accumulators: the only ones with 8 lanes, the second vector's with 24.
+  constexpr bool kNarrowLow = kLanes == 8;
+  constexpr bool kNarrowHigh = kLanes == 24;
+#define ORKNN_DECLARE(r)                    \
+  __m512i low##r = _mm512_setzero_si512();  \
+  __m512i high##r = _mm512_setzero_si512(); \
+  __m256i narrow##r = _mm256_setzero_si256();
   ORKNN_FOR_EACH_ROW(ORKNN_DECLARE)
 #undef ORKNN_DECLARE
   const int8_t* a = tile.a;
@@ -320,22 +337,49 @@ ORKNN_TARGET_AVX512_VNNI void vnni_tile_rows(const Int8DotTile& tile,
   for (size_t g = 0; g < tile.depth_groups;
        ++g, a += kTileRows * kGroupDepth, b += kTileColumns * kGroupDepth) {
     prefetch_line(prefetch);
-    const __m512i b_low = _mm512_loadu_si512(b);
-    const __m512i b_high = kVectors > 1 ? _mm512_loadu_si512(b + 64) : _mm512_setzero_si512();
-#define ORKNN_MULTIPLY(r)                                                                  \
-  if constexpr (kRows > r) {                                                               \
-    const __m512i a_group = _mm512_set1_epi32(load_group(a + 4 * r));                      \
-    if constexpr (kActivationsInB) {                                                       \
-      low##r = _mm512_dpbusd_epi32(low##r, b_low, a_group);                                \
-      if constexpr (kVectors > 1) high##r = _mm512_dpbusd_epi32(high##r, b_high, a_group); \
-    } else {                                                                               \
-      low##r = _mm512_dpbusd_epi32(low##r, a_group, b_low);                                \
-      if constexpr (kVectors > 1) high##r = _mm512_dpbusd_epi32(high##r, a_group, b_high); \
-    }                                                                                      \
+    // Columns 0-15 of the group are the panel's first 64 bytes, 16-31 the next 64.
+    __m512i b_low = _mm512_setzero_si512();
+    __m512i b_high = _mm512_setzero_si512();
+    __m256i b_narrow = _mm256_setzero_si256();
+    if constexpr (kNarrowLow) b_narrow = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(b));
+    if constexpr (!kNarrowLow) b_low = _mm512_loadu_si512(b);
+    if constexpr (kNarrowHigh) {
+      b_narrow = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(b + 64));
+    }
+    if constexpr (kLanes == 32) b_high = _mm512_loadu_si512(b + 64);
+#define ORKNN_DOT(SIZE, sums, b_vector, a_vector)                       \
+  (kActivationsInB ? _mm##SIZE##_dpbusd_epi32(sums, b_vector, a_vector) \
+                   : _mm##SIZE##_dpbusd_epi32(sums, a_vector, b_vector))
+#define ORKNN_MULTIPLY(r)                                                             \
+  if constexpr (kRows > r) {                                                          \
+    const int32_t group = load_group(a + 4 * r);                                      \
+    if constexpr (kNarrowLow) {                                                       \
+      narrow##r = ORKNN_DOT(256, narrow##r, b_narrow, _mm256_set1_epi32(group));      \
+    } else {                                                                          \
+      /* One broadcast: the ymm's is the zmm's low half. */                           \
+      const __m512i a_group = _mm512_set1_epi32(group);                               \
+      low##r = ORKNN_DOT(512, low##r, b_low, a_group);                                \
+      if constexpr (kLanes == 32) high##r = ORKNN_DOT(512, high##r, b_high, a_group); \
+      if constexpr (kNarrowHigh) {                                                    \
+        narrow##r = ORKNN_DOT(256, narrow##r, b_narrow, low_half(a_group));           \
+      }                                                                               \
+    }                                                                                 \
   }
     ORKNN_FOR_EACH_ROW(ORKNN_MULTIPLY)
 #undef ORKNN_MULTIPLY
+#undef ORKNN_DOT
   }
+  // The ends below work on zmm; lanes past the tile's columns are never stored.
+#define ORKNN_WIDEN(r)                                                                         \
+  if constexpr (kRows > r) {                                                                   \
+    const __m512i wide = _mm512_maskz_inserti64x4(0xFF, _mm512_setzero_si512(), narrow##r, 0); \
+    if constexpr (kNarrowLow) low##r = wide;                                                   \
+    if constexpr (kNarrowHigh) high##r = wide;                                                 \
+  }
+  if constexpr (kNarrowLow || kNarrowHigh) {
+    ORKNN_FOR_EACH_ROW(ORKNN_WIDEN)
+  }
+#undef ORKNN_WIDEN
   // Masked loads and stores write exactly the real columns (and read nothing past them).
   const __mmask16 mask_low = lane_mask(tile.columns);
   const __mmask16 mask_high = lane_mask(tile.columns > 16 ? tile.columns - 16 : 0);
@@ -370,38 +414,41 @@ ORKNN_TARGET_AVX512_VNNI void vnni_tile_rows(const Int8DotTile& tile,
 #undef ORKNN_STORE
 }
 
-template <size_t kVectors, bool kActivationsInB, bool kRequantize>
-ORKNN_TARGET_AVX512_VNNI void vnni_tile_vectors(const Int8DotTile& tile,
-                                                const Int8TileRequantization* requantization) {
+template <size_t kLanes, bool kActivationsInB, bool kRequantize>
+ORKNN_TARGET_AVX512_VNNI void vnni_tile_lanes(const Int8DotTile& tile,
+                                              const Int8TileRequantization* requantization) {
   switch (tile.rows) {
     case 1:
-      return vnni_tile_rows<1, kVectors, kActivationsInB, kRequantize>(tile, requantization);
+      return vnni_tile_rows<1, kLanes, kActivationsInB, kRequantize>(tile, requantization);
     case 2:
-      return vnni_tile_rows<2, kVectors, kActivationsInB, kRequantize>(tile, requantization);
+      return vnni_tile_rows<2, kLanes, kActivationsInB, kRequantize>(tile, requantization);
     case 3:
-      return vnni_tile_rows<3, kVectors, kActivationsInB, kRequantize>(tile, requantization);
+      return vnni_tile_rows<3, kLanes, kActivationsInB, kRequantize>(tile, requantization);
     case 4:
-      return vnni_tile_rows<4, kVectors, kActivationsInB, kRequantize>(tile, requantization);
+      return vnni_tile_rows<4, kLanes, kActivationsInB, kRequantize>(tile, requantization);
     case 5:
-      return vnni_tile_rows<5, kVectors, kActivationsInB, kRequantize>(tile, requantization);
+      return vnni_tile_rows<5, kLanes, kActivationsInB, kRequantize>(tile, requantization);
     case 6:
-      return vnni_tile_rows<6, kVectors, kActivationsInB, kRequantize>(tile, requantization);
+      return vnni_tile_rows<6, kLanes, kActivationsInB, kRequantize>(tile, requantization);
     case 7:
-      return vnni_tile_rows<7, kVectors, kActivationsInB, kRequantize>(tile, requantization);
+      return vnni_tile_rows<7, kLanes, kActivationsInB, kRequantize>(tile, requantization);
     default:
-      return vnni_tile_rows<kTileRows, kVectors, kActivationsInB, kRequantize>(tile,
-                                                                               requantization);
+      return vnni_tile_rows<kTileRows, kLanes, kActivationsInB, kRequantize>(tile, requantization);
   }
 }
 
-// A last panel of at most 16 real columns runs on one vector per row.
+// A last panel's lanes: the fewest ymm halves that hold its real columns (kTileRows above).
 template <bool kActivationsInB, bool kRequantize = false>
 ORKNN_TARGET_AVX512_VNNI void vnni_tile_with(const Int8DotTile& tile,
                                              const Int8TileRequantization* requantization) {
-  if (tile.columns <= 16) {
-    vnni_tile_vectors<1, kActivationsInB, kRequantize>(tile, requantization);
+  if (tile.columns <= 8) {
+    vnni_tile_lanes<8, kActivationsInB, kRequantize>(tile, requantization);
+  } else if (tile.columns <= 16) {
+    vnni_tile_lanes<16, kActivationsInB, kRequantize>(tile, requantization);
+  } else if (tile.columns <= 24) {
+    vnni_tile_lanes<24, kActivationsInB, kRequantize>(tile, requantization);
   } else {
-    vnni_tile_vectors<2, kActivationsInB, kRequantize>(tile, requantization);
+    vnni_tile_lanes<32, kActivationsInB, kRequantize>(tile, requantization);
   }
 }
 
@@ -516,49 +563,86 @@ ORKNN_TARGET_AVX512_VNNI void pack_activation_taps(const Int8TapGroup& group) {
   }
 }
 
-// The direct convolution's tile (Int8DirectTile): kRows output channels by kVectors x 16
-// pixels. Per tap the lanes' mask and plane offset are fixed, then per quad one masked load per
-// vector (padding lanes keep the padding code) and one broadcast of A per row: the loads of
-// the im2col tile, without the packing. The depth is never chunked, so the sums stay in
-// registers until they are requantized (or stored, for the SiLU and large-multiplier rows).
-template <size_t kRows, size_t kVectors>
+// The direct convolution's tile (Int8DirectTile): kRows output channels by kLanes pixels
+// (as vnni_tile_rows). Per tap the lanes' mask and plane offset are fixed,
+// then per quad one masked load per vector (padding lanes keep the padding code) and one broadcast
+// of A per row: the loads of the im2col tile, without the packing. The depth is never chunked, so
+// the sums stay in registers until they are requantized (or stored, for the SiLU and
+// large-multiplier rows).
+template <size_t kRows, size_t kLanes>
 ORKNN_TARGET_AVX512_VNNI void vnni_direct_rows(const Int8DirectTile& tile,
                                                const Int8TileRequantization* requantization) {
-#define ORKNN_DECLARE(r)                   \
-  __m512i low##r = _mm512_setzero_si512(); \
-  __m512i high##r = _mm512_setzero_si512();
+  constexpr size_t kVectors = kLanes > 16 ? 2 : 1;
+  constexpr bool kNarrowLow = kLanes == 8;  // as in vnni_tile_rows
+  constexpr bool kNarrowHigh = kLanes == 24;
+#define ORKNN_DECLARE(r)                    \
+  __m512i low##r = _mm512_setzero_si512();  \
+  __m512i high##r = _mm512_setzero_si512(); \
+  __m256i narrow##r = _mm256_setzero_si256();
   ORKNN_FOR_EACH_ROW(ORKNN_DECLARE)
 #undef ORKNN_DECLARE
   const __m512i padding = _mm512_set1_epi32(tile.padding);
+  const __m256i narrow_padding = _mm256_set1_epi32(tile.padding);
   const int8_t* a = tile.a;
   PrefetchCursor prefetch = prefetch_cursor(tile.prefetch);
   for (size_t t = 0; t < tile.taps; ++t) {
     const int8_t* b = tile.planes + tile.tap_offsets[t];
     const auto lanes_low = static_cast<__mmask16>(tile.tap_lanes[t]);
     const auto lanes_high = static_cast<__mmask16>(tile.tap_lanes[t] >> 16);
+    // The lanes of the ymm: the first 8 (kNarrowLow) or columns 16-23 (kNarrowHigh).
+    const auto lanes_narrow = static_cast<__mmask8>(kNarrowLow ? lanes_low : lanes_high);
     // A tap whose lanes are all inside the plane loads B plainly, the same values from the same
     // addresses: a merge-masked load also takes a blend on the vector ports the dot products
     // use (as the float direct tile's masked loads did, session 19).
-    const bool full = lanes_low == 0xFFFF && (kVectors == 1 || lanes_high == 0xFFFF);
-    for (size_t q = 0; q < tile.quads; ++q, a += kTileRows * kGroupDepth, b += tile.quad_stride) {
+    const bool full =
+        (kNarrowLow || lanes_low == 0xFFFF) &&
+        (kLanes == 16 || (kLanes == 32 ? lanes_high == 0xFFFF : lanes_narrow == 0xFF));
+    const int8_t* narrow_b = kNarrowLow ? b : b + 64;
+    for (size_t q = 0; q < tile.quads;
+         ++q, a += kTileRows * kGroupDepth, b += tile.quad_stride, narrow_b += tile.quad_stride) {
       prefetch_line(prefetch);
-      const __m512i b_low =
-          full ? _mm512_loadu_si512(b) : _mm512_mask_loadu_epi32(padding, lanes_low, b);
+      __m512i b_low = padding;
       __m512i b_high = padding;
-      if constexpr (kVectors > 1) {
+      __m256i b_narrow = narrow_padding;
+      if constexpr (!kNarrowLow) {
+        b_low = full ? _mm512_loadu_si512(b) : _mm512_mask_loadu_epi32(padding, lanes_low, b);
+      }
+      if constexpr (kLanes == 32) {
         b_high = full ? _mm512_loadu_si512(b + 64)
                       : _mm512_mask_loadu_epi32(padding, lanes_high, b + 64);
       }
-#define ORKNN_MULTIPLY(r)                                                                \
-  if constexpr (kRows > r) {                                                             \
-    const __m512i a_group = _mm512_set1_epi32(load_group(a + 4 * r));                    \
-    low##r = _mm512_dpbusd_epi32(low##r, b_low, a_group);                                \
-    if constexpr (kVectors > 1) high##r = _mm512_dpbusd_epi32(high##r, b_high, a_group); \
+      if constexpr (kNarrowLow || kNarrowHigh) {
+        b_narrow = full ? _mm256_loadu_si256(reinterpret_cast<const __m256i*>(narrow_b))
+                        : _mm256_mask_loadu_epi32(narrow_padding, lanes_narrow, narrow_b);
+      }
+#define ORKNN_MULTIPLY(r)                                                                  \
+  if constexpr (kRows > r) {                                                               \
+    const int32_t group = load_group(a + 4 * r);                                           \
+    if constexpr (kNarrowLow) {                                                            \
+      narrow##r = _mm256_dpbusd_epi32(narrow##r, b_narrow, _mm256_set1_epi32(group));      \
+    } else {                                                                               \
+      const __m512i a_group = _mm512_set1_epi32(group); /* the ymm's is its low half */    \
+      low##r = _mm512_dpbusd_epi32(low##r, b_low, a_group);                                \
+      if constexpr (kLanes == 32) high##r = _mm512_dpbusd_epi32(high##r, b_high, a_group); \
+      if constexpr (kNarrowHigh) {                                                         \
+        narrow##r = _mm256_dpbusd_epi32(narrow##r, b_narrow, low_half(a_group));           \
+      }                                                                                    \
+    }                                                                                      \
   }
       ORKNN_FOR_EACH_ROW(ORKNN_MULTIPLY)
 #undef ORKNN_MULTIPLY
     }
   }
+#define ORKNN_WIDEN(r)                                                                         \
+  if constexpr (kRows > r) {                                                                   \
+    const __m512i wide = _mm512_maskz_inserti64x4(0xFF, _mm512_setzero_si512(), narrow##r, 0); \
+    if constexpr (kNarrowLow) low##r = wide;                                                   \
+    if constexpr (kNarrowHigh) high##r = wide;                                                 \
+  }
+  if constexpr (kNarrowLow || kNarrowHigh) {
+    ORKNN_FOR_EACH_ROW(ORKNN_WIDEN)
+  }
+#undef ORKNN_WIDEN
   const __mmask16 mask_low = lane_mask(tile.columns);
   const __mmask16 mask_high = lane_mask(tile.columns > 16 ? tile.columns - 16 : 0);
   if (requantization) {
@@ -581,35 +665,39 @@ ORKNN_TARGET_AVX512_VNNI void vnni_direct_rows(const Int8DirectTile& tile,
 #undef ORKNN_STORE
 }
 
-template <size_t kVectors>
-ORKNN_TARGET_AVX512_VNNI void vnni_direct_vectors(const Int8DirectTile& tile,
-                                                  const Int8TileRequantization* requantization) {
+template <size_t kLanes>
+ORKNN_TARGET_AVX512_VNNI void vnni_direct_lanes(const Int8DirectTile& tile,
+                                                const Int8TileRequantization* requantization) {
   switch (tile.rows) {
     case 1:
-      return vnni_direct_rows<1, kVectors>(tile, requantization);
+      return vnni_direct_rows<1, kLanes>(tile, requantization);
     case 2:
-      return vnni_direct_rows<2, kVectors>(tile, requantization);
+      return vnni_direct_rows<2, kLanes>(tile, requantization);
     case 3:
-      return vnni_direct_rows<3, kVectors>(tile, requantization);
+      return vnni_direct_rows<3, kLanes>(tile, requantization);
     case 4:
-      return vnni_direct_rows<4, kVectors>(tile, requantization);
+      return vnni_direct_rows<4, kLanes>(tile, requantization);
     case 5:
-      return vnni_direct_rows<5, kVectors>(tile, requantization);
+      return vnni_direct_rows<5, kLanes>(tile, requantization);
     case 6:
-      return vnni_direct_rows<6, kVectors>(tile, requantization);
+      return vnni_direct_rows<6, kLanes>(tile, requantization);
     case 7:
-      return vnni_direct_rows<7, kVectors>(tile, requantization);
+      return vnni_direct_rows<7, kLanes>(tile, requantization);
     default:
-      return vnni_direct_rows<kTileRows, kVectors>(tile, requantization);
+      return vnni_direct_rows<kTileRows, kLanes>(tile, requantization);
   }
 }
 
 ORKNN_TARGET_AVX512_VNNI void vnni_direct_tile(const Int8DirectTile& tile,
                                                const Int8TileRequantization* requantization) {
-  if (tile.columns <= 16) {
-    vnni_direct_vectors<1>(tile, requantization);
+  if (tile.columns <= 8) {
+    vnni_direct_lanes<8>(tile, requantization);
+  } else if (tile.columns <= 16) {
+    vnni_direct_lanes<16>(tile, requantization);
+  } else if (tile.columns <= 24) {
+    vnni_direct_lanes<24>(tile, requantization);
   } else {
-    vnni_direct_vectors<2>(tile, requantization);
+    vnni_direct_lanes<32>(tile, requantization);
   }
 }
 
