@@ -64,11 +64,29 @@ ORKNN_TARGET_AVX512 __m512 activate(const VectorActivation& activation, __m512 v
   return _mm512_maskz_min_ps(kAllLanes, activation.maximum, value);
 }
 
-// kRows real rows (1..kTileRows) and kVectors column vectors (1: at most 16 real columns).
-// Masked loads and stores touch exactly the real columns of C and of the column bias, so
-// partial tiles need no staging copy.
-template <size_t kRows, size_t kVectors>
+// The low 256 bits of a zmm (its ymm subregister: no instruction), and a ymm widened with zeros.
+// Not the cast intrinsics: GCC 12's trip -Wmaybe-uninitialized (see the top).
+ORKNN_TARGET_AVX512 __m256 low_half(__m512 vector) {
+  const __v16sf lanes = reinterpret_cast<__v16sf>(vector);
+  return reinterpret_cast<__m256>(__builtin_shufflevector(lanes, lanes, 0, 1, 2, 3, 4, 5, 6, 7));
+}
+ORKNN_TARGET_AVX512 __m512 widened(__m256 vector) {
+  return _mm512_castpd_ps(
+      _mm512_maskz_insertf64x4(0xFF, _mm512_setzero_pd(), _mm256_castps_pd(vector), 0));
+}
+
+// kRows real rows (1..kTileRows) by kLanes columns: 32 on two zmm per row, 24 on a zmm and a
+// ymm, 16 on a zmm, 8 on a ymm. Zen 4 runs a ymm FMA in half a zmm one's time, so a 14x14
+// plane's last panel of 4 pixels costs a quarter of a full panel instead of half, and a 7x7
+// plane's second panel of 17 three quarters instead of all. Only the depth loop runs on the
+// ymm; the bias before it and everything after it work on zmm, whose extra lanes are never
+// stored. Masked loads and stores touch exactly the real columns of C and of the column bias,
+// so partial tiles need no staging copy.
+template <size_t kRows, size_t kLanes>
 ORKNN_TARGET_AVX512 void float_tile_rows(const FloatTile& tile) {
+  constexpr size_t kVectors = kLanes > 16 ? 2 : 1;
+  constexpr bool kNarrowLow = kLanes == 8;    // the ymm holds columns 0-7
+  constexpr bool kNarrowHigh = kLanes == 24;  // the ymm holds columns 16-23
   const __mmask16 mask_low = lane_mask(tile.columns);
   const __mmask16 mask_high = lane_mask(tile.columns > 16 ? tile.columns - 16 : 0);
   float* c = tile.c;
@@ -118,25 +136,48 @@ ORKNN_TARGET_AVX512 void float_tile_rows(const FloatTile& tile) {
     }
   }
 
+#define ORKNN_NARROW(r)                                                \
+  __m256 narrow##r = _mm256_setzero_ps();                              \
+  if constexpr (kRows > r && kNarrowLow) narrow##r = low_half(low##r); \
+  if constexpr (kRows > r && kNarrowHigh) narrow##r = low_half(high##r);
+  ORKNN_FOR_EACH_ROW(ORKNN_NARROW)
+#undef ORKNN_NARROW
   const float* a = tile.a;
   const float* b = tile.b;
   const size_t b_stride = tile.b_stride;
   PrefetchCursor prefetch = prefetch_cursor(tile.prefetch);
   for (size_t k = tile.depth; k > 0; --k) {
     prefetch_line(prefetch);
-    const __m512 b_low = _mm512_loadu_ps(b);
-    const __m512 b_high = kVectors == 2 ? _mm512_loadu_ps(b + 16) : b_low;
-#define ORKNN_STEP(r)                                                               \
-  if constexpr (kRows > r) {                                                        \
-    const __m512 a_row = _mm512_set1_ps(a[r]);                                      \
-    low##r = _mm512_fmadd_ps(a_row, b_low, low##r);                                 \
-    if constexpr (kVectors == 2) high##r = _mm512_fmadd_ps(a_row, b_high, high##r); \
+    __m512 b_low = _mm512_setzero_ps();
+    __m512 b_high = _mm512_setzero_ps();
+    __m256 b_narrow = _mm256_setzero_ps();
+    if constexpr (kNarrowLow) b_narrow = _mm256_loadu_ps(b);
+    if constexpr (!kNarrowLow) b_low = _mm512_loadu_ps(b);
+    if constexpr (kNarrowHigh) b_narrow = _mm256_loadu_ps(b + 16);
+    if constexpr (kLanes == 32) b_high = _mm512_loadu_ps(b + 16);
+#define ORKNN_STEP(r)                                                                \
+  if constexpr (kRows > r) {                                                         \
+    if constexpr (kNarrowLow) {                                                      \
+      narrow##r = _mm256_fmadd_ps(_mm256_set1_ps(a[r]), b_narrow, narrow##r);        \
+    } else {                                                                         \
+      const __m512 a_row = _mm512_set1_ps(a[r]); /* the ymm's is its low half */     \
+      low##r = _mm512_fmadd_ps(a_row, b_low, low##r);                                \
+      if constexpr (kLanes == 32) high##r = _mm512_fmadd_ps(a_row, b_high, high##r); \
+      if constexpr (kNarrowHigh) {                                                   \
+        narrow##r = _mm256_fmadd_ps(low_half(a_row), b_narrow, narrow##r);           \
+      }                                                                              \
+    }                                                                                \
   }
     ORKNN_FOR_EACH_ROW(ORKNN_STEP)
 #undef ORKNN_STEP
     a += kTileRows;
     b += b_stride;
   }
+#define ORKNN_WIDEN(r)                                                \
+  if constexpr (kRows > r && kNarrowLow) low##r = widened(narrow##r); \
+  if constexpr (kRows > r && kNarrowHigh) high##r = widened(narrow##r);
+  ORKNN_FOR_EACH_ROW(ORKNN_WIDEN)
+#undef ORKNN_WIDEN
 
   if (tile.activation) {
     const VectorActivation activation = broadcast_activation(*tile.activation);
@@ -180,43 +221,47 @@ ORKNN_TARGET_AVX512 void float_tile_rows(const FloatTile& tile) {
 #undef ORKNN_STORE
 }
 
-template <size_t kVectors>
-ORKNN_TARGET_AVX512 void float_tile_vectors(const FloatTile& tile) {
+template <size_t kLanes>
+ORKNN_TARGET_AVX512 void float_tile_lanes(const FloatTile& tile) {
   switch (tile.rows) {
     case 1:
-      return float_tile_rows<1, kVectors>(tile);
+      return float_tile_rows<1, kLanes>(tile);
     case 2:
-      return float_tile_rows<2, kVectors>(tile);
+      return float_tile_rows<2, kLanes>(tile);
     case 3:
-      return float_tile_rows<3, kVectors>(tile);
+      return float_tile_rows<3, kLanes>(tile);
     case 4:
-      return float_tile_rows<4, kVectors>(tile);
+      return float_tile_rows<4, kLanes>(tile);
     case 5:
-      return float_tile_rows<5, kVectors>(tile);
+      return float_tile_rows<5, kLanes>(tile);
     case 6:
-      return float_tile_rows<6, kVectors>(tile);
+      return float_tile_rows<6, kLanes>(tile);
     case 7:
-      return float_tile_rows<7, kVectors>(tile);
+      return float_tile_rows<7, kLanes>(tile);
     case 8:
-      return float_tile_rows<8, kVectors>(tile);
+      return float_tile_rows<8, kLanes>(tile);
     case 9:
-      return float_tile_rows<9, kVectors>(tile);
+      return float_tile_rows<9, kLanes>(tile);
     case 10:
-      return float_tile_rows<10, kVectors>(tile);
+      return float_tile_rows<10, kLanes>(tile);
     case 11:
-      return float_tile_rows<11, kVectors>(tile);
+      return float_tile_rows<11, kLanes>(tile);
     default:
-      return float_tile_rows<kTileRows, kVectors>(tile);
+      return float_tile_rows<kTileRows, kLanes>(tile);
   }
 }
 
 }  // namespace
 
 ORKNN_TARGET_AVX512 void avx512_float_tile(const FloatTile& tile) {
-  if (tile.columns <= 16) {
-    float_tile_vectors<1>(tile);
+  if (tile.columns <= 8) {
+    float_tile_lanes<8>(tile);
+  } else if (tile.columns <= 16) {
+    float_tile_lanes<16>(tile);
+  } else if (tile.columns <= 24) {
+    float_tile_lanes<24>(tile);
   } else {
-    float_tile_vectors<2>(tile);
+    float_tile_lanes<32>(tile);
   }
 }
 
