@@ -39,6 +39,17 @@ constexpr size_t kGroupDepth = 4;
 #define ORKNN_FOR_EACH_ROW(MACRO) \
   MACRO(0) MACRO(1) MACRO(2) MACRO(3) MACRO(4) MACRO(5) MACRO(6) MACRO(7)
 
+// The end of a tile's depth loop with a ymm accumulator per row (vnni_tile_rows and
+// vnni_direct_rows, kNarrowLow or kNarrowHigh): the ymm widened with zeros into the zmm it
+// stands for, so that the ends work on zmm alone (lanes past the tile's columns are never
+// stored).
+#define ORKNN_WIDEN_NARROW(r)                  \
+  if constexpr (kRows > r) {                   \
+    const __m512i wide = widened(narrow##r);   \
+    if constexpr (kNarrowLow) low##r = wide;   \
+    if constexpr (kNarrowHigh) high##r = wide; \
+  }
+
 // Lanes of the two column vectors a tile writes: columns [0, 16) and [16, 32).
 ORKNN_TARGET_AVX512_VNNI __mmask16 lane_mask(size_t columns) {
   if (columns >= 16) return static_cast<__mmask16>(0xFFFF);
@@ -57,6 +68,11 @@ ORKNN_TARGET_AVX512_VNNI int32_t load_group(const int8_t* bytes) {
 ORKNN_TARGET_AVX512_VNNI __m256i low_half(__m512i vector) {
   const __v16si lanes = reinterpret_cast<__v16si>(vector);
   return reinterpret_cast<__m256i>(__builtin_shufflevector(lanes, lanes, 0, 1, 2, 3, 4, 5, 6, 7));
+}
+
+// A ymm widened with zeros into a zmm.
+ORKNN_TARGET_AVX512_VNNI __m512i widened(__m256i vector) {
+  return _mm512_maskz_inserti64x4(0xFF, _mm512_setzero_si512(), vector, 0);
 }
 
 // The output range and zero point of a requantized tile, as vectors.
@@ -369,17 +385,9 @@ ORKNN_TARGET_AVX512_VNNI void vnni_tile_rows(const Int8DotTile& tile,
 #undef ORKNN_MULTIPLY
 #undef ORKNN_DOT
   }
-  // The ends below work on zmm; lanes past the tile's columns are never stored.
-#define ORKNN_WIDEN(r)                                                                         \
-  if constexpr (kRows > r) {                                                                   \
-    const __m512i wide = _mm512_maskz_inserti64x4(0xFF, _mm512_setzero_si512(), narrow##r, 0); \
-    if constexpr (kNarrowLow) low##r = wide;                                                   \
-    if constexpr (kNarrowHigh) high##r = wide;                                                 \
-  }
   if constexpr (kNarrowLow || kNarrowHigh) {
-    ORKNN_FOR_EACH_ROW(ORKNN_WIDEN)
+    ORKNN_FOR_EACH_ROW(ORKNN_WIDEN_NARROW)
   }
-#undef ORKNN_WIDEN
   // Masked loads and stores write exactly the real columns (and read nothing past them).
   const __mmask16 mask_low = lane_mask(tile.columns);
   const __mmask16 mask_high = lane_mask(tile.columns > 16 ? tile.columns - 16 : 0);
@@ -633,16 +641,9 @@ ORKNN_TARGET_AVX512_VNNI void vnni_direct_rows(const Int8DirectTile& tile,
 #undef ORKNN_MULTIPLY
     }
   }
-#define ORKNN_WIDEN(r)                                                                         \
-  if constexpr (kRows > r) {                                                                   \
-    const __m512i wide = _mm512_maskz_inserti64x4(0xFF, _mm512_setzero_si512(), narrow##r, 0); \
-    if constexpr (kNarrowLow) low##r = wide;                                                   \
-    if constexpr (kNarrowHigh) high##r = wide;                                                 \
-  }
   if constexpr (kNarrowLow || kNarrowHigh) {
-    ORKNN_FOR_EACH_ROW(ORKNN_WIDEN)
+    ORKNN_FOR_EACH_ROW(ORKNN_WIDEN_NARROW)
   }
-#undef ORKNN_WIDEN
   const __mmask16 mask_low = lane_mask(tile.columns);
   const __mmask16 mask_high = lane_mask(tile.columns > 16 ? tile.columns - 16 : 0);
   if (requantization) {
