@@ -312,8 +312,11 @@ std::unique_ptr<BinaryInt8> make_binary_int8(const MicroKernels& kernels,
   if (operation == reference::BinaryOperation::kAdd ||
       operation == reference::BinaryOperation::kSubtract) {
     add = quantized_add_of(operation, quantization);
-    // Ratios so large that results need the reference's clamp: the reference kernel.
-    if (!quantized_add_row_applies(add->a_ratio, add->b_ratio)) return nullptr;
+    // Ratios so large that results need the reference's clamp, or an output zero point that is
+    // no int8 code (the verifier lets none through): the reference kernel.
+    if (!quantized_add_row_applies(add->a_ratio, add->b_ratio, add->output_zero_point)) {
+      return nullptr;
+    }
   }
   return std::make_unique<OptimizedBinaryInt8>(kernels, code, *plan, quantization, add);
 }

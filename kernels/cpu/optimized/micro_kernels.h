@@ -313,8 +313,10 @@ void portable_quantized_binary_row(const QuantizedBinaryRow& row);
 //   out[i] = saturate(round_half_even(float(a_i - a.zero_point) * a.scale +
 //                                     float(b_i - b.zero_point) * b.scale) + out_zero_point)
 // with a_i = a.codes[i * a.step], then clamped to [out_minimum, out_maximum] (a following
-// Relu or Clip whose code table is a clamp). Precondition (quantized_add_row_applies): finite
-// ratios with 255 x (|a.scale| + |b.scale|) <= 2^30, so no result needs the reference's clamp.
+// Relu or Clip whose code table is a clamp). Preconditions (quantized_add_row_applies): finite
+// ratios with 255 x (|a.scale| + |b.scale|) <= 2^30, so no result needs the reference's clamp,
+// and an output zero point that is an int8 code (the avx2 row adds it after saturating the sums
+// to int16).
 struct QuantizedAddRow {
   QuantizedOperand a;
   QuantizedOperand b;
@@ -324,9 +326,10 @@ struct QuantizedAddRow {
   int8_t out_maximum;
   size_t count;
 };
-inline bool quantized_add_row_applies(float a_ratio, float b_ratio) {
+inline bool quantized_add_row_applies(float a_ratio, float b_ratio, int32_t out_zero_point) {
   const float reach = 255.0f * (std::fabs(a_ratio) + std::fabs(b_ratio));
-  return reach <= 1073741824.0f;  // false for NaN and infinities too
+  return reach <= 1073741824.0f  // false for NaN and infinities too
+         && out_zero_point >= -128 && out_zero_point <= 127;
 }
 void portable_quantized_add_row(const QuantizedAddRow& row);
 void portable_max_row_float(float* accumulator, const float* row, size_t count);
