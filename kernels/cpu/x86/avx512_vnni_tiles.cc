@@ -30,7 +30,7 @@ constexpr size_t kTileRows = 8;
 // a ymm. Zen 4 runs a ymm VPDPBUSD in half a zmm one's time: a 14x14 plane is six panels of 32
 // pixels and one of 4, which now costs a quarter of a full one, not half; a 7x7 plane's second
 // panel of 17 three quarters, not all.
-static_assert(kTileRows == 8, "ORKNN_FOR_EACH_ROW and vnni_tile_vectors name 8 rows");
+static_assert(kTileRows == 8, "ORKNN_FOR_EACH_ROW and vnni_tile_lanes name 8 rows");
 constexpr size_t kTileColumns = 32;
 constexpr size_t kGroupDepth = 4;
 
@@ -445,7 +445,7 @@ ORKNN_TARGET_AVX512_VNNI void vnni_tile_lanes(const Int8DotTile& tile,
   }
 }
 
-// A last panel's lanes: the fewest ymm halves that hold its real columns (kTileRows above).
+// A last panel's lanes: the fewest ymm halves that hold its real columns (see kTileRows).
 template <bool kActivationsInB, bool kRequantize = false>
 ORKNN_TARGET_AVX512_VNNI void vnni_tile_with(const Int8DotTile& tile,
                                              const Int8TileRequantization* requantization) {
@@ -571,12 +571,11 @@ ORKNN_TARGET_AVX512_VNNI void pack_activation_taps(const Int8TapGroup& group) {
   }
 }
 
-// The direct convolution's tile (Int8DirectTile): kRows output channels by kLanes pixels
-// (as vnni_tile_rows). Per tap the lanes' mask and plane offset are fixed,
-// then per quad one masked load per vector (padding lanes keep the padding code) and one broadcast
-// of A per row: the loads of the im2col tile, without the packing. The depth is never chunked, so
-// the sums stay in registers until they are requantized (or stored, for the SiLU and
-// large-multiplier rows).
+// The direct convolution's tile (Int8DirectTile): kRows output channels by kLanes pixels (as
+// vnni_tile_rows). Per tap the lanes' mask and plane offset are fixed, then per quad one masked
+// load per vector (padding lanes keep the padding code) and one broadcast of A per row: the
+// loads of the im2col tile, without the packing. The depth is never chunked, so the sums stay
+// in registers until they are requantized (or stored, for the SiLU and large-multiplier rows).
 template <size_t kRows, size_t kLanes>
 ORKNN_TARGET_AVX512_VNNI void vnni_direct_rows(const Int8DirectTile& tile,
                                                const Int8TileRequantization* requantization) {
